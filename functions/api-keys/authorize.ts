@@ -1,0 +1,54 @@
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { hashApiKey, hashesEqual, isWellFormedApiKey, parseBearerToken } from './key';
+import type { ApiKeyRepository } from './repository';
+
+/** Thrown for a missing, malformed, unknown or revoked key; API Gateway answers 401 for exactly this message. */
+export class UnauthorizedError extends Error {
+  override readonly name = 'UnauthorizedError';
+  constructor() {
+    super('Unauthorized');
+  }
+}
+
+/**
+ * The resource a policy must cover: every method and path of the stage. API Gateway caches the policy per token
+ * and reuses it for every route, so a policy scoped to the called method would turn the next route into a 403.
+ */
+export function stageWideResource(methodArn: string): string {
+  const [arnPrefix, apiPath] = splitOnce(methodArn, ':execute-api:');
+  const parts = apiPath.split('/');
+  const [regionAccountApi, stage] = [parts[0], parts[1]];
+  if (!arnPrefix || !regionAccountApi || !stage) throw new Error('methodArn is not an execute-api ARN');
+  return `${arnPrefix}:execute-api:${regionAccountApi}/${stage}/*/*`;
+}
+
+function splitOnce(value: string, separator: string): [string, string] {
+  const index = value.indexOf(separator);
+  return index < 0 ? ['', ''] : [value.slice(0, index), value.slice(index + separator.length)];
+}
+
+/**
+ * Decides a TOKEN authorizer request: the key is looked up by its SHA-256 hash, never compared or stored in clear.
+ *
+ * @throws UnauthorizedError for a missing, malformed, unknown or revoked key.
+ * @throws StorageUnavailableError when the keys table cannot be read (API Gateway then answers AUTHORIZER_FAILURE).
+ */
+export async function authorize(
+  keys: ApiKeyRepository,
+  authorizationHeader: string | undefined,
+  methodArn: string,
+): Promise<APIGatewayAuthorizerResult> {
+  const token = parseBearerToken(authorizationHeader);
+  if (token === undefined || !isWellFormedApiKey(token)) throw new UnauthorizedError();
+  const keyHash = hashApiKey(token);
+  const record = await keys.findByHash(keyHash);
+  if (!record || record.revokedAt || !hashesEqual(record.keyHash, keyHash)) throw new UnauthorizedError();
+  return {
+    principalId: record.keyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWideResource(methodArn) }],
+    },
+    context: { keyId: record.keyId, keyName: record.name },
+  };
+}

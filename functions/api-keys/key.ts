@@ -1,0 +1,59 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/** Every key starts with this, so secret scanners and people can recognise a leaked one. */
+export const API_KEY_PREFIX = 'psk_';
+const API_KEY_PATTERN = /^psk_[A-Za-z0-9_-]{43}$/;
+/** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, a b64token. */
+const BEARER_PATTERN = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** A stored key: everything but the key itself. */
+export interface ApiKeyRecord {
+  keyId: string;
+  keyHash: string;
+  name: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+/** Creates a new key (256 random bits) and the record to store for it. The key itself is returned once. */
+export function generateApiKey(name: string, now: Date = new Date()): { key: string; record: ApiKeyRecord } {
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return {
+    key,
+    record: {
+      keyId: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+      keyHash: hashApiKey(key),
+      name,
+      createdAt: now.toISOString(),
+    },
+  };
+}
+
+/** SHA-256 of the key, hex: what the keys table stores and is looked up by. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Whether a string has the shape of a key this service issues (checked before any lookup). */
+export function isWellFormedApiKey(token: string): boolean {
+  return API_KEY_PATTERN.test(token);
+}
+
+/** Extracts the token from an `Authorization: Bearer <token>` value, or undefined if it is not that. */
+export function parseBearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return BEARER_PATTERN.exec(header)?.[1];
+}
+
+/** Compares two hex hashes in constant time. */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * The `validationRegex` API Gateway applies to the Authorization header before invoking the authorizer: the same
+ * shape as BEARER_PATTERN without the `i` flag (API Gateway's regex has no flags).
+ */
+export const BEARER_VALIDATION_REGEX = '^[Bb][Ee][Aa][Rr][Ee][Rr] +[A-Za-z0-9\\-._~+/]+=* *$';

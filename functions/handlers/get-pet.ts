@@ -1,0 +1,32 @@
+import { metrics } from '../http/logger';
+import { createApiHandler } from '../http/middleware';
+import { errorResponse } from '../http/responses';
+
+/**
+ * The headers that mark `/pets/{petId}` deprecated: `Deprecation` (RFC 9745, the date it was deprecated) and, when
+ * the stage configures one, `Sunset` (RFC 8594, the date it stops answering).
+ */
+export function deprecationHeaders(env: { deprecatedAt?: string; sunsetAt?: string }): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const deprecatedAt = parseDate(env.deprecatedAt);
+  if (deprecatedAt) headers.Deprecation = `@${Math.floor(deprecatedAt.getTime() / 1000)}`;
+  const sunsetAt = parseDate(env.sunsetAt);
+  if (sunsetAt) headers.Sunset = sunsetAt.toUTCString();
+  return headers;
+}
+
+function parseDate(value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** `GET /pets/{petId}` (deprecated): the spec does not define its behaviour, so it answers 501. */
+export const handler = createApiHandler(async function getPet() {
+  metrics.addMetric('DeprecatedRouteCalled', 'Count', 1);
+  return errorResponse(
+    'NOT_IMPLEMENTED',
+    'GET /pets/{petId} is deprecated and its behaviour is not defined by this service; use GET /inventory.',
+    deprecationHeaders({ deprecatedAt: process.env.PETS_DEPRECATED_AT, sunsetAt: process.env.PETS_SUNSET_AT }),
+  );
+});

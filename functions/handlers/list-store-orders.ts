@@ -1,0 +1,9 @@
+import { metrics } from '../http/logger';
+import { createApiHandler } from '../http/middleware';
+import { errorResponse } from '../http/responses';
+
+/** `GET /store/orders`: the spec does not define its behaviour, so it answers 501. */
+export const handler = createApiHandler(async function listStoreOrders() {
+  metrics.addMetric('UnimplementedRouteCalled', 'Count', 1);
+  return errorResponse('NOT_IMPLEMENTED', 'GET /store/orders is not implemented by this service.');
+});

@@ -1,0 +1,36 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import {
+  InventoryItemNotFoundError,
+  PayloadTooLargeError,
+  StorageUnavailableError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../inventory/errors';
+import { RETRY_AFTER_SECONDS } from './error-codes';
+import { HttpError } from './http-error';
+import { errorResponse } from './responses';
+
+/**
+ * Maps any thrown value to the Error response a client may see. Known domain errors keep their message; anything
+ * else becomes a generic 500 whose message carries only the request id, so the detail stays in the log.
+ */
+export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
+  if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
+  if (error instanceof ValidationError) return errorResponse(error.code, error.message);
+  if (error instanceof UnsupportedMediaTypeError) return errorResponse('UNSUPPORTED_MEDIA_TYPE', error.message);
+  if (error instanceof PayloadTooLargeError) return errorResponse('PAYLOAD_TOO_LARGE', error.message);
+  if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
+  if (error instanceof StorageUnavailableError) {
+    return errorResponse(
+      'SERVICE_UNAVAILABLE',
+      `Inventory storage is temporarily unavailable; retry after ${RETRY_AFTER_SECONDS} s. Request id: ${requestId}.`,
+      { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    );
+  }
+  return errorResponse('INTERNAL', `An internal error occurred. Request id: ${requestId}.`);
+}
+
+/** Whether an error is the server's fault (logged at error level) rather than the client's. */
+export function isServerFault(response: APIGatewayProxyResult): boolean {
+  return response.statusCode >= 500;
+}

@@ -1,0 +1,51 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isServerFault, toErrorResponse } from './error-mapping';
+import { logger, metrics } from './logger';
+import { COMMON_HEADERS } from './responses';
+
+/** What an API handler body receives and returns; the shared chain does the rest. */
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/**
+ * The HTTP concern of every API function: correlation keys in the log, the common headers on every response, and
+ * every thrown error turned into the spec's Error body, logged with its detail and the request id.
+ */
+export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    name: 'httpApi',
+    before: function appendCorrelationKeys({ event }) {
+      logger.appendKeys({
+        requestId: event.requestContext?.requestId,
+        keyId: event.requestContext?.authorizer?.keyId,
+        route: `${event.httpMethod} ${event.resource}`,
+      });
+    },
+    after: function addCommonHeaders(request) {
+      if (request.response) request.response.headers = { ...COMMON_HEADERS, ...request.response.headers };
+    },
+    onError: function respondWithErrorBody(request) {
+      const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
+      const response = toErrorResponse(request.error, requestId);
+      if (isServerFault(response)) {
+        logger.error('request failed', { status: response.statusCode, error: request.error as Error });
+        metrics.addMetric(response.statusCode === 503 ? 'StorageUnavailable' : 'InternalError', 'Count', 1);
+      } else {
+        logger.info('request refused', { status: response.statusCode, reason: request.error?.message });
+        metrics.addMetric('ClientError', 'Count', 1);
+      }
+      request.response = response;
+    },
+  };
+}
+
+/** Wraps an API handler body in the shared middy chain: logger context, metrics, then the HTTP concern. */
+export function createApiHandler(handler: ApiHandler) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(httpApi())
+    .handler(handler);
+}

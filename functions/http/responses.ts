@@ -1,0 +1,31 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ERROR_CODES, type ErrorCode } from './error-codes';
+
+/** Headers every response carries: inventory figures change with every update, so nothing may cache them. */
+export const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'application/json',
+  'Cache-Control': 'no-store',
+};
+
+/** A JSON response from an already serialized body. */
+export function jsonResponse(
+  statusCode: number,
+  body: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  return { statusCode, headers: { ...COMMON_HEADERS, ...headers }, body };
+}
+
+/** The spec's Error body `{code, message, status}` as a JSON string. */
+export function errorBody(code: ErrorCode, message: string): string {
+  return JSON.stringify({ code, message, status: ERROR_CODES[code] });
+}
+
+/** A response carrying the spec's Error body, with the status that belongs to `code`. */
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  return jsonResponse(ERROR_CODES[code], errorBody(code, message), headers);
+}

@@ -1,0 +1,40 @@
+/**
+ * Domain errors. They carry no HTTP knowledge; `functions/http/error-mapping.ts` maps them to the Error body.
+ */
+
+/** A request value breaks one of the documented rules; `message` names the field and the rule. */
+export class ValidationError extends Error {
+  override readonly name = 'ValidationError';
+  constructor(
+    message: string,
+    readonly code: 'VALIDATION_FAILED' | 'MALFORMED_JSON' = 'VALIDATION_FAILED',
+  ) {
+    super(message);
+  }
+}
+
+/** The request body is not JSON by its Content-Type. */
+export class UnsupportedMediaTypeError extends Error {
+  override readonly name = 'UnsupportedMediaTypeError';
+}
+
+/** The request body is larger than the documented limit. */
+export class PayloadTooLargeError extends Error {
+  override readonly name = 'PayloadTooLargeError';
+}
+
+/** No inventory entry exists for the pet. */
+export class InventoryItemNotFoundError extends Error {
+  override readonly name = 'InventoryItemNotFoundError';
+  constructor(readonly petId: string) {
+    super(`No inventory entry exists for petId ${petId}.`);
+  }
+}
+
+/** Storage was throttled, timed out or could not be reached: the client may retry. */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The one list of the API's operations. The CDK stack builds its API Gateway resources, methods and functions
+ * from it, and the local gateway routes by it, so the two cannot drift.
+ */
+
+/** Which DynamoDB access a route's function is granted (least privilege). */
+export type TableAccess = 'inventory:read' | 'inventory:write';
+
+/** One operation of the API. */
+export interface Route {
+  /** The OpenAPI operationId; also names the function in the stack. */
+  operationId: string;
+  method: 'GET' | 'PATCH';
+  /** Path relative to the `/v1` base, with `{param}` segments as API Gateway writes them. */
+  path: string;
+  /** The module under `functions/handlers/` that exports `handler`. */
+  handler: string;
+  /** Table access the function needs; none for the 501 routes. */
+  access: readonly TableAccess[];
+  /** Whether the operation is deprecated (sends Deprecation/Sunset headers). */
+  deprecated?: boolean;
+}
+
+export const ROUTES: readonly Route[] = [
+  {
+    operationId: 'listInventory',
+    method: 'GET',
+    path: '/inventory',
+    handler: 'list-inventory',
+    access: ['inventory:read'],
+  },
+  {
+    operationId: 'updateInventory',
+    method: 'PATCH',
+    path: '/inventory/{petId}',
+    handler: 'update-inventory',
+    access: ['inventory:write'],
+  },
+  { operationId: 'getPetById', method: 'GET', path: '/pets/{petId}', handler: 'get-pet', access: [], deprecated: true },
+  { operationId: 'listStoreOrders', method: 'GET', path: '/store/orders', handler: 'list-store-orders', access: [] },
+];
+
+/** The authorizer's module under `functions/handlers/`. */
+export const AUTHORIZER_HANDLER = 'authorizer';
+
+/** The API Gateway stage name: each stage's base URL ends with it, as the spec requires. */
+export const API_STAGE_NAME = 'v1';
+
+/** Methods each path answers, for 405 `Allow` headers. */
+export function allowedMethods(path: string): string[] {
+  return ROUTES.filter((route) => route.path === path).map((route) => route.method);
+}

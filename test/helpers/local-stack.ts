@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteItemCommand, DynamoDBClient, ScanCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { generateApiKey } from '../../functions/api-keys/key';
+import type { InventoryItem } from '../../functions/inventory/types';
+import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
+import { configureFunctionEnvironment } from '../../infra/local/environment';
+import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../infra/local/gateway';
+import { ensureTables, type TableNames } from '../../infra/local/tables';
+
+/** The DynamoDB Local that globalSetup started. */
+export function testEndpoint(): string {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run integration tests through jest');
+  return endpoint;
+}
+
+/** A client for the test DynamoDB Local. */
+export function testClient(): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: testEndpoint(),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/** Creates a fresh pair of tables with unique names. */
+export async function freshTables(client: DynamoDBClient): Promise<TableNames> {
+  const suffix = randomUUID().slice(0, 8);
+  const tables = { inventory: `inventory-${suffix}`, apiKeys: `api-keys-${suffix}` };
+  await ensureTables(client, tables);
+  return tables;
+}
+
+/** Writes items with BatchWriteItem, retrying unprocessed ones. */
+export async function putItems(
+  client: DynamoDBClient,
+  tableName: string,
+  items: readonly (InventoryItem & { padding?: string })[],
+): Promise<void> {
+  for (let start = 0; start < items.length; start += 25) {
+    let requests: WriteRequest[] = items.slice(start, start + 25).map((item) => ({
+      PutRequest: {
+        Item: {
+          petId: { N: item.petId },
+          quantity: { N: String(item.quantity) },
+          status: { S: item.status },
+          ...(item.padding ? { notes: { S: item.padding } } : {}),
+        },
+      },
+    }));
+    while (requests.length > 0) {
+      const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }));
+      requests = result.UnprocessedItems?.[tableName] ?? [];
+    }
+  }
+}
+
+/** Every row of a table as raw attribute maps, sorted by key: a byte-for-byte snapshot for "changes nothing". */
+export async function snapshotTable(client: DynamoDBClient, tableName: string): Promise<string> {
+  const rows: string[] = [];
+  let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
+    );
+    for (const item of page.Items ?? [])
+      rows.push(JSON.stringify(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return rows.sort().join('\n');
+}
+
+/** A local gateway over fresh tables, with a demo inventory and a key. */
+export interface TestStack {
+  client: DynamoDBClient;
+  tables: TableNames;
+  gateway: LocalGateway;
+  url: string;
+  key: string;
+  authHeader: Record<string, string>;
+  /** Issues another key; returns it in clear. */
+  createKey(name?: string): Promise<{ key: string; keyId: string }>;
+  close(): Promise<void>;
+}
+
+/** The inventory every gateway test starts from. */
+export const TEST_INVENTORY: readonly InventoryItem[] = [
+  { petId: '1', quantity: 12, status: 'available' },
+  { petId: '2', quantity: 3, status: 'pending' },
+  { petId: '10', quantity: 0, status: 'sold' },
+  { petId: '-5', quantity: 4, status: 'available' },
+  { petId: '9007199254740993', quantity: 7, status: 'available' },
+  { petId: '9223372036854775807', quantity: 2, status: 'pending' },
+];
+
+/** Starts the real local gateway over fresh tables in the test DynamoDB Local. */
+export async function startTestStack(
+  options: LocalGatewayOptions & { inventory?: readonly InventoryItem[] } = {},
+): Promise<TestStack> {
+  const client = testClient();
+  const tables = await freshTables(client);
+  configureFunctionEnvironment(testEndpoint(), tables);
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  await putItems(client, tables.inventory, options.inventory ?? TEST_INVENTORY);
+  const keys = new DynamoApiKeyRepository({ client, tableName: tables.apiKeys });
+  const createKey = async (name = 'test') => {
+    const { key, record } = generateApiKey(name);
+    await keys.create(record);
+    return { key, keyId: record.keyId };
+  };
+  const { key } = await createKey();
+  const gateway = await startLocalGateway(0, { log: () => undefined, ...options });
+  return {
+    client,
+    tables,
+    gateway,
+    url: gateway.url,
+    key,
+    authHeader: { Authorization: `Bearer ${key}` },
+    createKey,
+    close: async () => {
+      await gateway.close();
+      client.destroy();
+    },
+  };
+}
