@@ -2,7 +2,7 @@ import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dyn
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../functions/api-keys/key';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
-import { ENV } from '../table-schemas';
+import { ENV } from '../shared-names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
 import { ensureTables, LOCAL_TABLE_NAMES, type TableNames } from './tables';
 
