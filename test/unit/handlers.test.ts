@@ -1,0 +1,182 @@
+import { generateApiKey } from '../../functions/api-keys/key';
+import { createHandler as createAuthorizer } from '../../functions/handlers/authorizer';
+import { deprecationHeaders, handler as getPet } from '../../functions/handlers/get-pet';
+import { createHandler as createList } from '../../functions/handlers/list-inventory';
+import { handler as listOrders } from '../../functions/handlers/list-store-orders';
+import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
+import { StorageUnavailableError } from '../../functions/inventory/errors';
+import {
+  aLambdaContext,
+  anApiGatewayEvent,
+  anInventoryItem,
+  InMemoryApiKeyRepository,
+  InMemoryInventoryRepository,
+} from '../fixtures/builders';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+function body(result: { body: string }): Record<string, unknown> {
+  return JSON.parse(result.body) as Record<string, unknown>;
+}
+
+describe('Function: updateInventory', () => {
+  function setup() {
+    const repository = new InMemoryInventoryRepository([
+      anInventoryItem({ petId: '1', quantity: 3, status: 'pending' }),
+    ]);
+    return { repository, handler: createUpdate({ repository }) };
+  }
+
+  it('sets the quantity, keeps the status and answers the stored entry with no-store', async () => {
+    // Prepare
+    const { repository, handler } = setup();
+    // Act
+    const result = await handler(anApiGatewayEvent({ body: '{"quantity":9}' }), aLambdaContext());
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('{"petId":1,"quantity":9,"status":"pending"}');
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    expect(repository.items.get('1')).toEqual({ petId: '1', quantity: 9, status: 'pending' });
+  });
+
+  it('answers 404 NOT_FOUND and creates nothing when the pet has no entry', async () => {
+    const { repository, handler } = setup();
+    const result = await handler(anApiGatewayEvent({ pathParameters: { petId: '2' } }), aLambdaContext());
+    expect(result.statusCode).toBe(404);
+    expect(body(result)).toEqual({ code: 'NOT_FOUND', message: 'No inventory entry exists for petId 2.', status: 404 });
+    expect([...repository.items.keys()]).toEqual(['1']);
+  });
+
+  it('checks petId before the body: a bad petId with a bad body is a petId error', async () => {
+    const { handler } = setup();
+    const result = await handler(
+      anApiGatewayEvent({ pathParameters: { petId: 'x' }, body: 'garbage', headers: {} }),
+      aLambdaContext(),
+    );
+    expect(result.statusCode).toBe(400);
+    expect(body(result).message).toMatch(/^petId must be/);
+  });
+
+  it('checks the body before existence: an invalid body for an unknown pet is 400, not 404', async () => {
+    const { handler } = setup();
+    const result = await handler(
+      anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":-1}' }),
+      aLambdaContext(),
+    );
+    expect(result.statusCode).toBe(400);
+    expect(body(result).code).toBe('VALIDATION_FAILED');
+  });
+
+  it.each([
+    [{ body: null }, 400, 'VALIDATION_FAILED'],
+    [{ body: '{"quantity":1}', headers: { 'Content-Type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [{ body: '{"quantity":1' }, 400, 'MALFORMED_JSON'],
+    [{ body: `{"quantity":1${' '.repeat(2000)}}` }, 413, 'PAYLOAD_TOO_LARGE'],
+  ])('answers %p with %p %p and changes nothing', async (overrides, status, code) => {
+    const { repository, handler } = setup();
+    const result = await handler(anApiGatewayEvent(overrides), aLambdaContext());
+    expect(result.statusCode).toBe(status);
+    expect(body(result)).toMatchObject({ code, status });
+    expect(repository.items.get('1')?.quantity).toBe(3);
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After and no internals when storage is unavailable', async () => {
+    const { repository, handler } = setup();
+    repository.failWith = new StorageUnavailableError('UpdateItem failed', {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { name: 'TimeoutError' }),
+    });
+    const result = await handler(anApiGatewayEvent(), aLambdaContext());
+    expect(result.statusCode).toBe(503);
+    expect(result.headers).toMatchObject({ 'Retry-After': '1', 'Cache-Control': 'no-store' });
+    expect(body(result).code).toBe('SERVICE_UNAVAILABLE');
+    expect(result.body).not.toMatch(/ECONNREFUSED|UpdateItem|Error|at /);
+    expect(result.body).toContain('req-123');
+  });
+
+  it('answers a generic 500 INTERNAL for an unexpected failure, naming only the request id', async () => {
+    const { repository, handler } = setup();
+    repository.failWith = new TypeError("Cannot read properties of undefined (reading 'N') at toInventoryItem");
+    const result = await handler(anApiGatewayEvent(), aLambdaContext());
+    expect(result.statusCode).toBe(500);
+    expect(body(result)).toEqual({
+      code: 'INTERNAL',
+      message: 'An internal error occurred. Request id: req-123.',
+      status: 500,
+    });
+  });
+});
+
+describe('Function: listInventory', () => {
+  it('answers every entry ordered by petId with exact int64 digits', async () => {
+    const repository = new InMemoryInventoryRepository([
+      anInventoryItem({ petId: '9223372036854775807' }),
+      anInventoryItem({ petId: '10' }),
+      anInventoryItem({ petId: '9' }),
+    ]);
+    const result = await createList({ repository })(
+      anApiGatewayEvent({ httpMethod: 'GET', body: null }),
+      aLambdaContext(),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe(
+      '[{"petId":9,"quantity":3,"status":"available"},{"petId":10,"quantity":3,"status":"available"},{"petId":9223372036854775807,"quantity":3,"status":"available"}]',
+    );
+  });
+
+  it('answers an empty array for an empty table', async () => {
+    const result = await createList({ repository: new InMemoryInventoryRepository() })(
+      anApiGatewayEvent(),
+      aLambdaContext(),
+    );
+    expect(result.body).toBe('[]');
+  });
+});
+
+describe('Function: the 501 routes', () => {
+  afterEach(() => {
+    delete process.env.PETS_SUNSET_AT;
+    delete process.env.PETS_DEPRECATED_AT;
+  });
+
+  it('answers GET /pets/{petId} with 501 NOT_IMPLEMENTED, Deprecation and the configured Sunset', async () => {
+    process.env.PETS_DEPRECATED_AT = '2026-11-22';
+    process.env.PETS_SUNSET_AT = '2027-06-30';
+    const result = await getPet(anApiGatewayEvent({ httpMethod: 'GET' }), aLambdaContext());
+    expect(result.statusCode).toBe(501);
+    expect(body(result)).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
+    expect(result.headers).toMatchObject({ Deprecation: '@1795305600', Sunset: 'Wed, 30 Jun 2027 00:00:00 GMT' });
+  });
+
+  it('sends no Sunset header when the stage configures no sunset date', () => {
+    expect(deprecationHeaders({ deprecatedAt: '2026-11-22' })).toEqual({ Deprecation: '@1795305600' });
+    expect(deprecationHeaders({ sunsetAt: 'not a date' })).toEqual({});
+  });
+
+  it('answers GET /store/orders with 501 NOT_IMPLEMENTED', async () => {
+    const result = await listOrders(anApiGatewayEvent({ httpMethod: 'GET' }), aLambdaContext());
+    expect(result.statusCode).toBe(501);
+    expect(body(result)).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
+  });
+});
+
+describe('Function: authorizer', () => {
+  const methodArn = 'arn:aws:execute-api:us-east-1:1:api/v1/GET/inventory';
+
+  it('throws exactly "Unauthorized" for a bad key, so API Gateway answers 401', async () => {
+    const handler = createAuthorizer({ keys: new InMemoryApiKeyRepository() });
+    await expect(
+      handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, aLambdaContext()),
+    ).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it('throws something other than "Unauthorized" when storage fails, so API Gateway answers AUTHORIZER_FAILURE', async () => {
+    const keys = new InMemoryApiKeyRepository();
+    keys.failWith = new StorageUnavailableError('down');
+    const handler = createAuthorizer({ keys });
+    const token = `Bearer ${generateApiKey('x').key}`;
+    const outcome = handler({ type: 'TOKEN', authorizationToken: token, methodArn }, aLambdaContext());
+    await expect(outcome).rejects.toThrow(Error);
+    await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
+  });
+});

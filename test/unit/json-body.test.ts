@@ -1,0 +1,58 @@
+import { headerValue, MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../functions/inventory/errors';
+
+const json = { 'Content-Type': 'application/json' };
+
+describe('HTTP: readJsonBody', () => {
+  it('returns the body of a JSON request', () => {
+    expect(readJsonBody({ body: '{"quantity":1}', headers: json, isBase64Encoded: false })).toBe('{"quantity":1}');
+  });
+
+  it.each(['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json'])(
+    'accepts Content-Type %p',
+    (contentType) => {
+      expect(readJsonBody({ body: '{}', headers: { 'content-type': contentType }, isBase64Encoded: false })).toBe('{}');
+    },
+  );
+
+  it('decodes a base64-encoded body', () => {
+    const body = Buffer.from('{"quantity":2}').toString('base64');
+    expect(readJsonBody({ body, headers: json, isBase64Encoded: true })).toBe('{"quantity":2}');
+  });
+
+  it.each([null, ''])('answers 400 (ValidationError) when there is no body (%p), whatever the headers', (body) => {
+    expect(() => readJsonBody({ body, headers: json, isBase64Encoded: false })).toThrow(ValidationError);
+    expect(() => readJsonBody({ body, headers: {}, isBase64Encoded: false })).toThrow(ValidationError);
+  });
+
+  it.each([undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', ''])(
+    'refuses a body sent as %p with UnsupportedMediaTypeError',
+    (contentType) => {
+      const headers = contentType === undefined ? {} : { 'Content-Type': contentType };
+      expect(() => readJsonBody({ body: '{"quantity":1}', headers, isBase64Encoded: false })).toThrow(
+        UnsupportedMediaTypeError,
+      );
+    },
+  );
+
+  it(`refuses a body over ${MAX_BODY_BYTES} bytes with PayloadTooLargeError before looking at it`, () => {
+    const body = `{"quantity":1${' '.repeat(MAX_BODY_BYTES)}}`;
+    expect(() => readJsonBody({ body, headers: {}, isBase64Encoded: false })).toThrow(PayloadTooLargeError);
+  });
+
+  it('accepts a body of exactly the limit', () => {
+    const body = `{"quantity":1}${' '.repeat(MAX_BODY_BYTES - 14)}`;
+    expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
+    expect(readJsonBody({ body, headers: json, isBase64Encoded: false })).toBe(body);
+  });
+
+  it('refuses bytes that are not UTF-8 as malformed', () => {
+    const body = Buffer.from([0x7b, 0xff, 0x7d]).toString('base64');
+    expect(() => readJsonBody({ body, headers: json, isBase64Encoded: true })).toThrow(/not valid UTF-8/);
+  });
+
+  it('reads headers whatever their case', () => {
+    expect(headerValue({ 'CoNtEnT-TyPe': 'x' }, 'content-type')).toBe('x');
+    expect(headerValue(null, 'content-type')).toBeUndefined();
+  });
+});

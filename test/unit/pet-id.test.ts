@@ -1,0 +1,55 @@
+import { ValidationError } from '../../functions/inventory/errors';
+import { isCanonicalPetId, parsePetId } from '../../functions/inventory/pet-id';
+
+describe('Domain: parsePetId', () => {
+  it.each([
+    ['1', '1'],
+    ['0', '0'],
+    ['9223372036854775807', '9223372036854775807'],
+    ['-9223372036854775808', '-9223372036854775808'],
+    ['9007199254740993', '9007199254740993'],
+    ['007', '7'],
+    ['-0', '0'],
+    ['-42', '-42'],
+  ])('accepts %p as pet %p with every digit kept', (raw, expected) => {
+    // Act
+    const petId = parsePetId(raw);
+    // Assess
+    expect(petId).toBe(expected);
+  });
+
+  it.each([
+    ['9223372036854775808', 'one past the int64 maximum'],
+    ['-9223372036854775809', 'one below the int64 minimum'],
+    ['99999999999999999999999', 'far beyond int64'],
+    ['', 'empty'],
+    [' 1', 'leading whitespace'],
+    ['1 ', 'trailing whitespace'],
+    ['+1', 'a plus sign'],
+    ['1e3', 'an exponent'],
+    ['1.0', 'a fraction'],
+    ['0x10', 'hexadecimal'],
+    ['١٢', 'Arabic-Indic digits'],
+    ['１', 'a full-width digit'],
+    ['abc', 'letters'],
+    ['--1', 'a double sign'],
+    ['1/2', 'a slash'],
+    ['0'.repeat(41), 'more than 40 characters'],
+  ])('refuses %p (%s) with a ValidationError naming the rule', (raw) => {
+    // Act
+    const act = () => parsePetId(raw);
+    // Assess
+    expect(act).toThrow(ValidationError);
+    expect(act).toThrow(/petId must be a decimal integer from -9223372036854775808 to 9223372036854775807/);
+  });
+
+  it('refuses a missing petId', () => {
+    expect(() => parsePetId(undefined)).toThrow(/missing/);
+  });
+
+  it('tells canonical ids from non-canonical ones', () => {
+    expect(isCanonicalPetId('7')).toBe(true);
+    expect(isCanonicalPetId('007')).toBe(false);
+    expect(isCanonicalPetId('9223372036854775808')).toBe(false);
+  });
+});
