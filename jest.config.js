@@ -17,6 +17,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/helpers/quiet-env.ts'],
 };
 
 /** @type {import('jest').Config} */

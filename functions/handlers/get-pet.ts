@@ -2,6 +2,9 @@ import { metrics } from '../http/logger';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 
+/** When `/pets/{petId}` was deprecated: the release of this service's v1 (overridable per stage). */
+export const PETS_DEPRECATED_AT_DEFAULT = '2026-11-22';
+
 /**
  * The headers that mark `/pets/{petId}` deprecated: `Deprecation` (RFC 9745, the date it was deprecated) and, when
  * the stage configures one, `Sunset` (RFC 8594, the date it stops answering).
@@ -27,6 +30,9 @@ export const handler = createApiHandler(async function getPet() {
   return errorResponse(
     'NOT_IMPLEMENTED',
     'GET /pets/{petId} is deprecated and its behaviour is not defined by this service; use GET /inventory.',
-    deprecationHeaders({ deprecatedAt: process.env.PETS_DEPRECATED_AT, sunsetAt: process.env.PETS_SUNSET_AT }),
+    deprecationHeaders({
+      deprecatedAt: process.env.PETS_DEPRECATED_AT || PETS_DEPRECATED_AT_DEFAULT,
+      sunsetAt: process.env.PETS_SUNSET_AT,
+    }),
   );
 });

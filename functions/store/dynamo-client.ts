@@ -10,9 +10,10 @@ import { StorageUnavailableError } from '../inventory/errors';
  * `AWS_ENDPOINT_URL_DYNAMODB` (read by the SDK itself) points it at DynamoDB Local.
  */
 export function createDynamoClient(
-  options: { maxAttempts?: number; requestTimeoutMs?: number; connectionTimeoutMs?: number } = {},
+  options: { maxAttempts?: number; requestTimeoutMs?: number; connectionTimeoutMs?: number; endpoint?: string } = {},
 ): DynamoDBClient {
   return new DynamoDBClient({
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     maxAttempts: options.maxAttempts ?? intEnv('DYNAMODB_MAX_ATTEMPTS', 3),
     requestHandler: {
       connectionTimeout: options.connectionTimeoutMs ?? intEnv('DYNAMODB_CONNECTION_TIMEOUT_MS', 1000),

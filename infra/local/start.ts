@@ -10,7 +10,6 @@ import { startLocalGateway } from './gateway';
 async function main(): Promise<void> {
   const started = Date.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-  process.env[`PETS_DEPRECATED_AT`] ??= '2026-11-22';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '..', '.local', 'dynamodb');
   const env = await startLocalEnvironment({ port: intEnv('DYNAMODB_PORT', 8000), dataDir });

@@ -13,9 +13,6 @@ import {
   InMemoryInventoryRepository,
 } from '../fixtures/builders';
 
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-
 function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
 }

@@ -1,0 +1,97 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { InventoryItemNotFoundError, StorageUnavailableError } from '../../functions/inventory/errors';
+import type { InventoryItem } from '../../functions/inventory/types';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { DynamoInventoryRepository } from '../../functions/store/dynamo-inventory-repository';
+import { freePort } from '../../infra/local/dynamodb-local';
+import type { TableNames } from '../../infra/local/tables';
+import { freshTables, putItems, snapshotTable, testClient } from '../helpers/local-stack';
+
+describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
+  let client: DynamoDBClient;
+  let tables: TableNames;
+
+  beforeAll(async () => {
+    client = testClient();
+  });
+  beforeEach(async () => {
+    tables = await freshTables(client);
+  });
+  afterAll(() => client.destroy());
+
+  it('round-trips the int64 extremes and 2^53+1 exactly', async () => {
+    // Prepare
+    const items: InventoryItem[] = [
+      { petId: '9223372036854775807', quantity: 1, status: 'available' },
+      { petId: '-9223372036854775808', quantity: 2, status: 'pending' },
+      { petId: '9007199254740993', quantity: 3, status: 'sold' },
+    ];
+    await putItems(client, tables.inventory, items);
+    const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory });
+    // Act
+    const listed = await repository.listAll();
+    const updated = await repository.setQuantity('9223372036854775807', 42);
+    // Assess
+    expect(listed.map((item) => item.petId)).toEqual([
+      '-9223372036854775808',
+      '9007199254740993',
+      '9223372036854775807',
+    ]);
+    expect(updated).toEqual({ petId: '9223372036854775807', quantity: 42, status: 'available' });
+  });
+
+  it('returns every entry of a table larger than one 1 MB Scan page, ordered numerically', async () => {
+    // Prepare: 2,600 rows of ~1 KB each is ~2.6 MB: at least three pages for a single segment.
+    const padding = 'x'.repeat(1000);
+    const items = Array.from({ length: 2600 }, (_, i) => ({
+      petId: String(2600 - i),
+      quantity: i % 50,
+      status: 'available' as const,
+      padding,
+    }));
+    await putItems(client, tables.inventory, items);
+    for (const scanSegments of [1, 4]) {
+      const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory, scanSegments });
+      // Act
+      const listed = await repository.listAll();
+      // Assess
+      expect(listed).toHaveLength(2600);
+      expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
+      expect(listed.at(-1)?.petId).toBe('2600');
+      expect(new Set(listed.map((item) => item.petId)).size).toBe(2600);
+    }
+  });
+
+  it('updates only the quantity and leaves status and other attributes as they were', async () => {
+    await putItems(client, tables.inventory, [{ petId: '5', quantity: 1, status: 'sold', padding: 'keep me' }]);
+    const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory });
+    const updated = await repository.setQuantity('5', 0);
+    expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold' });
+    expect(await snapshotTable(client, tables.inventory)).toContain('keep me');
+  });
+
+  it('throws InventoryItemNotFoundError and creates nothing for a pet with no entry', async () => {
+    await putItems(client, tables.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
+    const before = await snapshotTable(client, tables.inventory);
+    const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory });
+    await expect(repository.setQuantity('2', 5)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
+    expect(await snapshotTable(client, tables.inventory)).toBe(before);
+  });
+
+  it('turns unreachable storage into StorageUnavailableError within the retry budget', async () => {
+    // Prepare: a port nobody listens on, the real SDK client with its bounded retries.
+    const deadClient = createDynamoClient({
+      endpoint: `http://127.0.0.1:${await freePort()}`,
+      maxAttempts: 2,
+      requestTimeoutMs: 500,
+      connectionTimeoutMs: 300,
+    });
+    const repository = new DynamoInventoryRepository({ client: deadClient, tableName: tables.inventory });
+    const started = Date.now();
+    // Act + Assess
+    await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(repository.setQuantity('1', 1)).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    deadClient.destroy();
+  });
+});

@@ -1,0 +1,270 @@
+import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
+import { importHandler } from '../../infra/local/gateway';
+import { call, jsonHeaders, type TestResponse } from '../helpers/http';
+import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
+
+const UPDATE = '/inventory/{petId}';
+
+describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Local', () => {
+  let stack: TestStack;
+  const logLines: string[] = [];
+  let authorizerCalls = 0;
+
+  beforeAll(async () => {
+    stack = await startTestStack({
+      log: (line) => logLines.push(line),
+      loadHandler: async (name) => {
+        const handler = await importHandler(name);
+        if (name !== 'authorizer') return handler;
+        return (event, context) => {
+          authorizerCalls++;
+          return handler(event, context);
+        };
+      },
+    });
+  });
+  afterAll(() => stack.close());
+  beforeEach(() => stack.gateway.clearAuthorizerCache());
+
+  const patch = (petId: string, body: string, headers = jsonHeaders(stack.authHeader)) =>
+    call(stack.url, 'PATCH', `/inventory/${petId}`, { headers, body, route: UPDATE });
+  const list = () => call(stack.url, 'GET', '/inventory', { headers: stack.authHeader, route: '/inventory' });
+
+  describe('GET /inventory', () => {
+    it('answers 200 with every entry as exactly {petId, quantity, status}, ordered by petId, int64 digits exact', async () => {
+      const response = await list();
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.text).toBe(
+        '[{"petId":-5,"quantity":4,"status":"available"},{"petId":1,"quantity":12,"status":"available"},' +
+          '{"petId":2,"quantity":3,"status":"pending"},{"petId":10,"quantity":0,"status":"sold"},' +
+          '{"petId":9007199254740993,"quantity":7,"status":"available"},' +
+          '{"petId":9223372036854775807,"quantity":2,"status":"pending"}]',
+      );
+    });
+  });
+
+  describe('PATCH /inventory/{petId}', () => {
+    it('sets the quantity of the largest int64 pet, keeps its status, and the next list shows it', async () => {
+      const response = await patch('9223372036854775807', '{"quantity":11}');
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"petId":9223372036854775807,"quantity":11,"status":"pending"}');
+      expect((await list()).text).toContain('{"petId":9223372036854775807,"quantity":11,"status":"pending"}');
+    });
+
+    it('keeps 9007199254740993 exact (a JavaScript number would round it to ...992)', async () => {
+      const response = await patch('9007199254740993', '{"quantity":8}');
+      expect(response.text).toBe('{"petId":9007199254740993,"quantity":8,"status":"available"}');
+    });
+
+    it('treats leading zeros as the same pet', async () => {
+      const response = await patch('0001', '{"quantity":13}');
+      expect(response.text).toBe('{"petId":1,"quantity":13,"status":"available"}');
+    });
+
+    it('answers 404 NOT_FOUND and creates nothing for a pet with no entry', async () => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await patch('424242', '{"quantity":1}');
+      expect(response.status).toBe(404);
+      expect(response.json).toEqual({
+        code: 'NOT_FOUND',
+        message: 'No inventory entry exists for petId 424242.',
+        status: 404,
+      });
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    const badRequests: [string, string, string, Record<string, string> | undefined, number, string][] = [
+      ['a non-integer petId', 'abc', '{"quantity":1}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a petId past int64', '9223372036854775808', '{"quantity":1}', undefined, 400, 'VALIDATION_FAILED'],
+      ['an encoded slash in petId', '1%2F2', '{"quantity":1}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a negative quantity', '1', '{"quantity":-1}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a fractional quantity', '1', '{"quantity":1.5}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a string quantity', '1', '{"quantity":"1"}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a null quantity', '1', '{"quantity":null}', undefined, 400, 'VALIDATION_FAILED'],
+      ['too large a quantity', '1', '{"quantity":2147483648}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a missing quantity', '1', '{}', undefined, 400, 'VALIDATION_FAILED'],
+      ['an unknown member', '1', '{"quantity":1,"status":"sold"}', undefined, 400, 'VALIDATION_FAILED'],
+      ['a non-object body', '1', '[1]', undefined, 400, 'VALIDATION_FAILED'],
+      ['malformed JSON', '1', '{"quantity":', undefined, 400, 'MALFORMED_JSON'],
+      [
+        'a body sent as text/plain',
+        '1',
+        '{"quantity":1}',
+        { 'Content-Type': 'text/plain' },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      ['a body with no Content-Type', '1', '{"quantity":1}', {}, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ['a body over 1 KiB', '1', `{"quantity":1${' '.repeat(1100)}}`, undefined, 413, 'PAYLOAD_TOO_LARGE'],
+      ['a missing pet and a bad body (body first)', '424242', '{"quantity":-1}', undefined, 400, 'VALIDATION_FAILED'],
+    ];
+
+    it.each(badRequests)(
+      'answers %s with its 4xx Error body and leaves the table byte-for-byte unchanged',
+      async (_name, petId, body, headers, status, code) => {
+        // Prepare
+        const before = await snapshotTable(stack.client, stack.tables.inventory);
+        // Act
+        const response = await patch(petId, body, {
+          ...stack.authHeader,
+          ...(headers ?? { 'Content-Type': 'application/json' }),
+        });
+        // Assess
+        expect(response.status).toBe(status);
+        expect(response.json).toMatchObject({ code, status: code === 'PAYLOAD_TOO_LARGE' ? 413 : status });
+        expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+      },
+    );
+
+    it('answers 400 when no body is sent at all, whatever the headers', async () => {
+      const response = await call(stack.url, 'PATCH', '/inventory/1', {
+        headers: jsonHeaders(stack.authHeader),
+        route: UPDATE,
+      });
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED' });
+    });
+  });
+
+  describe('authentication', () => {
+    const unauthorized: [string, Record<string, string>][] = [
+      ['no Authorization header', {}],
+      ['an empty header', { Authorization: '' }],
+      ['the Basic scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
+      ['Bearer with no token', { Authorization: 'Bearer' }],
+      ['a malformed token', { Authorization: 'Bearer not-a-key' }],
+      ['an unknown key', { Authorization: 'Bearer psk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+    ];
+
+    it.each(unauthorized)('answers 401 UNAUTHORIZED with WWW-Authenticate: Bearer for %s', async (_name, headers) => {
+      const response = await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(response.json).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    });
+
+    it('accepts the scheme in any case', async () => {
+      const response = await call(stack.url, 'GET', '/inventory', {
+        headers: { Authorization: `bEARER ${stack.key}` },
+        route: '/inventory',
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it('authenticates before anything else: 401, not 400, 404 or 405, without a key', async () => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const attempts: TestResponse[] = [
+        await call(stack.url, 'PATCH', '/inventory/abc', {
+          body: '{"quantity":-1}',
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        await call(stack.url, 'PATCH', '/inventory/424242', {
+          body: '{"quantity":1}',
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        await call(stack.url, 'GET', '/no/such/route'),
+        await call(stack.url, 'DELETE', '/inventory'),
+      ];
+      expect(attempts.map((r) => r.status)).toEqual([401, 401, 401, 401]);
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it('reuses one authorizer result for the same token across every route, as API Gateway caches it', async () => {
+      authorizerCalls = 0;
+      await list();
+      await patch('2', '{"quantity":3}');
+      await call(stack.url, 'GET', '/pets/1', { headers: stack.authHeader, route: '/pets/{petId}' });
+      await call(stack.url, 'GET', '/store/orders', { headers: stack.authHeader, route: '/store/orders' });
+      expect(authorizerCalls).toBe(1);
+    });
+
+    it('refuses a revoked key once the cached authorizer result is gone', async () => {
+      // Prepare
+      const { key, keyId } = await stack.createKey('to-revoke');
+      const headers = { Authorization: `Bearer ${key}` };
+      expect((await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' })).status).toBe(200);
+      await new DynamoApiKeyRepository({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(keyId);
+      // Act: still cached (as on a deployed stage until the TTL ends), then the cache is cleared.
+      const whileCached = await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' });
+      stack.gateway.clearAuthorizerCache();
+      const afterCache = await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' });
+      // Assess
+      expect(whileCached.status).toBe(200);
+      expect(afterCache.status).toBe(401);
+    });
+  });
+
+  describe('routes', () => {
+    it('answers 404 NOT_FOUND with an Error body for an unknown path under /v1', async () => {
+      const response = await call(stack.url, 'GET', '/inventory/1/extra', { headers: stack.authHeader });
+      expect(response.status).toBe(404);
+      expect(response.json).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    });
+
+    it('answers 404 for a path outside /v1', async () => {
+      const response = await call(stack.url.replace(/\/v1$/, ''), 'GET', '/v2/inventory', {
+        headers: stack.authHeader,
+      });
+      expect(response.status).toBe(404);
+      expect(response.json).toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it.each([
+      ['DELETE', '/inventory', 'GET'],
+      ['POST', '/inventory', 'GET'],
+      ['GET', '/inventory/1', 'PATCH'],
+      ['PUT', '/inventory/1', 'PATCH'],
+      ['PATCH', '/store/orders', 'GET'],
+    ])('answers %s %s with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, path, allow) => {
+      const response = await call(stack.url, method, path, { headers: stack.authHeader });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(response.json).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+    });
+
+    it('answers GET /pets/{petId} with 501 NOT_IMPLEMENTED and a Deprecation header', async () => {
+      const response = await call(stack.url, 'GET', '/pets/1', { headers: stack.authHeader, route: '/pets/{petId}' });
+      expect(response.status).toBe(501);
+      expect(response.json).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
+      expect(response.headers.get('deprecation')).toMatch(/^@\d+$/);
+    });
+
+    it('answers GET /store/orders with 501 NOT_IMPLEMENTED', async () => {
+      const response = await call(stack.url, 'GET', '/store/orders', {
+        headers: stack.authHeader,
+        route: '/store/orders',
+      });
+      expect(response.status).toBe(501);
+      expect(response.json).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
+    });
+  });
+
+  describe('every response', () => {
+    it('is application/json with Cache-Control: no-store and a request id, whoever produced it', async () => {
+      const responses = [
+        await list(),
+        await patch('1', '{"quantity":1}'),
+        await patch('1', 'nope'),
+        await call(stack.url, 'GET', '/inventory'),
+        await call(stack.url, 'GET', '/nowhere', { headers: stack.authHeader }),
+        await call(stack.url, 'DELETE', '/inventory', { headers: stack.authHeader }),
+        await call(stack.url, 'GET', '/store/orders', { headers: stack.authHeader, route: '/store/orders' }),
+      ];
+      for (const response of responses) {
+        expect(response.headers.get('content-type')).toBe('application/json');
+        expect(response.headers.get('cache-control')).toBe('no-store');
+        expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    });
+
+    it('is logged on one line: method, path, status, milliseconds', async () => {
+      logLines.length = 0;
+      await list();
+      await call(stack.url, 'GET', '/inventory');
+      expect(logLines).toHaveLength(2);
+      expect(logLines[0]).toMatch(/^GET \/v1\/inventory 200 \d+\.\dms$/);
+      expect(logLines[1]).toMatch(/^GET \/v1\/inventory 401 \d+\.\dms$/);
+    });
+  });
+});
