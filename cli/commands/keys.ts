@@ -1,0 +1,105 @@
+import { generateApiKey } from '../../functions/api-keys/key';
+import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
+import { CliError, UsageError } from '../errors';
+import { requireTable, storageError, type Target } from '../target';
+import { type CommandContext, writeLine } from './context';
+
+const MAX_NAME_LENGTH = 100;
+const KEY_LIST_FORMATS = ['text', 'json'] as const;
+
+/**
+ * `keys create --name NAME`: issues a key and stores only its SHA-256 hash with an id, the name and the time.
+ * The key is written once, alone on the last line of stdout; everything else goes to stderr.
+ */
+export async function createKey(context: CommandContext): Promise<void> {
+  const name = context.options.name;
+  if (typeof name !== 'string' || name.trim().length === 0)
+    throw new UsageError('keys create needs --name NAME (who or what the key is for)');
+  if (name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
+    throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters with no control characters`);
+  const target = await context.target();
+  const { key, record } = generateApiKey(name);
+  await withKeys(target, (keys) => keys.create(record));
+  writeLine(
+    context.io.stderr,
+    `Created API key ${record.keyId} "${name}" in ${target.tables.apiKeys} (${target.description}). ` +
+      'Store it now: it is shown only this once, only its hash is kept.',
+  );
+  writeLine(context.io.stdout, key);
+}
+
+/** `keys list [--format text|json]`: id, name, created, revoked. Never the key (it is not stored) nor its hash. */
+export async function listKeys(context: CommandContext): Promise<void> {
+  const format = context.options.format ?? 'text';
+  if (!(KEY_LIST_FORMATS as readonly unknown[]).includes(format))
+    throw new UsageError(`--format must be one of ${KEY_LIST_FORMATS.join(', ')}; got "${String(format)}"`);
+  const target = await context.target();
+  const records = await withKeys(target, (keys) => keys.list());
+  const rows = records.map(({ keyId, name, createdAt, revokedAt }) => ({ keyId, name, createdAt, revokedAt }));
+  if (format === 'json') {
+    writeLine(context.io.stdout, JSON.stringify(rows.map((row) => ({ ...row, revokedAt: row.revokedAt ?? null }))));
+    return;
+  }
+  if (rows.length === 0) {
+    writeLine(context.io.stderr, `No API keys in ${target.tables.apiKeys} (${target.description}).`);
+    return;
+  }
+  const table = [
+    ['ID', 'NAME', 'CREATED', 'REVOKED'],
+    ...rows.map((row) => [row.keyId, printable(row.name), row.createdAt, row.revokedAt ?? '-']),
+  ];
+  const widths = [0, 1, 2].map((column) => Math.max(...table.map((cells) => (cells[column] as string).length)));
+  for (const cells of table) {
+    writeLine(
+      context.io.stdout,
+      cells.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] as number) : cell)).join('  '),
+    );
+  }
+}
+
+/** `keys revoke ID`: the key is refused from then on, after the authorizer cache TTL where results are cached. */
+export async function revokeKey(context: CommandContext): Promise<void> {
+  const keyId = context.positionals[0];
+  if (keyId === undefined || keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');
+  const target = await context.target();
+  const before = Date.now();
+  const record = await withKeys(target, (keys) => keys.revoke(keyId));
+  if (!record) throw new CliError(`No API key with id ${keyId} in ${target.tables.apiKeys} (${target.description})`);
+  const already = Date.parse(record.revokedAt ?? '') < before;
+  writeLine(
+    context.io.stdout,
+    already
+      ? `API key ${record.keyId} "${printable(record.name)}" was already revoked at ${record.revokedAt}.`
+      : `Revoked API key ${record.keyId} "${printable(record.name)}" at ${record.revokedAt}.`,
+  );
+  writeLine(context.io.stdout, cacheNote(target));
+}
+
+/** Says how long the revoked key may still be accepted, where the authorizer caches its answers. */
+export function cacheNote(target: Target): string {
+  if (target.stage !== undefined) {
+    const ttl =
+      target.authorizerCacheTtlSeconds !== undefined
+        ? `${target.authorizerCacheTtlSeconds} s`
+        : 'its cache TTL (the stack has no AuthorizerCacheTtlSeconds output; API Gateway defaults to 300 s)';
+    return `The ${target.stage} API keeps accepting this key for up to ${ttl}: the authorizer caches each key's answer for that long.`;
+  }
+  return (
+    'A running `npm start` keeps accepting this key until its authorizer cache expires ' +
+    '(AUTHORIZER_CACHE_TTL_SECONDS, 300 s by default): restart it to refuse the key now.'
+  );
+}
+
+async function withKeys<T>(target: Target, action: (keys: DynamoApiKeyRepository) => Promise<T>): Promise<T> {
+  await requireTable(target, target.tables.apiKeys);
+  try {
+    return await action(new DynamoApiKeyRepository({ client: target.client, tableName: target.tables.apiKeys }));
+  } catch (error) {
+    throw storageError(error, target, target.tables.apiKeys);
+  }
+}
+
+/** Names are free text: keep control characters out of the operator's terminal. */
+function printable(text: string): string {
+  return text.replace(/\p{Cc}/gu, '?');
+}

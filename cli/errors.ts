@@ -1,0 +1,21 @@
+/** The command line itself is wrong (unknown command or option, missing value): exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A command ran and failed for a reason the operator can act on: exit code 1, `message` is the one line shown. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Exit codes of `npm run cli`. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** The first line of a message, without trailing punctuation noise: errors are shown on one line. */
+export function firstLine(text: string): string {
+  const line = text.split(/\r?\n/, 1)[0] ?? '';
+  return line.trim();
+}

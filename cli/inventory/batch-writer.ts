@@ -1,0 +1,130 @@
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandOutput,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import type { InventoryItem } from '../../functions/inventory/types';
+import { isStorageUnavailable } from '../../functions/store/dynamo-client';
+
+/** BatchWriteItem takes at most 25 requests. */
+export const BATCH_SIZE = 25;
+
+/** The one call the writer needs from a DynamoDBClient (a fake in unit tests). */
+export interface BatchWriteClient {
+  send(command: BatchWriteItemCommand): Promise<BatchWriteItemCommandOutput>;
+}
+
+/** Options of `writeInventory`. */
+export interface WriteInventoryOptions {
+  client: BatchWriteClient;
+  tableName: string;
+  /**
+   * Batches in flight at once.
+   * @default 8
+   */
+  concurrency?: number;
+  /**
+   * Attempts per batch before giving up on items DynamoDB keeps returning unprocessed (or throttling).
+   * @default 10
+   */
+  maxAttempts?: number;
+  /** First back-off ceiling. @default 50 */
+  baseDelayMs?: number;
+  /** Largest back-off ceiling. @default 5000 */
+  maxDelayMs?: number;
+  /** Called with the running total of items written. */
+  onProgress?: (written: number) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+/** What a write did. */
+export interface WriteResult {
+  written: number;
+  /** BatchWriteItem calls that were repeats (unprocessed items or throttling). */
+  retries: number;
+}
+
+/** Some items were not written; `written` were. Running the same import again finishes it (puts are idempotent). */
+export class IncompleteWriteError extends Error {
+  override readonly name = 'IncompleteWriteError';
+  constructor(
+    readonly written: number,
+    readonly total: number,
+    options: { cause?: unknown },
+  ) {
+    super(`wrote ${written} of ${total} items`, options);
+  }
+}
+
+/**
+ * Writes items with BatchWriteItem PutRequests, 25 per call, `concurrency` calls in flight. Unprocessed items and
+ * throttled calls are retried with exponential back-off and full jitter. A put replaces the whole item, so writing
+ * the same items twice leaves the same table.
+ *
+ * @throws IncompleteWriteError when a batch fails for good; no new batches start after that.
+ */
+export async function writeInventory(
+  items: readonly InventoryItem[],
+  options: WriteInventoryOptions,
+): Promise<WriteResult> {
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 10);
+  const baseDelayMs = options.baseDelayMs ?? 50;
+  const maxDelayMs = options.maxDelayMs ?? 5000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+  const batches: WriteRequest[][] = [];
+  for (let start = 0; start < items.length; start += BATCH_SIZE) {
+    batches.push(items.slice(start, start + BATCH_SIZE).map((item) => ({ PutRequest: { Item: toAttributes(item) } })));
+  }
+  let written = 0;
+  let retries = 0;
+  let next = 0;
+  let failure: unknown;
+
+  const writeBatch = async (batch: WriteRequest[]) => {
+    let pending = batch;
+    for (let attempt = 1; ; attempt++) {
+      let unprocessed: WriteRequest[];
+      try {
+        const result = await options.client.send(
+          new BatchWriteItemCommand({ RequestItems: { [options.tableName]: pending } }),
+        );
+        unprocessed = result.UnprocessedItems?.[options.tableName] ?? [];
+      } catch (error) {
+        if (!isStorageUnavailable(error) || attempt >= maxAttempts) throw error;
+        unprocessed = pending;
+      }
+      written += pending.length - unprocessed.length;
+      if (pending.length !== unprocessed.length) options.onProgress?.(written);
+      if (unprocessed.length === 0) return;
+      if (attempt >= maxAttempts)
+        throw new Error(`DynamoDB left ${unprocessed.length} items unprocessed after ${maxAttempts} attempts`);
+      pending = unprocessed;
+      retries++;
+      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+      await sleep(Math.floor(random() * ceiling));
+    }
+  };
+
+  const worker = async () => {
+    while (failure === undefined && next < batches.length) {
+      const batch = batches[next++] as WriteRequest[];
+      try {
+        await writeBatch(batch);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  if (failure !== undefined) throw new IncompleteWriteError(written, items.length, { cause: failure });
+  return { written, retries };
+}
+
+/** The stored form of an entry: Number attributes as decimal strings keep int64 ids exact. */
+export function toAttributes(item: InventoryItem): Record<string, AttributeValue> {
+  return { petId: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } };
+}

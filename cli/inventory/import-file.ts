@@ -1,0 +1,282 @@
+import { parsePetId } from '../../functions/inventory/pet-id';
+import { type InventoryItem, isPetStatus, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { parseCsv } from './csv';
+
+/** File formats `inventory import` reads. */
+export const IMPORT_FORMATS = ['csv', 'json'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** A bad row (or a file-level problem) and the line it is on. */
+export interface RowProblem {
+  line: number;
+  message: string;
+}
+
+/** The rows of an import file, each validated; `problems` empty means every row is good. */
+export interface ParsedImport {
+  items: InventoryItem[];
+  problems: RowProblem[];
+}
+
+const CSV_COLUMNS = ['petId', 'quantity', 'status'] as const;
+const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+const QUANTITY_RULE = `quantity must be an integer from 0 to ${MAX_QUANTITY}`;
+const STATUS_RULE = `status must be one of ${PET_STATUSES.join(', ')}`;
+const BOM = '\uFEFF';
+
+/** Picks the format: `.csv` / `.json` by extension, else JSON when the text starts with `[`, else CSV. */
+export function detectFormat(path: string, text: string): ImportFormat {
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.json')) return 'json';
+  return stripBom(text).trimStart().startsWith('[') ? 'json' : 'csv';
+}
+
+/**
+ * Parses and validates an import file with the API's own rules: petId an int64 (exact, canonical digits), quantity
+ * an integer from 0 to 2147483647, status one of the PetStatus values, no petId twice (`7` and `007` are the same
+ * pet). Every problem is returned with its line number; nothing is thrown for bad content.
+ */
+export function parseImport(text: string, format: ImportFormat): ParsedImport {
+  const parsed = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
+  const problems = [...parsed.problems, ...findDuplicates(parsed.rows)].sort((a, b) => a.line - b.line);
+  return { items: parsed.rows.map((row) => row.item), problems };
+}
+
+interface LocatedItem {
+  line: number;
+  item: InventoryItem;
+}
+
+function stripBom(text: string): string {
+  return text.startsWith(BOM) ? text.slice(1) : text;
+}
+
+function parseCsvImport(text: string): { rows: LocatedItem[]; problems: RowProblem[] } {
+  const { records, problems } = parseCsv(text);
+  const rows: LocatedItem[] = [];
+  const [header, ...data] = records;
+  if (header === undefined) {
+    if (problems.length === 0)
+      problems.push({ line: 1, message: `the file is empty; expected the header ${CSV_COLUMNS.join(',')}` });
+    return { rows, problems };
+  }
+  const columns = header.fields;
+  const sameColumns =
+    columns.length === CSV_COLUMNS.length &&
+    CSV_COLUMNS.every((name) => columns.filter((c) => c === name).length === 1);
+  if (!sameColumns) {
+    problems.push({
+      line: header.line,
+      message: `the header must name the columns ${CSV_COLUMNS.join(',')} (in any order); got ${columns.map((c) => JSON.stringify(c)).join(',')}`,
+    });
+    return { rows, problems };
+  }
+  const index = {
+    petId: columns.indexOf('petId'),
+    quantity: columns.indexOf('quantity'),
+    status: columns.indexOf('status'),
+  };
+  for (const record of data) {
+    if (record.fields.length !== CSV_COLUMNS.length) {
+      problems.push({
+        line: record.line,
+        message: `expected ${CSV_COLUMNS.length} fields (${columns.join(',')}), got ${record.fields.length}`,
+      });
+      continue;
+    }
+    const errors: string[] = [];
+    const petId = check(errors, () => parsePetId(record.fields[index.petId]));
+    const quantity = check(errors, () => parseQuantityText(record.fields[index.quantity] ?? ''));
+    const status = check(errors, () => parseStatus(record.fields[index.status]));
+    if (errors.length > 0) problems.push({ line: record.line, message: errors.join('; ') });
+    else rows.push({ line: record.line, item: { petId, quantity, status } as InventoryItem });
+  }
+  return { rows, problems };
+}
+
+/** The reviver context Node >= 21 passes to JSON.parse revivers (proposal-json-parse-with-source). */
+interface ReviverContext {
+  source?: string;
+}
+
+function parseJsonImport(text: string): { rows: LocatedItem[]; problems: RowProblem[] } {
+  const rows: LocatedItem[] = [];
+  const problems: RowProblem[] = [];
+  let whole: unknown;
+  try {
+    whole = JSON.parse(text);
+  } catch (error) {
+    return {
+      rows,
+      problems: [{ line: jsonErrorLine(error, text), message: `not valid JSON: ${(error as Error).message}` }],
+    };
+  }
+  if (!Array.isArray(whole)) {
+    return { rows, problems: [{ line: 1, message: 'expected a JSON array of {"petId","quantity","status"} objects' }] };
+  }
+  for (const element of splitTopLevelArray(text)) {
+    const errors: string[] = [];
+    const item = check(errors, () => parseJsonItem(element.text));
+    if (errors.length > 0) problems.push({ line: element.line, message: errors.join('; ') });
+    else rows.push({ line: element.line, item });
+  }
+  return { rows, problems };
+}
+
+/** Validates one array element, reading number literals from the source text so int64 ids keep every digit. */
+function parseJsonItem(text: string): InventoryItem {
+  const literals = new Map<object, Map<string, string>>();
+  const value: unknown = JSON.parse(
+    text,
+    function collectLiterals(this: unknown, key: string, member: unknown, context?: ReviverContext) {
+      if (this !== null && typeof this === 'object' && context?.source !== undefined) {
+        let members = literals.get(this);
+        if (!members) {
+          members = new Map();
+          literals.set(this, members);
+        }
+        members.set(key, context.source);
+      }
+      return member;
+    },
+  );
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`expected an object {"petId","quantity","status"}, got ${describeJson(value)}`);
+  const record = value as Record<string, unknown>;
+  const sources = literals.get(value) ?? new Map<string, string>();
+  const errors: string[] = [];
+  const unknown = Object.keys(record).filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    errors.push(`unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}`);
+  if (countTopLevelMembers(text) !== Object.keys(record).length) errors.push('a member is repeated');
+  const petId = check(errors, () => {
+    if (!('petId' in record)) throw new Error('petId is missing');
+    if (typeof record.petId !== 'number')
+      throw new Error(`petId must be a JSON integer, got ${describeJson(record.petId)}`);
+    return parsePetId(sources.get('petId'));
+  });
+  const quantity = check(errors, () => {
+    if (!('quantity' in record)) throw new Error(`quantity is missing; ${QUANTITY_RULE}`);
+    if (typeof record.quantity !== 'number') throw new Error(`${QUANTITY_RULE}, got ${describeJson(record.quantity)}`);
+    return parseQuantityText(sources.get('quantity') ?? '');
+  });
+  const status = check(errors, () => {
+    if (!('status' in record)) throw new Error(`status is missing; ${STATUS_RULE}`);
+    return parseStatus(record.status);
+  });
+  if (errors.length > 0) throw new Error(errors.join('; '));
+  return { petId, quantity, status } as InventoryItem;
+}
+
+/** A quantity written as an integer literal (no sign, fraction, exponent or leading zero) within range. */
+export function parseQuantityText(text: string): number {
+  if (!INTEGER_LITERAL.test(text)) throw new Error(`${QUANTITY_RULE}; got ${JSON.stringify(text)}`);
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_QUANTITY)
+    throw new Error(`${QUANTITY_RULE}; got ${text}`);
+  return value;
+}
+
+function parseStatus(value: unknown): InventoryItem['status'] {
+  if (!isPetStatus(value)) throw new Error(`${STATUS_RULE}; got ${describeJson(value)}`);
+  return value;
+}
+
+/** Runs one check, collecting its message instead of stopping at the first problem of a row. */
+function check<T>(errors: string[], parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    errors.push((error as Error).message.replace(/\.$/, ''));
+    return undefined as T;
+  }
+}
+
+function describeJson(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return JSON.stringify(value);
+}
+
+function findDuplicates(rows: readonly LocatedItem[]): RowProblem[] {
+  const firstLine = new Map<string, number>();
+  const problems: RowProblem[] = [];
+  for (const row of rows) {
+    const earlier = firstLine.get(row.item.petId);
+    if (earlier === undefined) firstLine.set(row.item.petId, row.line);
+    else problems.push({ line: row.line, message: `petId ${row.item.petId} is already on line ${earlier}` });
+  }
+  return problems;
+}
+
+/**
+ * The elements of a top-level JSON array (the text is known to be valid JSON), each with the line it starts on.
+ * Line breaks can only be whitespace outside strings, so counting them while scanning is exact.
+ */
+function splitTopLevelArray(text: string): { line: number; text: string }[] {
+  const elements: { line: number; text: string }[] = [];
+  let depth = 0;
+  let line = 1;
+  let inString = false;
+  let start = -1;
+  let startLine = 1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) {
+      line++;
+      continue;
+    }
+    if (ch === ' ' || ch === '\t' || ch === '\r') continue;
+    if (depth === 1 && start === -1 && ch !== ',' && ch !== ']') {
+      start = i;
+      startLine = line;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    if (depth === 1 && ch === ',') {
+      elements.push({ line: startLine, text: text.slice(start, i) });
+      start = -1;
+    } else if (depth === 0 && ch === ']' && start !== -1) {
+      elements.push({ line: startLine, text: text.slice(start, i) });
+      start = -1;
+    }
+  }
+  return elements;
+}
+
+/** Counts the members of the top-level object in `text` (valid JSON): JSON.parse folds repeated ones into one. */
+function countTopLevelMembers(text: string): number {
+  let depth = 0;
+  let members = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    else if (ch === ':' && depth === 1) members++;
+  }
+  return members;
+}
+
+/** The line of a JSON.parse error, from the position V8 puts in its message. */
+function jsonErrorLine(error: unknown, text: string): number {
+  const position = /position (\d+)/.exec((error as Error).message ?? '');
+  if (!position) return 1;
+  const before = text.slice(0, Number(position[1]));
+  return before.split(/\r\n|\r|\n/).length;
+}

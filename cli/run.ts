@@ -1,0 +1,174 @@
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { type CommandContext, writeLine } from './commands/context';
+import { exportInventory, importInventory } from './commands/inventory';
+import { createKey, listKeys, revokeKey } from './commands/keys';
+import { CliError, EXIT, firstLine, UsageError } from './errors';
+import type { CliIo } from './io';
+import { resolveTarget, type StackOutputsReader, type Target } from './target';
+
+interface CommandSpec {
+  usage: string;
+  summary: string;
+  options: ParseArgsOptionsConfig;
+  /** Names of the positional arguments after the command words. */
+  positionals: readonly string[];
+  action: (context: CommandContext) => Promise<void>;
+}
+
+const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
+  stage: { type: 'string' },
+  endpoint: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const COMMANDS: Record<string, CommandSpec> = {
+  'keys create': {
+    usage: 'keys create --name NAME',
+    summary: 'issue an API key; prints the key alone on the last line of stdout',
+    options: { name: { type: 'string' } },
+    positionals: [],
+    action: createKey,
+  },
+  'keys list': {
+    usage: 'keys list [--format text|json]',
+    summary: 'id, name, created, revoked of every key (never the key)',
+    options: { format: { type: 'string' } },
+    positionals: [],
+    action: listKeys,
+  },
+  'keys revoke': {
+    usage: 'keys revoke ID',
+    summary: 'refuse a key from now on (after the authorizer cache TTL)',
+    options: {},
+    positionals: ['ID'],
+    action: revokeKey,
+  },
+  'inventory import': {
+    usage: 'inventory import FILE [--format csv|json] [--dry-run] [--concurrency N]',
+    summary: 'validate every row, then write them all (re-runnable)',
+    options: { format: { type: 'string' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' } },
+    positionals: ['FILE'],
+    action: importInventory,
+  },
+  'inventory export': {
+    usage: 'inventory export [--format json|csv]',
+    summary: 'every entry to stdout, ordered by petId',
+    options: { format: { type: 'string' } },
+    positionals: [],
+    action: exportInventory,
+  },
+};
+
+/** The help text of `npm run cli -- help`. */
+export function usageText(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((command) => command.usage.length));
+  return [
+    'Usage: npm run cli -- <command> [options]',
+    '',
+    'Commands:',
+    ...Object.values(COMMANDS).map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`),
+    '',
+    'Where it acts (every command):',
+    '  (default)                   the DynamoDB Local of `npm start`: http://127.0.0.1:$DYNAMODB_PORT (8000)',
+    '  --endpoint URL              another DynamoDB endpoint (tables: INVENTORY_TABLE_NAME, API_KEYS_TABLE_NAME)',
+    '  --stage staging|production  the deployed stack, with your AWS credentials and region',
+    '',
+    'Exit codes: 0 done, 1 failed, 2 usage. See docs/cli.md.',
+    '',
+  ].join('\n');
+}
+
+/** Test seams: where stack outputs come from (there is no AWS in tests). */
+export interface RunDependencies {
+  readStackOutputs?: StackOutputsReader;
+}
+
+/**
+ * Runs one CLI invocation and returns its exit code: 0 done, 1 failed, 2 usage. Never throws: every error becomes
+ * one line on stderr.
+ */
+export async function run(argv: readonly string[], io: CliIo, dependencies: RunDependencies = {}): Promise<number> {
+  let target: Target | undefined;
+  try {
+    const allOptions: ParseArgsOptionsConfig = { ...GLOBAL_OPTIONS };
+    for (const command of Object.values(COMMANDS)) Object.assign(allOptions, command.options);
+    let parsed: ReturnType<typeof parseArgs<{ options: ParseArgsOptionsConfig; allowPositionals: true; strict: true }>>;
+    try {
+      parsed = parseArgs({ args: [...argv], options: allOptions, allowPositionals: true, strict: true });
+    } catch (error) {
+      throw new UsageError(firstLine((error as Error).message).replace(/\. To specify a positional.*$/, ''));
+    }
+    const { values, positionals } = parsed;
+    if (positionals[0] === 'help' || (positionals.length === 0 && values.help === true)) {
+      io.stdout.write(usageText());
+      return EXIT.ok;
+    }
+    if (positionals.length === 0) throw new UsageError('no command given');
+    const name = positionals.slice(0, 2).join(' ');
+    const command = COMMANDS[name];
+    if (!command) {
+      const group = positionals[0] as string;
+      const subcommands = Object.keys(COMMANDS)
+        .filter((known) => known.startsWith(`${group} `))
+        .map((known) => known.slice(group.length + 1));
+      if (subcommands.length === 0) throw new UsageError(`unknown command "${group}"`);
+      throw new UsageError(
+        positionals.length === 1
+          ? `${group} needs a subcommand: ${subcommands.join(', ')}`
+          : `unknown command "${name}"; ${group} has ${subcommands.join(', ')}`,
+      );
+    }
+    if (values.help === true) {
+      writeLine(io.stdout, `Usage: npm run cli -- ${command.usage} [--stage staging|production | --endpoint URL]`);
+      writeLine(io.stdout, `  ${command.summary}`);
+      return EXIT.ok;
+    }
+    const allowed = new Set([...Object.keys(GLOBAL_OPTIONS), ...Object.keys(command.options)]);
+    const foreign = Object.keys(values).filter((option) => !allowed.has(option));
+    if (foreign.length > 0) throw new UsageError(`${name} does not take --${foreign[0]}`);
+    const args = positionals.slice(2);
+    if (args.length > command.positionals.length)
+      throw new UsageError(
+        `${name} takes ${describeArity(command.positionals)}; got extra "${args[command.positionals.length]}"`,
+      );
+    if (args.length < command.positionals.length)
+      throw new UsageError(`${name} needs ${command.positionals.join(' ')} (usage: ${command.usage})`);
+
+    const targetOptions = {
+      ...(typeof values.stage === 'string' ? { stage: values.stage } : {}),
+      ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
+    };
+    // Validate the target options before a command spends time on its input.
+    if (targetOptions.stage !== undefined && targetOptions.endpoint !== undefined)
+      throw new UsageError('--stage and --endpoint cannot be used together');
+    await command.action({
+      io,
+      options: values as CommandContext['options'],
+      positionals: args,
+      target: async () => {
+        target ??= await resolveTarget(targetOptions, io.env, dependencies.readStackOutputs);
+        return target;
+      },
+    });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      writeLine(io.stderr, `error: ${error.message} (run "npm run cli -- help" for usage)`);
+      return EXIT.usage;
+    }
+    const message = error instanceof CliError ? error.message : unexpected(error);
+    writeLine(io.stderr, `error: ${firstLine(message)}`);
+    return EXIT.failed;
+  } finally {
+    target?.close();
+  }
+}
+
+function describeArity(names: readonly string[]): string {
+  return names.length === 0 ? 'no arguments' : names.join(' ');
+}
+
+function unexpected(error: unknown): string {
+  if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message || 'failed'}`;
+  return String(error);
+}

@@ -1,0 +1,215 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { isStorageUnavailable } from '../functions/store/dynamo-client';
+import { useLocalCredentials } from '../infra/local/dynamodb-local';
+import { LOCAL_TABLE_NAMES, type TableNames } from '../infra/local/tables';
+import { ENV, STACK_OUTPUTS, stackName } from '../infra/shared-names';
+import { CliError, UsageError } from './errors';
+
+/** The deployed stages `--stage` accepts. */
+export const STAGES = ['staging', 'production'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** Where a command acts: a DynamoDB endpoint and the two table names. */
+export interface Target {
+  client: DynamoDBClient;
+  tables: TableNames;
+  /** For messages: "local DynamoDB at http://127.0.0.1:8000" or "stage staging (PetStoreInventory-staging, eu-west-1)". */
+  description: string;
+  /** The stage, when the tables come from a deployed stack. */
+  stage?: Stage;
+  /** The stage's authorizer cache TTL (stack output), when known. */
+  authorizerCacheTtlSeconds?: number;
+  close(): void;
+}
+
+/** Options that choose the target. */
+export interface TargetOptions {
+  stage?: string;
+  endpoint?: string;
+}
+
+/** Reads a stack's outputs; injected in tests (there is no AWS here). */
+export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
+
+/**
+ * Resolves where a command acts.
+ *
+ * - Default: the DynamoDB Local of `npm start`, `http://127.0.0.1:${DYNAMODB_PORT:-8000}`, or `--endpoint URL`;
+ *   tables `INVENTORY_TABLE_NAME` / `API_KEYS_TABLE_NAME` or the names `npm start` uses. Fake credentials are used
+ *   only when none are set in the environment.
+ * - `--stage`: table names from the deployed stack's outputs, with the operator's own credentials and region.
+ *
+ * @throws UsageError for contradictory or malformed options, CliError when a stage cannot be resolved.
+ */
+export async function resolveTarget(
+  options: TargetOptions,
+  env: Record<string, string | undefined>,
+  readStackOutputs: StackOutputsReader = describeStackOutputs,
+): Promise<Target> {
+  if (options.stage !== undefined) {
+    if (options.endpoint !== undefined) throw new UsageError('--stage and --endpoint cannot be used together');
+    if (!(STAGES as readonly string[]).includes(options.stage))
+      throw new UsageError(`--stage must be one of ${STAGES.join(', ')}; got "${options.stage}"`);
+    return resolveStage(options.stage as Stage, env, readStackOutputs);
+  }
+  return resolveLocal(options.endpoint, env);
+}
+
+function resolveLocal(endpointOption: string | undefined, env: Record<string, string | undefined>): Target {
+  const endpoint = endpointOption ?? `http://127.0.0.1:${localPort(env)}`;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new UsageError(`--endpoint must be a URL such as http://127.0.0.1:8000; got "${endpoint}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--endpoint must be an http or https URL; got "${endpoint}"`);
+  const credentialsEnv: NodeJS.ProcessEnv = {
+    AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID,
+    AWS_SECRET_ACCESS_KEY: env.AWS_ACCESS_KEY_ID ? env.AWS_SECRET_ACCESS_KEY : undefined,
+    AWS_REGION: env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined,
+  };
+  useLocalCredentials(credentialsEnv);
+  const client = new DynamoDBClient({
+    endpoint,
+    region: credentialsEnv.AWS_REGION as string,
+    credentials: {
+      accessKeyId: credentialsEnv.AWS_ACCESS_KEY_ID as string,
+      secretAccessKey: credentialsEnv.AWS_SECRET_ACCESS_KEY as string,
+    },
+    requestHandler: { connectionTimeout: 2000, requestTimeout: 10_000 },
+  });
+  const tables = {
+    inventory: env[ENV.inventoryTable] || LOCAL_TABLE_NAMES.inventory,
+    apiKeys: env[ENV.apiKeysTable] || LOCAL_TABLE_NAMES.apiKeys,
+  };
+  return {
+    client,
+    tables,
+    description: `${endpointOption === undefined ? 'local DynamoDB' : 'DynamoDB'} at ${endpoint}`,
+    close: () => client.destroy(),
+  };
+}
+
+function localPort(env: Record<string, string | undefined>): number {
+  const raw = env.DYNAMODB_PORT;
+  if (raw === undefined || raw === '') return 8000;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new UsageError(`DYNAMODB_PORT must be a port number from 1 to 65535; got "${raw}"`);
+  return port;
+}
+
+async function resolveStage(
+  stage: Stage,
+  env: Record<string, string | undefined>,
+  readStackOutputs: StackOutputsReader,
+): Promise<Target> {
+  // The SDK would silently send a deployed stage's writes to this endpoint instead.
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL']) {
+    if (env[name]) throw new CliError(`${name} is set (${env[name]}); unset it to act on the deployed ${stage} stage`);
+  }
+  const stack = stackName(stage);
+  const { region, outputs } = await readStackOutputs(stack);
+  const required = [STACK_OUTPUTS.inventoryTable, STACK_OUTPUTS.apiKeysTable];
+  const missing = required.filter((name) => !outputs[name]);
+  if (missing.length > 0)
+    throw new CliError(
+      `Stack ${stack} in ${region} has no output ${missing.join(', ')}: redeploy it with this version`,
+    );
+  const ttlRaw = outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds];
+  const ttl = ttlRaw !== undefined && /^[0-9]+$/.test(ttlRaw) ? Number(ttlRaw) : undefined;
+  const client = new DynamoDBClient({ region });
+  return {
+    client,
+    tables: {
+      inventory: outputs[STACK_OUTPUTS.inventoryTable] as string,
+      apiKeys: outputs[STACK_OUTPUTS.apiKeysTable] as string,
+    },
+    description: `stage ${stage} (stack ${stack}, ${region})`,
+    stage,
+    ...(ttl !== undefined ? { authorizerCacheTtlSeconds: ttl } : {}),
+    close: () => client.destroy(),
+  };
+}
+
+/** Reads a stack's outputs with CloudFormation DescribeStacks, turning each way it can fail into one line. */
+export async function describeStackOutputs(
+  stack: string,
+): Promise<{ region: string; outputs: Record<string, string> }> {
+  const cloudFormation = new CloudFormationClient({});
+  try {
+    let region: string;
+    try {
+      region = await cloudFormation.config.region();
+    } catch {
+      throw new CliError('No AWS region configured: set AWS_REGION (or a profile with a region) to use --stage');
+    }
+    try {
+      const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
+      const outputs: Record<string, string> = {};
+      for (const output of result.Stacks?.[0]?.Outputs ?? []) {
+        if (output.OutputKey && output.OutputValue !== undefined) outputs[output.OutputKey] = output.OutputValue;
+      }
+      return { region, outputs };
+    } catch (error) {
+      throw stackError(error, stack, region);
+    }
+  } finally {
+    cloudFormation.destroy();
+  }
+}
+
+function stackError(error: unknown, stack: string, region: string): CliError {
+  const name = (error as Error)?.name ?? '';
+  const message = (error as Error)?.message ?? String(error);
+  if (name === 'CredentialsProviderError' || /could not load credentials/i.test(message))
+    return new CliError(
+      'No AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use --stage',
+      { cause: error },
+    );
+  if (/does not exist/i.test(message))
+    return new CliError(`Stack ${stack} does not exist in ${region}: deploy it first, or check AWS_REGION`, {
+      cause: error,
+    });
+  if (
+    /ExpiredToken|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient|AccessDenied/i.test(
+      `${name} ${message}`,
+    )
+  )
+    return new CliError(`AWS refused the credentials for ${stack} in ${region}: ${message.split('\n')[0]}`, {
+      cause: error,
+    });
+  return new CliError(`Could not read stack ${stack} in ${region}: ${message.split('\n')[0]}`, { cause: error });
+}
+
+/**
+ * Checks that a table exists before a command reads or writes it, so a wrong endpoint, stage or table name is one
+ * clear line rather than an SDK error halfway through.
+ */
+export async function requireTable(target: Target, tableName: string): Promise<void> {
+  try {
+    await target.client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    throw storageError(error, target, tableName);
+  }
+}
+
+/** Turns a DynamoDB error into the one line an operator needs. */
+export function storageError(error: unknown, target: Target, tableName: string): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof ResourceNotFoundException) {
+    const hint = target.stage
+      ? 'the stack outputs name a table that is gone'
+      : 'run `npm start` once to create it, or set INVENTORY_TABLE_NAME / API_KEYS_TABLE_NAME';
+    return new CliError(`Table ${tableName} does not exist in ${target.description}: ${hint}`, { cause: error });
+  }
+  const message = (error as Error)?.message || (error as Error)?.name || String(error);
+  if (isStorageUnavailable(error) || (error as { code?: string })?.code === 'ECONNREFUSED') {
+    const hint = target.stage ? '' : ': is `npm start` running? (or pass --endpoint / set DYNAMODB_PORT)';
+    return new CliError(`Cannot reach ${target.description} (${message.split('\n')[0]})${hint}`, { cause: error });
+  }
+  return new CliError(`${target.description}, table ${tableName}: ${message.split('\n')[0]}`, { cause: error });
+}
