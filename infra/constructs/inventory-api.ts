@@ -1,0 +1,313 @@
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  BasePathMapping,
+  DomainName,
+  EndpointType,
+  IdentitySource,
+  type IResource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseType,
+  RestApi,
+  SecurityPolicy,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
+import { Construct } from 'constructs';
+import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
+import { ERROR_CODES, type ErrorCode } from '../../functions/http/error-codes';
+import { COMMON_HEADERS } from '../../functions/http/responses';
+import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
+import { GATEWAY_RESPONSES, gatewayResponse } from '../gateway-responses';
+import type { CustomDomainConfig } from '../stage-config';
+
+/** Properties of an {@link InventoryApi}. */
+export interface InventoryApiProps {
+  /** The function of each route, by operationId; every ROUTES entry must have one. */
+  routeFunctions: ReadonlyMap<string, IFunction>;
+  /** The TOKEN authorizer's function. */
+  authorizerFunction: IFunction;
+  /** Seconds API Gateway caches an authorizer decision per token. */
+  authorizerCacheTtlSeconds: number;
+  throttling: { rateLimit: number; burstLimit: number };
+  accessLogRetention: RetentionDays;
+  accessLogRemovalPolicy: RemovalPolicy;
+  /** Browser origins allowed by CORS. @default none */
+  corsOrigins?: readonly string[];
+  /** @default none */
+  customDomain?: CustomDomainConfig;
+}
+
+/** The access log line: one JSON object per request, with what is needed to explain a failure (never the key). */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
+  requestTime: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  httpMethod: '$context.httpMethod',
+  resourcePath: '$context.resourcePath',
+  path: '$context.path',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integration.status',
+  integrationLatency: '$context.integration.latency',
+  integrationError: '$context.integration.error',
+  principalId: '$context.authorizer.principalId',
+  authorizerStatus: '$context.authorizer.status',
+  authorizerLatency: '$context.authorizer.latency',
+  authorizerError: '$context.authorizer.error',
+  errorResponseType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+  xrayTraceId: '$context.xrayTraceId',
+};
+
+/** A static header value in API Gateway mapping syntax. */
+function literal(value: string): string {
+  return `'${value}'`;
+}
+
+/** The Error body as a mapping template: `{requestId}` becomes the request id. */
+export function errorTemplate(code: ErrorCode, message: string): string {
+  return JSON.stringify({ code, message, status: ERROR_CODES[code] }).replaceAll('{requestId}', '$context.requestId');
+}
+
+/**
+ * The REST API of one stage: its deployment stage is `v1`, its routes come from ROUTES, and every method, including
+ * the 404 catch-all and the 405 answers, is behind the TOKEN authorizer, as the local gateway behaves.
+ */
+export class InventoryApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizer: TokenAuthorizer;
+  readonly accessLogs: LogGroup;
+  /** The base URL clients use, ending in `/v1`. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: InventoryApiProps) {
+    super(scope, id);
+    const corsOrigins = props.corsOrigins ?? [];
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention,
+      removalPolicy: props.accessLogRemovalPolicy,
+    });
+
+    this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
+      handler: props.authorizerFunction,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: BEARER_VALIDATION_REGEX,
+      resultsCacheTtl: Duration.seconds(props.authorizerCacheTtlSeconds),
+    });
+
+    this.api = new RestApi(this, 'Api', {
+      // Distinct per stack: API Gateway metrics are keyed by ApiName and stage, and both stages' stage is `v1`.
+      restApiName: Stack.of(this).stackName,
+      description: 'Pet store inventory: stock levels of the pets in the store (spec version 1.0.0)',
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        throttlingRateLimit: props.throttling.rateLimit,
+        throttlingBurstLimit: props.throttling.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        tracingEnabled: true,
+        metricsEnabled: true,
+        // Execution logs need the account-wide API Gateway CloudWatch role; see the AwsSolutions-APIG6 reason.
+        loggingLevel: MethodLoggingLevel.OFF,
+      },
+      defaultMethodOptions: { authorizer: this.authorizer },
+      ...(corsOrigins.length > 0
+        ? {
+            defaultCorsPreflightOptions: {
+              allowOrigins: [...corsOrigins],
+              allowMethods: [...new Set(ROUTES.map((route) => route.method)), 'OPTIONS'],
+              allowHeaders: ['Authorization', 'Content-Type'],
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
+    });
+
+    for (const route of ROUTES) {
+      const fn = props.routeFunctions.get(route.operationId);
+      if (!fn) throw new Error(`No function for route ${route.operationId}`);
+      this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), {
+          operationName: route.operationId,
+        });
+    }
+    this.addFallbackMethods();
+    this.addGatewayResponses(corsOrigins);
+    this.acknowledgeNagFindings();
+
+    const stageUrl = this.api.urlForPath('/').replace(/\/$/, '');
+    this.url = props.customDomain ? this.addCustomDomain(props.customDomain) : stageUrl;
+  }
+
+  /**
+   * Unknown paths answer 404 and known paths with another method 405 (with `Allow`), after the authorizer, the way
+   * the local gateway answers: an ANY method on every resource without routes and on `{proxy+}` (404), and an ANY
+   * method beside the routes of each route resource (405).
+   */
+  private addFallbackMethods(): void {
+    const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    const routePaths = new Set(ROUTES.map((route) => route.path));
+    const resourcePaths = new Set<string>(['/']);
+    for (const path of routePaths) {
+      const segments = path.split('/').filter(Boolean);
+      for (let i = 1; i <= segments.length; i++) resourcePaths.add(`/${segments.slice(0, i).join('/')}`);
+    }
+    for (const path of resourcePaths) {
+      const resource = this.api.root.resourceForPath(path);
+      if (routePaths.has(path)) {
+        const allow = allowedMethods(path).join(', ');
+        addMockMethod(
+          resource,
+          405,
+          errorTemplate('METHOD_NOT_ALLOWED', `{method} is not allowed on ${path}; allowed: ${allow}.`),
+          {
+            Allow: allow,
+          },
+        );
+      } else {
+        addMockMethod(resource, notFound.status, errorTemplate(notFound.code, notFound.message));
+      }
+    }
+    addMockMethod(
+      this.api.root.addResource('{proxy+}'),
+      notFound.status,
+      errorTemplate(notFound.code, notFound.message),
+    );
+  }
+
+  /** cdk-nag AwsSolutions findings this API accepts, each with the reason a reviewer needs. */
+  private acknowledgeNagFindings(): void {
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'The spec authenticates machine clients with API keys sent as Authorization: Bearer <key>; there are no end ' +
+        'users for a Cognito user pool. Every method, including the 404/405 mocks, uses the TOKEN Lambda authorizer, ' +
+        'which looks the SHA-256 of the key up in the keys table.',
+    });
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Request validation lives in the handlers, which answer with the spec Error body and the documented codes ' +
+        '(VALIDATION_FAILED, MALFORMED_JSON) in a checked order; the one request body (InventoryUpdate) is experimental, ' +
+        'so its schema is kept in one place instead of also in an API Gateway model.',
+    });
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG6',
+      reason:
+        'Every request is in the JSON access log, including authorizer and integration errors and the response type ' +
+        'of gateway errors; functions log through Powertools. Execution logging would need the account-wide API ' +
+        'Gateway CloudWatch role (AWS::ApiGateway::Account), a singleton two stages in one account would overwrite.',
+    });
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'No WAF web ACL for now: every method needs a valid API key (malformed headers are refused by the ' +
+        'validationRegex before the authorizer runs) and the stage is throttled. Add a web ACL when the API is ' +
+        'opened to browsers or abuse is seen.',
+    });
+  }
+
+  /** API Gateway's own answers in the Error body, with the same headers as every other response. */
+  private addGatewayResponses(corsOrigins: readonly string[]): void {
+    // A gateway response cannot echo one of several origins, so only a single allowed origin is sent here.
+    const corsHeaders: Record<string, string> =
+      corsOrigins.length === 1 ? { 'Access-Control-Allow-Origin': corsOrigins[0] as string } : {};
+    for (const spec of GATEWAY_RESPONSES) {
+      const { status } = gatewayResponse(spec.type);
+      const headers = { ...COMMON_HEADERS, ...corsHeaders, ...spec.headers };
+      this.api.addGatewayResponse(toConstructId(spec.type), {
+        type: ResponseType.of(spec.type),
+        statusCode: String(status),
+        responseHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, literal(value)])),
+        templates: { 'application/json': errorTemplate(spec.code, spec.message) },
+      });
+    }
+  }
+
+  private addCustomDomain(domain: CustomDomainConfig): string {
+    const domainName = new DomainName(this, 'DomainName', {
+      domainName: domain.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    new BasePathMapping(this, 'BasePathMapping', {
+      domainName,
+      restApi: this.api,
+      stage: this.api.deploymentStage,
+      basePath: API_STAGE_NAME,
+    });
+    if (domain.hostedZone) {
+      new ARecord(this, 'AliasRecord', {
+        zone: HostedZone.fromHostedZoneAttributes(this, 'HostedZone', domain.hostedZone),
+        recordName: domain.domainName,
+        target: RecordTarget.fromAlias(new ApiGatewayDomain(domainName)),
+      });
+    }
+    return `https://${domain.domainName}/${API_STAGE_NAME}`;
+  }
+}
+
+/** An authorized ANY method answering `status` with an Error body from a MOCK integration. */
+function addMockMethod(
+  resource: IResource,
+  status: number,
+  template: string,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const headers = { ...COMMON_HEADERS, ...extraHeaders };
+  const statusCode = String(status);
+  resource.addMethod(
+    'ANY',
+    new MockIntegration({
+      // The only integration response has no selection pattern, so it answers whatever the mock returns.
+      requestTemplates: { 'application/json': '{"statusCode": 200}' },
+      passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+      integrationResponses: [
+        {
+          statusCode,
+          responseParameters: Object.fromEntries(
+            Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
+          ),
+          responseTemplates: { 'application/json': template.replaceAll('{method}', '$context.httpMethod') },
+        },
+      ],
+    }),
+    {
+      methodResponses: [
+        {
+          statusCode,
+          responseParameters: Object.fromEntries(
+            Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
+          ),
+        },
+      ],
+    },
+  );
+}
+
+/** `BAD_REQUEST_BODY` -> `BadRequestBody`. */
+function toConstructId(type: string): string {
+  return type
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}

@@ -1,0 +1,91 @@
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
+
+/** Memory of every function until the benchmark (issue 5) measures a better value. */
+export const DEFAULT_MEMORY_MB = 256;
+/** Timeout of every function until the benchmark (issue 5) measures a better value. */
+export const DEFAULT_TIMEOUT = Duration.seconds(10);
+
+/** Properties of an {@link InventoryFunction}. */
+export interface InventoryFunctionProps {
+  /** The module under `functions/handlers/` that exports `handler`. */
+  handler: string;
+  /** Human-readable purpose, shown in the console. */
+  description: string;
+  /** Environment variables besides the shared ones. @default none */
+  environment?: Record<string, string>;
+  /** Retention of the function's log group. */
+  logRetention: RetentionDays;
+  /** What happens to the log group when the stack is deleted. */
+  logRemovalPolicy: RemovalPolicy;
+  /** Powertools log level. @default 'INFO' */
+  logLevel?: string;
+  /** @default {@link DEFAULT_MEMORY_MB} */
+  memorySize?: number;
+  /** @default {@link DEFAULT_TIMEOUT} */
+  timeout?: Duration;
+}
+
+/** Powertools service name, as in functions/http/logger.ts. */
+export const POWERTOOLS_SERVICE_NAME = 'pet-store-inventory';
+
+/**
+ * A handler from `functions/handlers/`, with this service's defaults fixed once: Node 24 on arm64, bundled by
+ * {@link BUNDLING}, X-Ray active tracing, its own log group with retention, and its own role that may write only
+ * to that log group (and X-Ray). Table access is granted per function by the stack, nothing else.
+ *
+ * The log group and role are created beside the function (`<id>LogGroup`, `<id>Role`) so the function can be
+ * built with them.
+ */
+export class InventoryFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: InventoryFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole, whose logs permissions cover every log group.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${props.handler} function`,
+    });
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+
+    super(scope, id, {
+      entry: handlerEntry(props.handler),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
+      timeout: props.timeout ?? DEFAULT_TIMEOUT,
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      role,
+      bundling: BUNDLING,
+      environment: {
+        ...BUNDLED_FUNCTION_ENVIRONMENT,
+        POWERTOOLS_SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        ...props.environment,
+      },
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'The only wildcard is X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords, added by active tracing): ' +
+        'these actions have no resource-level permissions. Logs and DynamoDB grants name their resources.',
+    });
+  }
+}

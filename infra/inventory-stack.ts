@@ -1,0 +1,148 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/routes';
+import { InventoryApi } from './constructs/inventory-api';
+import { InventoryFunction } from './constructs/inventory-function';
+import { Monitoring } from './constructs/monitoring';
+import { API_KEYS_TABLE_KEY, ENV, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
+import type { StageConfig } from './stage-config';
+
+/** Properties of an {@link InventoryStack}. */
+export interface InventoryStackProps extends Omit<StackProps, 'env'> {
+  config: StageConfig;
+}
+
+/** The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls. */
+export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly string[]>> = {
+  'inventory:read': ['dynamodb:Scan'],
+  'inventory:write': ['dynamodb:UpdateItem'],
+};
+
+/** The authorizer looks a key up by its hash, nothing else. */
+export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
+
+/**
+ * One stage of the pet store inventory service: two tables, one function per route plus the authorizer, the REST
+ * API with its `v1` stage, and the alarms and dashboard watching them.
+ *
+ * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`) must never change: a new ID is a new table.
+ */
+export class InventoryStack extends Stack {
+  readonly config: StageConfig;
+  readonly inventoryTable: Table;
+  readonly apiKeysTable: Table;
+  /** Functions by operationId, plus `authorizer`. */
+  readonly functions = new Map<string, InventoryFunction>();
+  readonly api: InventoryApi;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: InventoryStackProps) {
+    const { config } = props;
+    super(scope, id, {
+      ...props,
+      env: config.env,
+      description: `Pet store inventory API (${config.stage})`,
+      terminationProtection: config.stateful.deletionProtection,
+    });
+    this.config = config;
+
+    const tableDefaults = {
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: config.stateful.deletionProtection,
+      removalPolicy: config.stateful.removalPolicy,
+    };
+    this.inventoryTable = new Table(this, 'InventoryTable', {
+      ...tableDefaults,
+      partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
+    });
+    this.apiKeysTable = new Table(this, 'ApiKeysTable', {
+      ...tableDefaults,
+      partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
+    });
+
+    const functionDefaults = {
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.stateful.removalPolicy,
+      logLevel: config.logLevel,
+    };
+    const routeFunctions = new Map<string, IFunction>();
+    for (const route of ROUTES) {
+      const environment: Record<string, string> = {};
+      if (route.access.length > 0) environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+      if (route.deprecated) {
+        environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
+        if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;
+      }
+      const fn = new InventoryFunction(this, functionId(route.operationId), {
+        ...functionDefaults,
+        handler: route.handler,
+        description: `${route.method} ${route.path} (${route.operationId})`,
+        environment,
+      });
+      for (const access of route.access) this.inventoryTable.grant(fn, ...TABLE_ACTIONS[access]);
+      this.functions.set(route.operationId, fn);
+      routeFunctions.set(route.operationId, fn);
+    }
+
+    const authorizer = new InventoryFunction(this, 'AuthorizerFunction', {
+      ...functionDefaults,
+      handler: AUTHORIZER_HANDLER,
+      description: 'TOKEN authorizer: checks the bearer API key against the keys table',
+      environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName },
+    });
+    this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
+    this.functions.set(AUTHORIZER_HANDLER, authorizer);
+
+    this.api = new InventoryApi(this, 'InventoryApi', {
+      routeFunctions,
+      authorizerFunction: authorizer,
+      authorizerCacheTtlSeconds: config.authorizerCacheTtlSeconds,
+      throttling: config.throttling,
+      accessLogRetention: config.logRetention,
+      accessLogRemovalPolicy: config.stateful.removalPolicy,
+      corsOrigins: config.corsOrigins,
+      ...(config.customDomain ? { customDomain: config.customDomain } : {}),
+    });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: this.api.api.deploymentStage,
+      functions: this.functions,
+      tables: new Map([
+        ['inventory', this.inventoryTable],
+        ['apiKeys', this.apiKeysTable],
+      ]),
+      alarms: config.alarms,
+      keyRemovalPolicy: config.stateful.removalPolicy,
+    });
+
+    new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
+      value: this.api.url,
+      description: 'Base URL of the API (ends in /v1)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.inventoryTable, {
+      value: this.inventoryTable.tableName,
+      description: 'Inventory table (petId -> quantity, status)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.apiKeysTable, {
+      value: this.apiKeysTable.tableName,
+      description: 'API keys table (SHA-256 of each key)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.authorizerCacheTtlSeconds, {
+      value: String(config.authorizerCacheTtlSeconds),
+      description: 'Seconds an authorizer decision is cached: how long a revoked key may keep working',
+    });
+  }
+}
+
+/** `listInventory` -> `ListInventoryFunction`. */
+export function functionId(operationId: string): string {
+  return `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Function`;
+}
+
+function attributeType(type: 'N' | 'S'): AttributeType {
+  return type === 'N' ? AttributeType.NUMBER : AttributeType.STRING;
+}
