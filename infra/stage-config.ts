@@ -89,7 +89,8 @@ const PETS_DEPRECATED_AT = '2026-01-01';
  * environment `PETSTORE_<STAGE>_ACCOUNT` / `PETSTORE_<STAGE>_REGION`; staging also falls back to the CLI's
  * credentials (`CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION`); production never guesses (pin it before deploying).
  * Without any of these, the account is {@link PLACEHOLDER_ACCOUNT} and the region {@link DEFAULT_REGION}.
- * The optional alarm e-mail, sunset date and custom domain read `<stage>:alarmEmail`, `<stage>:petsSunsetAt`,
+ * The optional alarm e-mail, sunset date, CORS origins (comma-separated) and custom domain read `<stage>:alarmEmail`,
+ * `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
  * `<stage>:domainName`, `<stage>:certificateArn`, `<stage>:hostedZoneId`, `<stage>:hostedZoneName` the same way.
  */
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
@@ -121,7 +122,10 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       ...(alarmEmail ? { email: alarmEmail } : {}),
     },
     pets: { deprecatedAt: PETS_DEPRECATED_AT, ...(sunsetAt ? { sunsetAt } : {}) },
-    corsOrigins: [],
+    corsOrigins: (get('corsOrigins') ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     ...(customDomain ? { customDomain } : {}),
     stateful: production
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }

@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { createInventoryApp, type InventoryApp } from '../../infra/constructs/inventory-app';
+import type { StageName } from '../../infra/stage-config';
+
+/** The feature flags and settings of cdk.json, so tests synthesize what `npm run synth` does. */
+function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  return cdkJson.context;
+}
+
+/** A synthesized app: the templates of both stages and the cdk-nag report. */
+export interface SynthesizedApp extends InventoryApp {
+  templates: Record<StageName, Template>;
+  /** The cloud assembly's validation report (cdk-nag findings that were not acknowledged). */
+  validationReport: { pluginReports: { pluginName: string; violations?: { ruleName: string }[] }[] };
+  /** Removes the temporary cloud assembly. */
+  dispose(): void;
+}
+
+/**
+ * Synthesizes both stages as `npm run synth` does, with cdk-nag, but without bundling the functions (the asset
+ * contents do not change the template) and with no AWS environment variables, as on a machine with no AWS config.
+ */
+export function synthesizeApp(extraContext: Record<string, unknown> = {}): SynthesizedApp {
+  const outdir = mkdtempSync(join(tmpdir(), 'petstore-infra-test-'));
+  const inventoryApp = createInventoryApp(
+    { outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...extraContext } },
+    {},
+  );
+  inventoryApp.app.synth();
+  return {
+    ...inventoryApp,
+    templates: {
+      staging: Template.fromStack(inventoryApp.stacks.staging),
+      production: Template.fromStack(inventoryApp.stacks.production),
+    },
+    validationReport: JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')),
+    dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+
+/** One API Gateway method of a template, with its full resource path. */
+export interface TemplateMethod {
+  logicalId: string;
+  path: string;
+  httpMethod: string;
+  authorizationType: string;
+  authorizerId: unknown;
+  integration: {
+    Type: string;
+    Uri?: unknown;
+    IntegrationResponses?: {
+      StatusCode: string;
+      SelectionPattern?: string;
+      ResponseParameters?: Record<string, string>;
+      ResponseTemplates?: Record<string, string>;
+    }[];
+  };
+}
+
+/** Every method of the template's REST API, with the path rebuilt from the resource tree. */
+export function templateMethods(template: Template): TemplateMethod[] {
+  const resources = template.toJSON().Resources as Resources;
+  const pathOf = (ref: unknown): string => {
+    const id = (ref as { Ref?: string }).Ref;
+    if (id === undefined) return ''; // the root resource (Fn::GetAtt RootResourceId)
+    const resource = resources[id];
+    const props = resource?.Properties as { ParentId: unknown; PathPart: string };
+    return `${pathOf(props.ParentId)}/${props.PathPart}`;
+  };
+  return Object.entries(resources)
+    .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Method')
+    .map(([logicalId, resource]) => {
+      const props = resource.Properties as Record<string, unknown>;
+      return {
+        logicalId,
+        path: pathOf(props.ResourceId) || '/',
+        httpMethod: props.HttpMethod as string,
+        authorizationType: props.AuthorizationType as string,
+        authorizerId: props.AuthorizerId,
+        integration: props.Integration as TemplateMethod['integration'],
+      };
+    });
+}
+
+/** Resources of one type, by logical ID. */
+export function resourcesOfType(template: Template, type: string): Record<string, Record<string, unknown>> {
+  const resources = template.toJSON().Resources as Resources;
+  return Object.fromEntries(
+    Object.entries(resources)
+      .filter(([, resource]) => resource.Type === type)
+      .map(([id, resource]) => [id, resource.Properties ?? {}]),
+  );
+}
+
+/** The logical ID of the only resource of `type` whose logical ID starts with `prefix`. */
+export function logicalIdStartingWith(template: Template, type: string, prefix: string): string {
+  const ids = Object.keys(resourcesOfType(template, type)).filter((id) => id.startsWith(prefix));
+  if (ids.length !== 1) throw new Error(`Expected one ${type} starting with ${prefix}, found ${ids.join(', ')}`);
+  return ids[0] as string;
+}
