@@ -85,8 +85,3 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: CsvPro
   }
   return { records, problems };
 }
-
-/** Quotes a field when it needs it (comma, quote, line break, surrounding space). */
-export function csvField(value: string): string {
-  return /[",\r\n]|^\s|\s$/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
