@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { intEnv } from '../../functions/config';
+import { createDocsHandler, DOCS_PATH } from './docs';
 import { registerLocalKey, seedDemoInventory, startLocalEnvironment } from './environment';
 import { startLocalGateway } from './gateway';
 
@@ -27,10 +28,12 @@ async function main(): Promise<void> {
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
     gateway = await startLocalGateway(intEnv('PORT', 3000), {
       authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', 300),
+      serveExtra: createDocsHandler(),
     });
     console.log(`DynamoDB Local: ${env.dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
     if (seeded > 0) console.log(`Seeded ${seeded} demo inventory entries.`);
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
+    console.log(`API docs: ${new URL(gateway.url).origin}${DOCS_PATH}`);
     console.log(`Try: curl -H "Authorization: Bearer ${key}" ${gateway.url}/inventory`);
     console.log(`Pet Store Inventory API ready on ${gateway.url} in ${Date.now() - started} ms (Ctrl-C to stop)`);
   } catch (error) {

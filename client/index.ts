@@ -1,0 +1,139 @@
+/**
+ * The typed client of the Pet Store Inventory API: openapi-fetch over the types openapi-typescript generates from
+ * openapi.yaml (`npm run generate:client` writes `client/schema.d.ts`).
+ *
+ * int64: `petId` is a 64-bit integer sent as a bare JSON number. `JSON.parse` rounds integers beyond 2^53
+ * (9223372036854775807 would become 9223372036854775808), so this client reads every `petId` from the JSON source
+ * text into a `bigint`, and its types say so: `petId` is `bigint` in responses and in path parameters.
+ *
+ * @example
+ * const inventory = createInventoryClient({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: process.env.API_KEY });
+ * const { data, error } = await inventory.PATCH('/inventory/{petId}', {
+ *   params: { path: { petId: 9223372036854775807n } },
+ *   body: { quantity: 5 },
+ * });
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, operations, paths } from './schema';
+
+/** Property names the contract declares `format: int64`; their values are read and typed as `bigint`. */
+export const INT64_PROPERTIES: ReadonlySet<string> = new Set(['petId']);
+
+type Int64Property = 'petId';
+
+/** `T` with every int64 property (`petId`) typed `bigint` instead of `number`, at any depth. */
+export type WithExactInt64<T> = T extends readonly (infer U)[]
+  ? WithExactInt64<U>[]
+  : T extends object
+    ? {
+        [K in keyof T]: K extends Int64Property
+          ? T[K] extends number
+            ? bigint
+            : WithExactInt64<T[K]>
+          : WithExactInt64<T[K]>;
+      }
+    : T;
+
+/** The API's paths with exact int64 types. */
+export type InventoryPaths = WithExactInt64<paths>;
+/** One stock entry as this client returns it (`petId` is a `bigint`). */
+export type InventoryItem = WithExactInt64<components['schemas']['InventoryItem']>;
+/** The body of `PATCH /inventory/{petId}`. */
+export type InventoryUpdate = components['schemas']['InventoryUpdate'];
+/** A pet's status. */
+export type PetStatus = components['schemas']['PetStatus'];
+/** The Error body of every non-2xx response. */
+export type ApiError = components['schemas']['Error'];
+/** The documented Error codes. */
+export type ErrorCode = ApiError['code'];
+/** The operations, by operationId. */
+export type InventoryOperations = WithExactInt64<operations>;
+/** The client `createInventoryClient` returns. */
+export type InventoryClient = Client<InventoryPaths, 'application/json'>;
+
+/** The reviver context Node >= 21 and current browsers pass to JSON.parse revivers (JSON.parse source text access). */
+interface ReviverContext {
+  source?: string;
+}
+
+const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+
+/**
+ * Parses JSON with every int64 property (`petId`) read from its source text as a `bigint`, so no digit is lost.
+ *
+ * @throws Error when the runtime's JSON.parse gives no source text and a petId is beyond 2^53, rather than
+ *   returning a rounded id.
+ */
+export function parseExactJson(text: string): unknown {
+  return JSON.parse(text, function reviveInt64(key: string, value: unknown, context?: ReviverContext) {
+    if (typeof value !== 'number' || !INT64_PROPERTIES.has(key)) return value;
+    const source = context?.source;
+    if (source !== undefined && INTEGER_LITERAL.test(source)) return BigInt(source);
+    if (source === undefined && Number.isSafeInteger(value)) return BigInt(value);
+    throw new Error(`${key} ${source ?? value} cannot be read exactly: this runtime's JSON.parse has no source text`);
+  });
+}
+
+/** JSON.rawJSON (Node >= 21, current browsers): writes a bigint as a bare number with all its digits. */
+const rawJson = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/** Serializes a request body; bigints are written as bare JSON numbers with all their digits. */
+export function stringifyExactJson(body: unknown): string {
+  return JSON.stringify(body, function writeBigInt(_key, value: unknown) {
+    if (typeof value !== 'bigint') return value;
+    if (!rawJson) throw new Error('This runtime cannot write a bigint to JSON exactly (no JSON.rawJSON)');
+    return rawJson(value.toString());
+  });
+}
+
+/** A Response whose `json()` keeps int64 values exact. openapi-fetch parses a success body through `json()`. */
+function exactJsonResponse(text: string, init: ResponseInit): Response {
+  const response = new Response(text, init);
+  Object.defineProperty(response, 'json', {
+    value: async function readExactJson() {
+      return parseExactJson(text);
+    },
+  });
+  return response;
+}
+
+/**
+ * Wraps `fetch` so that JSON responses are read with `parseExactJson`. The body is buffered and given an exact
+ * Content-Length, which makes openapi-fetch parse it through `Response.json()` whatever the transfer encoding.
+ */
+export function exactJsonFetch(baseFetch: typeof fetch = globalThis.fetch): typeof fetch {
+  return async function fetchExactJson(input, init) {
+    const response = await baseFetch(input, init);
+    const contentType = response.headers.get('content-type') ?? '';
+    if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType) || response.status === 204) return response;
+    const text = await response.text();
+    const headers = new Headers(response.headers);
+    headers.set('content-length', String(new TextEncoder().encode(text).byteLength));
+    headers.delete('transfer-encoding');
+    headers.delete('content-encoding');
+    return exactJsonResponse(text, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+/** Options of `createInventoryClient`. */
+export interface InventoryClientOptions {
+  /** The stage's base URL, ending in `/v1` (e.g. `http://127.0.0.1:3000/v1`). */
+  baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer <apiKey>`. */
+  apiKey: string;
+  /** The fetch to use. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Creates a typed client of the API. Every call resolves to `{ data }` for a 2xx or `{ error }` (the typed Error
+ * body) otherwise, with `response` for status and headers; network failures reject.
+ */
+export function createInventoryClient(options: InventoryClientOptions): InventoryClient {
+  return createClient<InventoryPaths, 'application/json'>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { Authorization: `Bearer ${options.apiKey}` },
+    fetch: exactJsonFetch(options.fetch),
+    bodySerializer: stringifyExactJson,
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * The interactive API docs `npm start` serves at http://127.0.0.1:PORT/docs: Swagger UI (from the swagger-ui-dist
+ * package, served from node_modules) over openapi.yaml. Local only: the stack does not deploy it.
+ *
+ * The page loads nothing from the network: every asset comes from this server, the online validator badge is off,
+ * and a Content-Security-Policy restricting scripts, styles, images and requests to this origin makes the browser
+ * enforce it.
+ */
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMap, isSeq, parseDocument } from 'yaml';
+import { errorBody } from '../../functions/http/responses';
+
+/** Where the docs are served. */
+export const DOCS_PATH = '/docs';
+
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+/** Files of swagger-ui-dist the page uses, with their media types. */
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  // Swagger UI sets inline style attributes; styles still load from this origin only.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <title>Pet Store Inventory API: docs</title>
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
+    <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png" sizes="32x32">
+    <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-16x16.png" sizes="16x16">
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${DOCS_PATH}/exact-json.js"></script>
+    <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+    <script src="${DOCS_PATH}/init.js"></script>
+  </body>
+</html>
+`;
+
+/**
+ * Swagger UI pretty-prints "Try it out" responses with JSON.parse + JSON.stringify, which would show petId
+ * 9223372036854775807 as 9223372036854775808. On this page only, JSON.parse without a reviver keeps integers beyond
+ * 2^53 as JSON.rawJSON values, which JSON.stringify writes back with the same digits. Browsers without
+ * JSON.rawJSON keep the plain behaviour.
+ */
+export const EXACT_JSON_SCRIPT = `(function keepLargeIntegersExact(global) {
+  'use strict';
+  var json = global.JSON;
+  if (typeof json.rawJSON !== 'function') return;
+  var parse = json.parse;
+  var integer = /^-?(0|[1-9][0-9]*)$/;
+  json.parse = function parseKeepingLargeIntegers(text, reviver) {
+    if (reviver !== undefined) return parse.call(json, text, reviver);
+    return parse.call(json, text, function keepSource(_key, value, context) {
+      if (typeof value === 'number' && !Number.isSafeInteger(value) && context && integer.test(context.source)) {
+        return json.rawJSON(context.source);
+      }
+      return value;
+    });
+  };
+})(globalThis);
+`;
+
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: '${DOCS_PATH}/openapi-local.yaml',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  // No request to validator.swagger.io: the page must work offline and leak nothing.
+  validatorUrl: null,
+  // Shows x-stability: experimental on the PATCH.
+  showExtensions: true,
+  displayOperationId: true,
+  defaultModelsExpandDepth: 2,
+  docExpansion: 'list',
+  tryItOutEnabled: false,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+});
+`;
+
+/** Options of `createDocsHandler`. */
+export interface DocsOptions {
+  /** The contract to serve. @default the repository's openapi.yaml */
+  openapiPath?: string;
+  /** The swagger-ui-dist directory. @default resolved from node_modules */
+  assetsDir?: string;
+}
+
+function swaggerUiDistDir(): string {
+  try {
+    return dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
+  } catch {
+    return join(REPO_ROOT, 'node_modules', 'swagger-ui-dist');
+  }
+}
+
+/**
+ * The contract as the docs page loads it (`/docs/openapi-local.yaml`; `/docs/openapi.yaml` is the file as it is):
+ * the local server first, with the port this gateway listens on, so
+ * "Try it out" calls this gateway. Everything else is the file as it is.
+ */
+export function localizeContract(text: string, host: string | undefined): string {
+  const doc = parseDocument(text);
+  const servers = doc.get('servers');
+  if (!isSeq(servers)) return text;
+  const index = servers.items.findIndex(
+    (item) => isMap(item) && String(item.get('url')).startsWith('http://127.0.0.1'),
+  );
+  if (index < 0) return text;
+  servers.items.unshift(...servers.items.splice(index, 1));
+  const port = /:(\d+)$/.exec(host ?? '')?.[1];
+  if (port && doc.hasIn(['servers', 0, 'variables', 'port', 'default'])) {
+    doc.setIn(['servers', 0, 'variables', 'port', 'default'], port);
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): true {
+  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': String(payload.length),
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'Referrer-Policy': 'no-referrer',
+    ...headers,
+  });
+  res.end(req.method === 'HEAD' ? undefined : payload);
+  return true;
+}
+
+/**
+ * Returns a `serveExtra` handler for the local gateway that answers `/docs`, `/docs/`, `/docs/openapi.yaml` (the
+ * contract byte for byte) and the page's files, and lets every other request fall through (to the gateway's 404).
+ */
+export function createDocsHandler(options: DocsOptions = {}) {
+  const openapiPath = options.openapiPath ?? join(REPO_ROOT, 'openapi.yaml');
+  const assetsDir = options.assetsDir ?? swaggerUiDistDir();
+  return async function serveDocs(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path !== DOCS_PATH && !path.startsWith(`${DOCS_PATH}/`)) return false;
+    req.resume();
+    const file = path.slice(DOCS_PATH.length + 1);
+    const known = ['', 'openapi.yaml', 'openapi-local.yaml', 'init.js', 'exact-json.js'].includes(file);
+    if (!known && !(file in ASSETS)) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return send(
+        req,
+        res,
+        405,
+        'application/json',
+        errorBody('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: GET, HEAD.`),
+        { Allow: 'GET, HEAD' },
+      );
+    }
+    if (file === '') return send(req, res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+    if (file === 'init.js') return send(req, res, 200, 'text/javascript; charset=utf-8', INIT_SCRIPT);
+    if (file === 'exact-json.js') return send(req, res, 200, 'text/javascript; charset=utf-8', EXACT_JSON_SCRIPT);
+    if (file === 'openapi.yaml') {
+      return send(req, res, 200, 'application/yaml; charset=utf-8', await readFile(openapiPath));
+    }
+    if (file === 'openapi-local.yaml') {
+      const text = await readFile(openapiPath, 'utf8');
+      return send(req, res, 200, 'application/yaml; charset=utf-8', localizeContract(text, req.headers.host));
+    }
+    return send(req, res, 200, ASSETS[file] as string, await readFile(join(assetsDir, file)));
+  };
+}
