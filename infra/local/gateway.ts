@@ -339,6 +339,18 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
         log(`${req.method} ${req.url} ${status} ${ms.toFixed(1)}ms`);
       });
   });
+  // Requests Node's HTTP parser refuses (malformed framing, oversized headers) still get the Error body, as
+  // API Gateway's DEFAULT_4XX response would give them.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const answer = gatewayAnswer('DEFAULT_4XX', randomUUID());
+    const payload = Buffer.from(answer.body, 'utf8');
+    const head = Object.entries({ ...answer.headers, 'Content-Length': String(payload.length), Connection: 'close' })
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n');
+    socket.end(`HTTP/1.1 ${answer.statusCode} Bad Request\r\n${head}\r\n\r\n${answer.body}`);
+    log(`- - ${answer.statusCode} 0.0ms (${error.code ?? 'malformed request'})`);
+  });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
