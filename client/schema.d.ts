@@ -70,9 +70,10 @@ export interface paths {
          *     pet record, so the service routes and authenticates it and answers 501 `NOT_IMPLEMENTED` for every
          *     `petId` (the value is not read). Use `GET /inventory` instead.
          *
-         *     Every 501 carries `Deprecation` (RFC 9745: `@` and the Unix time of the deprecation date: 2026-11-22, i.e.
-         *     `@1795305600`, unless the stage sets `PETS_DEPRECATED_AT`) and, once a stage configures its sunset date (`PETS_SUNSET_AT`), `Sunset`
-         *     (RFC 8594: the HTTP date after which the operation may be removed). No sunset date is set by default.
+         *     Every 501 carries `Deprecation` (RFC 9745: `@` and the Unix time of the deprecation date the stage
+         *     configures in `PETS_DEPRECATED_AT`) and, once a stage configures its sunset date (`PETS_SUNSET_AT`,
+         *     CDK context `<stage>:petsSunsetAt`), `Sunset` (RFC 8594: the HTTP date after which the operation may be
+         *     removed). No sunset date is set by default.
          */
         get: operations["getPetById"];
         put?: never;

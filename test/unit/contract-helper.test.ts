@@ -1,0 +1,133 @@
+import { assertMatchesContract } from '../helpers/contract';
+import type { TestResponse } from '../helpers/http';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+/** A response as the HTTP test helper hands it over. */
+function aResponse(status: number, text: string, headers: Record<string, string> = JSON_HEADERS): TestResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers: new Headers(headers), text, json };
+}
+
+function anError(code: string, status: number): string {
+  return JSON.stringify({ code, message: 'm', status });
+}
+
+describe('Helper: assertMatchesContract', () => {
+  it('accepts the list with int64 ids written with all their digits', () => {
+    // Prepare
+    const text =
+      '[{"petId":-9223372036854775808,"quantity":0,"status":"sold"},{"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}]';
+    // Act & Assess
+    expect(() => assertMatchesContract('GET', '/inventory', aResponse(200, text))).not.toThrow();
+  });
+
+  it.each([
+    ['a petId beyond int64', '{"petId":9223372036854775808,"quantity":1,"status":"sold"}', /int64 range/],
+    ['a petId written with an exponent', '{"petId":1e3,"quantity":1,"status":"sold"}', /integer literal/],
+    ['a petId as a string', '{"petId":"1","quantity":1,"status":"sold"}', /must be integer/],
+    ['a member the schema does not have', '{"petId":1,"quantity":1,"status":"sold","x":1}', /additional/],
+    ['a missing member', '{"petId":1,"quantity":1}', /status/],
+    ['an unknown status', '{"petId":1,"quantity":1,"status":"lost"}', /allowed values/],
+    ['a negative quantity', '{"petId":1,"quantity":-1,"status":"sold"}', /quantity/],
+  ])('refuses an update answer with %s', (_case, text, problem) => {
+    // Act & Assess
+    expect(() => assertMatchesContract('PATCH', '/inventory/{petId}', aResponse(200, text))).toThrow(problem);
+  });
+
+  it('refuses a status the operation does not document', () => {
+    // Act & Assess
+    expect(() => assertMatchesContract('GET', '/inventory', aResponse(404, anError('NOT_FOUND', 404)))).toThrow(
+      /status 404 is not documented for listInventory/,
+    );
+  });
+
+  it('refuses an Error whose code belongs to another status, or whose status differs from HTTP', () => {
+    // Act & Assess
+    expect(() =>
+      assertMatchesContract('PATCH', '/inventory/{petId}', aResponse(404, anError('VALIDATION_FAILED', 404))),
+    ).toThrow(/code/);
+    expect(() =>
+      assertMatchesContract('PATCH', '/inventory/{petId}', aResponse(404, anError('NOT_FOUND', 400))),
+    ).toThrow(/status/);
+  });
+
+  it('refuses a response without its documented headers', () => {
+    // Act & Assess
+    expect(() =>
+      assertMatchesContract('GET', '/inventory', aResponse(401, anError('UNAUTHORIZED', 401), JSON_HEADERS)),
+    ).toThrow(/header WWW-Authenticate is required/);
+    expect(() =>
+      assertMatchesContract('GET', '/store/orders', aResponse(503, anError('SERVICE_UNAVAILABLE', 503), JSON_HEADERS)),
+    ).toThrow(/header Retry-After is required/);
+    expect(() =>
+      assertMatchesContract('GET', '/inventory', aResponse(200, '[]', { 'Content-Type': 'application/json' })),
+    ).toThrow(/header Cache-Control is required/);
+    expect(() =>
+      assertMatchesContract('GET', '/pets/{petId}', aResponse(501, anError('NOT_IMPLEMENTED', 501), JSON_HEADERS)),
+    ).toThrow(/header Deprecation is required/);
+  });
+
+  it('accepts the documented headers with valid values, and refuses invalid ones', () => {
+    // Prepare
+    const deprecated = { ...JSON_HEADERS, Deprecation: '@1795305600' };
+    // Act & Assess
+    expect(() =>
+      assertMatchesContract('GET', '/pets/{petId}', aResponse(501, anError('NOT_IMPLEMENTED', 501), deprecated)),
+    ).not.toThrow();
+    expect(() =>
+      assertMatchesContract(
+        'GET',
+        '/pets/{petId}',
+        aResponse(501, anError('NOT_IMPLEMENTED', 501), { ...deprecated, Deprecation: 'true' }),
+      ),
+    ).toThrow(/Deprecation/);
+    expect(() =>
+      assertMatchesContract(
+        'GET',
+        '/inventory',
+        aResponse(503, anError('SERVICE_UNAVAILABLE', 503), { ...JSON_HEADERS, 'Retry-After': 'soon' }),
+      ),
+    ).toThrow(/Retry-After/);
+  });
+
+  it('refuses a body that is not the documented media type', () => {
+    // Act & Assess
+    expect(() =>
+      assertMatchesContract('GET', '/inventory', aResponse(200, '[]', { 'Cache-Control': 'no-store' })),
+    ).toThrow(/Content-Type/);
+  });
+
+  it('expects a method the path does not document to be refused with 405 and the documented Allow', () => {
+    // Prepare
+    const refused = anError('METHOD_NOT_ALLOWED', 405);
+    // Act & Assess
+    expect(() =>
+      assertMatchesContract('DELETE', '/inventory', aResponse(405, refused, { ...JSON_HEADERS, Allow: 'GET' })),
+    ).not.toThrow();
+    expect(() =>
+      assertMatchesContract('DELETE', '/inventory', aResponse(405, refused, { ...JSON_HEADERS, Allow: 'GET, DELETE' })),
+    ).toThrow(/Allow/);
+    expect(() => assertMatchesContract('DELETE', '/inventory', aResponse(200, '[]'))).toThrow(/not documented/);
+  });
+
+  it('checks only the Error shape for paths the contract does not describe', () => {
+    // Act & Assess
+    expect(() => assertMatchesContract('GET', undefined, aResponse(404, anError('NOT_FOUND', 404)))).not.toThrow();
+    expect(() => assertMatchesContract('GET', undefined, aResponse(200, '<html>'))).not.toThrow();
+    expect(() => assertMatchesContract('GET', undefined, aResponse(404, '{"error":"x"}'))).toThrow(/Error body/);
+    expect(() => assertMatchesContract('GET', undefined, aResponse(404, anError('NOT_FOUND', 400)))).toThrow(
+      /differs from HTTP 404/,
+    );
+  });
+
+  it('refuses a route the contract does not have, so a test cannot check against nothing', () => {
+    // Act & Assess
+    expect(() => assertMatchesContract('GET', '/pets', aResponse(200, '[]'))).toThrow(/not a path of openapi.yaml/);
+  });
+});

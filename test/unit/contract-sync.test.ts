@@ -1,0 +1,214 @@
+import { deprecationHeaders } from '../../functions/handlers/get-pet';
+import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../functions/http/error-codes';
+import { MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
+import { GATEWAY_RESPONSES } from '../../infra/gateway-responses';
+import { documentedMethods, loadContract, resolveRef } from '../helpers/contract';
+
+interface Operation {
+  operationId: string;
+  tags?: string[];
+  deprecated?: boolean;
+  security?: Record<string, string[]>[];
+  responses: Record<string, unknown>;
+  requestBody?: { description?: string };
+  'x-stability'?: string;
+}
+
+interface Schema {
+  type?: string;
+  enum?: string[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+  allOf?: Schema[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+interface Response {
+  headers?: Record<string, { required?: boolean; schema?: Schema }>;
+  content?: Record<string, { schema: Schema }>;
+}
+
+const doc = loadContract();
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** Every operation of the contract, with its method and path. */
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  METHODS.filter((method) => method in item).map((method) => ({
+    path,
+    method: method.toUpperCase(),
+    operation: item[method] as Operation,
+  })),
+);
+
+function schema(name: string): Schema {
+  return doc.components.schemas?.[name] as Schema;
+}
+
+/** A documented response with its header references resolved. */
+function response(operation: Operation, status: string): Response {
+  const found = operation.responses[status];
+  if (!found) throw new Error(`${operation.operationId} documents no ${status}`);
+  const resolved = resolveRef(found as Response);
+  const headers = Object.fromEntries(
+    Object.entries(resolved.headers ?? {}).map(([name, header]) => [name, resolveRef(header)]),
+  );
+  return { ...resolved, headers };
+}
+
+/** The code values and the status a response's Error schema allows. */
+function errorConstraints(body: Schema): { codes: string[]; status: unknown } {
+  const resolved = resolveRef(body);
+  const parts = [resolved, ...(resolved.allOf ?? []).map((part) => resolveRef(part))];
+  let codes = schema('Error').properties?.code?.enum ?? [];
+  let status: unknown;
+  for (const part of parts) {
+    const code = part.properties?.code;
+    if (code?.enum) codes = codes.filter((value) => code.enum?.includes(value));
+    if (code?.const !== undefined) codes = codes.filter((value) => value === code.const);
+    if (part.properties?.status?.const !== undefined) status = part.properties.status.const;
+  }
+  return { codes, status };
+}
+
+describe('Contract: openapi.yaml and the code agree', () => {
+  it('is OpenAPI 3.1 at version 1.0.0 with production, staging and local servers ending in /v1', () => {
+    // Assess
+    expect(doc.openapi).toBe('3.1.0');
+    expect((doc.info as { version: string }).version).toBe('1.0.0');
+    const servers = doc.servers as { url: string; description: string }[];
+    expect(servers.map((server) => server.description.split(' ')[0])).toEqual(['Production', 'Staging', 'Local']);
+    for (const server of servers) expect(server.url.endsWith(`/${API_STAGE_NAME}`)).toBe(true);
+  });
+
+  it('lists the Error codes of ERROR_CODES, no more and no fewer', () => {
+    // Assess
+    expect([...(schema('Error').properties?.code?.enum ?? [])].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  });
+
+  it('binds each documented Error response to the codes of its status only', () => {
+    for (const { operation } of operations) {
+      for (const [status, found] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const body = resolveRef(found as Response).content?.['application/json']?.schema;
+        if (!body) throw new Error(`${operation.operationId} ${status} has no JSON body`);
+        // Act
+        const { codes, status: constStatus } = errorConstraints(body);
+        // Assess
+        expect({ operation: operation.operationId, status: constStatus }).toEqual({
+          operation: operation.operationId,
+          status: Number(status),
+        });
+        expect(codes.length).toBeGreaterThan(0);
+        for (const code of codes) {
+          expect({ code, status: ERROR_CODES[code as keyof typeof ERROR_CODES] }).toEqual({
+            code,
+            status: Number(status),
+          });
+        }
+      }
+    }
+  });
+
+  it('has every route of ROUTES with the same operationId, method and deprecated flag, and nothing else', () => {
+    // Prepare
+    const fromCode = ROUTES.map((route) => ({
+      path: route.path,
+      method: route.method,
+      operationId: route.operationId,
+      deprecated: route.deprecated === true,
+    }));
+    // Act
+    const fromContract = operations.map(({ path, method, operation }) => ({
+      path,
+      method,
+      operationId: operation.operationId,
+      deprecated: operation.deprecated === true,
+    }));
+    // Assess
+    const byId = (a: { operationId: string }, b: { operationId: string }) => a.operationId.localeCompare(b.operationId);
+    expect(fromContract.sort(byId)).toEqual(fromCode.sort(byId));
+    for (const route of ROUTES) expect(documentedMethods(route.path)).toEqual(allowedMethods(route.path));
+  });
+
+  it('puts every operation under the inventory tag and behind bearer authentication', () => {
+    // Assess
+    expect((doc.components.securitySchemes as Record<string, unknown>).bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    for (const { operation } of operations) {
+      expect(operation.tags).toEqual(['inventory']);
+      expect(operation.security).toEqual([{ bearerAuth: [] }]);
+    }
+  });
+
+  it('marks the update experimental and documents 200 on the two inventory operations', () => {
+    // Assess
+    const update = operations.find((o) => o.operation.operationId === 'updateInventory')?.operation as Operation;
+    expect(update['x-stability']).toBe('experimental');
+    for (const route of ROUTES.filter((r) => r.access.length > 0)) {
+      const operation = operations.find((o) => o.operation.operationId === route.operationId)?.operation as Operation;
+      expect(Object.keys(operation.responses)).toContain('200');
+    }
+  });
+
+  it('documents the 501 of the unimplemented routes, with Deprecation and Sunset on the deprecated one', () => {
+    for (const route of ROUTES.filter((r) => r.access.length === 0)) {
+      // Act
+      const operation = operations.find((o) => o.operation.operationId === route.operationId)?.operation as Operation;
+      const notImplemented = response(operation, '501');
+      // Assess
+      expect(Object.keys(operation.responses).filter((status) => Number(status) < 400)).toEqual([]);
+      expect(errorConstraints(notImplemented.content?.['application/json']?.schema as Schema).codes).toEqual([
+        'NOT_IMPLEMENTED',
+      ]);
+      expect(Object.keys(notImplemented.headers ?? {}).includes('Deprecation')).toBe(route.deprecated === true);
+    }
+    // The documented Deprecation example has the shape the handler sends.
+    const deprecation = doc.components.headers?.Deprecation as { schema: { examples: string[] } };
+    const example = deprecation.schema.examples[0];
+    expect(deprecationHeaders({ deprecatedAt: '2026-11-22' }).Deprecation).toBe(example);
+  });
+
+  it('documents the answers API Gateway and the authorizer can give on every operation, with their headers', () => {
+    for (const { operation } of operations) {
+      for (const status of ['401', '403', '405', '429', '500', '503', '504']) {
+        expect(Object.keys(operation.responses)).toContain(status);
+      }
+      // Assess
+      expect(response(operation, '401').headers?.['WWW-Authenticate']).toMatchObject({ required: true });
+      expect(response(operation, '503').headers?.['Retry-After']).toMatchObject({ required: true });
+      expect(response(operation, '429').headers?.['Retry-After']).toBeDefined();
+      expect(response(operation, '405').headers?.Allow).toMatchObject({ required: true });
+      for (const status of Object.keys(operation.responses)) {
+        expect(response(operation, status).headers?.['Cache-Control']).toMatchObject({ required: true });
+      }
+    }
+    for (const gateway of GATEWAY_RESPONSES) expect(Object.keys(ERROR_CODES)).toContain(gateway.code);
+    const retryAfter = doc.components.headers?.RetryAfterRequired as { schema: Schema };
+    expect(RETRY_AFTER_SECONDS).toBeGreaterThanOrEqual(retryAfter.schema.minimum ?? 0);
+  });
+
+  it('has the body limit and the quantity bounds of the code', () => {
+    // Prepare
+    const update = operations.find((o) => o.operation.operationId === 'updateInventory')?.operation as Operation;
+    // Assess
+    expect(update.requestBody?.description).toContain(`At most ${MAX_BODY_BYTES} bytes`);
+    expect(JSON.stringify(response(update, '413'))).toContain(`${MAX_BODY_BYTES} bytes`);
+    for (const name of ['InventoryItem', 'InventoryUpdate']) {
+      expect(schema(name).properties?.quantity).toMatchObject({ type: 'integer', minimum: 0, maximum: MAX_QUANTITY });
+      expect(schema(name).additionalProperties).toBe(false);
+    }
+    expect(schema('InventoryUpdate').required).toEqual(['quantity']);
+    expect(schema('InventoryItem').required).toEqual(['petId', 'quantity', 'status']);
+    expect(schema('InventoryItem').properties?.petId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schema('PetStatus').enum).toEqual([...PET_STATUSES]);
+  });
+});
