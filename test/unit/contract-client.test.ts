@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { createInventoryClient, INT64_PROPERTIES, parseExactJson, stringifyExactJson } from '../../client/index';
+import { EXACT_JSON_SCRIPT, localizeContract } from '../../infra/local/docs';
+import { loadContract, OPENAPI_PATH } from '../helpers/contract';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Property names the contract declares `format: int64`, at any depth of its schemas. */
+function int64Properties(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) int64Properties(item, found);
+  else if (node && typeof node === 'object') {
+    for (const [name, value] of Object.entries(node as Record<string, unknown>)) {
+      if (name === 'properties' && value && typeof value === 'object') {
+        for (const [property, schema] of Object.entries(value as Record<string, { format?: string }>)) {
+          if (schema?.format === 'int64') found.add(property);
+        }
+      }
+      int64Properties(value, found);
+    }
+  }
+  return found;
+}
+
+describe('Client: generated types and exact int64', () => {
+  it('has client/schema.d.ts generated from the current openapi.yaml', () => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-client-'));
+    try {
+      // Act
+      const result = spawnSync(
+        join(ROOT, 'node_modules', '.bin', 'openapi-typescript'),
+        [OPENAPI_PATH, '-o', join(dir, 'schema.d.ts')],
+        { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+      );
+      // Assess
+      expect(result.status).toBe(0);
+      const fresh = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
+      const committed = readFileSync(join(ROOT, 'client', 'schema.d.ts'), 'utf8');
+      if (fresh !== committed) throw new Error('client/schema.d.ts is stale: run npm run generate:client');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads as bigint exactly the properties the contract declares int64', () => {
+    // Assess
+    expect([...INT64_PROPERTIES].sort()).toEqual([...int64Properties(loadContract().components)].sort());
+  });
+
+  it('parses every petId from its digits, beyond 2^53 and at both int64 extremes', () => {
+    // Act
+    const items = parseExactJson(
+      '[{"petId":9223372036854775807,"quantity":2,"status":"pending"},{"petId":-9223372036854775808,"quantity":0,"status":"sold"},{"petId":9007199254740993,"quantity":1,"status":"sold"}]',
+    ) as { petId: bigint; quantity: number }[];
+    // Assess
+    expect(items.map((item) => item.petId)).toEqual([9223372036854775807n, -9223372036854775808n, 9007199254740993n]);
+    expect(items[0]?.quantity).toBe(2);
+  });
+
+  it('writes bigints as bare JSON numbers with all their digits', () => {
+    // Act & Assess
+    expect(stringifyExactJson({ petId: 9223372036854775807n, quantity: 1 })).toBe(
+      '{"petId":9223372036854775807,"quantity":1}',
+    );
+  });
+
+  it('sends the key as a bearer token and returns the typed data with exact ids', async () => {
+    // Prepare
+    const seen: Request[] = [];
+    const fakeFetch = async (input: Parameters<typeof fetch>[0]) => {
+      seen.push(input as Request);
+      return new Response('{"petId":9223372036854775807,"quantity":5,"status":"pending"}', {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      });
+    };
+    const client = createInventoryClient({ baseUrl: 'http://api.test/v1/', apiKey: 'psk_k', fetch: fakeFetch });
+    // Act
+    const { data } = await client.PATCH('/inventory/{petId}', {
+      params: { path: { petId: 9223372036854775807n } },
+      body: { quantity: 5 },
+    });
+    // Assess
+    expect(data?.petId).toBe(9223372036854775807n);
+    expect(seen[0]?.url).toBe('http://api.test/v1/inventory/9223372036854775807');
+    expect(seen[0]?.headers.get('authorization')).toBe('Bearer psk_k');
+    expect(await seen[0]?.text()).toBe('{"quantity":5}');
+  });
+});
+
+describe('Docs page: local contract and exact JSON display', () => {
+  it('puts the local server first with the port it is served on, and leaves the rest as it is', () => {
+    // Prepare
+    const text = readFileSync(OPENAPI_PATH, 'utf8');
+    // Act
+    const localized = localizeContract(text, '127.0.0.1:4123');
+    // Assess
+    const servers = (loadContract().servers as { url: string }[]).map((server) => server.url);
+    expect(localized).toContain('http://127.0.0.1:{port}/v1');
+    expect(localized.indexOf('http://127.0.0.1:{port}/v1')).toBeLessThan(localized.indexOf(servers[0] as string));
+    expect(localized).toContain("default: '4123'");
+    expect(localized.length).toBeGreaterThan(text.length - 50);
+  });
+
+  it('makes JSON.parse + JSON.stringify keep integers beyond 2^53 on the page, and nothing else', () => {
+    // Prepare
+    const page = {
+      JSON: { parse: JSON.parse, stringify: JSON.stringify, rawJSON: (JSON as { rawJSON?: unknown }).rawJSON },
+    };
+    const sandbox = { globalThis: page, Number };
+    // Act
+    runInNewContext(EXACT_JSON_SCRIPT, sandbox);
+    const text = '[{"petId":9223372036854775807,"quantity":2,"ratio":0.5}]';
+    const roundTrip = page.JSON.stringify(page.JSON.parse(text));
+    // Assess
+    expect(roundTrip).toBe(text);
+    expect(page.JSON.parse('{"a":1}', (_key: string, value: unknown) => value)).toEqual({ a: 1 });
+  });
+});
