@@ -1,0 +1,211 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { run } from '../../cli/run';
+import type { InventoryItem } from '../../functions/inventory/types';
+import type { TableNames } from '../../infra/local/tables';
+import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
+
+const STATUSES = ['available', 'pending', 'sold'] as const;
+
+/** `count` rows counting down from the largest int64, so every id is past 2^53. */
+function manyItems(count: number): InventoryItem[] {
+  return Array.from({ length: count }, (_, index) => ({
+    petId: String(9223372036854775807n - BigInt(index)),
+    quantity: (index * 7919) % 100_000,
+    status: STATUSES[index % 3] as InventoryItem['status'],
+  }));
+}
+
+function csvOf(items: readonly InventoryItem[]): string {
+  return `petId,quantity,status\n${items.map((item) => `${item.petId},${item.quantity},${item.status}`).join('\n')}\n`;
+}
+
+describe('CLI: inventory import', () => {
+  let client: DynamoDBClient;
+  let dir: string;
+
+  /** Writes `content` to a file in this test's directory and returns its path. */
+  const aFile = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  /** Runs the CLI in-process against `tables`. */
+  const cli = async (tables: TableNames, argv: string[], options: { tty?: boolean } = {}) => {
+    const io = aCapturedIo({
+      env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys },
+      cwd: dir,
+      ...options,
+    });
+    const code = await run([...argv, '--endpoint', testEndpoint()], io);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
+
+  beforeAll(() => {
+    client = testClient();
+    dir = mkdtempSync(join(tmpdir(), 'cli-import-'));
+  });
+
+  afterAll(() => {
+    client.destroy();
+  });
+
+  it('imports 30,000 rows and a re-run leaves the same table, nothing duplicated', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    const items = manyItems(30_000);
+    const file = aFile('30k.csv', csvOf(items));
+
+    // Act
+    const first = await cli(tables, ['inventory', 'import', file]);
+    const afterFirst = await snapshotTable(client, tables.inventory);
+    const second = await cli(tables, ['inventory', 'import', file]);
+    const afterSecond = await snapshotTable(client, tables.inventory);
+
+    // Assess
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /^Imported 30000 rows from .*30k\.csv into inventory-\w+ \(DynamoDB at .*\) in [\d.]+ s, \d+ rows\/s/,
+    );
+    expect(first.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(afterSecond).toBe(afterFirst);
+    const rows = afterFirst.split('\n');
+    expect(rows).toHaveLength(30_000);
+    expect(afterFirst).toContain('"petId",{"N":"9223372036854775807"}');
+    expect(afterFirst).toContain(`"petId",{"N":"${items[29_999]?.petId}"}`);
+    process.stdout.write(`  30,000-row import: ${first.stdout}  re-run: ${second.stdout}`);
+  }, 120_000);
+
+  it('finishes an interrupted import when the same file is run again, as if it had run once', async () => {
+    // Prepare
+    const items = manyItems(2_000);
+    const file = aFile('2k.csv', csvOf(items));
+    const once = await freshTables(client);
+    await cli(once, ['inventory', 'import', file]);
+    const interrupted = await freshTables(client);
+    await putItems(client, interrupted.inventory, items.slice(0, 1_234));
+
+    // Act
+    const outcome = await cli(interrupted, ['inventory', 'import', file]);
+
+    // Assess
+    expect(outcome.code).toBe(0);
+    expect(await snapshotTable(client, interrupted.inventory)).toBe(await snapshotTable(client, once.inventory));
+  });
+
+  it('writes nothing when any row is bad and names each bad line on stderr', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    await putItems(client, tables.inventory, [{ petId: '1', quantity: 5, status: 'available' }]);
+    const before = await snapshotTable(client, tables.inventory);
+    const file = aFile(
+      'bad.csv',
+      [
+        'petId,quantity,status',
+        '1,99,sold', // good, and would change the stored row
+        '2,-3,available', // line 3
+        '9223372036854775808,1,sold', // line 4
+        '3,1,lost', // line 5
+        '4,1,sold', // good
+        '1,1,sold', // line 7: duplicate of line 2
+        '',
+      ].join('\n'),
+    );
+
+    // Act
+    const outcome = await cli(tables, ['inventory', 'import', file]);
+
+    // Assess
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe('');
+    const lines = outcome.stderr.trimEnd().split('\n');
+    expect(lines.slice(0, -1).map((line) => line.replace(/^.*bad\.csv:(\d+): .*$/, '$1'))).toEqual([
+      '3',
+      '4',
+      '5',
+      '7',
+    ]);
+    expect(lines.at(-1)).toBe(`error: 4 bad rows in ${file} (csv); nothing was written`);
+    expect(await snapshotTable(client, tables.inventory)).toBe(before);
+  });
+
+  it('imports the CSV edge cases: BOM, CRLF, quoted fields with commas and quotes, a blank trailing line', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    const file = aFile(
+      'edge.csv',
+      '\uFEFF"petId","quantity","status"\r\n' +
+        '"9223372036854775807",1,"available"\r\n' +
+        '-9223372036854775808,"2",pending\r\n' +
+        '"0042","3","sold"\r\n' +
+        '\r\n',
+    );
+    const quotedComma = aFile('comma.csv', 'petId,quantity,status\r\n"5,6",1,sold\r\n"7",1,"so""ld"\r\n');
+
+    // Act
+    const imported = await cli(tables, ['inventory', 'import', file]);
+    const refused = await cli(tables, ['inventory', 'import', quotedComma]);
+    const exported = await cli(tables, ['inventory', 'export', '--format', 'csv']);
+
+    // Assess
+    expect(imported.code).toBe(0);
+    expect(exported.stdout).toBe(
+      'petId,quantity,status\n-9223372036854775808,2,pending\n42,3,sold\n9223372036854775807,1,available\n',
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/comma\.csv:2: petId must be a decimal integer/);
+    expect(refused.stderr).toMatch(/comma\.csv:3: status must be one of available, pending, sold; got "so\\"ld"/);
+  });
+
+  it('imports a JSON array with int64 ids exactly', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    const file = aFile(
+      'stock.json',
+      '[{"petId": 9007199254740993, "quantity": 1, "status": "sold"},\n {"petId": -9223372036854775808, "quantity": 2147483647, "status": "pending"}]',
+    );
+
+    // Act
+    const outcome = await cli(tables, ['inventory', 'import', file]);
+
+    // Assess
+    expect(outcome.code).toBe(0);
+    const snapshot = await snapshotTable(client, tables.inventory);
+    expect(snapshot).toContain('"petId",{"N":"9007199254740993"}');
+    expect(snapshot).toContain('"petId",{"N":"-9223372036854775808"}');
+    expect(snapshot).toContain('"quantity",{"N":"2147483647"}');
+  });
+
+  it('validates and writes nothing with --dry-run', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    const file = aFile('dry.csv', csvOf(manyItems(30)));
+
+    // Act
+    const outcome = await cli(tables, ['inventory', 'import', file, '--dry-run']);
+
+    // Assess
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/^Dry run: 30 valid rows in .*dry\.csv \(csv\); nothing was written\.\n$/);
+    expect(await snapshotTable(client, tables.inventory)).toBe('');
+  });
+
+  it('draws a progress bar on stderr when it is a terminal, and the one-line summary on stdout', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    const file = aFile('tty.csv', csvOf(manyItems(500)));
+
+    // Act
+    const outcome = await cli(tables, ['inventory', 'import', file], { tty: true });
+
+    // Assess
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toMatch(/\r\[#+\] 100% {2}500\/500 rows {2}\d+ rows\/s\n$/);
+    expect(outcome.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,142 @@
+import { run } from '../../cli/run';
+import { hashApiKey } from '../../functions/api-keys/key';
+import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { call } from '../helpers/http';
+import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
+
+describe('CLI: keys', () => {
+  let stack: TestStack;
+  /** Runs the CLI in-process against this file's fresh tables. */
+  const cli = async (...argv: string[]) => {
+    const io = aCapturedIo({
+      env: { INVENTORY_TABLE_NAME: stack.tables.inventory, API_KEYS_TABLE_NAME: stack.tables.apiKeys },
+    });
+    const code = await run([...argv, '--endpoint', testEndpoint()], io);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('creates a key that the gateway accepts, printed alone on the last line of stdout', async () => {
+    // Act
+    const created = await cli('keys', 'create', '--name', 'ci');
+
+    // Assess
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
+    expect(created.stderr).toMatch(/^Created API key key_[0-9a-f]{16} "ci" in api-keys-.* Store it now/);
+    const key = created.stdout.trim();
+    const response = await call(stack.url, 'GET', '/inventory', {
+      headers: { Authorization: `Bearer ${key}` },
+      route: '/inventory',
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('lists id, name, created and revoked but never a key or its hash', async () => {
+    // Prepare
+    const { stdout } = await cli('keys', 'create', '--name', 'listed');
+    const key = stdout.trim();
+
+    // Act
+    const text = await cli('keys', 'list');
+    const json = await cli('keys', 'list', '--format', 'json');
+
+    // Assess
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[0]).toMatch(/^ID +NAME +CREATED +REVOKED$/);
+    expect(text.stdout).toMatch(/key_[0-9a-f]{16} +listed +\d{4}-\d\d-\d\dT[\d:.]+Z +-/);
+    const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(rows.find((row) => row.name === 'listed')).toEqual({
+      keyId: expect.stringMatching(/^key_/),
+      name: 'listed',
+      createdAt: expect.any(String),
+      revokedAt: null,
+    });
+    for (const output of [text, json]) {
+      const all = output.stdout + output.stderr;
+      expect(all).not.toContain(key);
+      expect(all).not.toContain(hashApiKey(key));
+      expect(all).not.toContain(hashApiKey(stack.key));
+      expect(all).not.toMatch(/psk_/);
+    }
+  });
+
+  it('revokes a key: refused with 401 once the authorizer cache is cleared, and says how long a cache keeps it', async () => {
+    // Prepare
+    const key = (await cli('keys', 'create', '--name', 'to-revoke')).stdout.trim();
+    const auth = { Authorization: `Bearer ${key}` };
+    expect((await call(stack.url, 'GET', '/inventory', { headers: auth, route: '/inventory' })).status).toBe(200);
+    const listed = JSON.parse((await cli('keys', 'list', '--format', 'json')).stdout) as {
+      keyId: string;
+      name: string;
+    }[];
+    const keyId = listed.find((row) => row.name === 'to-revoke')?.keyId as string;
+
+    // Act
+    const revoked = await cli('keys', 'revoke', keyId);
+    const cachedAnswer = await call(stack.url, 'GET', '/inventory', { headers: auth, route: '/inventory' });
+    stack.gateway.clearAuthorizerCache();
+    const answer = await call(stack.url, 'GET', '/inventory', { headers: auth, route: '/inventory' });
+
+    // Assess
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(new RegExp(`^Revoked API key ${keyId} "to-revoke" at \\d{4}-`));
+    expect(revoked.stdout).toMatch(/restart it to refuse the key now/);
+    expect(cachedAnswer.status).toBe(200);
+    expect(answer.status).toBe(401);
+    expect(JSON.parse((await cli('keys', 'list', '--format', 'json')).stdout)).toContainEqual(
+      expect.objectContaining({ keyId, revokedAt: expect.stringMatching(/^\d{4}-/) }),
+    );
+    const again = await cli('keys', 'revoke', keyId);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/was already revoked at/);
+  });
+
+  it('exits 1 with one line for an unknown key id and leaves the other keys working', async () => {
+    // Act
+    const outcome = await cli('keys', 'revoke', 'key_0000000000000000');
+
+    // Assess
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/^error: No API key with id key_0000000000000000 in api-keys-[^\n]+\n$/);
+    stack.gateway.clearAuthorizerCache();
+    expect(
+      (await call(stack.url, 'GET', '/inventory', { headers: stack.authHeader, route: '/inventory' })).status,
+    ).toBe(200);
+  });
+
+  it('exits 1 with one line naming the table when the keys table does not exist', async () => {
+    // Prepare
+    const io = aCapturedIo({ env: { API_KEYS_TABLE_NAME: 'no-such-table' } });
+
+    // Act
+    const code = await run(['keys', 'list', '--endpoint', testEndpoint()], io);
+
+    // Assess
+    expect(code).toBe(1);
+    expect(io.stderr.text).toMatch(
+      /^error: Table no-such-table does not exist in DynamoDB at http:\/\/127\.0\.0\.1:\d+: [^\n]+\n$/,
+    );
+  });
+
+  it('exits 1 with one line naming the endpoint when DynamoDB cannot be reached', async () => {
+    // Prepare
+    const io = aCapturedIo({ env: { DYNAMODB_PORT: '9' } });
+
+    // Act
+    const code = await run(['keys', 'list'], io);
+
+    // Assess
+    expect(code).toBe(1);
+    expect(io.stderr.text).toMatch(
+      /^error: Cannot reach local DynamoDB at http:\/\/127\.0\.0\.1:9 \(.*ECONNREFUSED.*\): is `npm start` running\?[^\n]*\n$/,
+    );
+  });
+});
