@@ -1,0 +1,231 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import type { Middleware } from 'openapi-fetch';
+import { createInventoryClient, type InventoryClient } from '../../client/index';
+import { freePort } from '../../infra/local/dynamodb-local';
+import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const READY_TIMEOUT_MS = 90_000;
+const EXIT_TIMEOUT_MS = 20_000;
+const MAX_INT64 = 9223372036854775807n;
+
+/** What `npm start` printed, and the process itself. */
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+  origin: string;
+  apiKey: string;
+  dynamoPort: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `npm start`'s script (`tsx infra/local/start.ts`) in memory on free ports; resolves on its ready line. */
+async function startNpmStart(): Promise<Started> {
+  const [port, dynamoPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PETSTORE_IN_MEMORY: '1',
+    PORT: String(port),
+    DYNAMODB_PORT: String(dynamoPort),
+  };
+  delete env.PETSTORE_API_KEY;
+  // `node --import tsx` is what `tsx` runs, without a wrapper process between the test's signal and the script.
+  const child = spawn(process.execPath, ['--import', 'tsx', join('infra', 'local', 'start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const ready = /Pet Store Inventory API ready on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(output);
+    const key = /API key \(new\): (psk_[A-Za-z0-9_-]{43})/.exec(output);
+    if (ready?.[1] && key?.[1]) {
+      const baseUrl = ready[1];
+      return {
+        child,
+        output: () => output,
+        baseUrl,
+        origin: new URL(baseUrl).origin,
+        apiKey: key[1],
+        dynamoPort,
+        exited,
+      };
+    }
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      killGroup(child);
+      throw new Error(`npm start printed no ready line within ${READY_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Last resort: kills the script and the DynamoDB Local it started (same process group). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Checks every response the client receives against openapi.yaml, as client developers' calls would be. */
+const contractCheck: Middleware = {
+  async onResponse({ request, response, schemaPath }) {
+    const text = await response.clone().text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    assertMatchesContract(request.method, schemaPath, {
+      status: response.status,
+      headers: response.headers,
+      text,
+      json,
+    });
+    checked++;
+    return undefined;
+  },
+};
+let checked = 0;
+
+describe('End to end: npm start and the generated client', () => {
+  let started: Started;
+  let client: InventoryClient;
+
+  beforeAll(async () => {
+    started = await startNpmStart();
+    client = createInventoryClient({ baseUrl: started.baseUrl, apiKey: started.apiKey });
+    client.use(contractCheck);
+  }, READY_TIMEOUT_MS + 10_000);
+
+  afterAll(() => {
+    if (started) killGroup(started.child);
+  });
+
+  it('lists the demo inventory ordered by petId, with 9223372036854775807 exact', async () => {
+    // Act
+    const { data, error, response } = await client.GET('/inventory');
+    // Assess
+    expect(error).toBeUndefined();
+    expect(response.status).toBe(200);
+    const ids = (data ?? []).map((item) => item.petId);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(ids).toContain(MAX_INT64);
+    expect(ids).toContain(9007199254740993n);
+  });
+
+  it('updates the entry of petId 9223372036854775807 and gets that id back digit for digit', async () => {
+    // Act
+    const { data, error } = await client.PATCH('/inventory/{petId}', {
+      params: { path: { petId: MAX_INT64 } },
+      body: { quantity: 41 },
+    });
+    const list = await client.GET('/inventory');
+    // Assess
+    expect(error).toBeUndefined();
+    expect(data).toEqual({ petId: MAX_INT64, quantity: 41, status: 'pending' });
+    expect(list.data?.find((item) => item.petId === MAX_INT64)?.quantity).toBe(41);
+  });
+
+  it('gets 404 NOT_FOUND as a typed error for a pet without an entry', async () => {
+    // Act
+    const { data, error, response } = await client.PATCH('/inventory/{petId}', {
+      params: { path: { petId: 424242n } },
+      body: { quantity: 1 },
+    });
+    // Assess
+    expect(data).toBeUndefined();
+    expect(response.status).toBe(404);
+    expect(error?.code).toBe('NOT_FOUND');
+    expect(error?.status).toBe(404);
+  });
+
+  it('gets 400 VALIDATION_FAILED as a typed error for a negative quantity', async () => {
+    // Act
+    const { data, error, response } = await client.PATCH('/inventory/{petId}', {
+      params: { path: { petId: 1n } },
+      body: { quantity: -1 },
+    });
+    // Assess
+    expect(data).toBeUndefined();
+    expect(response.status).toBe(400);
+    expect(error?.code).toBe('VALIDATION_FAILED');
+    expect(error?.message).toContain('quantity');
+  });
+
+  it('gets 501 with Deprecation from the deprecated pet lookup', async () => {
+    // Act
+    const { error, response } = await client.GET('/pets/{petId}', { params: { path: { petId: 1n } } });
+    // Assess
+    expect(response.status).toBe(501);
+    expect(error?.code).toBe('NOT_IMPLEMENTED');
+    expect(response.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(checked).toBeGreaterThanOrEqual(6);
+  });
+
+  it('serves the docs page and the contract it shows, with nothing loaded from elsewhere', async () => {
+    // Act
+    const page = await fetch(`${started.origin}/docs`);
+    const html = await page.text();
+    const contract = await fetch(`${started.origin}/docs/openapi.yaml`);
+    const bundle = await fetch(`${started.origin}/docs/swagger-ui-bundle.js`);
+    // Assess
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(html).toContain('/docs/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    expect(contract.status).toBe(200);
+    expect(await contract.text()).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
+    expect(bundle.status).toBe(200);
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it(
+    'stops on SIGINT with exit code 0 and stops DynamoDB Local',
+    async () => {
+      // Act
+      started.child.kill('SIGINT');
+      const outcome = await Promise.race([
+        started.exited,
+        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), EXIT_TIMEOUT_MS)),
+      ]);
+      // Assess
+      expect(outcome).toEqual({ code: 0, signal: null });
+      expect(started.output()).toContain('SIGINT: stopping the gateway and DynamoDB Local');
+      expect(await portAccepts(started.dynamoPort)).toBe(false);
+    },
+    EXIT_TIMEOUT_MS + 5_000,
+  );
+});
