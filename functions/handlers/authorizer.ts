@@ -20,7 +20,7 @@ export interface AuthorizerDeps {
 export function createHandler(deps: AuthorizerDeps | (() => AuthorizerDeps)) {
   const resolve = typeof deps === 'function' ? deps : () => deps;
   return middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .handler(async function authorizeBearerToken(event) {
       try {
         const result = await authorize(resolve().keys, event.authorizationToken, event.methodArn);

@@ -41,10 +41,13 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
   };
 }
 
-/** Wraps an API handler body in the shared middy chain: logger context, metrics, then the HTTP concern. */
+/**
+ * Wraps an API handler body in the shared middy chain: logger context, metrics, then the HTTP concern.
+ * `logEvent: false` wins over POWERTOOLS_LOGGER_LOG_EVENT: the event carries the caller's bearer key.
+ */
 export function createApiHandler(handler: ApiHandler) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use(httpApi())
     .handler(handler);

@@ -18,6 +18,9 @@ export function createDynamoClient(
     requestHandler: {
       connectionTimeout: options.connectionTimeoutMs ?? intEnv('DYNAMODB_CONNECTION_TIMEOUT_MS', 1000),
       requestTimeout: options.requestTimeoutMs ?? intEnv('DYNAMODB_REQUEST_TIMEOUT_MS', 2000),
+      // Without this the SDK only logs a warning when requestTimeout passes and keeps waiting: a paused table
+      // would hold the function until its own time-out.
+      throwOnRequestTimeout: true,
     },
   });
 }
