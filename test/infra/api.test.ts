@@ -6,7 +6,14 @@ import { GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-response
 import { functionId } from '../../infra/inventory-stack';
 import { STACK_OUTPUTS } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
-import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
+import {
+  logicalIdStartingWith,
+  only,
+  resourcesOfType,
+  type SynthesizedApp,
+  synthesizeApp,
+  templateMethods,
+} from './synth';
 
 let synthesized: SynthesizedApp;
 
@@ -50,8 +57,9 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       ]),
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
     });
-    const [stageProps] = Object.values(resourcesOfType(template(), 'AWS::ApiGateway::Stage'));
-    const format = JSON.parse((stageProps?.AccessLogSetting as { Format: string }).Format);
+    const stageProps = only(Object.values(resourcesOfType(template(), 'AWS::ApiGateway::Stage')));
+    const { Format } = stageProps.AccessLogSetting as { Format: string };
+    const format = JSON.parse(Format);
     expect(format).toMatchObject({
       requestId: '$context.requestId',
       status: '$context.status',
@@ -65,7 +73,8 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     const outputs = template().toJSON().Outputs as Record<string, { Value: unknown }>;
     for (const key of Object.values(STACK_OUTPUTS)) expect(outputs).toHaveProperty(key);
     const stageId = logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApi');
-    const parts = (outputs[STACK_OUTPUTS.apiUrl]?.Value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const apiUrl = outputs[STACK_OUTPUTS.apiUrl] as { Value: { 'Fn::Join': [string, unknown[]] } };
+    const parts = apiUrl.Value['Fn::Join'][1];
     expect(parts.slice(-2)).toEqual(['/', { Ref: stageId }]);
     expect(outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds]?.Value).toBe('300');
   });
@@ -124,15 +133,14 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     expect(mockPaths).toEqual(['/', '/pets', '/store', '/{proxy+}']);
     for (const method of methods().filter((m) => mockPaths.includes(m.path))) {
       expect(method.integration.Type).toBe('MOCK');
-      const [response, ...others] = method.integration.IntegrationResponses ?? [];
-      expect(others).toEqual([]);
-      expect(response?.StatusCode).toBe('404');
-      expect(response?.SelectionPattern).toBeUndefined();
-      expect(response?.ResponseParameters).toMatchObject({
+      const response = only(method.integration.IntegrationResponses ?? []);
+      expect(response.StatusCode).toBe('404');
+      expect(response.SelectionPattern).toBeUndefined();
+      expect(response.ResponseParameters).toMatchObject({
         'method.response.header.Content-Type': "'application/json'",
         'method.response.header.Cache-Control': "'no-store'",
       });
-      expect(renderedBody(response?.ResponseTemplates?.['application/json'])).toEqual({
+      expect(renderedBody(response.ResponseTemplates?.['application/json'])).toEqual({
         code: 'NOT_FOUND',
         message: notFound.message,
         status: 404,
@@ -144,14 +152,14 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     for (const path of new Set(ROUTES.map((route) => route.path))) {
       const method = methods().find((m) => m.path === path && m.httpMethod === 'ANY');
       expect(method?.integration.Type).toBe('MOCK');
-      const response = method?.integration.IntegrationResponses?.[0];
-      expect(response?.StatusCode).toBe('405');
-      expect(response?.ResponseParameters).toEqual({
+      const response = only(method?.integration.IntegrationResponses ?? []);
+      expect(response.StatusCode).toBe('405');
+      expect(response.ResponseParameters).toEqual({
         'method.response.header.Allow': `'${allowedMethods(path).join(', ')}'`,
         'method.response.header.Content-Type': "'application/json'",
         'method.response.header.Cache-Control': "'no-store'",
       });
-      expect(renderedBody(response?.ResponseTemplates?.['application/json'])).toEqual({
+      expect(renderedBody(response.ResponseTemplates?.['application/json'])).toEqual({
         code: 'METHOD_NOT_ALLOWED',
         message: `PUT is not allowed on ${path}; allowed: ${allowedMethods(path).join(', ')}.`,
         status: 405,
@@ -165,17 +173,16 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       const responses = Object.values(resourcesOfType(template(), 'AWS::ApiGateway::GatewayResponse')).filter(
         (props) => props.ResponseType === type,
       );
-      expect(responses).toHaveLength(1);
-      const [response] = responses;
+      const response = only(responses);
       const status = ERROR_CODES[spec.code];
-      expect(response?.StatusCode).toBe(String(status));
+      expect(response.StatusCode).toBe(String(status));
       const expectedHeaders = Object.fromEntries(
         Object.entries({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...spec.headers }).map(
           ([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`],
         ),
       );
-      expect(response?.ResponseParameters).toEqual(expectedHeaders);
-      const body = (response?.ResponseTemplates as Record<string, string>)['application/json'];
+      expect(response.ResponseParameters).toEqual(expectedHeaders);
+      const body = (response.ResponseTemplates as Record<string, string>)['application/json'];
       expect(renderedBody(body)).toEqual({
         code: spec.code,
         message: spec.message.replaceAll('{requestId}', 'req-1'),

@@ -22,16 +22,22 @@ export interface SynthesizedApp extends InventoryApp {
   dispose(): void;
 }
 
-/**
- * Synthesizes both stages as `npm run synth` does, with cdk-nag, but without bundling the functions (the asset
- * contents do not change the template) and with no AWS environment variables, as on a machine with no AWS config.
- */
-export function synthesizeApp(extraContext: Record<string, unknown> = {}): SynthesizedApp {
+/** Builds the app as {@link synthesizeApp} does, without synthesizing it yet; the caller removes `outdir`. */
+export function buildApp(extraContext: Record<string, unknown> = {}): InventoryApp & { outdir: string } {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-infra-test-'));
   const inventoryApp = createInventoryApp(
     { outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...extraContext } },
     {},
   );
+  return { ...inventoryApp, outdir };
+}
+
+/**
+ * Synthesizes both stages as `npm run synth` does, with cdk-nag, but without bundling the functions (the asset
+ * contents do not change the template) and with no AWS environment variables, as on a machine with no AWS config.
+ */
+export function synthesizeApp(extraContext: Record<string, unknown> = {}): SynthesizedApp {
+  const { outdir, ...inventoryApp } = buildApp(extraContext);
   inventoryApp.app.synth();
   return {
     ...inventoryApp,
@@ -105,4 +111,10 @@ export function logicalIdStartingWith(template: Template, type: string, prefix: 
   const ids = Object.keys(resourcesOfType(template, type)).filter((id) => id.startsWith(prefix));
   if (ids.length !== 1) throw new Error(`Expected one ${type} starting with ${prefix}, found ${ids.join(', ')}`);
   return ids[0] as string;
+}
+
+/** The one element of a list; throws (failing the test) when there is not exactly one. */
+export function only<T>(items: readonly T[]): T {
+  if (items.length !== 1) throw new Error(`Expected exactly one element, found ${items.length}`);
+  return items[0] as T;
 }

@@ -1,0 +1,149 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { AUTHORIZER_HANDLER, ROUTES } from '../../functions/routes';
+import { functionId } from '../../infra/inventory-stack';
+import { ENV } from '../../infra/shared-names';
+import { STAGES } from '../../infra/stage-config';
+import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+
+let synthesized: SynthesizedApp;
+
+beforeAll(() => {
+  synthesized = synthesizeApp();
+});
+
+afterAll(() => synthesized.dispose());
+
+interface Statement {
+  Action: string | string[];
+  Effect: string;
+  Resource: unknown;
+}
+
+const FUNCTION_IDS = [...ROUTES.map((route) => functionId(route.operationId)), 'AuthorizerFunction'];
+
+function functionProps(template: Template, id: string): Record<string, unknown> {
+  const logicalId = logicalIdStartingWith(template, 'AWS::Lambda::Function', id);
+  return resourcesOfType(template, 'AWS::Lambda::Function')[logicalId] as Record<string, unknown>;
+}
+
+function environmentOf(template: Template, id: string): Record<string, unknown> {
+  return (functionProps(template, id).Environment as { Variables: Record<string, unknown> }).Variables;
+}
+
+/** Every statement of every policy attached to the function's role. */
+function statementsOf(template: Template, id: string): Statement[] {
+  const roleId = (functionProps(template, id).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
+    .filter((policy) =>
+      (policy.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })),
+    )
+    .flatMap((policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+/** The statements beyond writing its own logs and X-Ray traces: what the function may do to data. */
+function dataStatementsOf(template: Template, id: string): { actions: string[]; resource: unknown }[] {
+  return statementsOf(template, id)
+    .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
+    .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
+}
+
+const tableArn = (template: Template, id: string) => ({
+  'Fn::GetAtt': [logicalIdStartingWith(template, 'AWS::DynamoDB::Table', id), 'Arn'],
+});
+const tableRef = (template: Template, id: string) => ({
+  Ref: logicalIdStartingWith(template, 'AWS::DynamoDB::Table', id),
+});
+
+describe.each(STAGES)('Functions of the %s stage', (stage) => {
+  const template = () => synthesized.templates[stage];
+
+  it('deploys one function per route plus the authorizer, and no other', () => {
+    expect(Object.keys(resourcesOfType(template(), 'AWS::Lambda::Function'))).toHaveLength(FUNCTION_IDS.length);
+    for (const id of FUNCTION_IDS) expect(functionProps(template(), id)).toBeDefined();
+  });
+
+  it.each(FUNCTION_IDS)('runs %s on Node 24, arm64, 256 MB, 10 s, X-Ray active, source maps on', (id) => {
+    expect(functionProps(template(), id)).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      MemorySize: 256,
+      Timeout: 10,
+      TracingConfig: { Mode: 'Active' },
+      Handler: 'index.handler',
+    });
+    expect(environmentOf(template(), id)).toMatchObject({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'pet-store-inventory',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    });
+  });
+
+  it.each(FUNCTION_IDS)('logs %s to its own log group with the stage retention', (id) => {
+    const logGroupId = logicalIdStartingWith(template(), 'AWS::Logs::LogGroup', `${id}LogGroup`);
+    expect(functionProps(template(), id).LoggingConfig).toEqual({ LogGroup: { Ref: logGroupId } });
+    const retention = stage === 'production' ? 90 : 14;
+    expect(resourcesOfType(template(), 'AWS::Logs::LogGroup')[logGroupId]).toMatchObject({
+      RetentionInDays: retention,
+    });
+    const [logStatement] = statementsOf(template(), id).filter((s) => [s.Action].flat().includes('logs:PutLogEvents'));
+    expect(logStatement?.Resource).toEqual({ 'Fn::GetAtt': [logGroupId, 'Arn'] });
+  });
+
+  it.each(FUNCTION_IDS)('gives %s a role of its own with no managed policies and only X-Ray on *', (id) => {
+    const roleId = (functionProps(template(), id).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(resourcesOfType(template(), 'AWS::IAM::Role')[roleId]?.ManagedPolicyArns).toBeUndefined();
+    const wildcard = statementsOf(template(), id).filter((s) => s.Resource === '*');
+    expect(wildcard.flatMap((s) => [s.Action].flat()).sort()).toEqual([
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+  });
+
+  it('grants the list function Scan on the inventory table and nothing else', () => {
+    expect(dataStatementsOf(template(), 'ListInventoryFunction')).toEqual([
+      { actions: ['dynamodb:Scan'], resource: tableArn(template(), 'InventoryTable') },
+    ]);
+  });
+
+  it('grants the update function UpdateItem on the inventory table and nothing else', () => {
+    expect(dataStatementsOf(template(), 'UpdateInventoryFunction')).toEqual([
+      { actions: ['dynamodb:UpdateItem'], resource: tableArn(template(), 'InventoryTable') },
+    ]);
+  });
+
+  it('grants the authorizer GetItem on the API-keys table and nothing else', () => {
+    expect(dataStatementsOf(template(), 'AuthorizerFunction')).toEqual([
+      { actions: ['dynamodb:GetItem'], resource: tableArn(template(), 'ApiKeysTable') },
+    ]);
+  });
+
+  it('grants the 501 routes (pets, store orders) no data access at all', () => {
+    expect(dataStatementsOf(template(), 'GetPetByIdFunction')).toEqual([]);
+    expect(dataStatementsOf(template(), 'ListStoreOrdersFunction')).toEqual([]);
+  });
+
+  it('tells each function only the table names it uses', () => {
+    const inventory = tableRef(template(), 'InventoryTable');
+    const apiKeys = tableRef(template(), 'ApiKeysTable');
+    for (const id of ['ListInventoryFunction', 'UpdateInventoryFunction']) {
+      expect(environmentOf(template(), id)[ENV.inventoryTable]).toEqual(inventory);
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
+    }
+    expect(environmentOf(template(), 'AuthorizerFunction')[ENV.apiKeysTable]).toEqual(apiKeys);
+    expect(environmentOf(template(), 'AuthorizerFunction')).not.toHaveProperty(ENV.inventoryTable);
+    for (const id of ['GetPetByIdFunction', 'ListStoreOrdersFunction']) {
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.inventoryTable);
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
+    }
+  });
+
+  it('tells the deprecated pets function its deprecation date and, with none configured, no sunset', () => {
+    expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe('2026-01-01');
+    expect(environmentOf(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);
+  });
+
+  it('names the authorizer handler module the route table names', () => {
+    expect(AUTHORIZER_HANDLER).toBe('authorizer');
+    expect(functionProps(template(), 'AuthorizerFunction').Description).toMatch(/authorizer/i);
+  });
+});

@@ -1,0 +1,68 @@
+import { rmSync } from 'node:fs';
+import { Stack, Validations } from 'aws-cdk-lib';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IConstruct } from 'constructs';
+import { buildApp, type SynthesizedApp, synthesizeApp } from './synth';
+
+let synthesized: SynthesizedApp;
+
+beforeAll(() => {
+  synthesized = synthesizeApp();
+});
+
+afterAll(() => synthesized.dispose());
+
+interface Acknowledgement {
+  id: string;
+  reason: string;
+  path: string;
+}
+
+/** Every `Validations.of(x).acknowledge()` in the app (id without its `Namespace::`), with its construct. */
+function acknowledgements(root: IConstruct): Acknowledgement[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
+      .map(([id, reason]) => ({ id: id.replace(/^\w+::/, ''), reason, path: construct.node.path })),
+  );
+}
+
+describe('cdk-nag AwsSolutions checks', () => {
+  it('leaves no unacknowledged finding in either stage', () => {
+    const findings = synthesized.validationReport.pluginReports.flatMap((report) =>
+      (report.violations ?? []).map((violation) => `${report.pluginName}: ${violation.ruleName}`),
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('acknowledges only the reviewed findings, each with a written reason', () => {
+    const acks = acknowledgements(synthesized.app);
+    expect([...new Set(acks.map((ack) => ack.id))].sort()).toEqual([
+      'AwsSolutions-APIG2',
+      'AwsSolutions-APIG3',
+      'AwsSolutions-APIG6',
+      'AwsSolutions-COG4',
+      'AwsSolutions-IAM5[Resource::*]',
+    ]);
+    for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(80);
+  });
+
+  it('acknowledges the X-Ray wildcard on function roles only, never stack-wide', () => {
+    const iam = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
+    expect(iam.length).toBeGreaterThan(0);
+    for (const ack of iam) expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/\w+FunctionRole$/);
+  });
+
+  it('fails synth on a finding nobody acknowledged', () => {
+    // Prepare: the same app with one non-compliant resource (a topic without encryption or TLS enforcement).
+    const withFinding = buildApp();
+    new Topic(new Stack(withFinding.app, 'NagProbe'), 'UnencryptedTopic');
+    try {
+      // Act and assess
+      expect(() => withFinding.app.synth()).toThrow(/AwsSolutions-SNS3/);
+    } finally {
+      rmSync(withFinding.outdir, { recursive: true, force: true });
+    }
+  });
+});
