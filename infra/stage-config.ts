@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { PETS_DEPRECATED_AT } from '../functions/routes';
 
 /** The two deployed stages. */
 export type StageName = 'staging' | 'production';
@@ -80,9 +81,6 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
     return fromEnv !== undefined && fromEnv.length > 0 ? fromEnv : undefined;
   };
 }
-
-/** The date `GET /pets/{petId}` was marked deprecated (version 1.0.0 of the interface). */
-const PETS_DEPRECATED_AT = '2026-01-01';
 
 /**
  * The configuration of a stage. Account and region come from context `<stage>:account` / `<stage>:region` or the

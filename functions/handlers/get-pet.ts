@@ -1,9 +1,7 @@
 import { metrics } from '../http/logger';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
-
-/** When `/pets/{petId}` was deprecated: the release of this service's v1 (overridable per stage). */
-export const PETS_DEPRECATED_AT_DEFAULT = '2026-11-22';
+import { PETS_DEPRECATED_AT } from '../routes';
 
 /**
  * The headers that mark `/pets/{petId}` deprecated: `Deprecation` (RFC 9745, the date it was deprecated) and, when
@@ -31,7 +29,7 @@ export const handler = createApiHandler(async function getPet() {
     'NOT_IMPLEMENTED',
     'GET /pets/{petId} is deprecated and its behaviour is not defined by this service; use GET /inventory.',
     deprecationHeaders({
-      deprecatedAt: process.env.PETS_DEPRECATED_AT || PETS_DEPRECATED_AT_DEFAULT,
+      deprecatedAt: process.env.PETS_DEPRECATED_AT || PETS_DEPRECATED_AT,
       sunsetAt: process.env.PETS_SUNSET_AT,
     }),
   );
