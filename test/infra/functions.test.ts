@@ -1,5 +1,5 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { AUTHORIZER_HANDLER, ROUTES } from '../../functions/routes';
+import { AUTHORIZER_HANDLER, PETS_DEPRECATED_AT, ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
 import { ENV } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
@@ -138,7 +138,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   });
 
   it('tells the deprecated pets function its deprecation date and, with none configured, no sunset', () => {
-    expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe('2026-01-01');
+    expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe(PETS_DEPRECATED_AT);
     expect(environmentOf(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);
   });
 
