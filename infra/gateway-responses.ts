@@ -30,7 +30,12 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
     message: 'Too many requests; slow down and retry.',
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   },
-  { type: 'QUOTA_EXCEEDED', code: 'THROTTLED', message: 'The request quota is exhausted; retry later.' },
+  {
+    type: 'QUOTA_EXCEEDED',
+    code: 'THROTTLED',
+    message: 'The request quota is exhausted; retry later.',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
   { type: 'BAD_REQUEST_BODY', code: 'VALIDATION_FAILED', message: 'The request body is invalid.' },
   { type: 'BAD_REQUEST_PARAMETERS', code: 'VALIDATION_FAILED', message: 'The request parameters are invalid.' },
   { type: 'REQUEST_TOO_LARGE', code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
