@@ -1,5 +1,6 @@
 import { parsePetId } from '../../functions/inventory/pet-id';
 import { type InventoryItem, isPetStatus, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { countTopLevelMembers } from '../../functions/inventory/update';
 import { parseCsv } from './csv';
 
 /** File formats `inventory import` reads. */
@@ -251,26 +252,6 @@ function splitTopLevelArray(text: string): { line: number; text: string }[] {
     }
   }
   return elements;
-}
-
-/** Counts the members of the top-level object in `text` (valid JSON): JSON.parse folds repeated ones into one. */
-function countTopLevelMembers(text: string): number {
-  let depth = 0;
-  let members = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth--;
-    else if (ch === ':' && depth === 1) members++;
-  }
-  return members;
 }
 
 /** The line of a JSON.parse error, from the position V8 puts in its message. */

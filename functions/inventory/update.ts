@@ -65,9 +65,9 @@ export function parseInventoryUpdate(text: string): InventoryUpdate {
 
 /**
  * Counts the members of the top-level JSON object in `text` (already known to be valid JSON), so that duplicates,
- * which JSON.parse folds into one, can be detected.
+ * which JSON.parse folds into one, can be detected. Shared with the CLI's import, which applies the same rule.
  */
-function countTopLevelMembers(text: string): number {
+export function countTopLevelMembers(text: string): number {
   let depth = 0;
   let members = 0;
   let inString = false;
