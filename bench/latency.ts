@@ -1,0 +1,225 @@
+import { Agent, request } from 'node:http';
+import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { alternate, median, quantile, ratio, round } from './stats';
+
+type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One HTTP exchange with the local gateway over a kept-alive connection, as a client SDK would make it. */
+export function httpCall(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolveCall, reject) => {
+    const req = request(url, { method, headers, agent }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      res.on('end', () => resolveCall({ status: res.statusCode ?? 0, bytes }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Closes the kept-alive connections. */
+export function closeHttp(): void {
+  agent.destroy();
+}
+
+/** A REST proxy event for `GET /inventory`, as the local gateway builds it. */
+export function listEvent(requestId: string): APIGatewayProxyEvent {
+  return {
+    resource: '/inventory',
+    path: '/inventory',
+    httpMethod: 'GET',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'bench',
+      authorizer: { principalId: 'bench', keyId: 'bench' },
+      httpMethod: 'GET',
+      path: '/v1/inventory',
+      stage: 'v1',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'listInventory',
+      resourcePath: '/inventory',
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+/** A Lambda context for in-process invocations. */
+export function benchContext(requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'bench',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench',
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: '/aws/lambda/bench',
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** p50/p99 of PATCH through the gateway against the raw UpdateItem. */
+export interface PatchResult {
+  iterations: number;
+  gatewayP50Ms: number;
+  gatewayP99Ms: number;
+  rawUpdateItemP50Ms: number;
+  rawUpdateItemP99Ms: number;
+  ratioP50: number;
+  ratioP99: number;
+}
+
+/**
+ * `PATCH /inventory/{petId}` through the local gateway (authorizer result cached, as on a warm stage) against
+ * the same conditional UpdateItem sent straight to the same DynamoDB Local; the two alternate, first one then
+ * the other leading, so that drift hits both.
+ */
+export async function measurePatch(options: {
+  gatewayUrl: string;
+  authHeader: Record<string, string>;
+  client: DynamoDBClient;
+  tableName: string;
+  petId: string;
+  iterations: number;
+  warmup: number;
+}): Promise<PatchResult> {
+  let quantity = 0;
+  let viaGateway: number[] = [];
+  let viaRaw: number[] = [];
+  const headers = { ...options.authHeader, 'Content-Type': 'application/json' };
+  const patch = async () => {
+    const body = `{"quantity":${quantity++ % 1000}}`;
+    const started = performance.now();
+    const response = await httpCall(`${options.gatewayUrl}/inventory/${options.petId}`, 'PATCH', headers, body);
+    viaGateway.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`PATCH answered ${response.status}`);
+  };
+  const updateItem = async () => {
+    const started = performance.now();
+    await options.client.send(
+      new UpdateItemCommand({
+        TableName: options.tableName,
+        Key: { petId: { N: options.petId } },
+        UpdateExpression: 'SET quantity = :quantity',
+        ConditionExpression: 'attribute_exists(petId)',
+        ExpressionAttributeValues: { ':quantity': { N: String(quantity++ % 1000) } },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    viaRaw.push(performance.now() - started);
+  };
+  await alternate(options.warmup, [patch, updateItem]);
+  viaGateway = [];
+  viaRaw = [];
+  await alternate(options.iterations, [patch, updateItem]);
+  const gatewayP50 = quantile(viaGateway, 0.5);
+  const gatewayP99 = quantile(viaGateway, 0.99);
+  const rawP50 = quantile(viaRaw, 0.5);
+  const rawP99 = quantile(viaRaw, 0.99);
+  return {
+    iterations: options.iterations,
+    gatewayP50Ms: round(gatewayP50, 2),
+    gatewayP99Ms: round(gatewayP99, 2),
+    rawUpdateItemP50Ms: round(rawP50, 2),
+    rawUpdateItemP99Ms: round(rawP99, 2),
+    ratioP50: ratio(gatewayP50, rawP50),
+    ratioP99: ratio(gatewayP99, rawP99),
+  };
+}
+
+/** Times of one list size: the handler in-process, the naive path in-process, and the handler via the gateway. */
+export interface ListTimes {
+  rounds: number;
+  handlerMsMedian: number;
+  naiveMsMedian: number;
+  gatewayMsMedian: number;
+  /** handler / naive: the list target. */
+  handlerVsNaive: number;
+  /** gateway / handler: what the local gateway adds. */
+  gatewayVsHandler: number;
+  bodyBytes: number;
+  naiveBodyBytes: number;
+  gatewayBodyBytes: number;
+  /** What Lambda returns to API Gateway: the proxy result serialized, the body escaped inside it. */
+  lambdaPayloadBytes: number;
+}
+
+/** `GET /inventory` over the current table, three ways, alternating. */
+export async function measureList(options: {
+  gatewayUrl: string;
+  authHeader: Record<string, string>;
+  handler: ApiHandler;
+  naive: ApiHandler;
+  rounds: number;
+}): Promise<ListTimes> {
+  const handlerMs: number[] = [];
+  const naiveMs: number[] = [];
+  const gatewayMs: number[] = [];
+  let bodyBytes = 0;
+  let naiveBodyBytes = 0;
+  let gatewayBodyBytes = 0;
+  let lambdaPayloadBytes = 0;
+  let n = 0;
+  const inProcess = async (fn: ApiHandler, into: number[]) => {
+    const id = `bench-list-${n++}`;
+    const started = performance.now();
+    const result = await fn(listEvent(id), benchContext(id));
+    into.push(performance.now() - started);
+    if (result.statusCode !== 200) throw new Error(`list answered ${result.statusCode}: ${result.body}`);
+    return result;
+  };
+  await alternate(options.rounds, [
+    async () => {
+      const result = await inProcess(options.handler, handlerMs);
+      bodyBytes = Buffer.byteLength(result.body);
+      lambdaPayloadBytes = Buffer.byteLength(JSON.stringify(result));
+    },
+    async () => {
+      naiveBodyBytes = Buffer.byteLength((await inProcess(options.naive, naiveMs)).body);
+    },
+    async () => {
+      const started = performance.now();
+      const response = await httpCall(`${options.gatewayUrl}/inventory`, 'GET', options.authHeader);
+      gatewayMs.push(performance.now() - started);
+      if (response.status !== 200) throw new Error(`GET /inventory answered ${response.status}`);
+      gatewayBodyBytes = response.bytes;
+    },
+  ]);
+  const handler = median(handlerMs);
+  const naive = median(naiveMs);
+  const gateway = median(gatewayMs);
+  return {
+    rounds: options.rounds,
+    handlerMsMedian: round(handler),
+    naiveMsMedian: round(naive),
+    gatewayMsMedian: round(gateway),
+    handlerVsNaive: ratio(handler, naive),
+    gatewayVsHandler: ratio(gateway, handler),
+    bodyBytes,
+    naiveBodyBytes,
+    gatewayBodyBytes,
+    lambdaPayloadBytes,
+  };
+}

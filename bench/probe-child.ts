@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const PROBE = join(import.meta.dirname, 'probe.mjs');
+
+/** What `probe.mjs invoke` reports. */
+export interface InvokeProbe {
+  initMs: number;
+  maxRssInitKb: number;
+  maxRssKb: number;
+  heapUsedPeakKb: number;
+  invocations: { ms: number; statusCode?: number; payloadBytes?: number; error?: string }[];
+}
+
+/** Options of one probe process. */
+export interface ProbeOptions {
+  /** Environment of the function (table names, endpoint); merged over this process's. */
+  env?: Record<string, string>;
+  /** `--enable-source-maps`, as the stack sets in NODE_OPTIONS for bundled functions. */
+  sourceMaps?: boolean;
+  events?: readonly unknown[];
+}
+
+/** Runs `bench/probe.mjs` in a fresh `node` (the one running this script) and returns its report. */
+export function runProbe(mode: 'init', module: string, options?: ProbeOptions): Promise<{ initMs: number }>;
+export function runProbe(mode: 'invoke', module: string, options?: ProbeOptions): Promise<InvokeProbe>;
+export function runProbe(mode: 'init' | 'invoke', module: string, options: ProbeOptions = {}): Promise<unknown> {
+  return new Promise((resolveProbe, reject) => {
+    const child = spawn(process.execPath, [PROBE, mode, module], {
+      env: {
+        ...process.env,
+        ...options.env,
+        NODE_OPTIONS: options.sourceMaps ? '--enable-source-maps' : '',
+        PROBE_EVENTS: JSON.stringify(options.events ?? []),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('PROBE_RESULT '));
+      if (code !== 0 || !line) {
+        reject(new Error(`probe ${mode} ${module} exited ${code}: ${stderr.trim() || stdout.slice(-500)}`));
+        return;
+      }
+      resolveProbe(JSON.parse(line.slice('PROBE_RESULT '.length)));
+    });
+  });
+}

@@ -1,0 +1,396 @@
+/**
+ * `npm run bench`: what users pay for, measured side by side on this machine as ratios (absolute times drift on a
+ * shared machine; ratios of interleaved runs do not). Prints a table and writes bench/results.json.
+ *
+ *   npm run bench                         full run (1k, 10k, 100k entries; a few minutes)
+ *   npm run bench -- --smoke              tiny sizes and few iterations (what CI runs, seconds)
+ *   npm run bench -- --out FILE           write the results elsewhere
+ *   npm run bench -- --endpoint URL       use a running DynamoDB Local instead of starting one
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { writeInventory } from '../cli/inventory/batch-writer';
+import { generateApiKey } from '../functions/api-keys/key';
+import type { InventoryItem, PetStatus } from '../functions/inventory/types';
+import { DynamoApiKeyRepository } from '../functions/store/dynamo-api-key-repository';
+import { type DynamoDbLocal, startDynamoDbLocal, useLocalCredentials } from '../infra/local/dynamodb-local';
+import { configureFunctionEnvironment } from '../infra/local/environment';
+import { importHandler, startLocalGateway } from '../infra/local/gateway';
+import { ensureTables } from '../infra/local/tables';
+import { ENV } from '../infra/shared-names';
+import { type Bundle, bundleFunctions, type ColdStartResult, measureColdStarts, NAIVE_HANDLER } from './cold-start';
+import { closeHttp, type ListTimes, listEvent, measureList, measurePatch, type PatchResult } from './latency';
+import { type InvokeProbe, runProbe } from './probe-child';
+import { markdownTable, round } from './stats';
+
+type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Lambda's limit on a buffered (non-streamed) response payload: 6 MB, taken as 6 MiB. */
+export const LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
+/** The issue's per-bundle budget, in bytes (250 KB, taken as 250,000 bytes). */
+export const BUNDLE_BUDGET_BYTES = 250_000;
+
+interface Profile {
+  initRuns: number;
+  patchIterations: number;
+  patchWarmup: number;
+  sizes: readonly number[];
+  listRounds: readonly number[];
+}
+
+const PROFILES: Record<'full' | 'smoke', Profile> = {
+  full: {
+    initRuns: 15,
+    patchIterations: 400,
+    patchWarmup: 30,
+    sizes: [1_000, 10_000, 100_000],
+    listRounds: [15, 7, 3],
+  },
+  smoke: { initRuns: 2, patchIterations: 15, patchWarmup: 3, sizes: [20, 60, 150], listRounds: [2, 2, 2] },
+};
+
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string', default: join(import.meta.dirname, 'results.json') },
+    endpoint: { type: 'string' },
+  },
+});
+const profile = args.smoke ? PROFILES.smoke : PROFILES.full;
+const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
+
+/** The benchmark's inventory: ids 1..n (within 2^53, so the naive path can unmarshal them). */
+function inventory(from: number, to: number): InventoryItem[] {
+  const items: InventoryItem[] = [];
+  for (let i = from + 1; i <= to; i++) {
+    items.push({ petId: String(i), quantity: (i * 7919) % 1000, status: STATUSES[i % 3] as PetStatus });
+  }
+  return items;
+}
+
+function progress(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+/** Peak memory of one function instance (a fresh process running its bundle), in MB. */
+interface MemoryFigure {
+  function: string;
+  scenario: string;
+  maxRssMb: number;
+  maxRssAfterInitMb: number;
+  heapUsedPeakMb: number;
+}
+
+function memoryFigure(fn: string, scenario: string, probe: InvokeProbe): MemoryFigure {
+  // 501 is the answer of the two unimplemented routes; any other 5xx means the probe measured a failure.
+  const failed = probe.invocations.find(
+    (i) => i.error !== undefined || (i.statusCode !== undefined && i.statusCode >= 500 && i.statusCode !== 501),
+  );
+  if (failed) throw new Error(`${fn} (${scenario}) failed in its probe: ${failed.error ?? failed.statusCode}`);
+  return {
+    function: fn,
+    scenario,
+    maxRssMb: round(probe.maxRssKb / 1024),
+    maxRssAfterInitMb: round(probe.maxRssInitKb / 1024),
+    heapUsedPeakMb: round(probe.heapUsedPeakKb / 1024),
+  };
+}
+
+interface ListFigure extends ListTimes {
+  entries: number;
+  handlerPeakRssMb: number;
+  naivePeakRssMb: number;
+  fitsBufferedResponse: boolean;
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const workDir = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+  let dynamo: DynamoDbLocal | undefined;
+  let client: DynamoDBClient | undefined;
+  let closeGateway: (() => Promise<void>) | undefined;
+  try {
+    progress('bundling every function as the stack does');
+    const bundles = await bundleFunctions(workDir);
+    progress(`module init: ${profile.initRuns} fresh processes per module`);
+    const coldStart = await measureColdStarts(bundles, profile.initRuns);
+
+    useLocalCredentials();
+    let endpoint = args.endpoint;
+    if (!endpoint) {
+      progress('starting DynamoDB Local (in memory)');
+      dynamo = await startDynamoDbLocal();
+      endpoint = dynamo.endpoint;
+    }
+    client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION });
+    const suffix = randomUUID().slice(0, 8);
+    const tables = { inventory: `bench-inventory-${suffix}`, apiKeys: `bench-api-keys-${suffix}` };
+    await ensureTables(client, tables);
+    configureFunctionEnvironment(endpoint, tables);
+    // Logs would interleave with the table; the stages log at INFO, and only refusals and errors at that.
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    const functionEnv: Record<string, string> = {
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      [ENV.inventoryTable]: tables.inventory,
+      [ENV.apiKeysTable]: tables.apiKeys,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    };
+
+    const { key, record } = generateApiKey('bench');
+    await new DynamoApiKeyRepository({ client, tableName: tables.apiKeys }).create(record);
+    const authHeader = { Authorization: `Bearer ${key}` };
+    const gateway = await startLocalGateway(0, { log: () => undefined, authorizerCacheTtlSeconds: 300 });
+    closeGateway = () => gateway.close();
+
+    const seed = async (from: number, to: number) => {
+      if (!client) return;
+      await writeInventory(inventory(from, to), { client, tableName: tables.inventory, concurrency: 4 });
+    };
+    const sizes = profile.sizes;
+    const firstSize = sizes[0] ?? 0;
+    await seed(0, firstSize);
+
+    progress(`PATCH: ${profile.patchIterations} through the gateway and as raw UpdateItem, alternating`);
+    const patch = await measurePatch({
+      gatewayUrl: gateway.url,
+      authHeader,
+      client,
+      tableName: tables.inventory,
+      petId: '1',
+      iterations: profile.patchIterations,
+      warmup: profile.patchWarmup,
+    });
+
+    const listHandler = (await importHandler('list-inventory')) as unknown as ApiHandler;
+    const naive = ((await import(NAIVE_HANDLER)) as { handler: ApiHandler }).handler;
+    const listBundle = bundleFile(bundles, 'list-inventory');
+    const list: ListFigure[] = [];
+    let seeded = firstSize;
+    let largestListMemory: MemoryFigure | undefined;
+    for (const [index, entries] of sizes.entries()) {
+      if (entries > seeded) {
+        progress(`seeding up to ${entries} entries`);
+        await seed(seeded, entries);
+        seeded = entries;
+      }
+      progress(`GET /inventory at ${entries} entries`);
+      const times = await measureList({
+        gatewayUrl: gateway.url,
+        authHeader,
+        handler: listHandler,
+        naive,
+        rounds: profile.listRounds[index] ?? 1,
+      });
+      const events = [listEvent('memory-probe')];
+      const handlerProbe = await runProbe('invoke', listBundle, { env: functionEnv, sourceMaps: true, events });
+      const naiveProbe = await runProbe('invoke', NAIVE_HANDLER, { env: functionEnv, events });
+      largestListMemory = memoryFigure('list-inventory', `GET, ${entries} entries`, handlerProbe);
+      list.push({
+        entries,
+        ...times,
+        handlerPeakRssMb: largestListMemory.maxRssMb,
+        naivePeakRssMb: memoryFigure('naive', `${entries}`, naiveProbe).maxRssMb,
+        fitsBufferedResponse: times.lambdaPayloadBytes <= LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES,
+      });
+    }
+
+    progress('peak memory of every function');
+    const memory = await measureFunctionMemory(bundles, functionEnv, key, largestListMemory);
+    const results = summarize({ coldStart, patch, list, memory, seconds: (Date.now() - startedAt) / 1000 });
+    writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${render(results)}\n\nWritten to ${args.out}\n`);
+  } finally {
+    closeHttp();
+    await closeGateway?.();
+    client?.destroy();
+    await dynamo?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function bundleFile(bundles: readonly Bundle[], handler: string): string {
+  const bundle = bundles.find((b) => b.handler === handler);
+  if (!bundle) throw new Error(`no bundle for ${handler}`);
+  return bundle.file;
+}
+
+/** Each function's peak memory in a fresh process (its bundle, as deployed), for its Lambda memory size. */
+async function measureFunctionMemory(
+  bundles: readonly Bundle[],
+  env: Record<string, string>,
+  key: string,
+  listMemory: MemoryFigure | undefined,
+): Promise<MemoryFigure[]> {
+  const repeat = <T>(n: number, make: (i: number) => T) => Array.from({ length: n }, (_, i) => make(i));
+  const patchEvents = repeat(20, (i) => ({
+    ...listEvent(`patch-${i}`),
+    resource: '/inventory/{petId}',
+    path: `/inventory/${i + 1}`,
+    httpMethod: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    pathParameters: { petId: String(i + 1) },
+    body: `{"quantity":${i}}`,
+  }));
+  const tokenEvents = repeat(20, () => ({
+    type: 'TOKEN',
+    authorizationToken: `Bearer ${key}`,
+    methodArn: 'arn:aws:execute-api:us-east-1:123456789012:bench/v1/GET/inventory',
+  }));
+  const plainEvents = (resource: string, path: string) =>
+    repeat(5, (i) => ({ ...listEvent(`plain-${i}`), resource, path, pathParameters: { petId: '1' } }));
+  const scenarios: Record<string, { scenario: string; events: unknown[] }> = {
+    'update-inventory': { scenario: '20 PATCH', events: patchEvents },
+    authorizer: { scenario: '20 TOKEN', events: tokenEvents },
+    'get-pet': { scenario: '5 GET (501)', events: plainEvents('/pets/{petId}', '/pets/1') },
+    'list-store-orders': { scenario: '5 GET (501)', events: plainEvents('/store/orders', '/store/orders') },
+  };
+  const figures: MemoryFigure[] = [];
+  for (const bundle of bundles) {
+    if (bundle.handler === 'list-inventory' && listMemory) {
+      // Measured with the largest list above.
+      figures.push(listMemory);
+      continue;
+    }
+    const plan = scenarios[bundle.handler];
+    if (!plan) throw new Error(`no memory scenario for ${bundle.handler}`);
+    const probe = await runProbe('invoke', bundle.file, { env, sourceMaps: true, events: plan.events });
+    figures.push(memoryFigure(bundle.handler, plan.scenario, probe));
+  }
+  return figures;
+}
+
+interface Target {
+  target: string;
+  value: number;
+  limit: number;
+  met: boolean;
+}
+
+function summarize(parts: {
+  coldStart: ColdStartResult;
+  patch: PatchResult;
+  list: ListFigure[];
+  memory: MemoryFigure[];
+  seconds: number;
+}) {
+  const targets: Target[] = [];
+  const add = (target: string, value: number, limit: number) =>
+    targets.push({ target, value, limit, met: value <= limit });
+  for (const figure of parts.list.slice(1)) {
+    add(`list at ${figure.entries} entries: handler / naive`, figure.handlerVsNaive, 1.0);
+  }
+  add('PATCH p50: gateway / raw UpdateItem', parts.patch.ratioP50, 1.3);
+  add('PATCH p99: gateway / raw UpdateItem', parts.patch.ratioP99, 1.3);
+  for (const fn of parts.coldStart.functions) {
+    add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.35);
+    add(`bundle ${fn.handler} (bytes)`, fn.bundleBytes, BUNDLE_BUDGET_BYTES);
+  }
+  const largest = parts.list.at(-1);
+  if (largest) {
+    add(
+      `list at ${largest.entries}: Lambda payload (bytes)`,
+      largest.lambdaPayloadBytes,
+      LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES,
+    );
+  }
+  return {
+    meta: {
+      profile: args.smoke ? 'smoke' : 'full',
+      node: process.version,
+      cpus: cpus().length,
+      date: new Date().toISOString(),
+      seconds: round(parts.seconds),
+    },
+    coldStart: parts.coldStart,
+    patch: parts.patch,
+    list: parts.list,
+    memory: parts.memory,
+    targets,
+  };
+}
+
+type Results = ReturnType<typeof summarize>;
+
+function kb(bytes: number): string {
+  return `${round(bytes / 1000)} KB`;
+}
+
+function render(results: Results): string {
+  const { coldStart, patch, list, memory, targets } = results;
+  return [
+    `## Cold start proxy (median of ${coldStart.runs} fresh node processes; naive handler: ${coldStart.naiveInitMsMedian} ms)`,
+    markdownTable(
+      ['function', 'bundle', 'init ms', 'vs naive'],
+      coldStart.functions.map((f) => [f.handler, kb(f.bundleBytes), f.initMsMedian, `${f.initRatio}x`]),
+    ),
+    '',
+    `## PATCH /inventory/{petId} (${patch.iterations} each, alternating)`,
+    markdownTable(
+      ['path', 'p50 ms', 'p99 ms'],
+      [
+        ['local gateway', patch.gatewayP50Ms, patch.gatewayP99Ms],
+        ['raw UpdateItem', patch.rawUpdateItemP50Ms, patch.rawUpdateItemP99Ms],
+        ['ratio', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
+      ],
+    ),
+    '',
+    '## GET /inventory (medians; handler and naive in-process, gateway over HTTP)',
+    markdownTable(
+      [
+        'entries',
+        'handler ms',
+        'naive ms',
+        'handler/naive',
+        'gateway ms',
+        'gateway/handler',
+        'body',
+        'Lambda payload',
+        'fits 6 MB',
+        'peak RSS handler',
+        'peak RSS naive',
+      ],
+      list.map((l) => [
+        l.entries,
+        l.handlerMsMedian,
+        l.naiveMsMedian,
+        `${l.handlerVsNaive}x`,
+        l.gatewayMsMedian,
+        `${l.gatewayVsHandler}x`,
+        kb(l.bodyBytes),
+        kb(l.lambdaPayloadBytes),
+        l.fitsBufferedResponse ? 'yes' : 'NO',
+        `${l.handlerPeakRssMb} MB`,
+        `${l.naivePeakRssMb} MB`,
+      ]),
+    ),
+    '',
+    '## Peak memory per function (fresh process, its bundle)',
+    markdownTable(
+      ['function', 'scenario', 'max RSS', 'after init', 'heap peak'],
+      memory.map((m) => [
+        m.function,
+        m.scenario,
+        `${m.maxRssMb} MB`,
+        `${m.maxRssAfterInitMb} MB`,
+        `${m.heapUsedPeakMb} MB`,
+      ]),
+    ),
+    '',
+    '## Targets',
+    markdownTable(
+      ['target', 'value', 'limit', 'met'],
+      targets.map((t) => [t.target, t.value, t.limit, t.met ? 'yes' : 'NO']),
+    ),
+  ].join('\n');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

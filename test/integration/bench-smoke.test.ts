@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { testEndpoint } from '../helpers/local-stack';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** `npm run bench -- --smoke` as a real process, against the test DynamoDB Local. */
+function runBenchSmoke(out: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn('npx', ['tsx', 'bench/run.ts', '--smoke', '--out', out, '--endpoint', testEndpoint()], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Every figure of a results section is present and a finite number. */
+function expectFigures(section: Record<string, unknown>, names: readonly string[]): void {
+  for (const name of names) {
+    const value = section[name];
+    expect({ name, type: typeof value }).toEqual({ name, type: 'number' });
+    expect({ name, finite: Number.isFinite(value) }).toEqual({ name, finite: true });
+  }
+}
+
+const DEPLOYED_FUNCTIONS = ['list-inventory', 'update-inventory', 'get-pet', 'list-store-orders', 'authorizer'];
+
+describe('Benchmark: npm run bench -- --smoke', () => {
+  let results: Record<string, unknown>;
+  let run: { code: number | null; stdout: string; stderr: string };
+
+  beforeAll(async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'results.json');
+    run = await runBenchSmoke(out);
+    results = run.code === 0 ? JSON.parse(readFileSync(out, 'utf8')) : {};
+  }, 120_000);
+
+  it('exits 0 and prints the table with every section', () => {
+    expect({ code: run.code, stderr: run.code === 0 ? '' : run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
+    for (const heading of ['## Cold start proxy', '## PATCH', '## GET /inventory', '## Peak memory', '## Targets']) {
+      expect(run.stdout).toContain(heading);
+    }
+  });
+
+  it('reports bundle size, init time and its ratio to the naive handler for every deployed function', () => {
+    const coldStart = results.coldStart as { naiveInitMsMedian: unknown; functions: Record<string, unknown>[] };
+    expectFigures(coldStart as unknown as Record<string, unknown>, ['runs', 'naiveInitMsMedian']);
+    expect(coldStart.functions.map((f) => f.handler).sort()).toEqual([...DEPLOYED_FUNCTIONS].sort());
+    for (const figure of coldStart.functions) expectFigures(figure, ['bundleBytes', 'initMsMedian', 'initRatio']);
+  });
+
+  it('reports PATCH p50 and p99 through the gateway and as raw UpdateItem, with ratios', () => {
+    expectFigures(results.patch as Record<string, unknown>, [
+      'iterations',
+      'gatewayP50Ms',
+      'gatewayP99Ms',
+      'rawUpdateItemP50Ms',
+      'rawUpdateItemP99Ms',
+      'ratioP50',
+      'ratioP99',
+    ]);
+  });
+
+  it('reports time, bytes and peak memory of the list at three sizes, in-process, naive and via the gateway', () => {
+    const list = results.list as Record<string, unknown>[];
+    expect(list).toHaveLength(3);
+    for (const figure of list) {
+      expectFigures(figure, [
+        'entries',
+        'handlerMsMedian',
+        'naiveMsMedian',
+        'gatewayMsMedian',
+        'handlerVsNaive',
+        'gatewayVsHandler',
+        'bodyBytes',
+        'naiveBodyBytes',
+        'gatewayBodyBytes',
+        'lambdaPayloadBytes',
+        'handlerPeakRssMb',
+        'naivePeakRssMb',
+      ]);
+      expect(typeof figure.fitsBufferedResponse).toBe('boolean');
+      // The gateway passes the handler's body through unchanged.
+      expect(figure.gatewayBodyBytes).toBe(figure.bodyBytes);
+    }
+  });
+
+  it('reports the peak memory of every deployed function and a verdict on every target', () => {
+    const memory = results.memory as Record<string, unknown>[];
+    expect(memory.map((m) => m.function).sort()).toEqual([...DEPLOYED_FUNCTIONS].sort());
+    for (const figure of memory) expectFigures(figure, ['maxRssMb', 'maxRssAfterInitMb', 'heapUsedPeakMb']);
+    const targets = results.targets as Record<string, unknown>[];
+    expect(targets.length).toBeGreaterThanOrEqual(2 + 2 + 2 * DEPLOYED_FUNCTIONS.length + 1);
+    for (const target of targets) {
+      expectFigures(target, ['value', 'limit']);
+      expect(typeof target.met).toBe('boolean');
+    }
+  });
+});
