@@ -1,4 +1,7 @@
 import { Agent, request } from 'node:http';
+import { ROUTES } from '../../functions/routes';
+import { matchPath } from '../../infra/local/gateway';
+import { assertMatchesContract } from './contract';
 
 /** A response read byte for byte, with no client-side normalisation. */
 export interface RawResponse {
@@ -33,9 +36,19 @@ export function rawRequest(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-        );
+        res.on('end', () => {
+          const raw = {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          };
+          try {
+            checkContract(options.method, options.path, raw);
+            resolve(raw);
+          } catch (error) {
+            reject(error);
+          }
+        });
         res.on('error', reject);
       },
     );
@@ -46,6 +59,29 @@ export function rawRequest(
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });
+}
+
+/** The OpenAPI path template a raw path hits under /v1, if the contract describes it. */
+export function routeOf(path: string): string | undefined {
+  const rawPath = path.split('?')[0] ?? '';
+  if (!rawPath.startsWith('/v1/')) return undefined;
+  const segments = rawPath.slice('/v1'.length).split('/').slice(1);
+  return ROUTES.find((route) => matchPath(route.path, segments))?.path;
+}
+
+/** Every raw response is checked against openapi.yaml too, like the ones `call` receives. */
+function checkContract(method: string, path: string, raw: RawResponse): void {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.text);
+  } catch {
+    json = undefined;
+  }
+  assertMatchesContract(method, routeOf(path), { status: raw.status, headers, text: raw.text, json });
 }
 
 /** Closes the pooled sockets (call in afterAll). */
