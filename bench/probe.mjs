@@ -1,6 +1,7 @@
 // Runs in a fresh `node` process so that module init and peak memory are those of one function instance.
 //   node bench/probe.mjs init <module>            -> {"initMs"}
 //   node bench/probe.mjs invoke <module>           -> {"initMs","maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
+// RSS and heap are sampled every 2 ms and after each invocation (peak = largest sample).
 // Events come as a JSON array in PROBE_EVENTS. Bundles (.js, CommonJS) are required as Lambda's runtime does;
 // ES modules (.mjs) are imported. The result is the last stdout line, after the PROBE_RESULT marker.
 import { createRequire } from 'node:module';
@@ -24,11 +25,17 @@ function report(result) {
 if (mode === 'init') {
   report({ initMs });
 } else {
-  const maxRssInitKb = process.resourceUsage().maxRSS;
+  // Sampled rather than resourceUsage().maxRSS: on Linux a spawned child inherits its parent's peak RSS as a
+  // floor, which would report the benchmark's own size for every small function.
+  const rssInit = process.memoryUsage().rss;
+  let rssPeak = rssInit;
   let heapUsedPeak = process.memoryUsage().heapUsed;
-  const sampler = setInterval(() => {
-    heapUsedPeak = Math.max(heapUsedPeak, process.memoryUsage().heapUsed);
-  }, 5);
+  const sample = () => {
+    const usage = process.memoryUsage();
+    rssPeak = Math.max(rssPeak, usage.rss);
+    heapUsedPeak = Math.max(heapUsedPeak, usage.heapUsed);
+  };
+  const sampler = setInterval(sample, 2);
   const invocations = [];
   for (const event of JSON.parse(process.env.PROBE_EVENTS ?? '[]')) {
     const context = {
@@ -51,14 +58,14 @@ if (mode === 'init') {
     } catch (error) {
       outcome = { error: String(error?.message ?? error) };
     }
-    heapUsedPeak = Math.max(heapUsedPeak, process.memoryUsage().heapUsed);
+    sample();
     invocations.push({ ms: performance.now() - t, ...outcome });
   }
   clearInterval(sampler);
   report({
     initMs,
-    maxRssInitKb,
-    maxRssKb: process.resourceUsage().maxRSS,
+    maxRssInitKb: Math.round(rssInit / 1024),
+    maxRssKb: Math.round(rssPeak / 1024),
     heapUsedPeakKb: Math.round(heapUsedPeak / 1024),
     invocations,
   });

@@ -46,10 +46,10 @@ interface Profile {
 const PROFILES: Record<'full' | 'smoke', Profile> = {
   full: {
     initRuns: 15,
-    patchIterations: 400,
-    patchWarmup: 30,
+    patchIterations: 600,
+    patchWarmup: 40,
     sizes: [1_000, 10_000, 100_000],
-    listRounds: [15, 7, 3],
+    listRounds: [15, 9, 5],
   },
   smoke: { initRuns: 2, patchIterations: 15, patchWarmup: 3, sizes: [20, 60, 150], listRounds: [2, 2, 2] },
 };
@@ -178,6 +178,8 @@ async function main(): Promise<void> {
         progress(`seeding up to ${entries} entries`);
         await seed(seeded, entries);
         seeded = entries;
+        // Seeding takes longer than the gateway's keep-alive timeout: start the next phase on fresh connections.
+        closeHttp();
       }
       progress(`GET /inventory at ${entries} entries`);
       const times = await measureList({
