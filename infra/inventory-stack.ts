@@ -4,7 +4,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/routes';
 import { InventoryApi } from './constructs/inventory-api';
-import { InventoryFunction } from './constructs/inventory-function';
+import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
 import { Monitoring } from './constructs/monitoring';
 import { API_KEYS_TABLE_KEY, ENV, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
 import type { StageConfig } from './stage-config';
@@ -82,6 +82,7 @@ export class InventoryStack extends Stack {
         handler: route.handler,
         description: `${route.method} ${route.path} (${route.operationId})`,
         environment,
+        ...(route.operationId === 'listInventory' ? { memorySize: LIST_INVENTORY_MEMORY_MB } : {}),
       });
       for (const access of route.access) this.inventoryTable.grant(fn, ...TABLE_ACTIONS[access]);
       this.functions.set(route.operationId, fn);
