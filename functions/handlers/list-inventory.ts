@@ -1,4 +1,5 @@
 import { once, requireEnv } from '../config';
+import { HttpError } from '../http/http-error';
 import { metrics } from '../http/logger';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
@@ -25,7 +26,7 @@ export interface ListInventoryDeps {
 /** `GET /inventory` (listInventory): every entry, ordered by petId ascending. */
 export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps)) {
   const resolve = typeof deps === 'function' ? deps : () => deps;
-  return createApiHandler(async function listInventory() {
+  return createApiHandler(async function listInventory(event) {
     const items = await resolve().repository.listAll();
     metrics.addMetric('InventoryEntriesListed', 'Count', items.length);
     const body = inventoryListJson(items);
@@ -34,8 +35,11 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
     // says why.
     const payloadBytes = body.length + 8 * items.length + PAYLOAD_ENVELOPE_BYTES;
     if (payloadBytes > MAX_RESPONSE_PAYLOAD_BYTES) {
-      throw new Error(
-        `The inventory (${items.length} entries, ~${payloadBytes} bytes) exceeds Lambda's buffered response limit`,
+      throw new HttpError(
+        'INTERNAL',
+        `The inventory has ${items.length} entries, more than one response can carry (6 MB). ` +
+          `Request id: ${event.requestContext?.requestId ?? 'unknown'}.`,
+        { cause: new Error(`list payload ~${payloadBytes} bytes exceeds Lambda's buffered response limit`) },
       );
     }
     return jsonResponse(200, body);

@@ -1,7 +1,7 @@
 import { generateApiKey } from '../../functions/api-keys/key';
 import { createHandler as createAuthorizer } from '../../functions/handlers/authorizer';
 import { deprecationHeaders, handler as getPet } from '../../functions/handlers/get-pet';
-import { createHandler as createList } from '../../functions/handlers/list-inventory';
+import { createHandler as createList, MAX_RESPONSE_PAYLOAD_BYTES } from '../../functions/handlers/list-inventory';
 import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
@@ -175,5 +175,36 @@ describe('Function: authorizer', () => {
     const outcome = handler({ type: 'TOKEN', authorizationToken: token, methodArn }, aLambdaContext());
     await expect(outcome).rejects.toThrow(Error);
     await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
+  });
+});
+
+describe('Function: listInventory at the response size limit', () => {
+  function inventoryOf(count: number) {
+    // 19-digit ids, the longest: the worst case for the payload.
+    return Array.from({ length: count }, (_, i) =>
+      anInventoryItem({ petId: String(1_000_000_000_000_000_000n + BigInt(i)), quantity: 2147483647 }),
+    );
+  }
+
+  it('answers 75,000 entries with the longest ids within the 6 MB payload', async () => {
+    const result = await createList({ repository: new InMemoryInventoryRepository(inventoryOf(75_000)) })(
+      anApiGatewayEvent(),
+      aLambdaContext(),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(MAX_RESPONSE_PAYLOAD_BYTES);
+  });
+
+  it('answers an inventory too large for one response with a 500 Error body that says so, instead of a failed invocation', async () => {
+    const result = await createList({ repository: new InMemoryInventoryRepository(inventoryOf(90_000)) })(
+      anApiGatewayEvent(),
+      aLambdaContext(),
+    );
+    expect(result.statusCode).toBe(500);
+    expect(body(result)).toEqual({
+      code: 'INTERNAL',
+      message: 'The inventory has 90000 entries, more than one response can carry (6 MB). Request id: req-123.',
+      status: 500,
+    });
   });
 });
