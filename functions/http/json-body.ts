@@ -4,6 +4,7 @@ import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from
 /** Largest request body accepted, in bytes. A valid update is about 25 bytes; 1 KiB leaves room for whitespace. */
 export const MAX_BODY_BYTES = 1024;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /** Returns a header's value whatever its case (API Gateway passes headers as the client sent them). */
@@ -36,9 +37,8 @@ export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers
       `The request body must be sent as Content-Type: application/json${contentType ? `, not ${mediaType || 'an empty type'}` : ''}.`,
     );
   }
-  const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   try {
-    return text.decode(bytes);
+    return UTF8.decode(bytes);
   } catch {
     throw new ValidationError('The request body is not valid UTF-8.', 'MALFORMED_JSON');
   }

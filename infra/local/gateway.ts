@@ -151,6 +151,14 @@ function singleValueHeaders(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+function lastHeaderValue(req: IncomingMessage, lowerCaseName: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if ((req.rawHeaders[i] as string).toLowerCase() === lowerCaseName) value = req.rawHeaders[i + 1];
+  }
+  return value;
+}
+
 function multiValueHeaders(req: IncomingMessage): Record<string, string[]> {
   const headers: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -299,11 +307,8 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${API_STAGE_NAME}/${method}${stagePath}`;
 
     // Every path under /v1 is behind the authorizer (the stage has an authorized catch-all), so 401 comes first.
-    const auth = await authorizeRequest(
-      singleValueHeaders(req).Authorization ?? req.headers.authorization,
-      methodArn,
-      requestId,
-    );
+    // The TOKEN identity source is the Authorization header whatever its case; of repeated ones, the last.
+    const auth = await authorizeRequest(lastHeaderValue(req, 'authorization'), methodArn, requestId);
     if ('statusCode' in auth) return send(auth);
 
     const matches = ROUTES.map((route) => ({ route, params: matchPath(route.path, rawSegments) })).filter(
