@@ -1,29 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { testEndpoint } from '../helpers/local-stack';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { runProcess } from '../helpers/process';
 
 /** `npm run bench -- --smoke` as a real process, against the test DynamoDB Local. */
 function runBenchSmoke(out: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'bench/run.ts', '--smoke', '--out', out, '--endpoint', testEndpoint()], {
-      cwd: ROOT,
-      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return runProcess('npx', ['tsx', 'bench/run.ts', '--smoke', '--out', out, '--endpoint', testEndpoint()], {
+    env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
   });
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -6,8 +5,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
 import type { TableNames } from '../../infra/local/tables';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { runProcess } from '../helpers/process';
 
 /** An environment with no AWS configuration at all, and this test's Node first on PATH. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -23,23 +21,6 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     ...extra,
   };
-}
-
-/** Runs a real process from the project root and collects its output and exit code. */
-function spawnCli(command: string, args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** stderr without npm's own notices about the machine's npm config. */
@@ -67,10 +48,10 @@ describe('CLI: as a process', () => {
     const env = cleanEnv({ INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys });
 
     // Act
-    const outcome = await spawnCli(
+    const outcome = await runProcess(
       'npm',
       ['run', '--silent', 'cli', '--', 'keys', 'create', '--name', 'ci', '--endpoint', testEndpoint()],
-      env,
+      { env },
     );
 
     // Assess
@@ -100,7 +81,7 @@ describe('CLI: as a process', () => {
     '%s exits %i with one line on stderr and no stack trace',
     async (_, code, argv, message) => {
       // Act
-      const outcome = await spawnCli('npx', ['tsx', 'cli/main.ts', ...(argv as string[])], cleanEnv());
+      const outcome = await runProcess('npx', ['tsx', 'cli/main.ts', ...(argv as string[])], { env: cleanEnv() });
 
       // Assess
       expect(outcome.code).toBe(code);
@@ -114,11 +95,9 @@ describe('CLI: as a process', () => {
 
   it('--stage without credentials exits 1 with one line saying so', async () => {
     // Act
-    const outcome = await spawnCli(
-      'npx',
-      ['tsx', 'cli/main.ts', 'inventory', 'export', '--stage', 'production'],
-      cleanEnv({ AWS_REGION: 'eu-west-1' }),
-    );
+    const outcome = await runProcess('npx', ['tsx', 'cli/main.ts', 'inventory', 'export', '--stage', 'production'], {
+      env: cleanEnv({ AWS_REGION: 'eu-west-1' }),
+    });
 
     // Assess
     expect(outcome.code).toBe(1);
