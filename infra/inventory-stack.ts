@@ -73,6 +73,7 @@ export class InventoryStack extends Stack {
     for (const route of ROUTES) {
       const environment: Record<string, string> = {};
       if (route.access.length > 0) environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+      if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
       if (route.deprecated) {
         environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
         if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;

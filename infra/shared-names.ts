@@ -11,6 +11,7 @@ export const ENV = {
   apiKeysTable: 'API_KEYS_TABLE_NAME',
   petsDeprecatedAt: 'PETS_DEPRECATED_AT',
   petsSunsetAt: 'PETS_SUNSET_AT',
+  corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
 } as const;
 
 /** Stack output keys, read by the operator CLI (`--stage`) to find a deployed stage's tables. */

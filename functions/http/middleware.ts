@@ -2,7 +2,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { corsHeaders, parseAllowedOrigins } from './cors';
 import { isServerFault, toErrorResponse } from './error-mapping';
+import { headerValue } from './json-body';
 import { logger, metrics } from './logger';
 import { COMMON_HEADERS } from './responses';
 
@@ -24,7 +26,9 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       });
     },
     after: function addCommonHeaders(request) {
-      if (request.response) request.response.headers = { ...COMMON_HEADERS, ...request.response.headers };
+      if (request.response) {
+        request.response.headers = { ...COMMON_HEADERS, ...request.response.headers, ...corsFor(request.event) };
+      }
     },
     onError: function respondWithErrorBody(request) {
       const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
@@ -36,9 +40,16 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
         logger.info('request refused', { status: response.statusCode, reason: request.error?.message });
         metrics.addMetric('ClientError', 'Count', 1);
       }
-      request.response = response;
+      request.response = { ...response, headers: { ...response.headers, ...corsFor(request.event) } };
     },
   };
+}
+
+/** Allowed origins, read once per function instance. */
+const ALLOWED_ORIGINS = parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
+
+function corsFor(event: APIGatewayProxyEvent): Record<string, string> {
+  return corsHeaders(headerValue(event?.headers, 'origin'), ALLOWED_ORIGINS);
 }
 
 /**

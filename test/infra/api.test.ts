@@ -208,6 +208,7 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
   it('sends no CORS headers and has no unauthenticated OPTIONS methods when no origins are configured', () => {
     expect(methods().filter((m) => m.httpMethod === 'OPTIONS')).toEqual([]);
     expect(JSON.stringify(template().toJSON())).not.toContain('Access-Control-Allow-Origin');
+    expect(JSON.stringify(template().toJSON())).not.toContain('CORS_ALLOWED_ORIGINS');
   });
 
   it('invokes functions only from this API: each Lambda permission is scoped to its method', () => {

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../functions/routes';
-import { InventoryStack } from '../../infra/inventory-stack';
+import { functionId, InventoryStack } from '../../infra/inventory-stack';
 import { STACK_OUTPUTS, stackName } from '../../infra/shared-names';
 import { contextLookup, DEFAULT_REGION, PLACEHOLDER_ACCOUNT, STAGES, stageConfig } from '../../infra/stage-config';
 import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
@@ -129,6 +129,16 @@ describe('A staging stage with every optional setting', () => {
       expect(response.ResponseParameters).toMatchObject({
         'gatewayresponse.header.Access-Control-Allow-Origin': `'${origin}'`,
       });
+    }
+  });
+
+  it('tells every route function the allowed origins, so actual responses carry Access-Control-Allow-Origin', () => {
+    for (const route of ROUTES) {
+      const id = logicalIdStartingWith(template(), 'AWS::Lambda::Function', functionId(route.operationId));
+      const fn = resourcesOfType(template(), 'AWS::Lambda::Function')[id] as {
+        Environment: { Variables: Record<string, string> };
+      };
+      expect(fn.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe(origin);
     }
   });
 
