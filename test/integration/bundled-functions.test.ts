@@ -15,8 +15,8 @@ const INVOKE = `
 const [file, event, context] = process.argv.slice(1);
 const ctx = { ...JSON.parse(context), getRemainingTimeInMillis: () => 10000 };
 Promise.resolve(require(file).handler(JSON.parse(event), ctx)).then(
-  (result) => process.stdout.write(JSON.stringify({ result })),
-  (error) => process.stdout.write(JSON.stringify({ error: String(error && error.message) })),
+  (result) => process.stdout.write('\\nRESULT ' + JSON.stringify({ result })),
+  (error) => process.stdout.write('\\nRESULT ' + JSON.stringify({ error: String(error && error.message) })),
 );`;
 
 describe('Bundles: every deployed function, bundled exactly as the stack bundles it, works over DynamoDB Local', () => {
@@ -41,7 +41,8 @@ describe('Bundles: every deployed function, bundled exactly as the stack bundles
   async function invoke(
     handler: string,
     event: unknown,
-  ): Promise<{ result?: Record<string, unknown>; error?: string }> {
+    overrides: Record<string, string> = {},
+  ): Promise<{ result?: Record<string, unknown>; error?: string; logs: string }> {
     // Only what Lambda gives a function: its environment, with the role's credentials in AWS_* variables.
     const env = {
       PATH: process.env.PATH ?? '',
@@ -56,13 +57,15 @@ describe('Bundles: every deployed function, bundled exactly as the stack bundles
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       HOME: outDir,
+      ...overrides,
     };
-    const { stdout } = await run(
+    const { stdout, stderr } = await run(
       process.execPath,
       ['-e', INVOKE, bundles.get(handler) ?? '', JSON.stringify(event), JSON.stringify(aLambdaContext())],
       { env, timeout: 20_000 },
     );
-    return JSON.parse(stdout);
+    const marker = stdout.lastIndexOf('\nRESULT ');
+    return { ...JSON.parse(stdout.slice(marker + '\nRESULT '.length)), logs: stdout.slice(0, marker) + stderr };
   }
 
   it('keeps every bundle within 250 KB', () => {
@@ -107,6 +110,20 @@ describe('Bundles: every deployed function, bundled exactly as the stack bundles
     });
     const refused = await invoke('authorizer', { type: 'TOKEN', authorizationToken: 'Bearer psk_nope', methodArn });
     expect(refused.error).toBe('Unauthorized');
+  });
+
+  it('logs a failure with a stack trace that points at the TypeScript source (source maps work in the bundle)', async () => {
+    // Prepare: a table that does not exist is a defect (500), logged at error level with its stack.
+    const event = anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":1}' });
+    // Act
+    const { result, logs } = await invoke('update-inventory', event, {
+      INVENTORY_TABLE_NAME: 'no-such-table',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    // Assess
+    expect(result?.statusCode).toBe(500);
+    expect(logs).toMatch(/functions\/store\/dynamo-inventory-repository\.ts:\d+:\d+/);
+    expect(logs).not.toMatch(/index\.js:1:\d{4,}/);
   });
 
   it('answers the 501 routes', async () => {
