@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { intEnv } from '../config';
-import { StorageUnavailableError } from '../inventory/errors';
 
 /**
- * Builds the DynamoDB client a function uses for its whole life. Time-outs and retries are bounded so that a
- * throttled or unreachable table becomes a 503 within a few seconds instead of a hang until the Lambda time-out:
- * worst case about maxAttempts × requestTimeout plus back-off (3 × 2 s by default).
+ * Builds an AWS SDK DynamoDB client with the functions' bounds, for tools and tests that want the SDK. The Lambda
+ * functions themselves use the lean client (`lean-dynamodb.ts`), which reads the same DYNAMODB_* variables with the
+ * same defaults. Time-outs and retries are bounded so that a throttled or unreachable table becomes a 503 within a
+ * few seconds instead of a hang until the Lambda time-out: worst case about maxAttempts × requestTimeout plus
+ * back-off (3 × 2 s by default).
  *
  * `AWS_ENDPOINT_URL_DYNAMODB` (read by the SDK itself) points it at DynamoDB Local.
  */
@@ -25,44 +26,6 @@ export function createDynamoClient(
   });
 }
 
-const UNAVAILABLE_NAMES = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'AbortError',
-]);
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/**
- * Whether a storage error means "try again later" (throttling, time-out, network, 5xx) rather than a defect such
- * as a missing table or a malformed request, which must stay a 500 and page someone.
- */
-export function isStorageUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
-  const code = (error as { code?: string }).code;
-  if (UNAVAILABLE_NAMES.has(error.name)) return true;
-  if (code !== undefined && NETWORK_CODES.has(code)) return true;
-  if (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) return true;
-  return /socket hang up|ECONNREFUSED|ECONNRESET|timed? ?out/i.test(error.message);
-}
-
-/** Rethrows storage errors as StorageUnavailableError when they mean "try again later"; others unchanged. */
-export function translateStorageError(error: unknown, operation: string): never {
-  if (isStorageUnavailable(error))
-    throw new StorageUnavailableError(`${operation} failed: storage unavailable`, { cause: error });
-  throw error;
-}
+// Classification lives in storage-errors.ts (no SDK import, so the Lambda bundles can use it); re-exported for
+// the CLI and tests that import it from here.
+export { isStorageUnavailable, translateStorageError } from './storage-errors';

@@ -1,18 +1,15 @@
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  ScanCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InventoryItemNotFoundError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository } from '../inventory/repository';
 import { type InventoryItem, isPetStatus } from '../inventory/types';
-import { translateStorageError } from './dynamo-client';
+import type { DynamoOperations } from './dynamo-operations';
+import { asDynamoOperations } from './sdk-operations';
+import { translateStorageError } from './storage-errors';
 
-/** Options of the DynamoDB inventory adapter. */
-export interface DynamoInventoryRepositoryOptions {
-  client: DynamoDBClient;
+/** Options of the inventory table adapter. */
+export interface InventoryTableOptions {
+  /** The lean client (`lean-dynamodb.ts`) in the functions; `sdkOperations(client)` elsewhere. */
+  client: DynamoOperations;
   tableName: string;
   /**
    * Parallel Scan segments used by `listAll`.
@@ -23,15 +20,17 @@ export interface DynamoInventoryRepositoryOptions {
 
 /**
  * Inventory rows in DynamoDB, keyed by `petId` (a Number attribute, so int64 ids sort and compare as numbers).
- * Uses the low-level client: Number attributes travel as decimal strings, which keeps int64 ids exact with no
- * conversion.
+ * Works on the low-level attribute maps: Number attributes travel as decimal strings, which keeps int64 ids exact
+ * with no conversion. The functions use it over the lean client: it reaches the SDK only through
+ * {@link DynamoInventoryRepository}, which esbuild leaves out of their bundles when unused
+ * (test/integration/lean-dynamodb-bundles.test.ts checks that no SDK module is bundled).
  */
-export class DynamoInventoryRepository implements InventoryRepository {
-  private readonly client: DynamoDBClient;
+export class InventoryTable implements InventoryRepository {
+  private readonly client: DynamoOperations;
   private readonly tableName: string;
   private readonly scanSegments: number;
 
-  constructor(options: DynamoInventoryRepositoryOptions) {
+  constructor(options: InventoryTableOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
     this.scanSegments = options.scanSegments ?? 4;
@@ -46,20 +45,20 @@ export class DynamoInventoryRepository implements InventoryRepository {
 
   async setQuantity(petId: string, quantity: number): Promise<InventoryItem> {
     try {
-      const result = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { petId: { N: petId } },
-          UpdateExpression: 'SET quantity = :quantity',
-          ConditionExpression: 'attribute_exists(petId)',
-          ExpressionAttributeValues: { ':quantity': { N: String(quantity) } },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
+      const result = await this.client.updateItem({
+        TableName: this.tableName,
+        Key: { petId: { N: petId } },
+        UpdateExpression: 'SET quantity = :quantity',
+        ConditionExpression: 'attribute_exists(petId)',
+        ExpressionAttributeValues: { ':quantity': { N: String(quantity) } },
+        ReturnValues: 'ALL_NEW',
+      });
       if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
       return toInventoryItem(result.Attributes);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new InventoryItemNotFoundError(petId);
+      // By name: the SDK's ConditionalCheckFailedException and the lean client's error both carry it.
+      if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException')
+        throw new InventoryItemNotFoundError(petId);
       return translateStorageError(error, 'UpdateItem');
     }
   }
@@ -70,17 +69,15 @@ export class DynamoInventoryRepository implements InventoryRepository {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       try {
-        const page = await this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            ConsistentRead: true,
-            Segment: segment,
-            TotalSegments: this.scanSegments,
-            ProjectionExpression: 'petId, quantity, #status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExclusiveStartKey: startKey,
-          }),
-        );
+        const page = await this.client.scan({
+          TableName: this.tableName,
+          ConsistentRead: true,
+          Segment: segment,
+          TotalSegments: this.scanSegments,
+          ProjectionExpression: 'petId, quantity, #status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExclusiveStartKey: startKey,
+        });
         for (const row of page.Items ?? []) items.push(toInventoryItem(row));
         startKey = page.LastEvaluatedKey;
       } catch (error) {
@@ -100,4 +97,21 @@ export function toInventoryItem(row: Record<string, AttributeValue>): InventoryI
     throw new Error(`Inventory row ${petId ?? '?'} does not match the InventoryItem model`);
   }
   return { petId, quantity: Number(quantity), status };
+}
+
+/** Options of {@link DynamoInventoryRepository}. */
+export interface DynamoInventoryRepositoryOptions extends Omit<InventoryTableOptions, 'client'> {
+  /** An SDK client (CLI, tests) or any {@link DynamoOperations}, such as the lean client. */
+  client: DynamoDBClient | DynamoOperations;
+}
+
+/**
+ * {@link InventoryTable} for callers holding an SDK `DynamoDBClient`: the operator CLI's export and the tests.
+ * The Lambda functions use `InventoryTable` over the lean client instead, so that the SDK stays out of their
+ * bundles.
+ */
+export class DynamoInventoryRepository extends InventoryTable {
+  constructor(options: DynamoInventoryRepositoryOptions) {
+    super({ ...options, client: asDynamoOperations(options.client) });
+  }
 }

@@ -1,0 +1,43 @@
+import { StorageUnavailableError } from '../inventory/errors';
+
+const UNAVAILABLE_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'AbortError',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * Whether a storage error means "try again later" (throttling, time-out, network, 5xx) rather than a defect such
+ * as a missing table or a malformed request, which must stay a 500 and page someone.
+ */
+export function isStorageUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
+  const code = (error as { code?: string }).code;
+  if (UNAVAILABLE_NAMES.has(error.name)) return true;
+  if (code !== undefined && NETWORK_CODES.has(code)) return true;
+  if (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) return true;
+  return /socket hang up|ECONNREFUSED|ECONNRESET|timed? ?out/i.test(error.message);
+}
+
+/** Rethrows storage errors as StorageUnavailableError when they mean "try again later"; others unchanged. */
+export function translateStorageError(error: unknown, operation: string): never {
+  if (isStorageUnavailable(error))
+    throw new StorageUnavailableError(`${operation} failed: storage unavailable`, { cause: error });
+  throw error;
+}
