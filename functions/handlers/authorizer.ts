@@ -5,8 +5,8 @@ import { authorize, UnauthorizedError } from '../api-keys/authorize';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { once, requireEnv } from '../config';
 import { logger } from '../http/logger';
-import { DynamoApiKeyRepository } from '../store/dynamo-api-key-repository';
-import { createDynamoClient } from '../store/dynamo-client';
+import { ApiKeyTable } from '../store/dynamo-api-key-repository';
+import { createLeanDynamoClient } from '../store/lean-dynamodb';
 
 /** Dependencies of the bearer-token authorizer. */
 export interface AuthorizerDeps {
@@ -39,6 +39,6 @@ export function createHandler(deps: AuthorizerDeps | (() => AuthorizerDeps)) {
 
 export const handler = createHandler(
   once(() => ({
-    keys: new DynamoApiKeyRepository({ client: createDynamoClient(), tableName: requireEnv('API_KEYS_TABLE_NAME') }),
+    keys: new ApiKeyTable({ client: createLeanDynamoClient(), tableName: requireEnv('API_KEYS_TABLE_NAME') }),
   })),
 );

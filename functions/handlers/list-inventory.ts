@@ -5,8 +5,8 @@ import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryListJson } from '../inventory/json';
 import type { InventoryRepository } from '../inventory/repository';
-import { createDynamoClient } from '../store/dynamo-client';
-import { DynamoInventoryRepository } from '../store/dynamo-inventory-repository';
+import { InventoryTable } from '../store/dynamo-inventory-repository';
+import { createLeanDynamoClient } from '../store/lean-dynamodb';
 
 /**
  * Lambda's limit on a buffered response payload (6 MB, taken as 6 MiB): the proxy result serialized as JSON, with
@@ -48,8 +48,8 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
 
 export const handler = createHandler(
   once(() => ({
-    repository: new DynamoInventoryRepository({
-      client: createDynamoClient(),
+    repository: new InventoryTable({
+      client: createLeanDynamoClient(),
       tableName: requireEnv('INVENTORY_TABLE_NAME'),
     }),
   })),

@@ -7,8 +7,8 @@ import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
 import { parseInventoryUpdate } from '../inventory/update';
-import { createDynamoClient } from '../store/dynamo-client';
-import { DynamoInventoryRepository } from '../store/dynamo-inventory-repository';
+import { InventoryTable } from '../store/dynamo-inventory-repository';
+import { createLeanDynamoClient } from '../store/lean-dynamodb';
 
 /** Dependencies of `PATCH /inventory/{petId}`. */
 export interface UpdateInventoryDeps {
@@ -32,8 +32,8 @@ export function createHandler(deps: UpdateInventoryDeps | (() => UpdateInventory
 
 export const handler = createHandler(
   once(() => ({
-    repository: new DynamoInventoryRepository({
-      client: createDynamoClient(),
+    repository: new InventoryTable({
+      client: createLeanDynamoClient(),
       tableName: requireEnv('INVENTORY_TABLE_NAME'),
     }),
   })),
