@@ -5,14 +5,6 @@ import { AUTHORIZER_HANDLER, ROUTES } from '../functions/routes';
 /** Repository root (infra/ lives one level below it). */
 export const PROJECT_ROOT = join(import.meta.dirname, '..');
 
-/** The module that replaces the SDK's default credential chain in Lambda bundles (see its TSDoc). */
-export const LAMBDA_CREDENTIALS_MODULE = join(PROJECT_ROOT, 'functions', 'store', 'lambda-credentials.ts');
-
-/** esbuild aliases of every Lambda bundle: Lambda supplies credentials in the environment, nothing else. */
-export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
-  '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS_MODULE,
-};
-
 /** The esbuild target: the Lambda runtime is Node 24. */
 export const BUNDLE_TARGET = 'node24';
 
@@ -33,7 +25,6 @@ export const BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
   externalModules: [],
   forceDockerBundling: false,
-  esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
 };
 
 /** Environment every bundled function needs for its bundle to behave as built. */
@@ -77,6 +68,5 @@ export function esbuildOptions(entry: string, outfile: string) {
     sourcemap: 'linked' as const,
     sourcesContent: false,
     external: [],
-    alias: { ...BUNDLE_ALIASES },
   };
 }

@@ -217,10 +217,14 @@ describe('End to end: npm start and the generated client', () => {
     async () => {
       // Act
       started.child.kill('SIGINT');
+      let timer: NodeJS.Timeout | undefined;
       const outcome = await Promise.race([
         started.exited,
-        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), EXIT_TIMEOUT_MS)),
+        new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), EXIT_TIMEOUT_MS);
+        }),
       ]);
+      clearTimeout(timer);
       // Assess
       expect(outcome).toEqual({ code: 0, signal: null });
       expect(started.output()).toContain('SIGINT: stopping the gateway and DynamoDB Local');
