@@ -8,15 +8,14 @@ import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } fr
 
 /**
  * Memory of every function. Peak RSS measured by `npm run bench` (a fresh process per function running its bundle):
- * update-inventory 82 MB (20 PATCH), authorizer 82 MB (20 TOKEN), get-pet and list-store-orders 74 MB: 256 MB is
- * 3x that, and buys CPU (Lambda scales CPU with memory) for init and p99. list-inventory peaks at 286 MB with
- * 100,000 entries (100 MB at 10,000), above 256 MB: it gets LIST_INVENTORY_MEMORY_MB (see docs/performance.md).
+ * update-inventory and authorizer 64 MB (20 calls), get-pet and list-store-orders 57 MB: 256 MB leaves headroom and
+ * buys CPU (Lambda scales CPU with memory) for init and p99. listInventory gets LIST_INVENTORY_MEMORY_MB.
  */
 export const DEFAULT_MEMORY_MB = 256;
 /**
- * Memory of listInventory: peak RSS 286 MB with 100,000 entries (the largest inventory that fits the 6 MB
- * response), 100 MB at 10,000 (`npm run bench`). 1024 MB leaves room and, the list being CPU-bound (Scan pages,
- * sort, serialization), roughly halves its time against 512 MB for about the same GB-seconds.
+ * Memory of listInventory: peak RSS 148 MB with 100,000 entries (the largest inventory that fits the 6 MB response),
+ * 71 MB at 10,000 (`npm run bench`). 1024 MB leaves room and, the list being CPU-bound (Scan pages, sort,
+ * serialization), roughly halves its time against 512 MB for about the same GB-seconds.
  */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
 /** Timeout of every function until the benchmark (issue 5) measures a better value. */
