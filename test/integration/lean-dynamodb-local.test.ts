@@ -8,6 +8,7 @@ import { isStorageUnavailable } from '../../functions/store/storage-errors';
 import { freePort } from '../../infra/local/dynamodb-local';
 import type { TableNames } from '../../infra/local/tables';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
+import { rejection } from '../helpers/rejection';
 
 type Row = Record<string, AttributeValue>;
 
@@ -29,18 +30,6 @@ async function scanAll(
 }
 
 const byPetId = (a: Row, b: Row) => (String(a.petId?.N) < String(b.petId?.N) ? -1 : 1);
-
-/** The error a promise rejects with; fails the test when it resolves. */
-async function rejection(
-  promise: Promise<unknown>,
-): Promise<Error & { code?: string; $metadata?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: string; $metadata?: Record<string, unknown> };
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('Lean DynamoDB against DynamoDB Local, compared with the AWS SDK', () => {
   let sdk: DynamoDBClient;

@@ -16,6 +16,7 @@ import { createLeanDynamoClient, type LeanDynamoClient } from '../../functions/s
 import { signRequest } from '../../functions/store/sigv4';
 import { isStorageUnavailable } from '../../functions/store/storage-errors';
 import { freePort } from '../../infra/local/dynamodb-local';
+import { rejection } from '../helpers/rejection';
 
 /** One request as the fake DynamoDB received it. */
 interface Received {
@@ -139,18 +140,6 @@ function amzDate(value: unknown): Date {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(String(value));
   if (!m) throw new Error(`not an x-amz-date: ${String(value)}`);
   return new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
-}
-
-/** The error a promise rejects with; fails the test when it resolves. */
-async function rejection(
-  promise: Promise<unknown>,
-): Promise<Error & { code?: string; $metadata?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: string; $metadata?: Record<string, unknown> };
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('Lean DynamoDB: the wire protocol, against the AWS SDK and a fake endpoint', () => {

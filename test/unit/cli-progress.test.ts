@@ -1,16 +1,5 @@
 import { createProgress, renderProgress } from '../../cli/progress';
-
-function aStream(isTTY: boolean) {
-  const stream = {
-    text: '',
-    isTTY,
-    columns: 80,
-    write(chunk: string) {
-      stream.text += chunk;
-    },
-  };
-  return stream;
-}
+import { captureStream as aStream } from '../fixtures/cli/capture-io';
 
 describe('Function: renderProgress', () => {
   it('shows the bar, the percentage, the counts and the rate', () => {
