@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { isStorageUnavailable } from '../functions/store/dynamo-client';
+import { DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { createDynamoClient } from '../functions/store/dynamo-client';
+import { isStorageUnavailable } from '../functions/store/storage-errors';
 import { useLocalCredentials } from '../infra/local/dynamodb-local';
 import { LOCAL_TABLE_NAMES, type TableNames } from '../infra/local/tables';
 import { ENV, STACK_OUTPUTS, stackName } from '../infra/shared-names';
@@ -72,14 +73,15 @@ function resolveLocal(endpointOption: string | undefined, env: Record<string, st
     AWS_REGION: env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined,
   };
   useLocalCredentials(credentialsEnv);
-  const client = new DynamoDBClient({
+  const client = createDynamoClient({
     endpoint,
     region: credentialsEnv.AWS_REGION as string,
     credentials: {
       accessKeyId: credentialsEnv.AWS_ACCESS_KEY_ID as string,
       secretAccessKey: credentialsEnv.AWS_SECRET_ACCESS_KEY as string,
     },
-    requestHandler: { connectionTimeout: 2000, requestTimeout: 10_000 },
+    connectionTimeoutMs: 2000,
+    requestTimeoutMs: 10_000,
   });
   const tables = {
     inventory: env[ENV.inventoryTable] || LOCAL_TABLE_NAMES.inventory,
@@ -121,7 +123,7 @@ async function resolveStage(
     );
   const ttlRaw = outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds];
   const ttl = ttlRaw !== undefined && /^[0-9]+$/.test(ttlRaw) ? Number(ttlRaw) : undefined;
-  const client = new DynamoDBClient({ region });
+  const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
   return {
     client,
     tables: {

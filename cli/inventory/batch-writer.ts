@@ -5,7 +5,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { isStorageUnavailable } from '../../functions/store/dynamo-client';
+import { isStorageUnavailable } from '../../functions/store/storage-errors';
 
 /** BatchWriteItem takes at most 25 requests. */
 export const BATCH_SIZE = 25;

@@ -21,12 +21,3 @@ export function parsePetId(raw: string | undefined): string {
   if (value < MIN_PET_ID || value > MAX_PET_ID) throw new ValidationError(`${rule}; it is out of range.`);
   return value.toString();
 }
-
-/** Returns whether `digits` is a petId as `parsePetId` returns it. */
-export function isCanonicalPetId(digits: string): boolean {
-  try {
-    return parsePetId(digits) === digits;
-  } catch {
-    return false;
-  }
-}

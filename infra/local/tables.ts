@@ -1,7 +1,6 @@
 import {
   CreateTableCommand,
   type DynamoDBClient,
-  ListTablesCommand,
   paginateListTables,
   ResourceInUseException,
   waitUntilTableExists,
@@ -42,9 +41,4 @@ export async function ensureTables(client: DynamoDBClient, names: TableNames): P
     }
     await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table.name });
   }
-}
-
-/** Whether DynamoDB answers at all (used to give a clear error before anything else). */
-export async function ping(client: DynamoDBClient): Promise<void> {
-  await client.send(new ListTablesCommand({ Limit: 1 }));
 }

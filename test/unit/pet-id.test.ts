@@ -1,5 +1,5 @@
 import { ValidationError } from '../../functions/inventory/errors';
-import { isCanonicalPetId, parsePetId } from '../../functions/inventory/pet-id';
+import { parsePetId } from '../../functions/inventory/pet-id';
 
 describe('Domain: parsePetId', () => {
   it.each([
@@ -45,11 +45,5 @@ describe('Domain: parsePetId', () => {
 
   it('refuses a missing petId', () => {
     expect(() => parsePetId(undefined)).toThrow(/missing/);
-  });
-
-  it('tells canonical ids from non-canonical ones', () => {
-    expect(isCanonicalPetId('7')).toBe(true);
-    expect(isCanonicalPetId('007')).toBe(false);
-    expect(isCanonicalPetId('9223372036854775808')).toBe(false);
   });
 });

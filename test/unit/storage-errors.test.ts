@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
-import { isStorageUnavailable, translateStorageError } from '../../functions/store/dynamo-client';
+import { isStorageUnavailable, translateStorageError } from '../../functions/store/storage-errors';
 
 function named(name: string, extra: Record<string, unknown> = {}): Error {
   return Object.assign(new Error(name), { name }, extra);
