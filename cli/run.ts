@@ -2,6 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { type CommandContext, writeLine } from './commands/context';
 import { exportInventory, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
+import { smoke } from './commands/smoke';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
 import type { CliIo } from './io';
 import { resolveTarget, type StackOutputsReader, type Target } from './target';
@@ -49,6 +50,13 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { format: { type: 'string' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' } },
     positionals: ['FILE'],
     action: importInventory,
+  },
+  smoke: {
+    usage: 'smoke --key KEY [--url URL] [--write]',
+    summary: 'call a running API as a client does and check the answers (after a deploy)',
+    options: { key: { type: 'string' }, url: { type: 'string' }, write: { type: 'boolean' } },
+    positionals: [],
+    action: smoke,
   },
   'inventory export': {
     usage: 'inventory export [--format json|csv]',
@@ -104,7 +112,8 @@ export async function run(argv: readonly string[], io: CliIo, dependencies: RunD
       return EXIT.ok;
     }
     if (positionals.length === 0) throw new UsageError('no command given');
-    const name = positionals.slice(0, 2).join(' ');
+    // Commands are one word (`smoke`) or two (`keys create`).
+    const name = COMMANDS[positionals[0] as string] ? (positionals[0] as string) : positionals.slice(0, 2).join(' ');
     const command = COMMANDS[name];
     if (!command) {
       const group = positionals[0] as string;
@@ -126,7 +135,7 @@ export async function run(argv: readonly string[], io: CliIo, dependencies: RunD
     const allowed = new Set([...Object.keys(GLOBAL_OPTIONS), ...Object.keys(command.options)]);
     const foreign = Object.keys(values).filter((option) => !allowed.has(option));
     if (foreign.length > 0) throw new UsageError(`${name} does not take --${foreign[0]}`);
-    const args = positionals.slice(2);
+    const args = positionals.slice(name.split(' ').length);
     if (args.length > command.positionals.length)
       throw new UsageError(
         `${name} takes ${describeArity(command.positionals)}; got extra "${args[command.positionals.length]}"`,

@@ -19,6 +19,8 @@ export interface Target {
   description: string;
   /** The stage, when the tables come from a deployed stack. */
   stage?: Stage;
+  /** The stage's base URL (stack output `ApiUrl`, ending in /v1), when the target is a stage. */
+  apiUrl?: string;
   /** The stage's authorizer cache TTL (stack output), when known. */
   authorizerCacheTtlSeconds?: number;
   close(): void;
@@ -132,6 +134,7 @@ async function resolveStage(
     },
     description: `stage ${stage} (stack ${stack}, ${region})`,
     stage,
+    ...(outputs[STACK_OUTPUTS.apiUrl] ? { apiUrl: outputs[STACK_OUTPUTS.apiUrl] } : {}),
     ...(ttl !== undefined ? { authorizerCacheTtlSeconds: ttl } : {}),
     close: () => client.destroy(),
   };

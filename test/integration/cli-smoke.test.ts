@@ -1,0 +1,50 @@
+import { run } from '../../cli/run';
+import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
+
+describe('CLI: smoke, against the real local gateway', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack.close());
+
+  it('passes every check against a working API, and --write leaves the table as it was', async () => {
+    // Prepare
+    const io = aCapturedIo();
+    const before = await snapshotTable(stack.client, stack.tables.inventory);
+    // Act
+    const code = await run(['smoke', '--url', stack.url, '--key', stack.key, '--write'], io);
+    // Assess
+    expect(code).toBe(0);
+    expect(io.stdout.text).toMatch(/^6 passed, 0 failed$/m);
+    expect(io.stdout.text).not.toMatch(/^FAIL /m);
+    expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+  });
+
+  it('fails with exit code 1 and names the failing checks when the key is refused', async () => {
+    const io = aCapturedIo();
+    const code = await run(
+      ['smoke', '--url', stack.url, '--key', 'psk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(io.stdout.text).toMatch(/^FAIL GET \/inventory with the key answers 200.*status 401/m);
+    expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory without a key answers 401/m);
+    expect(io.stderr.text).toMatch(/^error: \d+ of 5 smoke checks failed against http:\/\/127\.0\.0\.1:\d+\/v1$/m);
+  });
+
+  it('fails when nothing answers, without hanging', async () => {
+    const io = aCapturedIo();
+    const code = await run(['smoke', '--url', 'http://127.0.0.1:9/v1', '--key', stack.key], io);
+    expect(code).toBe(1);
+    expect(io.stdout.text).toMatch(/^0 passed, 5 failed$/m);
+  });
+
+  it('needs a key (exit code 2)', async () => {
+    const io = aCapturedIo();
+    expect(await run(['smoke', '--url', stack.url], io)).toBe(2);
+    expect(io.stderr.text).toMatch(/smoke needs --key KEY/);
+  });
+});
