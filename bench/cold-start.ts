@@ -1,29 +1,18 @@
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { esbuildOptions, handlerEntries } from '../infra/bundling';
+import type { DeployedBundle } from '../tooling/deployed-bundles';
 import { runProbe } from './probe-child';
 import { alternate, median, ratio, round } from './stats';
 
 /** The naive baseline handler (unbundled SDK, lib-dynamodb and middy from node_modules). */
 export const NAIVE_HANDLER = join(import.meta.dirname, 'naive', 'handler.mjs');
 
-/** One function bundled as the stack bundles it. */
-export interface Bundle {
-  handler: string;
+/** A module to cold-start, with the event of its first call. */
+export interface ColdStartSubject {
+  name: string;
   file: string;
-  bytes: number;
-}
-
-/** Bundles every deployed function with the stack's esbuild options into `outDir/<handler>/index.js`. */
-export async function bundleFunctions(outDir: string): Promise<Bundle[]> {
-  const bundles: Bundle[] = [];
-  for (const { handler, entry } of handlerEntries()) {
-    const file = join(outDir, handler, 'index.js');
-    await build({ ...esbuildOptions(entry, file), logLevel: 'error' });
-    bundles.push({ handler, file, bytes: statSync(file).size });
-  }
-  return bundles;
+  event: unknown;
+  bundleBytes?: number;
+  sourceMaps?: boolean;
 }
 
 /** Cold-start figures of one function. */
@@ -31,45 +20,83 @@ export interface ColdStartFigure {
   handler: string;
   bundleBytes: number;
   initMsMedian: number;
+  /** Module init plus the first call against DynamoDB Local. */
+  coldPathMsMedian: number;
   /** initMsMedian / the naive handler's. */
   initRatio: number;
+  /** coldPathMsMedian / the naive handler's. */
+  coldPathRatio: number;
 }
 
 /** Cold-start figures of every function and of the naive handler. */
 export interface ColdStartResult {
   runs: number;
   naiveInitMsMedian: number;
+  naiveColdPathMsMedian: number;
   functions: ColdStartFigure[];
 }
 
+/** The deployed bundles as cold-start subjects, each with its first event; a bundle without one is an error. */
+export function bundleSubjects(
+  bundles: readonly DeployedBundle[],
+  firstEvents: Readonly<Record<string, unknown>>,
+): ColdStartSubject[] {
+  return bundles.map((bundle) => {
+    if (!(bundle.handler in firstEvents)) throw new Error(`no first event for the ${bundle.handler} function`);
+    return {
+      name: bundle.handler,
+      file: bundle.file,
+      event: firstEvents[bundle.handler],
+      bundleBytes: bundle.bytes,
+      sourceMaps: true,
+    };
+  });
+}
+
 /**
- * Module init of each bundle and of the naive handler: the median of `runs` fresh `node` processes each, taken
- * round-robin so that a busy moment of the machine hits every module alike. Bundles load with
- * `--enable-source-maps`, as the stack configures them.
+ * The cold path of each subject and of the naive handler: module init, then its first call (against DynamoDB Local
+ * for those that call it), in a fresh `node` process each time; the median of `runs` processes per module, taken
+ * round-robin so that a busy moment of the machine hits every module alike. Init alone would flatter a client that
+ * loads its HTTP stack on the first call, as the SDK does; the cold path is what the first caller waits for.
  */
-export async function measureColdStarts(bundles: readonly Bundle[], runs: number): Promise<ColdStartResult> {
-  const samples = new Map<string, number[]>();
-  const record = (key: string, ms: number): void => {
-    samples.set(key, [...(samples.get(key) ?? []), ms]);
+export async function measureColdStarts(
+  subjects: readonly ColdStartSubject[],
+  naiveEvent: unknown,
+  runs: number,
+  env: Record<string, string>,
+): Promise<ColdStartResult> {
+  const init = new Map<string, number[]>();
+  const cold = new Map<string, number[]>();
+  const measure = async (name: string, file: string, event: unknown, sourceMaps: boolean) => {
+    const probe = await runProbe('cold', file, { env, sourceMaps, events: [event] });
+    if (
+      probe.error !== undefined ||
+      (probe.statusCode !== undefined && probe.statusCode >= 500 && probe.statusCode !== 501)
+    )
+      throw new Error(`${name} failed its first call: ${probe.error ?? probe.statusCode}`);
+    init.set(name, [...(init.get(name) ?? []), probe.initMs]);
+    cold.set(name, [...(cold.get(name) ?? []), probe.initMs + probe.firstCallMs]);
   };
   await alternate(runs, [
-    async () => record('naive', (await runProbe('init', NAIVE_HANDLER)).initMs),
-    ...bundles.map(
-      (bundle) => async () =>
-        record(bundle.handler, (await runProbe('init', bundle.file, { sourceMaps: true })).initMs),
-    ),
+    () => measure('naive', NAIVE_HANDLER, naiveEvent, false),
+    ...subjects.map((subject) => () => measure(subject.name, subject.file, subject.event, subject.sourceMaps ?? false)),
   ]);
-  const naive = median(samples.get('naive') ?? []);
+  const naiveInit = median(init.get('naive') ?? []);
+  const naiveCold = median(cold.get('naive') ?? []);
   return {
     runs,
-    naiveInitMsMedian: round(naive),
-    functions: bundles.map((bundle) => {
-      const initMs = median(samples.get(bundle.handler) ?? []);
+    naiveInitMsMedian: round(naiveInit),
+    naiveColdPathMsMedian: round(naiveCold),
+    functions: subjects.map((subject) => {
+      const initMs = median(init.get(subject.name) ?? []);
+      const coldMs = median(cold.get(subject.name) ?? []);
       return {
-        handler: bundle.handler,
-        bundleBytes: bundle.bytes,
+        handler: subject.name,
+        bundleBytes: subject.bundleBytes ?? 0,
         initMsMedian: round(initMs),
-        initRatio: ratio(initMs, naive),
+        coldPathMsMedian: round(coldMs),
+        initRatio: ratio(initMs, naiveInit),
+        coldPathRatio: ratio(coldMs, naiveCold),
       };
     }),
   };

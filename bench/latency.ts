@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { apiGatewayProxyEvent, lambdaContext } from '../tooling/lambda-events';
 import { alternate, median, quantile, ratio, round } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -46,53 +47,6 @@ function exchange(
 export function closeHttp(): void {
   agent.destroy();
   agent = new Agent({ keepAlive: true, maxSockets: 1 });
-}
-
-/** A REST proxy event for `GET /inventory`, as the local gateway builds it. */
-export function listEvent(requestId: string): APIGatewayProxyEvent {
-  return {
-    resource: '/inventory',
-    path: '/inventory',
-    httpMethod: 'GET',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'bench',
-      authorizer: { principalId: 'bench', keyId: 'bench' },
-      httpMethod: 'GET',
-      path: '/v1/inventory',
-      stage: 'v1',
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: 'listInventory',
-      resourcePath: '/inventory',
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
-
-/** A Lambda context for in-process invocations. */
-export function benchContext(requestId: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench',
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: '/aws/lambda/bench',
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 29_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 /** p50/p99 of PATCH through the gateway against the raw UpdateItem. */
@@ -200,7 +154,10 @@ export async function measureList(options: {
   const inProcess = async (fn: ApiHandler, into: number[]) => {
     const id = `bench-list-${n++}`;
     const started = performance.now();
-    const result = await fn(listEvent(id), benchContext(id));
+    const result = await fn(
+      apiGatewayProxyEvent({ requestContext: { requestId: id } }),
+      lambdaContext({ requestId: id, timeoutMs: 29_000, memoryMb: 1024 }),
+    );
     into.push(performance.now() - started);
     if (result.statusCode !== 200) throw new Error(`list answered ${result.statusCode}: ${result.body}`);
     return result;

@@ -1,7 +1,16 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { lambdaContext } from '../tooling/lambda-events';
 
 const PROBE = join(import.meta.dirname, 'probe.mjs');
+
+/** What `probe.mjs cold` reports: module init, then the first invocation. */
+export interface ColdProbe {
+  initMs: number;
+  firstCallMs: number;
+  statusCode?: number;
+  error?: string;
+}
 
 /** What `probe.mjs invoke` reports. */
 export interface InvokeProbe {
@@ -19,12 +28,20 @@ export interface ProbeOptions {
   /** `--enable-source-maps`, as the stack sets in NODE_OPTIONS for bundled functions. */
   sourceMaps?: boolean;
   events?: readonly unknown[];
+  /** The function's memory size, as its context reports it. @default 256 */
+  memoryMb?: number;
 }
 
 /** Runs `bench/probe.mjs` in a fresh `node` (the one running this script) and returns its report. */
 export function runProbe(mode: 'init', module: string, options?: ProbeOptions): Promise<{ initMs: number }>;
+export function runProbe(mode: 'cold', module: string, options?: ProbeOptions): Promise<ColdProbe>;
 export function runProbe(mode: 'invoke', module: string, options?: ProbeOptions): Promise<InvokeProbe>;
-export function runProbe(mode: 'init' | 'invoke', module: string, options: ProbeOptions = {}): Promise<unknown> {
+export function runProbe(
+  mode: 'init' | 'cold' | 'invoke',
+  module: string,
+  options: ProbeOptions = {},
+): Promise<unknown> {
+  const context = lambdaContext({ functionName: 'bench', memoryMb: options.memoryMb ?? 256 });
   return new Promise((resolveProbe, reject) => {
     const child = spawn(process.execPath, [PROBE, mode, module], {
       env: {
@@ -32,6 +49,7 @@ export function runProbe(mode: 'init' | 'invoke', module: string, options: Probe
         ...options.env,
         NODE_OPTIONS: options.sourceMaps ? '--enable-source-maps' : '',
         PROBE_EVENTS: JSON.stringify(options.events ?? []),
+        PROBE_CONTEXT: JSON.stringify(context),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

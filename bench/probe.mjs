@@ -1,15 +1,18 @@
-// Runs in a fresh `node` process so that module init and peak memory are those of one function instance.
-//   node bench/probe.mjs init <module>            -> {"initMs"}
-//   node bench/probe.mjs invoke <module>           -> {"initMs","maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
-// RSS and heap are sampled every 2 ms and after each invocation (peak = largest sample).
-// Events come as a JSON array in PROBE_EVENTS. Bundles (.js, CommonJS) are required as Lambda's runtime does;
-// ES modules (.mjs) are imported. The result is the last stdout line, after the PROBE_RESULT marker.
+// Runs in a fresh `node` process so that module init, the first call and peak memory are those of one function
+// instance (a cold start).
+//   node bench/probe.mjs init <module>     -> {"initMs"}
+//   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode"}: init, then the first event
+//   node bench/probe.mjs invoke <module>   -> {"initMs","maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
+// RSS and heap are sampled every 2 ms and after each invocation (peak = largest sample) in `invoke` mode only.
+// Events come as a JSON array in PROBE_EVENTS, the Lambda context (less its functions) as JSON in PROBE_CONTEXT.
+// Bundles (.js, CommonJS) are required as Lambda's runtime does; ES modules (.mjs) are imported. The result is the
+// last stdout line, after the PROBE_RESULT marker.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const [mode, modulePath] = process.argv.slice(2);
-if (!modulePath || (mode !== 'init' && mode !== 'invoke')) {
-  console.error('usage: node bench/probe.mjs init|invoke <module>');
+if (!modulePath || !['init', 'cold', 'invoke'].includes(mode)) {
+  console.error('usage: node bench/probe.mjs init|cold|invoke <module>');
   process.exit(2);
 }
 const started = performance.now();
@@ -18,12 +21,32 @@ const mod = modulePath.endsWith('.mjs')
   : createRequire(import.meta.url)(modulePath);
 const initMs = performance.now() - started;
 
+const events = JSON.parse(process.env.PROBE_EVENTS ?? '[]');
+const baseContext = JSON.parse(process.env.PROBE_CONTEXT ?? '{}');
+
 function report(result) {
   process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
 }
 
+/** One invocation, as the runtime makes it; the outcome is what Lambda would return to API Gateway. */
+async function invoke(event, index) {
+  const context = { ...baseContext, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 29_000 };
+  const t = performance.now();
+  let outcome;
+  try {
+    const result = await mod.handler(event, context);
+    outcome = { statusCode: result?.statusCode, payloadBytes: Buffer.byteLength(JSON.stringify(result ?? null)) };
+  } catch (error) {
+    outcome = { error: String(error?.message ?? error) };
+  }
+  return { ms: performance.now() - t, ...outcome };
+}
+
 if (mode === 'init') {
   report({ initMs });
+} else if (mode === 'cold') {
+  const first = await invoke(events[0], 0);
+  report({ initMs, firstCallMs: first.ms, statusCode: first.statusCode, error: first.error });
 } else {
   // Sampled rather than resourceUsage().maxRSS: on Linux a spawned child inherits its parent's peak RSS as a
   // floor, which would report the benchmark's own size for every small function.
@@ -37,29 +60,9 @@ if (mode === 'init') {
   };
   const sampler = setInterval(sample, 2);
   const invocations = [];
-  for (const event of JSON.parse(process.env.PROBE_EVENTS ?? '[]')) {
-    const context = {
-      callbackWaitsForEmptyEventLoop: false,
-      functionName: 'bench',
-      functionVersion: '$LATEST',
-      invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench',
-      memoryLimitInMB: '1024',
-      awsRequestId: `bench-${invocations.length}`,
-      logGroupName: '/aws/lambda/bench',
-      logStreamName: 'bench',
-      getRemainingTimeInMillis: () => 29_000,
-    };
-    const t = performance.now();
-    let outcome;
-    try {
-      const result = await mod.handler(event, context);
-      // What Lambda returns to API Gateway: the result serialized, the body a JSON string inside it.
-      outcome = { statusCode: result?.statusCode, payloadBytes: Buffer.byteLength(JSON.stringify(result ?? null)) };
-    } catch (error) {
-      outcome = { error: String(error?.message ?? error) };
-    }
+  for (const [index, event] of events.entries()) {
+    invocations.push(await invoke(event, index));
     sample();
-    invocations.push({ ms: performance.now() - t, ...outcome });
   }
   clearInterval(sampler);
   report({

@@ -5,26 +5,28 @@
  *   npm run bench                         full run (1k, 10k, 100k entries; a few minutes)
  *   npm run bench -- --smoke              tiny sizes and few iterations (what CI runs, seconds)
  *   npm run bench -- --out FILE           write the results elsewhere
- *   npm run bench -- --endpoint URL       use a running DynamoDB Local instead of starting one
+ *
+ * It measures what deploys: the functions' bundles come from synthesizing the stack (its NodejsFunction bundling),
+ * and the HTTP figures go through `npm start` in a child process, as a client's calls would.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { writeInventory } from '../cli/inventory/batch-writer';
-import { generateApiKey } from '../functions/api-keys/key';
+import { ENV } from '../functions/config';
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
-import { DynamoApiKeyRepository } from '../functions/store/dynamo-api-key-repository';
-import { type DynamoDbLocal, startDynamoDbLocal, useLocalCredentials } from '../infra/local/dynamodb-local';
-import { configureFunctionEnvironment } from '../infra/local/environment';
-import { importHandler, startLocalGateway } from '../infra/local/gateway';
-import { ensureTables } from '../infra/local/tables';
-import { ENV } from '../infra/shared-names';
-import { type Bundle, bundleFunctions, type ColdStartResult, measureColdStarts, NAIVE_HANDLER } from './cold-start';
-import { closeHttp, type ListTimes, listEvent, measureList, measurePatch, type PatchResult } from './latency';
+import { createDynamoClient } from '../functions/store/dynamo-client';
+import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';
+import { useLocalCredentials } from '../tooling/dynamodb-local';
+import { apiGatewayProxyEvent, tokenAuthorizerEvent } from '../tooling/lambda-events';
+import { type LocalApiProcess, startLocalApiProcess } from '../tooling/local-api-process';
+import { configureFunctionEnvironment } from '../tooling/local-environment';
+import { LOCAL_TABLE_NAMES } from '../tooling/tables';
+import { bundleSubjects, type ColdStartResult, measureColdStarts, NAIVE_HANDLER } from './cold-start';
+import { closeHttp, type ListTimes, measureList, measurePatch, type PatchResult } from './latency';
 import { type InvokeProbe, runProbe } from './probe-child';
 import { markdownTable, round } from './stats';
 
@@ -36,7 +38,7 @@ export const LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
 export const BUNDLE_BUDGET_BYTES = 250_000;
 
 interface Profile {
-  initRuns: number;
+  coldRuns: number;
   patchIterations: number;
   patchWarmup: number;
   sizes: readonly number[];
@@ -45,20 +47,19 @@ interface Profile {
 
 const PROFILES: Record<'full' | 'smoke', Profile> = {
   full: {
-    initRuns: 15,
+    coldRuns: 15,
     patchIterations: 600,
     patchWarmup: 40,
     sizes: [1_000, 10_000, 100_000],
     listRounds: [15, 9, 5],
   },
-  smoke: { initRuns: 2, patchIterations: 15, patchWarmup: 3, sizes: [20, 60, 150], listRounds: [2, 2, 2] },
+  smoke: { coldRuns: 2, patchIterations: 15, patchWarmup: 3, sizes: [20, 60, 150], listRounds: [2, 2, 2] },
 };
 
 const { values: args } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
     out: { type: 'string', default: join(import.meta.dirname, 'results.json') },
-    endpoint: { type: 'string' },
   },
 });
 const profile = args.smoke ? PROFILES.smoke : PROFILES.full;
@@ -108,57 +109,59 @@ interface ListFigure extends ListTimes {
   fitsBufferedResponse: boolean;
 }
 
+/** The small inventory of the cold-path phase: ids within 2^53, so the naive handler can unmarshal them. */
+const COLD_PATH_INVENTORY = 7;
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const workDir = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
-  let dynamo: DynamoDbLocal | undefined;
+  let deployed: DeployedBundles | undefined;
+  let api: LocalApiProcess | undefined;
   let client: DynamoDBClient | undefined;
-  let closeGateway: (() => Promise<void>) | undefined;
   try {
-    progress('bundling every function as the stack does');
-    const bundles = await bundleFunctions(workDir);
-    progress(`module init: ${profile.initRuns} fresh processes per module`);
-    const coldStart = await measureColdStarts(bundles, profile.initRuns);
+    progress('synthesizing the stack to get every function bundled as it deploys');
+    deployed = synthesizeDeployedBundles();
+    const bundles = deployed.bundles;
 
+    progress('starting npm start (in memory, no demo inventory, no throttling)');
     useLocalCredentials();
-    let endpoint = args.endpoint;
-    if (!endpoint) {
-      progress('starting DynamoDB Local (in memory)');
-      dynamo = await startDynamoDbLocal();
-      endpoint = dynamo.endpoint;
-    }
-    client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION });
-    const suffix = randomUUID().slice(0, 8);
-    const tables = { inventory: `bench-inventory-${suffix}`, apiKeys: `bench-api-keys-${suffix}` };
-    await ensureTables(client, tables);
-    configureFunctionEnvironment(endpoint, tables);
+    api = await startLocalApiProcess({
+      env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
+    const tables = LOCAL_TABLE_NAMES;
+    client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });
+    configureFunctionEnvironment(api.dynamoEndpoint, tables);
     // Logs would interleave with the table; the stages log at INFO, and only refusals and errors at that.
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
     const functionEnv: Record<string, string> = {
-      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: api.dynamoEndpoint,
       [ENV.inventoryTable]: tables.inventory,
       [ENV.apiKeysTable]: tables.apiKeys,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
     };
-
-    const { key, record } = generateApiKey('bench');
-    await new DynamoApiKeyRepository({ client, tableName: tables.apiKeys }).create(record);
-    const authHeader = { Authorization: `Bearer ${key}` };
-    const gateway = await startLocalGateway(0, { log: () => undefined, authorizerCacheTtlSeconds: 300 });
-    closeGateway = () => gateway.close();
-
+    const authHeader = { Authorization: `Bearer ${api.apiKey}` };
     const seed = async (from: number, to: number) => {
       if (!client) return;
       await writeInventory(inventory(from, to), { client, tableName: tables.inventory, concurrency: 4 });
     };
+
+    await seed(0, COLD_PATH_INVENTORY);
+    progress(`cold path (init + first call): ${profile.coldRuns} fresh processes per function`);
+    const firstEvents = firstCallEvents(api.apiKey);
+    const coldStart = await measureColdStarts(
+      bundleSubjects(bundles, firstEvents),
+      firstEvents['list-inventory'],
+      profile.coldRuns,
+      functionEnv,
+    );
+
     const sizes = profile.sizes;
     const firstSize = sizes[0] ?? 0;
-    await seed(0, firstSize);
+    await seed(COLD_PATH_INVENTORY, firstSize);
 
     progress(`PATCH: ${profile.patchIterations} through the gateway and as raw UpdateItem, alternating`);
     const patch = await measurePatch({
-      gatewayUrl: gateway.url,
+      gatewayUrl: api.baseUrl,
       authHeader,
       client,
       tableName: tables.inventory,
@@ -167,9 +170,11 @@ async function main(): Promise<void> {
       warmup: profile.patchWarmup,
     });
 
-    const listHandler = (await importHandler('list-inventory')) as unknown as ApiHandler;
+    const { handler: listHandler } = (await import('../functions/handlers/list-inventory')) as {
+      handler: ApiHandler;
+    };
     const naive = ((await import(NAIVE_HANDLER)) as { handler: ApiHandler }).handler;
-    const listBundle = bundleFile(bundles, 'list-inventory');
+    const listBundle = deployed.bundle('list-inventory').file;
     const list: ListFigure[] = [];
     let seeded = firstSize;
     let largestListMemory: MemoryFigure | undefined;
@@ -183,14 +188,19 @@ async function main(): Promise<void> {
       }
       progress(`GET /inventory at ${entries} entries`);
       const times = await measureList({
-        gatewayUrl: gateway.url,
+        gatewayUrl: api.baseUrl,
         authHeader,
         handler: listHandler,
         naive,
         rounds: profile.listRounds[index] ?? 1,
       });
-      const events = [listEvent('memory-probe')];
-      const handlerProbe = await runProbe('invoke', listBundle, { env: functionEnv, sourceMaps: true, events });
+      const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];
+      const handlerProbe = await runProbe('invoke', listBundle, {
+        env: functionEnv,
+        sourceMaps: true,
+        events,
+        memoryMb: 1024,
+      });
       const naiveProbe = await runProbe('invoke', NAIVE_HANDLER, { env: functionEnv, events });
       largestListMemory = memoryFigure('list-inventory', `GET, ${entries} entries`, handlerProbe);
       list.push({
@@ -203,49 +213,65 @@ async function main(): Promise<void> {
     }
 
     progress('peak memory of every function');
-    const memory = await measureFunctionMemory(bundles, functionEnv, key, largestListMemory);
+    const memory = await measureFunctionMemory(deployed, functionEnv, api.apiKey, largestListMemory);
     const results = summarize({ coldStart, patch, list, memory, seconds: (Date.now() - startedAt) / 1000 });
     writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${render(results)}\n\nWritten to ${args.out}\n`);
   } finally {
     closeHttp();
-    await closeGateway?.();
     client?.destroy();
-    await dynamo?.stop();
-    rmSync(workDir, { recursive: true, force: true });
+    await api?.stop();
+    deployed?.dispose();
   }
 }
 
-function bundleFile(bundles: readonly Bundle[], handler: string): string {
-  const bundle = bundles.find((b) => b.handler === handler);
-  if (!bundle) throw new Error(`no bundle for ${handler}`);
-  return bundle.file;
+/** The first call of each deployed function in the cold-path phase: one its first caller would make. */
+function firstCallEvents(key: string): Record<string, unknown> {
+  return {
+    'list-inventory': apiGatewayProxyEvent({ requestContext: { requestId: 'cold-list' } }),
+    'update-inventory': apiGatewayProxyEvent({
+      resource: '/inventory/{petId}',
+      path: '/inventory/1',
+      httpMethod: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      pathParameters: { petId: '1' },
+      body: '{"quantity":5}',
+    }),
+    authorizer: tokenAuthorizerEvent(`Bearer ${key}`),
+    'get-pet': apiGatewayProxyEvent({ resource: '/pets/{petId}', path: '/pets/1', pathParameters: { petId: '1' } }),
+    'list-store-orders': apiGatewayProxyEvent({ resource: '/store/orders', path: '/store/orders' }),
+  };
 }
 
 /** Each function's peak memory in a fresh process (its bundle, as deployed), for its Lambda memory size. */
 async function measureFunctionMemory(
-  bundles: readonly Bundle[],
+  deployed: DeployedBundles,
   env: Record<string, string>,
   key: string,
   listMemory: MemoryFigure | undefined,
 ): Promise<MemoryFigure[]> {
   const repeat = <T>(n: number, make: (i: number) => T) => Array.from({ length: n }, (_, i) => make(i));
-  const patchEvents = repeat(20, (i) => ({
-    ...listEvent(`patch-${i}`),
-    resource: '/inventory/{petId}',
-    path: `/inventory/${i + 1}`,
-    httpMethod: 'PATCH',
-    headers: { 'Content-Type': 'application/json' },
-    pathParameters: { petId: String(i + 1) },
-    body: `{"quantity":${i}}`,
-  }));
-  const tokenEvents = repeat(20, () => ({
-    type: 'TOKEN',
-    authorizationToken: `Bearer ${key}`,
-    methodArn: 'arn:aws:execute-api:us-east-1:123456789012:bench/v1/GET/inventory',
-  }));
+  const patchEvents = repeat(20, (i) =>
+    apiGatewayProxyEvent({
+      resource: '/inventory/{petId}',
+      path: `/inventory/${i + 1}`,
+      httpMethod: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      pathParameters: { petId: String(i + 1) },
+      body: `{"quantity":${i}}`,
+      requestContext: { requestId: `patch-${i}` },
+    }),
+  );
+  const tokenEvents = repeat(20, () => tokenAuthorizerEvent(`Bearer ${key}`));
   const plainEvents = (resource: string, path: string) =>
-    repeat(5, (i) => ({ ...listEvent(`plain-${i}`), resource, path, pathParameters: { petId: '1' } }));
+    repeat(5, (i) =>
+      apiGatewayProxyEvent({
+        resource,
+        path,
+        pathParameters: { petId: '1' },
+        requestContext: { requestId: `plain-${i}` },
+      }),
+    );
   const scenarios: Record<string, { scenario: string; events: unknown[] }> = {
     'update-inventory': { scenario: '20 PATCH', events: patchEvents },
     authorizer: { scenario: '20 TOKEN', events: tokenEvents },
@@ -253,7 +279,7 @@ async function measureFunctionMemory(
     'list-store-orders': { scenario: '5 GET (501)', events: plainEvents('/store/orders', '/store/orders') },
   };
   const figures: MemoryFigure[] = [];
-  for (const bundle of bundles) {
+  for (const bundle of deployed.bundles) {
     if (bundle.handler === 'list-inventory' && listMemory) {
       // Measured with the largest list above.
       figures.push(listMemory);
@@ -290,7 +316,8 @@ function summarize(parts: {
   add('PATCH p50: gateway / raw UpdateItem', parts.patch.ratioP50, 1.3);
   add('PATCH p99: gateway / raw UpdateItem', parts.patch.ratioP99, 1.3);
   for (const fn of parts.coldStart.functions) {
-    add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.35);
+    add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.6);
+    add(`cold path ${fn.handler}: bundle / naive`, fn.coldPathRatio, 0.9);
     add(`bundle ${fn.handler} (bytes)`, fn.bundleBytes, BUNDLE_BUDGET_BYTES);
   }
   const largest = parts.list.at(-1);
@@ -326,10 +353,17 @@ function kb(bytes: number): string {
 function render(results: Results): string {
   const { coldStart, patch, list, memory, targets } = results;
   return [
-    `## Cold start proxy (median of ${coldStart.runs} fresh node processes; naive handler: ${coldStart.naiveInitMsMedian} ms)`,
+    `## Cold start (median of ${coldStart.runs} fresh node processes; naive handler: init ${coldStart.naiveInitMsMedian} ms, cold path ${coldStart.naiveColdPathMsMedian} ms)`,
     markdownTable(
-      ['function', 'bundle', 'init ms', 'vs naive'],
-      coldStart.functions.map((f) => [f.handler, kb(f.bundleBytes), f.initMsMedian, `${f.initRatio}x`]),
+      ['function', 'bundle', 'init ms', 'init vs naive', 'cold path ms', 'cold path vs naive'],
+      coldStart.functions.map((f) => [
+        f.handler,
+        kb(f.bundleBytes),
+        f.initMsMedian,
+        `${f.initRatio}x`,
+        f.coldPathMsMedian,
+        `${f.coldPathRatio}x`,
+      ]),
     ),
     '',
     `## PATCH /inventory/{petId} (${patch.iterations} each, alternating)`,

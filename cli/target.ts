@@ -1,15 +1,12 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { isStorageUnavailable } from '../functions/store/storage-errors';
-import { useLocalCredentials } from '../infra/local/dynamodb-local';
-import { LOCAL_TABLE_NAMES, type TableNames } from '../infra/local/tables';
-import { ENV, STACK_OUTPUTS, stackName } from '../infra/shared-names';
+import { STACK_OUTPUTS, STAGES, type StageName as Stage, stackName } from '../infra/shared-names';
+import { useLocalCredentials } from '../tooling/dynamodb-local';
+import { LOCAL_TABLE_NAMES, type TableNames } from '../tooling/tables';
 import { CliError, UsageError } from './errors';
-
-/** The deployed stages `--stage` accepts. */
-export const STAGES = ['staging', 'production'] as const;
-export type Stage = (typeof STAGES)[number];
 
 /** Where a command acts: a DynamoDB endpoint and the two table names. */
 export interface Target {

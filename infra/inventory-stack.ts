@@ -2,11 +2,12 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { ENV } from '../functions/config';
 import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/routes';
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
 import { Monitoring } from './constructs/monitoring';
-import { API_KEYS_TABLE_KEY, ENV, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
+import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
 import type { StageConfig } from './stage-config';
 
 /** Properties of an {@link InventoryStack}. */

@@ -5,15 +5,6 @@
 export const INVENTORY_TABLE_KEY = { name: 'petId', type: 'N' } as const;
 export const API_KEYS_TABLE_KEY = { name: 'keyHash', type: 'S' } as const;
 
-/** Environment variables the functions read. */
-export const ENV = {
-  inventoryTable: 'INVENTORY_TABLE_NAME',
-  apiKeysTable: 'API_KEYS_TABLE_NAME',
-  petsDeprecatedAt: 'PETS_DEPRECATED_AT',
-  petsSunsetAt: 'PETS_SUNSET_AT',
-  corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
-} as const;
-
 /** Stack output keys, read by the operator CLI (`--stage`) to find a deployed stage's tables. */
 export const STACK_OUTPUTS = {
   apiUrl: 'ApiUrl',
@@ -22,7 +13,11 @@ export const STACK_OUTPUTS = {
   authorizerCacheTtlSeconds: 'AuthorizerCacheTtlSeconds',
 } as const;
 
+/** The deployed stages. */
+export const STAGES = ['staging', 'production'] as const;
+export type StageName = (typeof STAGES)[number];
+
 /** CloudFormation stack name of a stage. */
-export function stackName(stage: 'staging' | 'production'): string {
+export function stackName(stage: StageName): string {
   return `PetStoreInventory-${stage}`;
 }

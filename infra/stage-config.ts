@@ -1,11 +1,11 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { parseAllowedOrigins } from '../functions/http/cors';
 import { PETS_DEPRECATED_AT } from '../functions/routes';
 
-/** The two deployed stages. */
-export type StageName = 'staging' | 'production';
+import { STAGES, type StageName } from './shared-names';
 
-export const STAGES: readonly StageName[] = ['staging', 'production'];
+export { STAGES, type StageName };
 
 /**
  * Account used when none is configured, so `npm run synth` works offline with no AWS configuration. It is not a real
@@ -120,10 +120,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       ...(alarmEmail ? { email: alarmEmail } : {}),
     },
     pets: { deprecatedAt: PETS_DEPRECATED_AT, ...(sunsetAt ? { sunsetAt } : {}) },
-    corsOrigins: (get('corsOrigins') ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter(Boolean),
+    corsOrigins: parseAllowedOrigins(get('corsOrigins')),
     ...(customDomain ? { customDomain } : {}),
     stateful: production
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }

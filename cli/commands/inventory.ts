@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { DynamoInventoryRepository } from '../../functions/store/dynamo-inventory-repository';
+import { InventoryTable } from '../../functions/store/inventory-table';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
@@ -89,7 +89,7 @@ export async function exportInventory(context: CommandContext): Promise<void> {
   await requireTable(target, tableName);
   let items: InventoryItem[];
   try {
-    items = await new DynamoInventoryRepository({ client: target.client, tableName }).listAll();
+    items = await new InventoryTable({ client: target.client, tableName }).listAll();
   } catch (error) {
     throw storageError(error, target, tableName);
   }

@@ -1,5 +1,5 @@
 import { generateApiKey } from '../../functions/api-keys/key';
-import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError, type Target } from '../target';
 import { type CommandContext, writeLine } from './context';
@@ -90,10 +90,10 @@ export function cacheNote(target: Target): string {
   );
 }
 
-async function withKeys<T>(target: Target, action: (keys: DynamoApiKeyRepository) => Promise<T>): Promise<T> {
+async function withKeys<T>(target: Target, action: (keys: ApiKeyTable) => Promise<T>): Promise<T> {
   await requireTable(target, target.tables.apiKeys);
   try {
-    return await action(new DynamoApiKeyRepository({ client: target.client, tableName: target.tables.apiKeys }));
+    return await action(new ApiKeyTable({ client: target.client, tableName: target.tables.apiKeys }));
   } catch (error) {
     throw storageError(error, target, target.tables.apiKeys);
   }

@@ -5,6 +5,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { inventoryAttributes } from '../../functions/store/inventory-table';
 import { isStorageUnavailable } from '../../functions/store/storage-errors';
 
 /** BatchWriteItem takes at most 25 requests. */
@@ -16,9 +17,11 @@ export interface BatchWriteClient {
 }
 
 /** Options of `writeInventory`. */
-export interface WriteInventoryOptions {
+export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> {
   client: BatchWriteClient;
   tableName: string;
+  /** The stored form of an item. @default inventoryAttributes */
+  toItem?: (item: T) => Record<string, AttributeValue>;
   /**
    * Batches in flight at once.
    * @default 8
@@ -65,9 +68,9 @@ export class IncompleteWriteError extends Error {
  *
  * @throws IncompleteWriteError when a batch fails for good; no new batches start after that.
  */
-export async function writeInventory(
-  items: readonly InventoryItem[],
-  options: WriteInventoryOptions,
+export async function writeInventory<T extends InventoryItem>(
+  items: readonly T[],
+  options: WriteInventoryOptions<T>,
 ): Promise<WriteResult> {
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const maxAttempts = Math.max(1, options.maxAttempts ?? 10);
@@ -75,9 +78,10 @@ export async function writeInventory(
   const maxDelayMs = options.maxDelayMs ?? 5000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = options.random ?? Math.random;
+  const toItem = options.toItem ?? inventoryAttributes;
   const batches: WriteRequest[][] = [];
   for (let start = 0; start < items.length; start += BATCH_SIZE) {
-    batches.push(items.slice(start, start + BATCH_SIZE).map((item) => ({ PutRequest: { Item: toAttributes(item) } })));
+    batches.push(items.slice(start, start + BATCH_SIZE).map((item) => ({ PutRequest: { Item: toItem(item) } })));
   }
   let written = 0;
   let retries = 0;
@@ -122,9 +126,4 @@ export async function writeInventory(
   await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
   if (failure !== undefined) throw new IncompleteWriteError(written, items.length, { cause: failure });
   return { written, retries };
-}
-
-/** The stored form of an entry: Number attributes as decimal strings keep int64 ids exact. */
-export function toAttributes(item: InventoryItem): Record<string, AttributeValue> {
-  return { petId: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } };
 }

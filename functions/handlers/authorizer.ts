@@ -3,10 +3,10 @@ import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { authorize, UnauthorizedError } from '../api-keys/authorize';
 import type { ApiKeyRepository } from '../api-keys/repository';
-import { once, requireEnv } from '../config';
+import { ENV, once, requireEnv } from '../config';
 import { logger } from '../http/logger';
-import { ApiKeyTable } from '../store/dynamo-api-key-repository';
-import { createLeanDynamoClient } from '../store/lean-dynamodb';
+import { ApiKeyTable } from '../store/api-key-table';
+import { lambdaDynamoClient } from '../store/dynamo-client';
 
 /** Dependencies of the bearer-token authorizer. */
 export interface AuthorizerDeps {
@@ -39,6 +39,6 @@ export function createHandler(deps: AuthorizerDeps | (() => AuthorizerDeps)) {
 
 export const handler = createHandler(
   once(() => ({
-    keys: new ApiKeyTable({ client: createLeanDynamoClient(), tableName: requireEnv('API_KEYS_TABLE_NAME') }),
+    keys: new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }),
   })),
 );

@@ -1,12 +1,12 @@
-import { once, requireEnv } from '../config';
+import { ENV, once, requireEnv } from '../config';
 import { HttpError } from '../http/http-error';
 import { metrics } from '../http/logger';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryListJson } from '../inventory/json';
 import type { InventoryRepository } from '../inventory/repository';
-import { InventoryTable } from '../store/dynamo-inventory-repository';
-import { createLeanDynamoClient } from '../store/lean-dynamodb';
+import { lambdaDynamoClient } from '../store/dynamo-client';
+import { InventoryTable } from '../store/inventory-table';
 
 /**
  * Lambda's limit on a buffered response payload (6 MB, taken as 6 MiB): the proxy result serialized as JSON, with
@@ -48,9 +48,6 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
 
 export const handler = createHandler(
   once(() => ({
-    repository: new InventoryTable({
-      client: createLeanDynamoClient(),
-      tableName: requireEnv('INVENTORY_TABLE_NAME'),
-    }),
+    repository: new InventoryTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.inventoryTable) }),
   })),
 );

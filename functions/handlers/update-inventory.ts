@@ -1,4 +1,4 @@
-import { once, requireEnv } from '../config';
+import { ENV, once, requireEnv } from '../config';
 import { readJsonBody } from '../http/json-body';
 import { metrics } from '../http/logger';
 import { createApiHandler } from '../http/middleware';
@@ -7,8 +7,8 @@ import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
 import { parseInventoryUpdate } from '../inventory/update';
-import { InventoryTable } from '../store/dynamo-inventory-repository';
-import { createLeanDynamoClient } from '../store/lean-dynamodb';
+import { lambdaDynamoClient } from '../store/dynamo-client';
+import { InventoryTable } from '../store/inventory-table';
 
 /** Dependencies of `PATCH /inventory/{petId}`. */
 export interface UpdateInventoryDeps {
@@ -32,9 +32,6 @@ export function createHandler(deps: UpdateInventoryDeps | (() => UpdateInventory
 
 export const handler = createHandler(
   once(() => ({
-    repository: new InventoryTable({
-      client: createLeanDynamoClient(),
-      tableName: requireEnv('INVENTORY_TABLE_NAME'),
-    }),
+    repository: new InventoryTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.inventoryTable) }),
   })),
 );

@@ -1,13 +1,16 @@
+import type { MiddlewareObj } from '@middy/core';
+import httpCors from '@middy/http-cors';
+
 /**
  * CORS for browser clients of a stage that allows some origins (`CORS_ALLOWED_ORIGINS`, comma-separated, set by the
  * stack from the stage config; unset = CORS off, no headers at all). API Gateway answers the preflight; every
- * actual response needs the allow-origin header too, which is this module's job.
+ * actual response needs the allow-origin header too, which @middy/http-cors adds.
  */
 
 /** Headers a browser may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = 'Retry-After, Deprecation, Sunset, WWW-Authenticate, x-amzn-RequestId';
+export const EXPOSED_HEADERS = 'Retry-After, Deprecation, Sunset, WWW-Authenticate, x-amzn-RequestId';
 
-/** Parses the allowed origins; blanks are ignored. */
+/** Parses a comma-separated list of allowed origins; blanks are ignored. */
 export function parseAllowedOrigins(value: string | undefined): readonly string[] {
   return (value ?? '')
     .split(',')
@@ -15,13 +18,12 @@ export function parseAllowedOrigins(value: string | undefined): readonly string[
     .filter((origin) => origin.length > 0);
 }
 
-/** The CORS headers of a response to a request from `origin`: none unless the origin is allowed. */
-export function corsHeaders(origin: string | undefined, allowed: readonly string[]): Record<string, string> {
-  if (allowed.length === 0) return {};
-  const headers: Record<string, string> = { Vary: 'Origin' };
-  if (origin !== undefined && allowed.includes(origin)) {
-    headers['Access-Control-Allow-Origin'] = origin;
-    headers['Access-Control-Expose-Headers'] = EXPOSED_HEADERS;
-  }
-  return headers;
+/**
+ * The CORS middleware for the allowed origins, or none when CORS is off: an allowed `Origin` is echoed with
+ * `Vary: Origin` and the exposed headers; any other gets no allow-origin header. (Every answer is `no-store`, so
+ * no cache keeps an answer for the wrong origin.)
+ */
+export function cors(allowed: readonly string[]): MiddlewareObj | undefined {
+  if (allowed.length === 0) return undefined;
+  return httpCors({ origins: [...allowed], exposeHeaders: EXPOSED_HEADERS });
 }

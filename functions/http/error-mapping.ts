@@ -1,11 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import {
-  InventoryItemNotFoundError,
-  PayloadTooLargeError,
-  StorageUnavailableError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../inventory/errors';
+import { InventoryItemNotFoundError, StorageUnavailableError, ValidationError } from '../inventory/errors';
 import { RETRY_AFTER_SECONDS } from './error-codes';
 import { HttpError } from './http-error';
 import { errorResponse } from './responses';
@@ -17,8 +11,6 @@ import { errorResponse } from './responses';
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
   if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
   if (error instanceof ValidationError) return errorResponse(error.code, error.message);
-  if (error instanceof UnsupportedMediaTypeError) return errorResponse('UNSUPPORTED_MEDIA_TYPE', error.message);
-  if (error instanceof PayloadTooLargeError) return errorResponse('PAYLOAD_TOO_LARGE', error.message);
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
   if (error instanceof StorageUnavailableError) {
     return errorResponse(

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../inventory/errors';
+import { ValidationError } from '../inventory/errors';
+import { headerValue } from './headers';
+import { HttpError } from './http-error';
 
 /** Largest request body accepted, in bytes. A valid update is about 25 bytes; 1 KiB leaves room for whitespace. */
 export const MAX_BODY_BYTES = 1024;
@@ -7,20 +9,9 @@ export const MAX_BODY_BYTES = 1024;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-/** Returns a header's value whatever its case (API Gateway passes headers as the client sent them). */
-export function headerValue(
-  headers: APIGatewayProxyEvent['headers'] | null | undefined,
-  name: string,
-): string | undefined {
-  if (!headers) return undefined;
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value ?? undefined;
-  return undefined;
-}
-
 /**
  * Returns the request body as text after the checks every JSON body gets: present (else 400), at most
- * MAX_BODY_BYTES (else 413), and declared as JSON by Content-Type (else 415).
+ * MAX_BODY_BYTES (else 413 PAYLOAD_TOO_LARGE), and declared as JSON by Content-Type (else 415 UNSUPPORTED_MEDIA_TYPE).
  */
 export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers' | 'isBase64Encoded'>): string {
   if (event.body === null || event.body === undefined || event.body.length === 0) {
@@ -28,12 +19,16 @@ export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers
   }
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (bytes.length > MAX_BODY_BYTES) {
-    throw new PayloadTooLargeError(`The request body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`);
+    throw new HttpError(
+      'PAYLOAD_TOO_LARGE',
+      `The request body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+    );
   }
   const contentType = headerValue(event.headers, 'content-type');
   const mediaType = (contentType?.split(';')[0]?.trim() ?? '').slice(0, 100);
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
-    throw new UnsupportedMediaTypeError(
+    throw new HttpError(
+      'UNSUPPORTED_MEDIA_TYPE',
       `The request body must be sent as Content-Type: application/json${contentType ? `, not ${mediaType || 'an empty type'}` : ''}.`,
     );
   }

@@ -2,9 +2,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { corsHeaders, parseAllowedOrigins } from './cors';
+import { ENV, optionalEnv } from '../config';
+import { cors, parseAllowedOrigins } from './cors';
 import { isServerFault, toErrorResponse } from './error-mapping';
-import { headerValue } from './json-body';
 import { logger, metrics } from './logger';
 import { COMMON_HEADERS } from './responses';
 
@@ -27,7 +27,7 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
     },
     after: function addCommonHeaders(request) {
       if (request.response) {
-        request.response.headers = { ...COMMON_HEADERS, ...request.response.headers, ...corsFor(request.event) };
+        request.response.headers = { ...COMMON_HEADERS, ...request.response.headers };
       }
     },
     onError: function respondWithErrorBody(request) {
@@ -40,26 +40,24 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
         logger.info('request refused', { status: response.statusCode, reason: request.error?.message });
         metrics.addMetric('ClientError', 'Count', 1);
       }
-      request.response = { ...response, headers: { ...response.headers, ...corsFor(request.event) } };
+      request.response = response;
     },
   };
 }
 
 /** Allowed origins, read once per function instance. */
-const ALLOWED_ORIGINS = parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
-
-function corsFor(event: APIGatewayProxyEvent): Record<string, string> {
-  return corsHeaders(headerValue(event?.headers, 'origin'), ALLOWED_ORIGINS);
-}
+const ALLOWED_ORIGINS = parseAllowedOrigins(optionalEnv(ENV.corsAllowedOrigins));
 
 /**
  * Wraps an API handler body in the shared middy chain: logger context, metrics, then the HTTP concern.
  * `logEvent: false` wins over POWERTOOLS_LOGGER_LOG_EVENT: the event carries the caller's bearer key.
  */
 export function createApiHandler(handler: ApiHandler) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logMetrics(metrics))
-    .use(httpApi())
-    .handler(handler);
+    .use(logMetrics(metrics));
+  // Before httpApi, so that its after/onError run last and see the final response, Error bodies included.
+  const corsMiddleware = cors(ALLOWED_ORIGINS);
+  if (corsMiddleware) chain.use(corsMiddleware);
+  return chain.use(httpApi()).handler(handler);
 }

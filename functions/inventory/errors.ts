@@ -13,16 +13,6 @@ export class ValidationError extends Error {
   }
 }
 
-/** The request body is not JSON by its Content-Type. */
-export class UnsupportedMediaTypeError extends Error {
-  override readonly name = 'UnsupportedMediaTypeError';
-}
-
-/** The request body is larger than the documented limit. */
-export class PayloadTooLargeError extends Error {
-  override readonly name = 'PayloadTooLargeError';
-}
-
 /** No inventory entry exists for the pet. */
 export class InventoryItemNotFoundError extends Error {
   override readonly name = 'InventoryItemNotFoundError';

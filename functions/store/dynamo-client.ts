@@ -1,37 +1,45 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { intEnv } from '../config';
+import { ENV, intEnv, once } from '../config';
+
+/** Bounds of a DynamoDB client; each defaults to its `DYNAMODB_*` environment variable, then to the value shown. */
+export interface DynamoClientOptions {
+  /** Attempts per call, the first included (`DYNAMODB_MAX_ATTEMPTS`). @default 3 */
+  maxAttempts?: number;
+  /** Milliseconds to open a connection (`DYNAMODB_CONNECTION_TIMEOUT_MS`); 0 waits forever. @default 1000 */
+  connectionTimeoutMs?: number;
+  /** Milliseconds per attempt (`DYNAMODB_REQUEST_TIMEOUT_MS`); 0 waits forever. @default 2000 */
+  requestTimeoutMs?: number;
+  /** @default the SDK's resolution (`AWS_ENDPOINT_URL_DYNAMODB`, then the region's endpoint) */
+  endpoint?: string;
+  /** @default the SDK's resolution (`AWS_REGION`) */
+  region?: string;
+  /** @default the SDK's default chain (in a Lambda bundle: the environment only, see infra/bundling.ts) */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
 
 /**
- * Builds an AWS SDK DynamoDB client with the functions' bounds, for the operator CLI and tests (the SDK stays
- * outside the Lambda bundles). The Lambda
- * functions themselves use the lean client (`lean-dynamodb.ts`), which reads the same DYNAMODB_* variables with the
- * same defaults. Time-outs and retries are bounded so that a throttled or unreachable table becomes a 503 within a
- * few seconds instead of a hang until the Lambda time-out: worst case about maxAttempts × requestTimeout plus
- * back-off (3 × 2 s by default).
- *
- * `AWS_ENDPOINT_URL_DYNAMODB` (read by the SDK itself) points it at DynamoDB Local.
+ * Builds the AWS SDK DynamoDB client every caller uses (functions, operator CLI, local tooling, tests), with
+ * bounded retries and time-outs, so that a throttled or unreachable table becomes a 503 within a few seconds
+ * instead of a hang until the Lambda time-out: worst case about maxAttempts × requestTimeout plus back-off.
  */
-export function createDynamoClient(
-  options: {
-    maxAttempts?: number;
-    requestTimeoutMs?: number;
-    connectionTimeoutMs?: number;
-    endpoint?: string;
-    region?: string;
-    credentials?: { accessKeyId: string; secretAccessKey: string };
-  } = {},
-): DynamoDBClient {
+export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBClient {
+  const agent = { keepAlive: true, maxSockets: 50 };
   return new DynamoDBClient({
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.region ? { region: options.region } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
-    maxAttempts: options.maxAttempts ?? intEnv('DYNAMODB_MAX_ATTEMPTS', 3),
+    maxAttempts: Math.max(1, options.maxAttempts ?? intEnv(ENV.dynamoMaxAttempts, 3)),
     requestHandler: {
-      connectionTimeout: options.connectionTimeoutMs ?? intEnv('DYNAMODB_CONNECTION_TIMEOUT_MS', 1000),
-      requestTimeout: options.requestTimeoutMs ?? intEnv('DYNAMODB_REQUEST_TIMEOUT_MS', 2000),
+      connectionTimeout: options.connectionTimeoutMs ?? intEnv(ENV.dynamoConnectionTimeoutMs, 1000),
+      requestTimeout: options.requestTimeoutMs ?? intEnv(ENV.dynamoRequestTimeoutMs, 2000),
       // Without this the SDK only logs a warning when requestTimeout passes and keeps waiting: a paused table
       // would hold the function until its own time-out.
       throwOnRequestTimeout: true,
+      httpAgent: agent,
+      httpsAgent: agent,
     },
   });
 }
+
+/** The function instance's one client, built on first use and reused by every invocation (keep-alive). */
+export const lambdaDynamoClient = once(() => createDynamoClient());

@@ -7,18 +7,13 @@ import type { Construct } from 'constructs';
 import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
 
 /**
- * Memory of every function. Peak RSS measured by `npm run bench` (a fresh process per function running its bundle):
- * update-inventory and authorizer 64 MB (20 calls), get-pet and list-store-orders 57 MB: 256 MB leaves headroom and
- * buys CPU (Lambda scales CPU with memory) for init and p99. listInventory gets LIST_INVENTORY_MEMORY_MB.
+ * Memory of every function: Lambda gives CPU in proportion to memory, and init and p99 are CPU-bound, so the
+ * default leaves headroom over the measured peak (docs/performance.md, "Memory sizes").
  */
 export const DEFAULT_MEMORY_MB = 256;
-/**
- * Memory of listInventory: peak RSS 148 MB with 100,000 entries (the largest inventory that fits the 6 MB response),
- * 71 MB at 10,000 (`npm run bench`). 1024 MB leaves room and, the list being CPU-bound (Scan pages, sort,
- * serialization), roughly halves its time against 512 MB for about the same GB-seconds.
- */
+/** Memory of listInventory, sized from its measured peak at the largest inventory (docs/performance.md). */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
-/** Timeout of every function until the benchmark (issue 5) measures a better value. */
+/** Timeout of every function: the SDK's bounded retries give up well within it (functions/store/dynamo-client.ts). */
 export const DEFAULT_TIMEOUT = Duration.seconds(10);
 
 /** Properties of an {@link InventoryFunction}. */
@@ -53,6 +48,9 @@ export const POWERTOOLS_SERVICE_NAME = 'pet-store-inventory';
  * built with them.
  */
 export class InventoryFunction extends NodejsFunction {
+  /** The module under `functions/handlers/` this function runs. */
+  readonly handlerModule: string;
+
   constructor(scope: Construct, id: string, props: InventoryFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
       retention: props.logRetention,
@@ -91,6 +89,7 @@ export class InventoryFunction extends NodejsFunction {
         ...props.environment,
       },
     });
+    this.handlerModule = props.handler;
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:

@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { intEnv } from '../../functions/config';
+import { registerLocalKey, seedDemoInventory, startLocalEnvironment } from '../../tooling/local-environment';
 import { createDocsHandler, DOCS_PATH } from './docs';
-import { registerLocalKey, seedDemoInventory, startLocalEnvironment } from './environment';
 import { startLocalGateway } from './gateway';
 
 async function main(): Promise<void> {
@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   try {
-    const seeded = await seedDemoInventory(env.client, env.tables.inventory);
+    // PETSTORE_SEED=0 starts with an empty inventory (the benchmark loads its own).
+    const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(env.client, env.tables.inventory);
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
     gateway = await startLocalGateway(intEnv('PORT', 3000), {
       authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', 300),

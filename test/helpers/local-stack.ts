@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteItemCommand, DynamoDBClient, ScanCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { writeInventory } from '../../cli/inventory/batch-writer';
 import { generateApiKey } from '../../functions/api-keys/key';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
-import { configureFunctionEnvironment } from '../../infra/local/environment';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { inventoryAttributes } from '../../functions/store/inventory-table';
 import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../infra/local/gateway';
-import { ensureTables, type TableNames } from '../../infra/local/tables';
+import { configureFunctionEnvironment } from '../../tooling/local-environment';
+import { ensureTables, type TableNames } from '../../tooling/tables';
 
 /** The DynamoDB Local that globalSetup started. */
 export function testEndpoint(): string {
@@ -16,10 +19,11 @@ export function testEndpoint(): string {
 
 /** A client for the test DynamoDB Local. */
 export function testClient(): DynamoDBClient {
-  return new DynamoDBClient({
+  return createDynamoClient({
     endpoint: testEndpoint(),
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestTimeoutMs: 10_000,
   });
 }
 
@@ -31,34 +35,26 @@ export async function freshTables(client: DynamoDBClient): Promise<TableNames> {
   return tables;
 }
 
-/** Writes items with BatchWriteItem, retrying unprocessed ones. */
+/** Writes items as the import does (BatchWriteItem with retries); `padding` becomes an extra `notes` attribute. */
 export async function putItems(
   client: DynamoDBClient,
   tableName: string,
   items: readonly (InventoryItem & { padding?: string })[],
 ): Promise<void> {
-  for (let start = 0; start < items.length; start += 25) {
-    let requests: WriteRequest[] = items.slice(start, start + 25).map((item) => ({
-      PutRequest: {
-        Item: {
-          petId: { N: item.petId },
-          quantity: { N: String(item.quantity) },
-          status: { S: item.status },
-          ...(item.padding ? { notes: { S: item.padding } } : {}),
-        },
-      },
-    }));
-    while (requests.length > 0) {
-      const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }));
-      requests = result.UnprocessedItems?.[tableName] ?? [];
-    }
-  }
+  await writeInventory(items, {
+    client,
+    tableName,
+    toItem: (item) => ({
+      ...inventoryAttributes(item),
+      ...(item.padding ? { notes: { S: item.padding } } : {}),
+    }),
+  });
 }
 
 /** Every row of a table as raw attribute maps, sorted by key: a byte-for-byte snapshot for "changes nothing". */
 export async function snapshotTable(client: DynamoDBClient, tableName: string): Promise<string> {
   const rows: string[] = [];
-  let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
+  let startKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await client.send(
       new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
@@ -102,7 +98,7 @@ export async function startTestStack(
   configureFunctionEnvironment(testEndpoint(), tables);
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   await putItems(client, tables.inventory, options.inventory ?? TEST_INVENTORY);
-  const keys = new DynamoApiKeyRepository({ client, tableName: tables.apiKeys });
+  const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
   const createKey = async (name = 'test') => {
     const { key, record } = generateApiKey(name);
     await keys.create(record);

@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../functions/config';
 import { AUTHORIZER_HANDLER, PETS_DEPRECATED_AT, ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
-import { ENV } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
 import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
 

@@ -4,14 +4,7 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createInventoryApp, type InventoryApp } from '../../infra/constructs/inventory-app';
 import type { StageName } from '../../infra/stage-config';
-
-/** The feature flags and settings of cdk.json, so tests synthesize what `npm run synth` does. */
-function cdkJsonContext(): Record<string, unknown> {
-  const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-    context: Record<string, unknown>;
-  };
-  return cdkJson.context;
-}
+import { cdkJsonContext } from '../../tooling/deployed-bundles';
 
 /** A synthesized app: the templates of both stages and the cdk-nag report. */
 export interface SynthesizedApp extends InventoryApp {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { run } from '../../cli/run';
 import type { InventoryItem } from '../../functions/inventory/types';
-import type { TableNames } from '../../infra/local/tables';
+import type { TableNames } from '../../tooling/tables';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 

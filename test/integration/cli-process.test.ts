@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
-import type { TableNames } from '../../infra/local/tables';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
+import type { TableNames } from '../../tooling/tables';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 import { runProcess } from '../helpers/process';
 
@@ -58,7 +58,7 @@ describe('CLI: as a process', () => {
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
     expect(cliLines(outcome.stderr)).toEqual([expect.stringMatching(/^Created API key key_\w+ "ci" in api-keys-/)]);
-    const keys = await new DynamoApiKeyRepository({ client, tableName: tables.apiKeys }).list();
+    const keys = await new ApiKeyTable({ client, tableName: tables.apiKeys }).list();
     expect(keys.map((key) => key.name)).toEqual(['ci']);
   }, 30_000);
 

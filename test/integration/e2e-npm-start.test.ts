@@ -1,89 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import type { Middleware } from 'openapi-fetch';
 import { createInventoryClient, type InventoryClient } from '../../client/index';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { type LocalApiProcess, startLocalApiProcess } from '../../tooling/local-api-process';
 import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const READY_TIMEOUT_MS = 90_000;
 const EXIT_TIMEOUT_MS = 20_000;
 const MAX_INT64 = 9223372036854775807n;
-
-/** What `npm start` printed, and the process itself. */
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-  origin: string;
-  apiKey: string;
-  dynamoPort: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts `npm start`'s script (`tsx infra/local/start.ts`) in memory on free ports; resolves on its ready line. */
-async function startNpmStart(): Promise<Started> {
-  const [port, dynamoPort] = [await freePort(), await freePort()];
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PETSTORE_IN_MEMORY: '1',
-    PORT: String(port),
-    DYNAMODB_PORT: String(dynamoPort),
-  };
-  delete env.PETSTORE_API_KEY;
-  // `node --import tsx` is what `tsx` runs, without a wrapper process between the test's signal and the script.
-  const child = spawn(process.execPath, ['--import', 'tsx', join('infra', 'local', 'start.ts')], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const ready = /Pet Store Inventory API ready on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(output);
-    const key = /API key \(new\): (psk_[A-Za-z0-9_-]{43})/.exec(output);
-    if (ready?.[1] && key?.[1]) {
-      const baseUrl = ready[1];
-      return {
-        child,
-        output: () => output,
-        baseUrl,
-        origin: new URL(baseUrl).origin,
-        apiKey: key[1],
-        dynamoPort,
-        exited,
-      };
-    }
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) {
-      killGroup(child);
-      throw new Error(`npm start printed no ready line within ${READY_TIMEOUT_MS} ms:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Last resort: kills the script and the DynamoDB Local it started (same process group). */
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
 
 function portAccepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -119,18 +43,16 @@ const contractCheck: Middleware = {
 let checked = 0;
 
 describe('End to end: npm start and the generated client', () => {
-  let started: Started;
+  let started: LocalApiProcess;
   let client: InventoryClient;
 
   beforeAll(async () => {
-    started = await startNpmStart();
+    started = await startLocalApiProcess({ readyTimeoutMs: READY_TIMEOUT_MS });
     client = createInventoryClient({ baseUrl: started.baseUrl, apiKey: started.apiKey });
     client.use(contractCheck);
   }, READY_TIMEOUT_MS + 10_000);
 
-  afterAll(() => {
-    if (started) killGroup(started.child);
-  });
+  afterAll(() => started?.kill());
 
   it('lists the demo inventory ordered by petId, with 9223372036854775807 exact', async () => {
     // Act
@@ -216,15 +138,7 @@ describe('End to end: npm start and the generated client', () => {
     'stops on SIGINT with exit code 0 and stops DynamoDB Local',
     async () => {
       // Act
-      started.child.kill('SIGINT');
-      let timer: NodeJS.Timeout | undefined;
-      const outcome = await Promise.race([
-        started.exited,
-        new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), EXIT_TIMEOUT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
+      const outcome = await started.stop(EXIT_TIMEOUT_MS);
       // Assess
       expect(outcome).toEqual({ code: 0, signal: null });
       expect(started.output()).toContain('SIGINT: stopping the gateway and DynamoDB Local');

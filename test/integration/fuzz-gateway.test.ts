@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, type RawResponse, rawRequest } from '../helpers/raw-http';
 
@@ -23,7 +23,7 @@ describe('Reliability: generated requests against the local gateway', () => {
   beforeAll(async () => {
     stack = await startTestStack({ inventory: INVENTORY });
     const revoked = await stack.createKey('revoked');
-    await new DynamoApiKeyRepository({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(revoked.keyId);
+    await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(revoked.keyId);
     revokedKey = revoked.key;
   });
   afterAll(async () => {

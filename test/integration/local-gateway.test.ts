@@ -1,4 +1,4 @@
-import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { importHandler } from '../../infra/local/gateway';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
@@ -184,7 +184,7 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
       const { key, keyId } = await stack.createKey('to-revoke');
       const headers = { Authorization: `Bearer ${key}` };
       expect((await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' })).status).toBe(200);
-      await new DynamoApiKeyRepository({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(keyId);
+      await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(keyId);
       // Act: still cached (as on a deployed stage until the TTL ends), then the cache is cleared.
       const whileCached = await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' });
       stack.gateway.clearAuthorizerCache();

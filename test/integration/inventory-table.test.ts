@@ -2,12 +2,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InventoryItemNotFoundError, StorageUnavailableError } from '../../functions/inventory/errors';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { DynamoInventoryRepository } from '../../functions/store/dynamo-inventory-repository';
-import { freePort } from '../../infra/local/dynamodb-local';
-import type { TableNames } from '../../infra/local/tables';
+import { InventoryTable } from '../../functions/store/inventory-table';
+import { freePort } from '../../tooling/dynamodb-local';
+import type { TableNames } from '../../tooling/tables';
 import { freshTables, putItems, snapshotTable, testClient } from '../helpers/local-stack';
 
-describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
+describe('Store: InventoryTable against DynamoDB Local', () => {
   let client: DynamoDBClient;
   let tables: TableNames;
 
@@ -27,7 +27,7 @@ describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
       { petId: '9007199254740993', quantity: 3, status: 'sold' },
     ];
     await putItems(client, tables.inventory, items);
-    const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory });
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
     const listed = await repository.listAll();
     const updated = await repository.setQuantity('9223372036854775807', 42);
@@ -50,11 +50,12 @@ describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
       padding,
     }));
     await putItems(client, tables.inventory, items);
-    for (const scanSegments of [1, 4]) {
-      const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory, scanSegments });
-      // Act
-      const listed = await repository.listAll();
-      // Assess
+    const repository = new InventoryTable({ client, tableName: tables.inventory, entriesPerSegment: 1000 });
+    // Act: the first list reads one segment; the second is sized from it (2,600 / 1,000 -> 3 segments).
+    const lists = [await repository.listAll(), await repository.listAll()];
+    // Assess
+    expect(repository.scanSegmentsFor(2600)).toBe(3);
+    for (const listed of lists) {
       expect(listed).toHaveLength(2600);
       expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
       expect(listed.at(-1)?.petId).toBe('2600');
@@ -62,9 +63,21 @@ describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
     }
   });
 
+  it('sizes the parallel Scan from the previous list: one segment when unknown, at most the maximum', () => {
+    const repository = new InventoryTable({
+      client,
+      tableName: 'unused',
+      maxScanSegments: 4,
+      entriesPerSegment: 25_000,
+    });
+    expect([undefined, 0, 25_000, 25_001, 60_000, 1_000_000].map((n) => repository.scanSegmentsFor(n))).toEqual([
+      1, 1, 1, 2, 3, 4,
+    ]);
+  });
+
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
     await putItems(client, tables.inventory, [{ petId: '5', quantity: 1, status: 'sold', padding: 'keep me' }]);
-    const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory });
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
     const updated = await repository.setQuantity('5', 0);
     expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold' });
     expect(await snapshotTable(client, tables.inventory)).toContain('keep me');
@@ -73,7 +86,7 @@ describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
   it('throws InventoryItemNotFoundError and creates nothing for a pet with no entry', async () => {
     await putItems(client, tables.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
     const before = await snapshotTable(client, tables.inventory);
-    const repository = new DynamoInventoryRepository({ client, tableName: tables.inventory });
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
     await expect(repository.setQuantity('2', 5)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
     expect(await snapshotTable(client, tables.inventory)).toBe(before);
   });
@@ -86,7 +99,7 @@ describe('Store: DynamoInventoryRepository against DynamoDB Local', () => {
       requestTimeoutMs: 500,
       connectionTimeoutMs: 300,
     });
-    const repository = new DynamoInventoryRepository({ client: deadClient, tableName: tables.inventory });
+    const repository = new InventoryTable({ client: deadClient, tableName: tables.inventory });
     const started = Date.now();
     // Act + Assess
     await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);

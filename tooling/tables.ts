@@ -5,7 +5,7 @@ import {
   ResourceInUseException,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../shared-names';
+import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../infra/shared-names';
 
 /** Names of the two tables. */
 export interface TableNames {

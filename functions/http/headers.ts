@@ -1,0 +1,12 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+
+/** Returns a header's value whatever its case (API Gateway passes headers as the client sent them). */
+export function headerValue(
+  headers: APIGatewayProxyEvent['headers'] | null | undefined,
+  name: string,
+): string | undefined {
+  if (!headers) return undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value ?? undefined;
+  return undefined;
+}

@@ -1,0 +1,82 @@
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import { API_STAGE_NAME } from '../functions/routes';
+
+/** The account, region and API id events carry outside AWS (the local gateway, tests, the benchmark). */
+export const LOCAL_ACCOUNT = '123456789012';
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_API_ID = 'local';
+
+/** Overrides of {@link apiGatewayProxyEvent}; `requestContext` members are merged over the defaults. */
+export type ProxyEventOverrides = Partial<Omit<APIGatewayProxyEvent, 'requestContext'>> & {
+  requestContext?: Partial<APIGatewayProxyEvent['requestContext']>;
+};
+
+/**
+ * A REST API Lambda proxy event as API Gateway sends it (payload format 1.0), `GET /inventory` unless overridden.
+ * The local gateway builds every event it sends through this, so tests and the benchmark use the same shape.
+ */
+export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGatewayProxyEvent {
+  const { requestContext, ...rest } = overrides;
+  const resource = rest.resource ?? '/inventory';
+  const path = rest.path ?? '/inventory';
+  const httpMethod = rest.httpMethod ?? 'GET';
+  return {
+    resource,
+    path,
+    httpMethod,
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    ...rest,
+    requestContext: {
+      accountId: LOCAL_ACCOUNT,
+      apiId: LOCAL_API_ID,
+      authorizer: { principalId: 'key_local', keyId: 'key_local' },
+      protocol: 'HTTP/1.1',
+      httpMethod,
+      identity: { sourceIp: '127.0.0.1', userAgent: null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/${API_STAGE_NAME}${path}`,
+      stage: API_STAGE_NAME,
+      requestId: 'req-local',
+      requestTimeEpoch: Date.now(),
+      resourceId: resource,
+      resourcePath: resource,
+      ...requestContext,
+    },
+  };
+}
+
+/** A TOKEN authorizer event for `Authorization: <header>` on a method of the local API. */
+export function tokenAuthorizerEvent(
+  authorizationToken: string,
+  methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${API_STAGE_NAME}/GET/inventory`,
+): APIGatewayTokenAuthorizerEvent {
+  return { type: 'TOKEN', authorizationToken, methodArn };
+}
+
+/** A Lambda context as the runtime passes it, with a deadline `timeoutMs` from now. */
+export function lambdaContext(
+  options: { functionName?: string; requestId?: string; timeoutMs?: number; memoryMb?: number } = {},
+): Context {
+  const functionName = options.functionName ?? 'local';
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
+    memoryLimitInMB: String(options.memoryMb ?? 256),
+    awsRequestId: options.requestId ?? 'lambda-req-local',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
