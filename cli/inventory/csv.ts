@@ -1,3 +1,5 @@
+import { type CsvError, type Info, parse } from 'csv-parse/sync';
+
 /** One CSV record and the line it starts on (a quoted field may span lines). */
 export interface CsvRecord {
   line: number;
@@ -10,78 +12,52 @@ export interface CsvProblem {
   message: string;
 }
 
+const LINE_BREAK = /\r\n|\r|\n/g;
+
 /**
- * Parses CSV text (RFC 4180): comma separators; CRLF, LF or CR line endings; fields in double quotes may hold
- * commas, line breaks and doubled quotes (`""`). Blank lines are skipped. A malformed record is reported with its
- * line number and parsing carries on with the next record, so every bad line of a file is named at once.
+ * Parses CSV text (RFC 4180) with csv-parse: comma separators; CRLF, LF or CR line endings, even mixed (read as LF,
+ * inside quoted fields too); fields in double quotes may hold commas, line breaks and doubled quotes (`""`). Blank
+ * lines are skipped. A stray quote inside a field is kept as text, so the row's own rules name it and reading goes
+ * on; only a quoted field that is never closed ends the file, reported with the line it opened on.
  * A leading byte order mark is the caller's to strip.
  */
 export function parseCsv(text: string): { records: CsvRecord[]; problems: CsvProblem[] } {
+  const lines = text.split(LINE_BREAK);
   const records: CsvRecord[] = [];
   const problems: CsvProblem[] = [];
-  const length = text.length;
-  let i = 0;
-  let line = 1;
-  const isRecordEnd = (ch: string | undefined) => ch === undefined || ch === '\n' || ch === '\r';
-  while (i < length) {
-    const startLine = line;
-    const fields: string[] = [];
-    let problem: string | undefined;
-    let quoted = false;
-    for (;;) {
-      if (text[i] === '"') {
-        quoted = true;
-        const openedOn = line;
-        let value = '';
-        let closed = false;
-        i++;
-        while (i < length) {
-          const ch = text[i] as string;
-          if (ch === '"') {
-            if (text[i + 1] === '"') {
-              value += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            closed = true;
-            break;
-          }
-          if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
-          value += ch;
-          i++;
-        }
-        if (!closed) problem ??= `the quoted field opened on line ${openedOn} is never closed`;
-        else if (text[i] !== ',' && !isRecordEnd(text[i])) {
-          problem ??= 'text after a closing quote (a quote inside a quoted field is written twice: "")';
-          while (text[i] !== ',' && !isRecordEnd(text[i])) i++;
-        }
-        fields.push(value);
-      } else {
-        const start = i;
-        while (text[i] !== ',' && !isRecordEnd(text[i])) {
-          if (text[i] === '"')
-            problem ??= 'a quote inside an unquoted field (quote the whole field and write the quote twice: "a""b")';
-          i++;
-        }
-        fields.push(text.slice(start, i));
-      }
-      if (text[i] === ',') {
-        i++;
-        continue;
-      }
-      break;
-    }
-    if (text[i] === '\r') {
-      i++;
-      if (text[i] === '\n') i++;
-      line++;
-    } else if (text[i] === '\n') {
-      i++;
-      line++;
-    }
-    if (problem !== undefined) problems.push({ line: startLine, message: problem });
-    else if (!(fields.length === 1 && fields[0] === '' && !quoted)) records.push({ line: startLine, fields });
-  }
+  // csv-parse counts the line a record ends on; a record starts on the first non-blank line after the previous one.
+  let previousEnd = 0;
+  const startAfter = (end: number) => {
+    let line = end + 1;
+    while (lines[line - 1] === '') line++;
+    return line;
+  };
+  parse(lines.join('\n'), {
+    info: true,
+    raw: true,
+    relax_quotes: true,
+    relax_column_count: true,
+    record_delimiter: '\n',
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    // With `info` and `raw`, csv-parse passes each record wrapped with them (its types do not say so).
+    on_record: (output: unknown) => {
+      const { record, info, raw } = output as { record: string[]; info: Info; raw: string };
+      // `raw` starts with the blank lines skipped before the record and ends with its line break.
+      const breaksInside = (raw.replace(/^\n+|\n$/g, '').match(LINE_BREAK) ?? []).length;
+      records.push({ line: info.lines - breaksInside, fields: record });
+      previousEnd = info.lines;
+      return null;
+    },
+    on_skip: (error: CsvError | undefined) => {
+      const line = startAfter(previousEnd);
+      const message =
+        error?.code === 'CSV_QUOTE_NOT_CLOSED'
+          ? `the quoted field opened on line ${line} is never closed`
+          : (error?.message ?? 'unreadable record');
+      problems.push({ line, message });
+      previousEnd = Math.max(line, (error as { lines?: number } | undefined)?.lines ?? line);
+    },
+  });
   return { records, problems };
 }
