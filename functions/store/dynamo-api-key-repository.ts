@@ -76,6 +76,13 @@ export class ApiKeyTable implements ApiKeyRepository {
     });
     return { ...record, revokedAt };
   }
+
+  async delete(keyHash: string): Promise<void> {
+    await this.client.deleteItem({
+      TableName: this.tableName,
+      Key: { keyHash: { S: keyHash } },
+    });
+  }
 }
 
 /**

@@ -1,4 +1,6 @@
 import type {
+  DeleteItemCommandInput,
+  DeleteItemCommandOutput,
   GetItemCommandInput,
   GetItemCommandOutput,
   PutItemCommandInput,
@@ -16,6 +18,7 @@ import type {
  * `ConditionalCheckFailedException`) and `$metadata.httpStatusCode` either way.
  */
 export interface DynamoOperations {
+  deleteItem(input: DeleteItemCommandInput): Promise<DeleteItemCommandOutput>;
   getItem(input: GetItemCommandInput): Promise<GetItemCommandOutput>;
   putItem(input: PutItemCommandInput): Promise<PutItemCommandOutput>;
   scan(input: ScanCommandInput): Promise<ScanCommandOutput>;

@@ -174,6 +174,7 @@ export function createLeanDynamoClient(options: LeanDynamoClientOptions = {}): L
   return {
     endpoint: url.href,
     region,
+    deleteItem: (input) => send('DeleteItem', input),
     getItem: (input) => send('GetItem', input),
     putItem: (input) => send('PutItem', input),
     scan: (input) => send('Scan', input),

@@ -1,4 +1,5 @@
 import {
+  DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -14,6 +15,7 @@ import type { DynamoOperations } from './dynamo-operations';
  */
 export function sdkOperations(client: DynamoDBClient): DynamoOperations {
   return {
+    deleteItem: (input) => client.send(new DeleteItemCommand(input)),
     getItem: (input) => client.send(new GetItemCommand(input)),
     putItem: (input) => client.send(new PutItemCommand(input)),
     scan: (input) => client.send(new ScanCommand(input)),
