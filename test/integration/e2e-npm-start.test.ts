@@ -2,9 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Middleware } from 'openapi-fetch';
 import { createInventoryClient, type InventoryClient } from '../../client/index';
+import { createHandler as createSelfCheck } from '../../functions/handlers/self-check';
+import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
 import { freePort } from '../../infra/local/dynamodb-local';
+import { LOCAL_TABLE_NAMES } from '../../infra/local/tables';
+import { aLambdaContext } from '../fixtures/builders';
 import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -210,6 +215,29 @@ describe('End to end: npm start and the generated client', () => {
     expect(await contract.text()).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
     expect(bundle.status).toBe(200);
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it('passes the deploy self-check, which writes a key of its own to the keys table and deletes it', async () => {
+    // Prepare: the self-check function as a stage runs it, over npm start's keys table.
+    const dynamo = new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${started.dynamoPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const keys = new DynamoApiKeyRepository({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys });
+    try {
+      const keysBefore = await keys.list();
+      // Act
+      const report = await createSelfCheck({ keys, baseUrl: started.baseUrl, settleMs: 0 })(
+        undefined,
+        aLambdaContext(),
+      );
+      // Assess
+      expect(report.passed).toHaveLength(6);
+      expect(await keys.list()).toEqual(keysBefore);
+    } finally {
+      dynamo.destroy();
+    }
   });
 
   it(
