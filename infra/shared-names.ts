@@ -12,6 +12,7 @@ export const ENV = {
   petsDeprecatedAt: 'PETS_DEPRECATED_AT',
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
+  selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
 } as const;
 
 /** Stack output keys, read by the operator CLI (`--stage`) to find a deployed stage's tables. */
