@@ -12,6 +12,7 @@ export const ENV = {
   petsDeprecatedAt: 'PETS_DEPRECATED_AT',
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
+  selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
   dynamoMaxAttempts: 'DYNAMODB_MAX_ATTEMPTS',
   dynamoConnectionTimeoutMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
   dynamoRequestTimeoutMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',

@@ -7,6 +7,7 @@ import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/route
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
 import { Monitoring } from './constructs/monitoring';
+import { SelfCheck } from './constructs/self-check';
 import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
 import type { StageConfig } from './stage-config';
 
@@ -38,6 +39,8 @@ export class InventoryStack extends Stack {
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
   readonly monitoring: Monitoring;
+  /** Calls the stage as a client after each deployment; a failed check rolls the deployment back. */
+  readonly selfCheck: SelfCheck;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
     const { config } = props;
@@ -109,6 +112,13 @@ export class InventoryStack extends Stack {
       accessLogRemovalPolicy: config.stateful.removalPolicy,
       corsOrigins: config.corsOrigins,
       ...(config.customDomain ? { customDomain: config.customDomain } : {}),
+    });
+
+    this.selfCheck = new SelfCheck(this, 'SelfCheck', {
+      api: this.api,
+      functions: this.functions.values(),
+      apiKeysTable: this.apiKeysTable,
+      ...functionDefaults,
     });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {

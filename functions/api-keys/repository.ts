@@ -7,4 +7,6 @@ export interface ApiKeyRepository {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; returns the record, or undefined when no key has that id. */
   revoke(keyId: string, now?: Date): Promise<ApiKeyRecord | undefined>;
+  /** Removes the key's row; nothing happens when there is none. For short-lived keys (the deploy self-check). */
+  delete(keyHash: string): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import {
   type AttributeValue,
+  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -73,6 +74,10 @@ export class ApiKeyTable implements ApiKeyRepository {
       }),
     );
     return { ...record, revokedAt };
+  }
+
+  async delete(keyHash: string): Promise<void> {
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: { keyHash: { S: keyHash } } }));
   }
 }
 

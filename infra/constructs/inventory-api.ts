@@ -92,6 +92,8 @@ export class InventoryApi extends Construct {
   readonly accessLogs: LogGroup;
   /** The base URL clients use, ending in `/v1`. */
   readonly url: string;
+  /** The stage's own execute-api URL, ending in `/v1` (the same as {@link url} without a custom domain). */
+  readonly stageUrl: string;
 
   constructor(scope: Construct, id: string, props: InventoryApiProps) {
     super(scope, id);
@@ -152,8 +154,8 @@ export class InventoryApi extends Construct {
     this.addGatewayResponses(corsOrigins);
     this.acknowledgeNagFindings();
 
-    const stageUrl = this.api.urlForPath('/').replace(/\/$/, '');
-    this.url = props.customDomain ? this.addCustomDomain(props.customDomain) : stageUrl;
+    this.stageUrl = this.api.urlForPath('/').replace(/\/$/, '');
+    this.url = props.customDomain ? this.addCustomDomain(props.customDomain) : this.stageUrl;
   }
 
   /**

@@ -19,7 +19,14 @@ function expectFigures(section: Record<string, unknown>, names: readonly string[
   }
 }
 
-const DEPLOYED_FUNCTIONS = ['list-inventory', 'update-inventory', 'get-pet', 'list-store-orders', 'authorizer'];
+const DEPLOYED_FUNCTIONS = [
+  'list-inventory',
+  'update-inventory',
+  'get-pet',
+  'list-store-orders',
+  'authorizer',
+  'self-check',
+];
 
 describe('Benchmark: npm run bench -- --smoke', () => {
   let results: Record<string, unknown>;
@@ -91,7 +98,7 @@ describe('Benchmark: npm run bench -- --smoke', () => {
     expect(memory.map((m) => m.function).sort()).toEqual([...DEPLOYED_FUNCTIONS].sort());
     for (const figure of memory) expectFigures(figure, ['maxRssMb', 'maxRssAfterInitMb', 'heapUsedPeakMb']);
     const targets = results.targets as Record<string, unknown>[];
-    expect(targets.length).toBeGreaterThanOrEqual(2 + 2 + 3 * DEPLOYED_FUNCTIONS.length + 1);
+    expect(targets.length).toBeGreaterThanOrEqual(2 + 2 + 3 * DEPLOYED_FUNCTIONS.length);
     for (const target of targets) {
       expectFigures(target, ['value', 'limit']);
       expect(typeof target.met).toBe('boolean');

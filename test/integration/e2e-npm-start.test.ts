@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Middleware } from 'openapi-fetch';
 import { createInventoryClient, type InventoryClient } from '../../client/index';
+import { createHandler as createSelfCheck } from '../../functions/handlers/self-check';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { type LocalApiProcess, startLocalApiProcess } from '../../tooling/local-api-process';
+import { LOCAL_TABLE_NAMES } from '../../tooling/tables';
+import { aLambdaContext } from '../fixtures/builders';
 import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
 
 const READY_TIMEOUT_MS = 90_000;
@@ -132,6 +137,29 @@ describe('End to end: npm start and the generated client', () => {
     expect(await contract.text()).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
     expect(bundle.status).toBe(200);
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it('passes the deploy self-check, which writes a key of its own to the keys table and deletes it', async () => {
+    // Prepare: the self-check function as a stage runs it, over npm start's keys table.
+    const dynamo = createDynamoClient({
+      endpoint: started.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const keys = new ApiKeyTable({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys });
+    try {
+      const keysBefore = await keys.list();
+      // Act
+      const report = await createSelfCheck({ keys, baseUrl: started.baseUrl, settleMs: 0 })(
+        undefined,
+        aLambdaContext(),
+      );
+      // Assess
+      expect(report.passed).toHaveLength(6);
+      expect(await keys.list()).toEqual(keysBefore);
+    } finally {
+      dynamo.destroy();
+    }
   });
 
   it(

@@ -1,0 +1,209 @@
+/**
+ * The smoke checks: calls to a running API, made the way a client makes them, whose answers prove a deployment
+ * works end to end: the authorizer's key lookup, the list's Scan, the update's conditional UpdateItem, API
+ * Gateway's own 401/404/405 answers and the handlers' validation. The operator CLI (`smoke`) and the deploy
+ * self-check (the stage's trigger) run these same checks; this module uses nothing but the global `fetch`.
+ */
+
+/** Milliseconds each request may take: room for the cold start of the function it reaches. */
+export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * The pet whose PATCH must answer 404: the smallest int64, which no store numbers its pets with. The check only
+ * sends it after the list showed no entry for it, and an update never creates an entry, so no stock changes.
+ */
+export const ABSENT_PET_ID = '-9223372036854775808';
+
+/** Options of {@link runSmokeChecks}. */
+export interface SmokeCheckOptions {
+  /** The API's base URL, ending in `/v1` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** An API key of the target; sent only in the Authorization header, never reported. */
+  key: string;
+  /** Also set the first entry's quantity to the value it already has (an UpdateItem). @default false */
+  write?: boolean;
+  /** @default {@link SMOKE_REQUEST_TIMEOUT_MS} */
+  timeoutMs?: number;
+  /** Called after each check, in order, for callers that report as they go. @default none */
+  onResult?: (result: SmokeCheckResult) => void;
+}
+
+/** The outcome of one check: passed when `problem` is undefined. */
+export interface SmokeCheckResult {
+  name: string;
+  /** What was wrong, with no key in it. */
+  problem?: string;
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+interface Check {
+  name: string;
+  run(): Promise<string | undefined>;
+}
+
+const INVENTORY_ITEM = /\{"petId":(-?\d+),"quantity":(\d+),"status":"(available|pending|sold)"\}/g;
+
+/** Runs every check in order (each finishes or times out before the next starts) and returns their outcomes. */
+export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeCheckResult[]> {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? SMOKE_REQUEST_TIMEOUT_MS;
+  const auth = { Authorization: `Bearer ${options.key}` };
+  const json = { ...auth, 'Content-Type': 'application/json' };
+  // A broken target might echo the request back: the key is taken out of every answer before it is read, so
+  // no problem reported (and no log line or CloudFormation event made of it) can carry it.
+  const redact = (text: string) => (options.key.length > 0 ? text.replaceAll(options.key, '<the key>') : text);
+  const send = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
+    const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs });
+    return { ...answer, text: redact(answer.text) };
+  };
+  /** The list as read by the second check: its first entry, and whether the absent pet is really absent. */
+  let listed: { first?: { petId: string; quantity: number }; hasAbsentPet: boolean } | undefined;
+
+  const checks: Check[] = [
+    {
+      name: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
+      run: async () => {
+        const answer = await send('GET', '/inventory');
+        return (
+          expectError(answer, 401, 'UNAUTHORIZED') ??
+          (answer.headers.get('www-authenticate') === 'Bearer' ? undefined : 'no WWW-Authenticate: Bearer')
+        );
+      },
+    },
+    {
+      name: 'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
+      run: async () => {
+        const answer = await send('GET', '/inventory', auth);
+        if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+        if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';
+        // petIds are int64: read their digits from the text, not through a JavaScript number.
+        const entries = [...answer.text.matchAll(INVENTORY_ITEM)];
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(answer.text);
+        } catch {
+          return `not JSON: ${excerpt(answer.text)}`;
+        }
+        if (!Array.isArray(parsed) || parsed.length !== entries.length)
+          return `the body is not an array of InventoryItem: ${excerpt(answer.text)}`;
+        const [, petId, quantity] = entries[0] ?? [];
+        listed = {
+          ...(petId !== undefined && quantity !== undefined ? { first: { petId, quantity: Number(quantity) } } : {}),
+          hasAbsentPet: entries.some((entry) => entry[1] === ABSENT_PET_ID),
+        };
+        return undefined;
+      },
+    },
+    {
+      name: `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
+      run: async () => {
+        // Without the list, the pet's absence is unproven: a PATCH could then change real stock.
+        if (!listed) return 'not sent: the list could not be read, so the pet is not known to be absent';
+        if (listed.hasAbsentPet) return `not sent: pet ${ABSENT_PET_ID} has an entry, which this check must not change`;
+        return expectError(
+          await send('PATCH', `/inventory/${ABSENT_PET_ID}`, json, '{"quantity":0}'),
+          404,
+          'NOT_FOUND',
+        );
+      },
+    },
+    {
+      name: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
+      run: async () => expectError(await send('GET', '/no-such-route', auth), 404, 'NOT_FOUND'),
+    },
+    {
+      name: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
+      run: async () => {
+        const answer = await send('DELETE', '/inventory', auth);
+        return (
+          expectError(answer, 405, 'METHOD_NOT_ALLOWED') ??
+          (answer.headers.get('allow') === 'GET' ? undefined : 'no Allow: GET')
+        );
+      },
+    },
+    {
+      name: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
+      run: async () =>
+        expectError(await send('PATCH', '/inventory/1', json, '{"quantity":-1}'), 400, 'VALIDATION_FAILED'),
+    },
+  ];
+  if (options.write === true) {
+    checks.push({
+      name: 'PATCH of the first entry with its own quantity answers 200 and the same entry',
+      run: async () => {
+        const first = listed?.first;
+        if (!first)
+          return listed ? 'the inventory is empty: nothing to update' : 'not sent: the list could not be read';
+        const answer = await send('PATCH', `/inventory/${first.petId}`, json, `{"quantity":${first.quantity}}`);
+        if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+        const expected = new RegExp(
+          `^\\{"petId":${first.petId},"quantity":${first.quantity},"status":"(available|pending|sold)"\\}$`,
+        );
+        return expected.test(answer.text) ? undefined : `unexpected body ${excerpt(answer.text)}`;
+      },
+    });
+  }
+
+  const results: SmokeCheckResult[] = [];
+  for (const check of checks) {
+    let problem: string | undefined;
+    try {
+      problem = await check.run();
+    } catch (error) {
+      problem = describeRequestError(error, timeoutMs);
+    }
+    const result = problem === undefined ? { name: check.name } : { name: check.name, problem: redact(problem) };
+    results.push(result);
+    options.onResult?.(result);
+  }
+  return results;
+}
+
+/** The failed checks of a run. */
+export function failedChecks(results: readonly SmokeCheckResult[]): SmokeCheckResult[] {
+  return results.filter((result) => result.problem !== undefined);
+}
+
+async function request(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string | undefined; timeoutMs: number },
+): Promise<Answer> {
+  const response = await fetch(url, {
+    method: init.method,
+    headers: init.headers,
+    body: init.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(init.timeoutMs),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** `fetch failed` says nothing: name the cause (ECONNREFUSED, ENOTFOUND, a certificate error, the time-out). */
+function describeRequestError(error: unknown, timeoutMs: number): string {
+  const failure = error as Error & { cause?: { code?: string; message?: string } };
+  if (failure.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause = failure.cause?.code ?? failure.cause?.message;
+  return `no answer: ${failure.message}${cause ? ` (${cause})` : ''}`;
+}
+
+/** Undefined when the answer is the Error body with this status and code, else what is wrong. */
+function expectError(answer: Answer, status: number, code: string): string | undefined {
+  if (answer.status !== status) return `status ${answer.status} instead of ${status}: ${excerpt(answer.text)}`;
+  try {
+    const body = JSON.parse(answer.text) as Record<string, unknown>;
+    if (body.code !== code || body.status !== status || typeof body.message !== 'string')
+      return `Error body ${excerpt(answer.text)}`;
+  } catch {
+    return `not a JSON Error body: ${excerpt(answer.text)}`;
+  }
+  return undefined;
+}
+
+function excerpt(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

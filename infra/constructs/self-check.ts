@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { CfnResource, Duration, Lazy, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Trigger } from 'aws-cdk-lib/triggers';
+import { Construct } from 'constructs';
+import { ENV } from '../../functions/config';
+import type { InventoryApi } from './inventory-api';
+import { InventoryFunction } from './inventory-function';
+
+/** The self-check's module under `functions/handlers/`. */
+export const SELF_CHECK_HANDLER = 'self-check';
+
+/** It writes its short-lived key and deletes it: nothing else, not even a read. */
+export const SELF_CHECK_TABLE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
+
+/**
+ * Time the self-check may take: its checks wait up to 10 s each, room for the cold start of every function they
+ * reach on a first deploy, and failing checks are retried for up to a minute while a new deployment settles.
+ */
+export const SELF_CHECK_TIMEOUT = Duration.minutes(2);
+
+/** How long the trigger waits for the self-check's answer: longer than the function may run. */
+export const SELF_CHECK_TRIGGER_TIMEOUT = SELF_CHECK_TIMEOUT.plus(Duration.minutes(1));
+
+/** Name of the trigger's property that changes whenever anything else in the stage changes. */
+export const STAGE_FINGERPRINT_PROPERTY = 'StageFingerprint';
+
+/** Properties of a {@link SelfCheck}. */
+export interface SelfCheckProps {
+  /** The API to call, through its stage's public execute-api URL (no IAM: a client's HTTPS call). */
+  api: InventoryApi;
+  /** The functions behind the API (routes and authorizer): the check runs once they and their roles are updated. */
+  functions: Iterable<IFunction>;
+  /** Where the short-lived key is written. */
+  apiKeysTable: ITable;
+  logRetention: RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+  /** Powertools log level. @default 'INFO' */
+  logLevel?: string;
+}
+
+/**
+ * The deploy self-check: a function that calls the stage as a client would (the CLI's smoke checks, with a key
+ * that exists only for the run) and a CDK trigger that invokes it after the API, the functions and their roles
+ * are deployed. A failed check fails the trigger, so the deployment fails and CloudFormation rolls back.
+ *
+ * A trigger runs when CloudFormation creates or updates it. Its `StageFingerprint` property is a hash of every
+ * other resource of the stack as synthesized, so a deploy that changes anything (code, configuration, IAM,
+ * routes, gateway responses, the stage) updates the trigger and runs the check; a deploy that changes nothing is
+ * no update at all. `executeOnHandlerChange` stays on: an update with it off would skip the run.
+ */
+export class SelfCheck extends Construct {
+  readonly function: InventoryFunction;
+  readonly trigger: Trigger;
+
+  constructor(scope: Construct, id: string, props: SelfCheckProps) {
+    super(scope, id);
+
+    this.function = new InventoryFunction(this, 'Function', {
+      handler: SELF_CHECK_HANDLER,
+      description: 'Deploy self-check: calls the stage as a client with a short-lived key, after each deployment',
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      ...(props.logLevel ? { logLevel: props.logLevel } : {}),
+      timeout: SELF_CHECK_TIMEOUT,
+      environment: {
+        [ENV.apiKeysTable]: props.apiKeysTable.tableName,
+        // The stage's own URL, not a custom domain whose DNS may still be settling.
+        [ENV.selfCheckBaseUrl]: props.api.stageUrl,
+      },
+    });
+    props.apiKeysTable.grant(this.function, ...SELF_CHECK_TABLE_ACTIONS);
+
+    const functions = [...props.functions];
+    this.trigger = new Trigger(this, 'Trigger', {
+      handler: this.function,
+      timeout: SELF_CHECK_TRIGGER_TIMEOUT,
+      executeOnHandlerChange: true,
+      executeAfter: [props.api, ...functions, ...functions.flatMap((fn) => (fn.role ? [fn.role] : []))],
+    });
+    const triggerResource = this.trigger.node.findChild('Default').node.defaultChild as CfnResource;
+    triggerResource.addPropertyOverride(
+      STAGE_FINGERPRINT_PROPERTY,
+      Lazy.string({ produce: () => stackFingerprint(Stack.of(this), triggerResource) }),
+    );
+  }
+}
+
+/**
+ * SHA-256 of the synthesized CloudFormation of every resource in the stack but `except`, in construct order:
+ * it changes when a deploy changes any resource besides the trigger itself (outputs alone do not count).
+ */
+function stackFingerprint(stack: Stack, except: CfnResource): string {
+  const hash = createHash('sha256');
+  for (const construct of stack.node.findAll()) {
+    if (!CfnResource.isCfnResource(construct) || construct === except) continue;
+    // The rendering CDK writes into the template (its Lambda version hash reads resources the same way).
+    hash.update(JSON.stringify(stack.resolve(construct._toCloudFormation())));
+    hash.update('\n');
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,199 @@
+import { rmSync } from 'node:fs';
+import { Template } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../functions/config';
+import { ROUTES } from '../../functions/routes';
+import { STAGE_FINGERPRINT_PROPERTY } from '../../infra/constructs/self-check';
+import type { InventoryStack } from '../../infra/inventory-stack';
+import { functionId } from '../../infra/inventory-stack';
+import { STAGES } from '../../infra/stage-config';
+import { buildApp, logicalIdStartingWith, only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+
+let synthesized: SynthesizedApp;
+
+beforeAll(() => {
+  synthesized = synthesizeApp();
+});
+
+afterAll(() => synthesized.dispose());
+
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+}
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] }>;
+
+const ROUTE_FUNCTION_IDS = [...ROUTES.map((route) => functionId(route.operationId)), 'AuthorizerFunction'];
+
+function resources(template: Template): Resources {
+  return template.toJSON().Resources as Resources;
+}
+
+/** The one Custom::Trigger of the template, with its logical ID. */
+function triggerOf(template: Template): { id: string; properties: Record<string, unknown>; dependsOn: string[] } {
+  const [id, resource] = only(Object.entries(resources(template)).filter(([, r]) => r.Type === 'Custom::Trigger'));
+  return { id, properties: resource.Properties ?? {}, dependsOn: resource.DependsOn ?? [] };
+}
+
+function selfCheckFunction(template: Template): Record<string, unknown> {
+  const id = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'SelfCheckFunction');
+  return resourcesOfType(template, 'AWS::Lambda::Function')[id] as Record<string, unknown>;
+}
+
+/** Every statement of every policy attached to the self-check function's role. */
+function selfCheckStatements(template: Template): Statement[] {
+  const roleId = (selfCheckFunction(template).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
+  const template = () => synthesized.templates[stage];
+
+  it('has a trigger that invokes the current version of the self-check function and waits for its answer', () => {
+    const { properties } = triggerOf(template());
+    const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', 'SelfCheckFunctionCurrentVersion');
+    expect(properties).toMatchObject({
+      HandlerArn: { Ref: versionId },
+      // RequestResponse: the trigger fails (and the deployment rolls back) when the function throws.
+      InvocationType: 'RequestResponse',
+      ExecuteOnHandlerChange: true,
+    });
+    expect(Number(properties.Timeout)).toBeGreaterThan((selfCheckFunction(template()).Timeout as number) * 1000);
+  });
+
+  it('runs after the API deployment and its v1 stage, every route function, the authorizer and their roles', () => {
+    const { dependsOn } = triggerOf(template());
+    const expected = [
+      logicalIdStartingWith(template(), 'AWS::ApiGateway::RestApi', 'InventoryApi'),
+      logicalIdStartingWith(template(), 'AWS::ApiGateway::Deployment', 'InventoryApiDeployment'),
+      logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApiDeploymentStagev1'),
+      logicalIdStartingWith(template(), 'AWS::ApiGateway::Authorizer', 'InventoryApiAuthorizer'),
+      ...ROUTE_FUNCTION_IDS.flatMap((id) => [
+        logicalIdStartingWith(template(), 'AWS::Lambda::Function', id),
+        logicalIdStartingWith(template(), 'AWS::IAM::Role', `${id}Role`),
+        logicalIdStartingWith(template(), 'AWS::IAM::Policy', `${id}RoleDefaultPolicy`),
+      ]),
+    ];
+    expect(dependsOn).toEqual(expect.arrayContaining(expected));
+  });
+
+  it("calls the stage's own execute-api URL ending in /v1, and knows the keys table and nothing else", () => {
+    const { Variables } = selfCheckFunction(template()).Environment as { Variables: Record<string, unknown> };
+    const restApi = logicalIdStartingWith(template(), 'AWS::ApiGateway::RestApi', 'InventoryApi');
+    const stageId = logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApiDeploymentStagev1');
+    expect(Variables[ENV.selfCheckBaseUrl]).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          { Ref: restApi },
+          expect.stringMatching(/^\.execute-api\./),
+          { Ref: 'AWS::URLSuffix' },
+          '/',
+          { Ref: stageId },
+        ],
+      ],
+    });
+    expect(resourcesOfType(template(), 'AWS::ApiGateway::Stage')[stageId]?.StageName).toBe('v1');
+    expect(Variables[ENV.apiKeysTable]).toEqual({
+      Ref: logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'),
+    });
+    expect(Variables).not.toHaveProperty(ENV.inventoryTable);
+  });
+
+  it('runs for 2 minutes (cold starts of every function it reaches, and settling) on Node 24, arm64', () => {
+    expect(selfCheckFunction(template())).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Timeout: 120,
+      Handler: 'index.handler',
+    });
+  });
+
+  it('may only PutItem and DeleteItem on the keys table: no read, no inventory, no execute-api', () => {
+    const data = selfCheckStatements(template())
+      .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
+      .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
+    expect(data).toEqual([
+      {
+        actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+        resource: { 'Fn::GetAtt': [logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'), 'Arn'] },
+      },
+    ]);
+  });
+
+  it('lets the trigger invoke the self-check function and no other', () => {
+    const provider = logicalIdStartingWith(
+      template(),
+      'AWS::IAM::Role',
+      'AWSCDKTriggerCustomResourceProviderCustomResourceProviderRole',
+    );
+    const policies = resourcesOfType(template(), 'AWS::IAM::Role')[provider]?.Policies as {
+      PolicyDocument: { Statement: Statement[] };
+    }[];
+    const selfCheckId = logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'SelfCheckFunction');
+    expect(policies.flatMap((policy) => policy.PolicyDocument.Statement)).toEqual([
+      expect.objectContaining({
+        Action: ['lambda:InvokeFunction'],
+        Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [selfCheckId, 'Arn'] }, ':*']] }],
+      }),
+    ]);
+  });
+});
+
+describe('Deploy self-check: when a deploy runs it again', () => {
+  /** Synthesizes the app, changed by `change` first, and returns each stage's trigger fingerprint. */
+  function fingerprints(
+    change: (stacks: Record<string, InventoryStack>) => void = () => undefined,
+    context: Record<string, unknown> = {},
+  ): Record<string, unknown> {
+    const { app, stacks, outdir } = buildApp(context);
+    try {
+      change(stacks);
+      app.synth();
+      return Object.fromEntries(
+        STAGES.map((stage) => [
+          stage,
+          triggerOf(Template.fromStack(stacks[stage])).properties[STAGE_FINGERPRINT_PROPERTY],
+        ]),
+      );
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }
+
+  let unchanged: Record<string, unknown>;
+
+  beforeAll(() => {
+    unchanged = fingerprints();
+  });
+
+  it('gives the trigger the same fingerprint when nothing changed, so a no-op deploy does not run it', () => {
+    expect(unchanged.staging).toMatch(/^[0-9a-f]{64}$/);
+    expect(fingerprints()).toEqual(unchanged);
+    expect(triggerOf(synthesized.templates.staging).properties[STAGE_FINGERPRINT_PROPERTY]).toBe(unchanged.staging);
+  });
+
+  it("changes the fingerprint of a stage whose function configuration changed, and only that stage's", () => {
+    const changed = fingerprints(() => undefined, { 'staging:petsSunsetAt': '2027-06-30' });
+    expect(changed.staging).not.toBe(unchanged.staging);
+    expect(changed.production).toBe(unchanged.production);
+  });
+
+  it("changes the fingerprint when only a function's IAM policy changed (no function, no API change)", () => {
+    const changed = fingerprints((stacks) => {
+      const list = stacks.staging?.functions.get('listInventory');
+      if (list) stacks.staging?.inventoryTable.grant(list, 'dynamodb:GetItem');
+    });
+    expect(changed.staging).not.toBe(unchanged.staging);
+  });
+
+  it('changes the fingerprint when only the API changed (a new deployment)', () => {
+    const changed = fingerprints((stacks) =>
+      stacks.staging?.api.api.root.resourceForPath('/inventory').addResource('extra').addMethod('GET'),
+    );
+    expect(changed.staging).not.toBe(unchanged.staging);
+  });
+});

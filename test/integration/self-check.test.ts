@@ -1,0 +1,321 @@
+import '../helpers/info-logs';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeleteItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { createHandler, handler } from '../../functions/handlers/self-check';
+import { ABSENT_PET_ID, failedChecks, runSmokeChecks, type SmokeCheckResult } from '../../functions/self-check/checks';
+import { runSelfCheck, SelfCheckFailedError } from '../../functions/self-check/self-check';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { importHandler, type LocalGateway, startLocalGateway } from '../../infra/local/gateway';
+import { freePort } from '../../tooling/dynamodb-local';
+import { aLambdaContext, InMemoryApiKeyRepository } from '../fixtures/builders';
+import { putItems, snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
+
+/** The names of the six checks, as every report names them. */
+const CHECK_NAMES = [
+  'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
+  'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
+  `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
+  'an unknown path answers 404 NOT_FOUND (API Gateway)',
+  'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
+  'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
+];
+const ANY_KEY = /psk_[A-Za-z0-9_-]{43}/;
+
+/** A small HTTP server on a free loopback port; `url` ends in `/v1` like a stage's. */
+async function serve(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Forwards every request to `target` (an origin) as it came, after noting its bearer token. */
+function forwardTo(target: string, seen: string[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (token) seen.push(token);
+    const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  };
+}
+
+/** Everything the process writes to stdout and stderr while `act` runs (the Powertools logger writes there). */
+async function capturingOutput<T>(act: () => Promise<T>): Promise<{ outcome: T | Error; output: string }> {
+  const chunks: string[] = [];
+  const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
+  const capture = (chunk: unknown) => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    return true;
+  };
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+  try {
+    return { outcome: await act().catch((error: Error) => error), output: chunks.join('') };
+  } finally {
+    process.stdout.write = originals.stdout;
+    process.stderr.write = originals.stderr;
+  }
+}
+
+describe('Self-check: the smoke checks and the deploy self-check against the real local gateway', () => {
+  let stack: TestStack;
+  let keys: ApiKeyTable;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    keys = new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
+  });
+  afterAll(() => stack.close());
+
+  describe('the shared smoke checks', () => {
+    it('pass all six against a working API, and change no stock (the 404 PATCH creates nothing)', async () => {
+      // Prepare
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      // Act
+      const { outcome: results } = await capturingOutput(() => runSmokeChecks({ baseUrl: stack.url, key: stack.key }));
+      // Assess
+      expect(results).toEqual(CHECK_NAMES.map((name) => ({ name })));
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+      const absent = await stack.client.send(
+        new GetItemCommand({
+          TableName: stack.tables.inventory,
+          Key: { petId: { N: ABSENT_PET_ID } },
+          ConsistentRead: true,
+        }),
+      );
+      expect(absent.Item).toBeUndefined();
+    });
+
+    it('do not send the 404 PATCH when that pet has an entry, and leave the entry as it was', async () => {
+      // Prepare: someone did number a pet with the smallest int64.
+      await putItems(stack.client, stack.tables.inventory, [
+        { petId: ABSENT_PET_ID, quantity: 5, status: 'available' },
+      ]);
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      try {
+        // Act
+        const { outcome } = await capturingOutput(() => runSmokeChecks({ baseUrl: stack.url, key: stack.key }));
+        // Assess
+        expect(failedChecks(outcome as SmokeCheckResult[])).toEqual([
+          {
+            name: CHECK_NAMES[2],
+            problem: `not sent: pet ${ABSENT_PET_ID} has an entry, which this check must not change`,
+          },
+        ]);
+        expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+      } finally {
+        await stack.client.send(
+          new DeleteItemCommand({ TableName: stack.tables.inventory, Key: { petId: { N: ABSENT_PET_ID } } }),
+        );
+      }
+    });
+  });
+
+  describe('the self-check function, invoked in process', () => {
+    it('passes against the local gateway with a key it creates for the run and deletes, and never logs it', async () => {
+      // Prepare: the function as deployed, its URL a recording proxy in front of the gateway.
+      const seen: string[] = [];
+      const proxy = await serve(forwardTo(new URL(stack.url).origin, seen));
+      process.env.SELF_CHECK_BASE_URL = proxy.url;
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      try {
+        // Act
+        const { outcome, output } = await capturingOutput(() => handler(undefined, aLambdaContext()));
+        // Assess: the checks ran with one new key (accepted by the authorizer, so it was in the table)...
+        expect(outcome).toEqual({ baseUrl: proxy.url, passed: CHECK_NAMES });
+        const usedKeys = [...new Set(seen)];
+        expect(usedKeys).toHaveLength(1);
+        const [key] = usedKeys as [string];
+        expect(key).toMatch(ANY_KEY);
+        expect(key).not.toBe(stack.key);
+        // ... which is gone afterwards, and appears in no log line, though the log did speak.
+        expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+        expect(output).toMatch(/self-check key created/);
+        expect(output).toMatch(/self-check key deleted/);
+        expect(output).toMatch(/self-check passed/);
+        expect(output).not.toContain(key);
+        expect(output).not.toContain(key.slice(4, 30));
+        expect(output).not.toMatch(ANY_KEY);
+      } finally {
+        delete process.env.SELF_CHECK_BASE_URL;
+        await proxy.close();
+      }
+    });
+
+    it('fails naming all six checks when nothing listens (connection refused), and still deletes its key', async () => {
+      // Prepare
+      const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      // Act
+      const { outcome } = await capturingOutput(() =>
+        createHandler({ keys, baseUrl, settleMs: 0 })(undefined, aLambdaContext()),
+      );
+      // Assess
+      expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+      const error = outcome as Error;
+      expect(error.message).toMatch(
+        new RegExp(`^Self-check of ${baseUrl.replaceAll('.', '\\.')} failed 6 of 6 checks: \\[`),
+      );
+      for (const name of CHECK_NAMES) expect(error.message).toContain(`[${name}]`);
+      expect(error.message).toMatch(/ECONNREFUSED/);
+      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+    });
+
+    it('fails naming every check a target answering 200 to everything gets wrong, the echoed key redacted', async () => {
+      // Prepare: a target that answers 200 and echoes the request's headers, key included.
+      const seen: string[] = [];
+      const target = await serve((req, res) => {
+        const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        if (token) seen.push(token);
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+        res.end(JSON.stringify({ echo: req.headers }));
+      });
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      try {
+        // Act
+        const { outcome, output } = await capturingOutput(() =>
+          createHandler({ keys, baseUrl: target.url, settleMs: 0 })(undefined, aLambdaContext()),
+        );
+        // Assess
+        expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+        const message = (outcome as Error).message;
+        expect(message).toMatch(/failed 6 of 6 checks/);
+        expect(message).toContain(`[${CHECK_NAMES[0]}] status 200 instead of 401`);
+        expect(message).toContain(`[${CHECK_NAMES[1]}] the body is not an array of InventoryItem`);
+        expect(message).toContain(`[${CHECK_NAMES[2]}] not sent: the list could not be read`);
+        expect(message).toContain(`[${CHECK_NAMES[3]}] status 200 instead of 404`);
+        expect(message).toContain(`[${CHECK_NAMES[4]}] status 200 instead of 405`);
+        expect(message).toContain(`[${CHECK_NAMES[5]}] status 200 instead of 400`);
+        const key = seen[0] as string;
+        expect(key).toMatch(ANY_KEY);
+        expect(message).toContain('Bearer <the key>');
+        expect(message).not.toContain(key);
+        expect(output).not.toContain(key);
+        expect(output).not.toMatch(ANY_KEY);
+        expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it('fails when the stage cannot authorize: the checks behind the authorizer are named, the 401 one passes', async () => {
+      // Prepare: the same stage, but its authorizer cannot reach the keys table.
+      const broken: LocalGateway = await startLocalGateway(0, {
+        log: () => undefined,
+        loadHandler: async (name) =>
+          name === 'authorizer'
+            ? async () => {
+                throw new Error('keys table unreachable');
+              }
+            : importHandler(name),
+      });
+      try {
+        // Act
+        const { outcome } = await capturingOutput(() =>
+          createHandler({ keys, baseUrl: broken.url, settleMs: 0 })(undefined, aLambdaContext()),
+        );
+        // Assess
+        expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+        const error = outcome as Error;
+        expect(error.message).toMatch(/failed 5 of 6 checks/);
+        expect(error.message).not.toContain(`[${CHECK_NAMES[0]}]`);
+        for (const name of CHECK_NAMES.slice(1)) expect(error.message).toContain(`[${name}]`);
+        expect(error.message).toContain(`[${CHECK_NAMES[1]}] status 503`);
+      } finally {
+        await broken.close();
+      }
+    });
+
+    it('retries failing checks while a deployment settles, and passes once the stage answers', async () => {
+      // Prepare: a stage that answers 503 to its first eight requests (a deployment still propagating).
+      let refused = 0;
+      const forward = forwardTo(new URL(stack.url).origin, []);
+      const settling = await serve((req, res) => {
+        if (refused < 8) {
+          refused++;
+          req.resume();
+          res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"message":"not yet"}');
+          return;
+        }
+        forward(req, res);
+      });
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      try {
+        // Act
+        const { outcome, output } = await capturingOutput(() =>
+          runSelfCheck({
+            keys,
+            baseUrl: settling.url,
+            keyName: 'self-check settling',
+            remainingTimeMs: () => 120_000,
+            settleMs: 10_000,
+            retryDelayMs: 20,
+          }),
+        );
+        // Assess: two failed runs (five refusals, then three), then a passing one.
+        expect(outcome).toEqual(CHECK_NAMES.map((name) => ({ name })));
+        expect(output.match(/retrying while the deployment settles/g)).toHaveLength(2);
+        expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+      } finally {
+        await settling.close();
+      }
+    });
+
+    it('fails with a clear message, calling nothing, when its key cannot be written', async () => {
+      // Prepare
+      const unwritable = new InMemoryApiKeyRepository();
+      unwritable.create = async () => {
+        throw new Error('User is not authorized to perform: dynamodb:PutItem');
+      };
+      const calls: string[] = [];
+      const target = await serve((req, res) => {
+        calls.push(`${req.method} ${req.url}`);
+        res.writeHead(500).end();
+      });
+      try {
+        // Act
+        const { outcome } = await capturingOutput(() =>
+          createHandler({ keys: unwritable, baseUrl: target.url, settleMs: 0 })(undefined, aLambdaContext()),
+        );
+        // Assess
+        expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+        expect((outcome as Error).message).toBe(
+          'The self-check could not write its key to the keys table: User is not authorized to perform: dynamodb:PutItem',
+        );
+        expect(calls).toEqual([]);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it('fails naming the key and how to revoke it when the key cannot be deleted', async () => {
+      // Prepare
+      const undeletable = new InMemoryApiKeyRepository();
+      undeletable.delete = async () => {
+        throw new Error('AccessDeniedException');
+      };
+      const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
+      // Act
+      const { outcome } = await capturingOutput(() =>
+        createHandler({ keys: undeletable, baseUrl, settleMs: 0 })(undefined, aLambdaContext()),
+      );
+      // Assess
+      expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+      const error = outcome as Error;
+      const [record] = [...undeletable.records.values()];
+      expect(record?.name).toBe('self-check lambda-req-1');
+      expect(error.message).toBe(
+        `The self-check could not delete its key ${record?.keyId} ("self-check lambda-req-1"): revoke it with ` +
+          `"npm run cli -- keys revoke ${record?.keyId} --stage <stage>".`,
+      );
+    });
+  });
+});
