@@ -1,5 +1,4 @@
 import { headerValue } from '../../functions/http/headers';
-import { HttpError } from '../../functions/http/http-error';
 import { MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
 import { ValidationError } from '../../functions/inventory/errors';
 import { rejection } from '../helpers/rejection';
