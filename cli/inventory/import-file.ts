@@ -1,6 +1,7 @@
+import { describeJsonType, parseJsonWithLiterals, topLevelParts } from '../../functions/inventory/json-literals';
 import { parsePetId } from '../../functions/inventory/pet-id';
-import { type InventoryItem, isPetStatus, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
-import { countTopLevelMembers } from '../../functions/inventory/update';
+import { parseQuantityLiteral, quantityRule } from '../../functions/inventory/quantity';
+import { type InventoryItem, isPetStatus, PET_STATUSES } from '../../functions/inventory/types';
 import { parseCsv } from './csv';
 
 /** File formats `inventory import` reads. */
@@ -20,8 +21,6 @@ export interface ParsedImport {
 }
 
 const CSV_COLUMNS = ['petId', 'quantity', 'status'] as const;
-const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
-const QUANTITY_RULE = `quantity must be an integer from 0 to ${MAX_QUANTITY}`;
 const STATUS_RULE = `status must be one of ${PET_STATUSES.join(', ')}`;
 const BOM = '\uFEFF';
 
@@ -88,17 +87,12 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: RowProbl
     }
     const errors: string[] = [];
     const petId = check(errors, () => parsePetId(record.fields[index.petId]));
-    const quantity = check(errors, () => parseQuantityText(record.fields[index.quantity] ?? ''));
+    const quantity = check(errors, () => parseQuantityLiteral(record.fields[index.quantity] ?? ''));
     const status = check(errors, () => parseStatus(record.fields[index.status]));
     if (errors.length > 0) problems.push({ line: record.line, message: errors.join('; ') });
     else rows.push({ line: record.line, item: { petId, quantity, status } as InventoryItem });
   }
   return { rows, problems };
-}
-
-/** The reviver context Node >= 21 passes to JSON.parse revivers (proposal-json-parse-with-source). */
-interface ReviverContext {
-  source?: string;
 }
 
 function parseJsonImport(text: string): { rows: LocatedItem[]; problems: RowProblem[] } {
@@ -116,7 +110,7 @@ function parseJsonImport(text: string): { rows: LocatedItem[]; problems: RowProb
   if (!Array.isArray(whole)) {
     return { rows, problems: [{ line: 1, message: 'expected a JSON array of {"petId","quantity","status"} objects' }] };
   }
-  for (const element of splitTopLevelArray(text)) {
+  for (const element of topLevelParts(text)) {
     const errors: string[] = [];
     const item = check(errors, () => parseJsonItem(element.text));
     if (errors.length > 0) problems.push({ line: element.line, message: errors.join('; ') });
@@ -127,40 +121,24 @@ function parseJsonImport(text: string): { rows: LocatedItem[]; problems: RowProb
 
 /** Validates one array element, reading number literals from the source text so int64 ids keep every digit. */
 function parseJsonItem(text: string): InventoryItem {
-  const literals = new Map<object, Map<string, string>>();
-  const value: unknown = JSON.parse(
-    text,
-    function collectLiterals(this: unknown, key: string, member: unknown, context?: ReviverContext) {
-      if (this !== null && typeof this === 'object' && context?.source !== undefined) {
-        let members = literals.get(this);
-        if (!members) {
-          members = new Map();
-          literals.set(this, members);
-        }
-        members.set(key, context.source);
-      }
-      return member;
-    },
-  );
+  const { value, literalOf } = parseJsonWithLiterals(text);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new Error(`expected an object {"petId","quantity","status"}, got ${describeJson(value)}`);
+    throw new Error(`expected an object {"petId","quantity","status"}, got ${describeJsonType(value)}`);
   const record = value as Record<string, unknown>;
-  const sources = literals.get(value) ?? new Map<string, string>();
   const errors: string[] = [];
   const unknown = Object.keys(record).filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
   if (unknown.length > 0)
     errors.push(`unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}`);
-  if (countTopLevelMembers(text) !== Object.keys(record).length) errors.push('a member is repeated');
+  if (topLevelParts(text).length !== Object.keys(record).length) errors.push('a member is repeated');
   const petId = check(errors, () => {
     if (!('petId' in record)) throw new Error('petId is missing');
-    if (typeof record.petId !== 'number')
-      throw new Error(`petId must be a JSON integer, got ${describeJson(record.petId)}`);
-    return parsePetId(sources.get('petId'));
+    if (typeof record.petId !== 'number') throw new Error(`petId must be a JSON integer, got ${shown(record.petId)}`);
+    return parsePetId(literalOf(record, 'petId'));
   });
   const quantity = check(errors, () => {
-    if (!('quantity' in record)) throw new Error(`quantity is missing; ${QUANTITY_RULE}`);
-    if (typeof record.quantity !== 'number') throw new Error(`${QUANTITY_RULE}, got ${describeJson(record.quantity)}`);
-    return parseQuantityText(sources.get('quantity') ?? '');
+    if (!('quantity' in record)) throw new Error(`quantity is missing; ${quantityRule()}`);
+    if (typeof record.quantity !== 'number') throw new Error(`${quantityRule()}, got ${shown(record.quantity)}`);
+    return parseQuantityLiteral(literalOf(record, 'quantity') ?? '');
   });
   const status = check(errors, () => {
     if (!('status' in record)) throw new Error(`status is missing; ${STATUS_RULE}`);
@@ -170,17 +148,11 @@ function parseJsonItem(text: string): InventoryItem {
   return { petId, quantity, status } as InventoryItem;
 }
 
-/** A quantity written as an integer literal (no sign, fraction, exponent or leading zero) within range. */
-export function parseQuantityText(text: string): number {
-  if (!INTEGER_LITERAL.test(text)) throw new Error(`${QUANTITY_RULE}; got ${JSON.stringify(text)}`);
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_QUANTITY)
-    throw new Error(`${QUANTITY_RULE}; got ${text}`);
-  return value;
-}
-
 function parseStatus(value: unknown): InventoryItem['status'] {
-  if (!isPetStatus(value)) throw new Error(`${STATUS_RULE}; got ${describeJson(value)}`);
+  if (!isPetStatus(value))
+    throw new Error(
+      `${STATUS_RULE}; got ${typeof value === 'string' ? JSON.stringify(value) : describeJsonType(value)}`,
+    );
   return value;
 }
 
@@ -194,12 +166,9 @@ function check<T>(errors: string[], parse: () => T): T {
   }
 }
 
-function describeJson(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  return JSON.stringify(value);
+/** A value as an operator fixing the file wants to see it: a primitive as written, else its kind. */
+function shown(value: unknown): string {
+  return ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : describeJsonType(value);
 }
 
 function findDuplicates(rows: readonly LocatedItem[]): RowProblem[] {
@@ -211,47 +180,6 @@ function findDuplicates(rows: readonly LocatedItem[]): RowProblem[] {
     else problems.push({ line: row.line, message: `petId ${row.item.petId} is already on line ${earlier}` });
   }
   return problems;
-}
-
-/**
- * The elements of a top-level JSON array (the text is known to be valid JSON), each with the line it starts on.
- * Line breaks can only be whitespace outside strings, so counting them while scanning is exact.
- */
-function splitTopLevelArray(text: string): { line: number; text: string }[] {
-  const elements: { line: number; text: string }[] = [];
-  let depth = 0;
-  let line = 1;
-  let inString = false;
-  let start = -1;
-  let startLine = 1;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) {
-      line++;
-      continue;
-    }
-    if (ch === ' ' || ch === '\t' || ch === '\r') continue;
-    if (depth === 1 && start === -1 && ch !== ',' && ch !== ']') {
-      start = i;
-      startLine = line;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth--;
-    if (depth === 1 && ch === ',') {
-      elements.push({ line: startLine, text: text.slice(start, i) });
-      start = -1;
-    } else if (depth === 0 && ch === ']' && start !== -1) {
-      elements.push({ line: startLine, text: text.slice(start, i) });
-      start = -1;
-    }
-  }
-  return elements;
 }
 
 /** The line of a JSON.parse error, from the position V8 puts in its message. */

@@ -1,13 +1,7 @@
 import { ValidationError } from './errors';
-import { type InventoryUpdate, MAX_QUANTITY } from './types';
-
-const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
-const QUANTITY_RULE = `quantity must be an integer from 0 to ${MAX_QUANTITY}`;
-
-/** The reviver context Node >= 21 passes to JSON.parse revivers (proposal-json-parse-with-source). */
-interface ReviverContext {
-  source?: string;
-}
+import { describeJsonType, parseJsonWithLiterals, topLevelParts } from './json-literals';
+import { parseQuantityLiteral, quantityRule } from './quantity';
+import type { InventoryUpdate } from './types';
 
 /**
  * Parses and validates the body of `PATCH /inventory/{petId}`.
@@ -20,21 +14,13 @@ interface ReviverContext {
  */
 export function parseInventoryUpdate(text: string): InventoryUpdate {
   if (text.trim().length === 0) throw new ValidationError('The request body is empty; send {"quantity": <integer>}.');
-  let parsed: unknown;
-  const literals = new Map<string, string>();
+  let json: ReturnType<typeof parseJsonWithLiterals>;
   try {
-    parsed = JSON.parse(
-      text,
-      function collectLiterals(this: unknown, key: string, value: unknown, context?: ReviverContext) {
-        if (this !== null && typeof this === 'object' && !Array.isArray(this) && context?.source !== undefined) {
-          literals.set(key, context.source);
-        }
-        return value;
-      },
-    );
+    json = parseJsonWithLiterals(text);
   } catch {
     throw new ValidationError('The request body is not valid JSON.', 'MALFORMED_JSON');
   }
+  const parsed = json.value;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ValidationError('The request body must be a JSON object with one member, quantity.');
   }
@@ -45,43 +31,11 @@ export function parseInventoryUpdate(text: string): InventoryUpdate {
       `Unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}; the body takes only quantity.`,
     );
   }
-  if (countTopLevelMembers(text) !== members.length) {
+  if (topLevelParts(text).length !== members.length) {
     throw new ValidationError('The request body repeats a member; send quantity once.');
   }
-  if (!('quantity' in parsed)) throw new ValidationError(`quantity is required; ${QUANTITY_RULE}.`);
+  if (!('quantity' in parsed)) throw new ValidationError(`quantity is required; ${quantityRule()}.`);
   const quantity = (parsed as { quantity: unknown }).quantity;
-  if (typeof quantity !== 'number') {
-    throw new ValidationError(
-      `${QUANTITY_RULE}; got ${quantity === null ? 'null' : `a ${Array.isArray(quantity) ? 'array' : typeof quantity}`}.`,
-    );
-  }
-  const literal = literals.get('quantity');
-  if (literal === undefined || !INTEGER_LITERAL.test(literal) || !Number.isSafeInteger(quantity)) {
-    throw new ValidationError(`${QUANTITY_RULE}, written without a fraction or exponent.`);
-  }
-  if (quantity < 0 || quantity > MAX_QUANTITY) throw new ValidationError(`${QUANTITY_RULE}; got ${literal}.`);
-  return { quantity };
-}
-
-/**
- * Counts the members of the top-level JSON object in `text` (already known to be valid JSON), so that duplicates,
- * which JSON.parse folds into one, can be detected. Shared with the CLI's import, which applies the same rule.
- */
-export function countTopLevelMembers(text: string): number {
-  let depth = 0;
-  let members = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth--;
-    else if (ch === ':' && depth === 1) members++;
-  }
-  return members;
+  if (typeof quantity !== 'number') throw new ValidationError(`${quantityRule()}; got ${describeJsonType(quantity)}.`);
+  return { quantity: parseQuantityLiteral(json.literalOf(parsed, 'quantity') ?? '') };
 }

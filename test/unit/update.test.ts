@@ -30,7 +30,7 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"quantity":1e400}', /without a fraction or exponent/],
     ['{"quantity":"5"}', /got a string/],
     ['{"quantity":null}', /got null/],
-    ['{"quantity":[5]}', /got a array/],
+    ['{"quantity":[5]}', /got an array/],
     ['{"quantity":true}', /got a boolean/],
     ['{}', /quantity is required/],
     ['{"quantity":5,"status":"sold"}', /Unknown member "status"/],
@@ -60,6 +60,6 @@ describe('Domain: parseInventoryUpdate', () => {
   });
 
   it('does not count a colon inside a nested string or object as a second member', () => {
-    expect(refusal('{"quantity":{"a:b":1,"c":2}}').message).toMatch(/got a object/);
+    expect(refusal('{"quantity":{"a:b":1,"c":2}}').message).toMatch(/got an object/);
   });
 });

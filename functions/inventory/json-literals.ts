@@ -1,0 +1,91 @@
+/**
+ * Reading JSON as written: JSON.parse folds duplicate members and rounds integers past 2^53, and the API refuses
+ * the first and must keep the second exact, so both the update body and the CLI's import read the source text.
+ */
+
+/** A JSON integer literal as the API accepts it: no sign but `-`, no leading zero, fraction or exponent. */
+export const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+
+/** The reviver context Node >= 21 passes to JSON.parse revivers (proposal-json-parse-with-source). */
+interface ReviverContext {
+  source?: string;
+}
+
+/** Parsed JSON and the source text of each primitive member. */
+export interface JsonWithLiterals {
+  value: unknown;
+  /** The literal a member was written as (`5.0`, `9223372036854775807`, `"x"`), or undefined for objects. */
+  literalOf(holder: object, key: string): string | undefined;
+}
+
+/**
+ * Parses JSON text and keeps the source literal of every primitive value by the object holding it.
+ *
+ * @throws SyntaxError when the text is not JSON.
+ */
+export function parseJsonWithLiterals(text: string): JsonWithLiterals {
+  const literals = new WeakMap<object, Map<string, string>>();
+  const value: unknown = JSON.parse(
+    text,
+    function collectLiterals(this: unknown, key: string, member: unknown, context?: ReviverContext) {
+      if (this !== null && typeof this === 'object' && context?.source !== undefined) {
+        let members = literals.get(this);
+        if (!members) {
+          members = new Map();
+          literals.set(this, members);
+        }
+        members.set(key, context.source);
+      }
+      return member;
+    },
+  );
+  return { value, literalOf: (holder, key) => literals.get(holder)?.get(key) };
+}
+
+/** A describing word for a JSON value in messages: `null`, `an array`, `an object`, `a string`, ... */
+export function describeJsonType(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The parts of the top-level array or object in `text` (already known to be valid JSON): its elements, or its
+ * `"name": value` members, each with its text and the line it starts on. A repeated member, which JSON.parse
+ * folds into one, still counts here. Line breaks can only be whitespace outside strings, so counting them while
+ * scanning is exact.
+ */
+export function topLevelParts(text: string): { line: number; text: string }[] {
+  const parts: { line: number; text: string }[] = [];
+  let depth = 0;
+  let line = 1;
+  let inString = false;
+  let start = -1;
+  let startLine = 1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) {
+      line++;
+      continue;
+    }
+    if (ch === ' ' || ch === '\t' || ch === '\r') continue;
+    if (depth === 1 && start === -1 && ch !== ',' && ch !== ']' && ch !== '}') {
+      start = i;
+      startLine = line;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    if ((depth === 1 && ch === ',') || (depth === 0 && (ch === ']' || ch === '}') && start !== -1)) {
+      parts.push({ line: startLine, text: text.slice(start, i) });
+      start = -1;
+    }
+  }
+  return parts;
+}
