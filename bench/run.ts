@@ -17,6 +17,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
+import { MAX_RESPONSE_PAYLOAD_BYTES as LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES } from '../functions/handlers/list-inventory';
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';
@@ -32,8 +33,6 @@ import { markdownTable, round } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** Lambda's limit on a buffered (non-streamed) response payload: 6 MB, taken as 6 MiB. */
-export const LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
 /** The per-bundle budget, in bytes (250 KB, taken as 250,000 bytes). */
 export const BUNDLE_BUDGET_BYTES = 250_000;
 

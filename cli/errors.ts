@@ -14,7 +14,7 @@ export class CliError extends Error {
 /** Exit codes of `npm run cli`. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
-/** The first line of a message, without trailing punctuation noise: errors are shown on one line. */
+/** The first line of a message, trimmed: errors are shown on one line. */
 export function firstLine(text: string): string {
   const line = text.split(/\r?\n/, 1)[0] ?? '';
   return line.trim();

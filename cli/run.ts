@@ -5,7 +5,7 @@ import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
 import type { CliIo } from './io';
-import { resolveTarget, type StackOutputsReader, type Target } from './target';
+import { checkTargetOptions, resolveTarget, type StackOutputsReader, type Target } from './target';
 
 interface CommandSpec {
   usage: string;
@@ -148,8 +148,7 @@ export async function run(argv: readonly string[], io: CliIo, dependencies: RunD
       ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
     };
     // Validate the target options before a command spends time on its input.
-    if (targetOptions.stage !== undefined && targetOptions.endpoint !== undefined)
-      throw new UsageError('--stage and --endpoint cannot be used together');
+    checkTargetOptions(targetOptions);
     await command.action({
       io,
       options: values as CommandContext['options'],

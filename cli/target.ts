@@ -47,13 +47,17 @@ export async function resolveTarget(
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader = describeStackOutputs,
 ): Promise<Target> {
-  if (options.stage !== undefined) {
-    if (options.endpoint !== undefined) throw new UsageError('--stage and --endpoint cannot be used together');
-    if (!(STAGES as readonly string[]).includes(options.stage))
-      throw new UsageError(`--stage must be one of ${STAGES.join(', ')}; got "${options.stage}"`);
-    return resolveStage(options.stage as Stage, env, readStackOutputs);
-  }
+  checkTargetOptions(options);
+  if (options.stage !== undefined) return resolveStage(options.stage as Stage, env, readStackOutputs);
   return resolveLocal(options.endpoint, env);
+}
+
+/** Refuses contradictory or unknown target options before any work is done. @throws UsageError */
+export function checkTargetOptions(options: TargetOptions): void {
+  if (options.stage !== undefined && options.endpoint !== undefined)
+    throw new UsageError('--stage and --endpoint cannot be used together');
+  if (options.stage !== undefined && !(STAGES as readonly string[]).includes(options.stage))
+    throw new UsageError(`--stage must be one of ${STAGES.join(', ')}; got "${options.stage}"`);
 }
 
 function resolveLocal(endpointOption: string | undefined, env: Record<string, string | undefined>): Target {
@@ -209,9 +213,22 @@ export function storageError(error: unknown, target: Target, tableName: string):
     return new CliError(`Table ${tableName} does not exist in ${target.description}: ${hint}`, { cause: error });
   }
   const message = (error as Error)?.message || (error as Error)?.name || String(error);
-  if (isStorageUnavailable(error) || (error as { code?: string })?.code === 'ECONNREFUSED') {
+  const code = networkErrorCode(error);
+  if (isStorageUnavailable(error) || code === 'ECONNREFUSED') {
     const hint = target.stage ? '' : ': is `npm start` running? (or pass --endpoint / set DYNAMODB_PORT)';
-    return new CliError(`Cannot reach ${target.description} (${message.split('\n')[0]})${hint}`, { cause: error });
+    // A network error's code (ECONNREFUSED) says more than the SDK's wrapper message around it.
+    const reason = code ?? message.split('\n')[0];
+    return new CliError(`Cannot reach ${target.description} (${reason})${hint}`, { cause: error });
   }
   return new CliError(`${target.description}, table ${tableName}: ${message.split('\n')[0]}`, { cause: error });
+}
+
+/** Node's code of a network error (`ECONNREFUSED`, ...), on the error, its cause, or in the SDK's wrapper message. */
+function networkErrorCode(error: unknown): string | undefined {
+  const candidates = [error as { code?: unknown }, (error as { cause?: { code?: unknown } })?.cause];
+  for (const candidate of candidates)
+    if (typeof candidate?.code === 'string' && /^E[A-Z_]+$/.test(candidate.code)) return candidate.code;
+  return /\b(E(?:CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|NOTFOUND|PIPE|AI_AGAIN))\b/.exec(
+    String((error as Error)?.message),
+  )?.[1];
 }

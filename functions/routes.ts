@@ -40,7 +40,7 @@ export const ROUTES: readonly Route[] = [
   { operationId: 'listStoreOrders', method: 'GET', path: '/store/orders', handler: 'list-store-orders', access: [] },
 ];
 
-/** When `GET /pets/{petId}` was deprecated (sent as its `Deprecation` header); a stage may override it. */
+/** When `GET /pets/{petId}` was deprecated (its `Deprecation` header): one date for the API, every stage sends it. */
 export const PETS_DEPRECATED_AT = '2026-11-22';
 
 /** The authorizer's module under `functions/handlers/`. */

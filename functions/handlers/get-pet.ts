@@ -1,3 +1,4 @@
+import { ENV, optionalEnv } from '../config';
 import { metrics } from '../http/logger';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
@@ -29,8 +30,8 @@ export const handler = createApiHandler(async function getPet() {
     'NOT_IMPLEMENTED',
     'GET /pets/{petId} is deprecated and its behaviour is not defined by this service; use GET /inventory.',
     deprecationHeaders({
-      deprecatedAt: process.env.PETS_DEPRECATED_AT || PETS_DEPRECATED_AT,
-      sunsetAt: process.env.PETS_SUNSET_AT,
+      deprecatedAt: optionalEnv(ENV.petsDeprecatedAt) ?? PETS_DEPRECATED_AT,
+      sunsetAt: optionalEnv(ENV.petsSunsetAt),
     }),
   );
 });

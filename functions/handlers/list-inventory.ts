@@ -10,8 +10,7 @@ import { InventoryTable } from '../store/inventory-table';
 
 /**
  * Lambda's limit on a buffered response payload (6 MB, taken as 6 MiB): the proxy result serialized as JSON, with
- * the body escaped inside it. `npm run bench` measured 100,000 entries with 1-6 digit ids at 5.74 MB; with 19-digit
- * ids about 77,000 entries fit (see docs/performance.md).
+ * the body escaped inside it (how many entries fit: docs/performance.md).
  */
 export const MAX_RESPONSE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 

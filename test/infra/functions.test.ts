@@ -153,9 +153,4 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe(PETS_DEPRECATED_AT);
     expect(environmentOf(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);
   });
-
-  it('names the authorizer handler module the route table names', () => {
-    expect(AUTHORIZER_HANDLER).toBe('authorizer');
-    expect(functionProps(template(), 'AuthorizerFunction').Description).toMatch(/authorizer/i);
-  });
 });

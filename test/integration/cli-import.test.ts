@@ -1,9 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { run } from '../../cli/run';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { freePort, startDynamoDbLocal } from '../../tooling/dynamodb-local';
 import type { TableNames } from '../../tooling/tables';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
@@ -17,6 +19,11 @@ function manyItems(count: number): InventoryItem[] {
     quantity: (index * 7919) % 100_000,
     status: STATUSES[index % 3] as InventoryItem['status'],
   }));
+}
+
+/** Rows in a table now (a COUNT scan). */
+async function countRows(client: DynamoDBClient, tableName: string): Promise<number> {
+  return (await client.send(new ScanCommand({ TableName: tableName, Select: 'COUNT' }))).Count ?? 0;
 }
 
 function csvOf(items: readonly InventoryItem[]): string {
@@ -35,13 +42,17 @@ describe('CLI: inventory import', () => {
   };
 
   /** Runs the CLI in-process against `tables`. */
-  const cli = async (tables: TableNames, argv: string[], options: { tty?: boolean } = {}) => {
+  const cli = async (
+    tables: TableNames,
+    argv: string[],
+    { endpoint = testEndpoint(), ...options }: { tty?: boolean; endpoint?: string } = {},
+  ) => {
     const io = aCapturedIo({
       env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys },
       cwd: dir,
       ...options,
     });
-    const code = await run([...argv, '--endpoint', testEndpoint()], io);
+    const code = await run([...argv, '--endpoint', endpoint], io);
     return { code, stdout: io.stdout.text, stderr: io.stderr.text };
   };
 
@@ -81,22 +92,44 @@ describe('CLI: inventory import', () => {
     process.stdout.write(`  30,000-row import: ${first.stdout}  re-run: ${second.stdout}`);
   }, 120_000);
 
-  it('finishes an interrupted import when the same file is run again, as if it had run once', async () => {
-    // Prepare
-    const items = manyItems(2_000);
-    const file = aFile('2k.csv', csvOf(items));
-    const once = await freshTables(client);
-    await cli(once, ['inventory', 'import', file]);
-    const interrupted = await freshTables(client);
-    await putItems(client, interrupted.inventory, items.slice(0, 1_234));
+  it('stops with "Import stopped after N of M rows" when DynamoDB goes away mid-import, and the same command then finishes it', async () => {
+    // Prepare: a DynamoDB Local of this test's own, on disk, so it can be killed mid-import and brought back.
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-import-interrupted-'));
+    const port = await freePort();
+    let dynamo = await startDynamoDbLocal({ port, dataDir });
+    const own = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
+    try {
+      const tables = await freshTables(own);
+      const items = manyItems(6_000);
+      const file = aFile('6k.csv', csvOf(items));
+      const once = await freshTables(client);
+      await cli(once, ['inventory', 'import', file]);
 
-    // Act
-    const outcome = await cli(interrupted, ['inventory', 'import', file]);
+      // Act: kill DynamoDB Local as soon as rows are landing, then start it again on the same data.
+      const importing = cli(tables, ['inventory', 'import', file], { endpoint: dynamo.endpoint });
+      while ((await countRows(own, tables.inventory)) < 1_000) await new Promise((r) => setTimeout(r, 20));
+      dynamo.process.kill('SIGKILL');
+      const stopped = await importing;
+      await dynamo.stop();
+      dynamo = await startDynamoDbLocal({ port, dataDir });
+      const rerun = await cli(tables, ['inventory', 'import', file], { endpoint: dynamo.endpoint });
 
-    // Assess
-    expect(outcome.code).toBe(0);
-    expect(await snapshotTable(client, interrupted.inventory)).toBe(await snapshotTable(client, once.inventory));
-  });
+      // Assess
+      expect(stopped.code).toBe(1);
+      const [, written] =
+        /^error: Import stopped after (\d+) of 6000 rows \(Cannot reach DynamoDB at \S+ \(E[A-Z]+\).*\); run the same command again to finish\n$/.exec(
+          stopped.stderr,
+        ) ?? [];
+      expect(Number(written)).toBeGreaterThan(0);
+      expect(Number(written)).toBeLessThan(6_000);
+      expect(rerun.code).toBe(0);
+      expect(await snapshotTable(own, tables.inventory)).toBe(await snapshotTable(client, once.inventory));
+    } finally {
+      own.destroy();
+      await dynamo.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('writes nothing when any row is bad and names each bad line on stderr', async () => {
     // Prepare

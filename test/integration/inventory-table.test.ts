@@ -63,6 +63,30 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     }
   });
 
+  it('lists entries in numeric petId order whatever the storage order: negatives first, then by magnitude', async () => {
+    // Prepare: ids whose text order differs from their numeric order.
+    const ids = ['10', '-2', '9', '-10', '0', '100', '-9223372036854775808', '9223372036854775807', '99'];
+    await putItems(
+      client,
+      tables.inventory,
+      ids.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
+    );
+    // Act
+    const listed = await new InventoryTable({ client, tableName: tables.inventory }).listAll();
+    // Assess
+    expect(listed.map((item) => item.petId)).toEqual([
+      '-9223372036854775808',
+      '-10',
+      '-2',
+      '0',
+      '9',
+      '10',
+      '99',
+      '100',
+      '9223372036854775807',
+    ]);
+  });
+
   it('sizes the parallel Scan from the previous list: one segment when unknown, at most the maximum', () => {
     const repository = new InventoryTable({
       client,

@@ -1,7 +1,7 @@
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { importHandler } from '../../infra/local/gateway';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
-import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
+import { putItems, snapshotTable, startTestStack, TEST_INVENTORY, type TestStack } from '../helpers/local-stack';
 
 const UPDATE = '/inventory/{petId}';
 
@@ -24,7 +24,11 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
     });
   });
   afterAll(() => stack.close());
-  beforeEach(() => stack.gateway.clearAuthorizerCache());
+  // Every test starts from the same inventory and an empty authorizer cache, whatever ran before it.
+  beforeEach(async () => {
+    stack.gateway.clearAuthorizerCache();
+    await putItems(stack.client, stack.tables.inventory, TEST_INVENTORY);
+  });
 
   const patch = (petId: string, body: string, headers = jsonHeaders(stack.authHeader)) =>
     call(stack.url, 'PATCH', `/inventory/${petId}`, { headers, body, route: UPDATE });
