@@ -4,6 +4,8 @@ import { deprecationHeaders, handler as getPet } from '../../functions/handlers/
 import { createHandler as createList, MAX_RESPONSE_PAYLOAD_BYTES } from '../../functions/handlers/list-inventory';
 import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
+import { defaultDimensions, metrics } from '../../functions/http/logger';
+import { METRIC_NAMES } from '../../functions/http/metric-names';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import {
   aLambdaContext,
@@ -175,6 +177,59 @@ describe('Function: authorizer', () => {
     const outcome = handler({ type: 'TOKEN', authorizationToken: token, methodArn }, aLambdaContext());
     await expect(outcome).rejects.toThrow(Error);
     await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
+  });
+
+  describe('metrics (the alarm watches AuthorizerUnavailable, never Lambda Errors)', () => {
+    const addMetric = metrics.addMetric;
+    let added: string[];
+    beforeEach(() => {
+      added = [];
+      metrics.addMetric = (name) => {
+        added.push(name);
+      };
+    });
+    afterEach(() => {
+      metrics.addMetric = addMetric;
+    });
+
+    it('counts a refused key as ApiKeyRefused and not as AuthorizerUnavailable', async () => {
+      // Prepare
+      const handler = createAuthorizer({ keys: new InMemoryApiKeyRepository() });
+
+      // Act
+      await handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, aLambdaContext()).catch(
+        () => undefined,
+      );
+
+      // Assess
+      expect(added).toEqual([METRIC_NAMES.apiKeyRefused]);
+    });
+
+    it('counts a key it could not check (storage failed) as AuthorizerUnavailable', async () => {
+      // Prepare
+      const keys = new InMemoryApiKeyRepository();
+      keys.failWith = new StorageUnavailableError('down');
+      const handler = createAuthorizer({ keys });
+
+      // Act
+      await handler(
+        { type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey('x').key}`, methodArn },
+        aLambdaContext(),
+      ).catch(() => undefined);
+
+      // Assess
+      expect(added).toEqual([METRIC_NAMES.authorizerUnavailable]);
+    });
+  });
+});
+
+describe('Function: defaultDimensions', () => {
+  it('puts the stage the stack set on every metric, so two stages in one account stay apart', () => {
+    expect(defaultDimensions({ STAGE: 'production' })).toEqual({ stage: 'production' });
+  });
+
+  it('adds no stage dimension locally, where no stage is set', () => {
+    expect(defaultDimensions({})).toEqual({});
   });
 });
 
