@@ -1,3 +1,5 @@
+import { STAGE_ENV } from '../functions/http/metric-names';
+
 /**
  * Names shared by the CDK stack, the functions, the local gateway and the CLI, so they cannot drift.
  * Key schemas: renaming an attribute here replaces a production table: don't.
@@ -12,17 +14,30 @@ export const ENV = {
   petsDeprecatedAt: 'PETS_DEPRECATED_AT',
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
+  /** The stage name: the `stage` dimension of every custom metric. */
+  stage: STAGE_ENV,
 } as const;
 
-/** Stack output keys, read by the operator CLI (`--stage`) to find a deployed stage's tables. */
+/** Stack output keys, read by the operator CLI (`--stage`) to find a deployed stage's tables and API. */
 export const STACK_OUTPUTS = {
   apiUrl: 'ApiUrl',
   inventoryTable: 'InventoryTableName',
   apiKeysTable: 'ApiKeysTableName',
   authorizerCacheTtlSeconds: 'AuthorizerCacheTtlSeconds',
+  /** With {@link STACK_OUTPUTS.apiStageName}: what `keys revoke` flushes the authorizer cache of. */
+  restApiId: 'RestApiId',
+  apiStageName: 'ApiStageName',
 } as const;
 
 /** CloudFormation stack name of a stage. */
 export function stackName(stage: 'staging' | 'production'): string {
   return `PetStoreInventory-${stage}`;
+}
+
+/**
+ * CloudFormation stack name of the account stack of a region (API Gateway's account-level CloudWatch role). Stack
+ * names are unique per account and region, exactly the scope of the setting it owns.
+ */
+export function accountStackName(region: string): string {
+  return `PetStoreInventory-account-${region}`;
 }
