@@ -5,6 +5,7 @@ import { isStorageUnavailable } from '../functions/store/storage-errors';
 import { useLocalCredentials } from '../infra/local/dynamodb-local';
 import { LOCAL_TABLE_NAMES, type TableNames } from '../infra/local/tables';
 import { ENV, STACK_OUTPUTS, stackName } from '../infra/shared-names';
+import { type ApiGatewayClientFactory, createApiGatewayClient, flushAuthorizerCache } from './authorizer-cache';
 import { CliError, UsageError } from './errors';
 
 /** The deployed stages `--stage` accepts. */
@@ -23,6 +24,11 @@ export interface Target {
   apiUrl?: string;
   /** The stage's authorizer cache TTL (stack output), when known. */
   authorizerCacheTtlSeconds?: number;
+  /**
+   * Flushes the stage API's authorizer cache, when the stack outputs name the API (`RestApiId`, `ApiStageName`).
+   * @throws CliError when API Gateway refuses.
+   */
+  flushAuthorizerCache?: () => Promise<void>;
   close(): void;
 }
 
@@ -49,12 +55,13 @@ export async function resolveTarget(
   options: TargetOptions,
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader = describeStackOutputs,
+  createApiGateway: ApiGatewayClientFactory = createApiGatewayClient,
 ): Promise<Target> {
   if (options.stage !== undefined) {
     if (options.endpoint !== undefined) throw new UsageError('--stage and --endpoint cannot be used together');
     if (!(STAGES as readonly string[]).includes(options.stage))
       throw new UsageError(`--stage must be one of ${STAGES.join(', ')}; got "${options.stage}"`);
-    return resolveStage(options.stage as Stage, env, readStackOutputs);
+    return resolveStage(options.stage as Stage, env, readStackOutputs, createApiGateway);
   }
   return resolveLocal(options.endpoint, env);
 }
@@ -110,6 +117,7 @@ async function resolveStage(
   stage: Stage,
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader,
+  createApiGateway: ApiGatewayClientFactory,
 ): Promise<Target> {
   // The SDK would silently send a deployed stage's writes to this endpoint instead.
   for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL']) {
@@ -126,6 +134,8 @@ async function resolveStage(
   const ttlRaw = outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds];
   const ttl = ttlRaw !== undefined && /^[0-9]+$/.test(ttlRaw) ? Number(ttlRaw) : undefined;
   const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
+  const restApiId = outputs[STACK_OUTPUTS.restApiId];
+  const stageName = outputs[STACK_OUTPUTS.apiStageName];
   return {
     client,
     tables: {
@@ -136,6 +146,9 @@ async function resolveStage(
     stage,
     ...(outputs[STACK_OUTPUTS.apiUrl] ? { apiUrl: outputs[STACK_OUTPUTS.apiUrl] } : {}),
     ...(ttl !== undefined ? { authorizerCacheTtlSeconds: ttl } : {}),
+    ...(restApiId && stageName
+      ? { flushAuthorizerCache: () => flushAuthorizerCache({ region, restApiId, stageName }, createApiGateway) }
+      : {}),
     close: () => client.destroy(),
   };
 }

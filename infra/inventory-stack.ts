@@ -178,7 +178,7 @@ export class InventoryStack extends Stack {
     });
     new CfnOutput(this, STACK_OUTPUTS.authorizerCacheTtlSeconds, {
       value: String(config.authorizerCacheTtlSeconds),
-      description: 'Seconds an authorizer decision is cached: how long a revoked key may keep working',
+      description: 'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',
     });
   }
 }
