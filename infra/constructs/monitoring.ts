@@ -110,11 +110,13 @@ export class Monitoring extends Construct {
     const actions = [new SnsAction(this.topic)];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', config.topicArn)));
 
+    /** One alarm into the topic(s); `runbook` names its section under "Alarm runbooks" in docs/deploying.md. */
     const add = (
       alarmId: string,
       metric: IMetric,
       threshold: number,
       description: string,
+      runbook = alarmId,
       evaluation: { evaluationPeriods: number; datapointsToAlarm: number } = config,
     ) => {
       const alarm = new Alarm(this, alarmId, {
@@ -124,7 +126,7 @@ export class Monitoring extends Construct {
         datapointsToAlarm: evaluation.datapointsToAlarm,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: `${description} (runbook: docs/deploying.md, "${alarmId}")`,
+        alarmDescription: `${description}. Runbook: docs/deploying.md, "Alarm runbooks", ${runbook}.`,
       });
       for (const action of actions) {
         alarm.addAlarmAction(action);
@@ -177,7 +179,7 @@ export class Monitoring extends Construct {
       'ApiServerErrorRateAlarm',
       apiServerErrorRate,
       config.serverErrorRate,
-      `At least ${config.serverErrorRate * 100} % of API requests answered 5xx (501s left out)`,
+      `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
     );
 
     const faults = new MathExpression({
@@ -214,6 +216,7 @@ export class Monitoring extends Construct {
       listed,
       config.listedEntries,
       `A list answered ${config.listedEntries} entries or more: it nears what one response can carry`,
+      'InventoryListSizeAlarm',
       once,
     );
 
@@ -225,10 +228,16 @@ export class Monitoring extends Construct {
       if (alarmOnErrors) {
         this.functionErrorAlarms.set(
           name,
-          add(`${pascal}ErrorsAlarm`, errors, config.functionErrors, `The ${name} function crashed or timed out`),
+          add(
+            `${pascal}ErrorsAlarm`,
+            errors,
+            config.functionErrors,
+            `The ${name} function crashed or timed out`,
+            '<Function>ErrorsAlarm',
+          ),
         );
       }
-      add(`${pascal}ThrottlesAlarm`, throttles, 1, `The ${name} function was throttled`);
+      add(`${pascal}ThrottlesAlarm`, throttles, 1, `The ${name} function was throttled`, '<Function>ThrottlesAlarm');
       functionWidgets.push(
         new GraphWidget({
           title: `${name}: invocations, errors, throttles`,
@@ -265,13 +274,26 @@ export class Monitoring extends Construct {
         label: `${name} read units per second (cap ${maxReadRequestUnits})`,
         period,
       });
-      add(`${pascal}TableThrottlesAlarm`, throttles, 1, `Requests to the ${name} table were throttled`);
-      add(`${pascal}TableSystemErrorsAlarm`, systemErrors, 1, `The ${name} table answered with system errors`);
+      add(
+        `${pascal}TableThrottlesAlarm`,
+        throttles,
+        1,
+        `Requests to the ${name} table were throttled`,
+        '<Table>TableThrottlesAlarm',
+      );
+      add(
+        `${pascal}TableSystemErrorsAlarm`,
+        systemErrors,
+        1,
+        `The ${name} table answered with system errors`,
+        '<Table>TableSystemErrorsAlarm',
+      );
       add(
         `${pascal}TableReadCapacityAlarm`,
         readUnitsPerSecond,
         Math.round(maxReadRequestUnits * config.readCapacityShare),
         `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+        '<Table>TableReadCapacityAlarm',
       );
       tableWidgets.push(
         new GraphWidget({

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
@@ -310,5 +311,33 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     for (const text of ['5XXError', 'Latency', 'Errors', 'Throttles', 'ReadThrottleEvents', 'SystemErrors', 'alarms']) {
       expect(body).toContain(text);
     }
+  });
+});
+
+describe('docs/deploying.md against the synthesized stacks', () => {
+  const guide = readFileSync(new URL('../../docs/deploying.md', import.meta.url), 'utf8');
+  const headings = new Set([...guide.matchAll(/^### `?([^`\n]+)`?$/gm)].map((match) => match[1]));
+
+  it.each(STAGES)('has a runbook section for every alarm of %s, named in the alarm description', (stage) => {
+    const alarms = Object.values(resourcesOfType(synthesized.templates[stage], 'AWS::CloudWatch::Alarm'));
+    for (const alarm of alarms) {
+      const runbook = /Runbook: docs\/deploying\.md, "Alarm runbooks", ([^.]+)\.$/.exec(String(alarm.AlarmDescription));
+      expect({ alarm: alarm.AlarmDescription, runbook: runbook?.[1] && headings.has(runbook[1]) }).toEqual({
+        alarm: alarm.AlarmDescription,
+        runbook: true,
+      });
+    }
+  });
+
+  it('names the log groups the stacks really create', () => {
+    const logGroups = resourcesOfType(synthesized.templates.staging, 'AWS::Logs::LogGroup');
+    const named = [...guide.matchAll(/`PetStoreInventory-staging-(\w+)-/g)].map((match) => match[1]);
+    expect(named.length).toBeGreaterThanOrEqual(2);
+    for (const logicalId of named) expect(Object.keys(logGroups)).toContain(logicalId);
+    const execution = Object.values(logGroups).find((props) =>
+      JSON.stringify(props.LogGroupName ?? '').includes('Execution'),
+    );
+    expect(JSON.stringify(execution?.LogGroupName)).toContain('"API-Gateway-Execution-Logs_"');
+    expect(guide).toContain('`API-Gateway-Execution-Logs_<RestApiId>/v1`');
   });
 });
