@@ -1,4 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
 import { exportInventory, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
@@ -39,7 +40,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'keys revoke': {
     usage: 'keys revoke ID',
-    summary: 'refuse a key from now on (after the authorizer cache TTL)',
+    summary: "refuse a key from now on (with --stage, flushes the stage's authorizer cache)",
     options: {},
     positionals: ['ID'],
     action: revokeKey,
@@ -86,9 +87,10 @@ export function usageText(): string {
   ].join('\n');
 }
 
-/** Test seams: where stack outputs come from (there is no AWS in tests). */
+/** Test seams: where stack outputs come from and the API Gateway client (there is no AWS in tests). */
 export interface RunDependencies {
   readStackOutputs?: StackOutputsReader;
+  createApiGateway?: ApiGatewayClientFactory;
 }
 
 /**
@@ -154,7 +156,12 @@ export async function run(argv: readonly string[], io: CliIo, dependencies: RunD
       options: values as CommandContext['options'],
       positionals: args,
       target: async () => {
-        target ??= await resolveTarget(targetOptions, io.env, dependencies.readStackOutputs);
+        target ??= await resolveTarget(
+          targetOptions,
+          io.env,
+          dependencies.readStackOutputs,
+          dependencies.createApiGateway,
+        );
         return target;
       },
     });

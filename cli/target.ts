@@ -6,6 +6,7 @@ import { isStorageUnavailable } from '../functions/store/storage-errors';
 import { STACK_OUTPUTS, STAGES, type StageName as Stage, stackName } from '../infra/shared-names';
 import { useLocalCredentials } from '../tooling/dynamodb-local';
 import { LOCAL_TABLE_NAMES, type TableNames } from '../tooling/tables';
+import { type ApiGatewayClientFactory, createApiGatewayClient, flushAuthorizerCache } from './authorizer-cache';
 import { CliError, UsageError } from './errors';
 
 /** Where a command acts: a DynamoDB endpoint and the two table names. */
@@ -20,6 +21,11 @@ export interface Target {
   apiUrl?: string;
   /** The stage's authorizer cache TTL (stack output), when known. */
   authorizerCacheTtlSeconds?: number;
+  /**
+   * Flushes the stage API's authorizer cache, when the stack outputs name the API (`RestApiId`, `ApiStageName`).
+   * @throws CliError when API Gateway refuses.
+   */
+  flushAuthorizerCache?: () => Promise<void>;
   close(): void;
 }
 
@@ -46,9 +52,10 @@ export async function resolveTarget(
   options: TargetOptions,
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader = describeStackOutputs,
+  createApiGateway: ApiGatewayClientFactory = createApiGatewayClient,
 ): Promise<Target> {
   checkTargetOptions(options);
-  if (options.stage !== undefined) return resolveStage(options.stage as Stage, env, readStackOutputs);
+  if (options.stage !== undefined) return resolveStage(options.stage as Stage, env, readStackOutputs, createApiGateway);
   return resolveLocal(options.endpoint, env);
 }
 
@@ -111,6 +118,7 @@ async function resolveStage(
   stage: Stage,
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader,
+  createApiGateway: ApiGatewayClientFactory,
 ): Promise<Target> {
   // The SDK would silently send a deployed stage's writes to this endpoint instead.
   for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL']) {
@@ -127,6 +135,8 @@ async function resolveStage(
   const ttlRaw = outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds];
   const ttl = ttlRaw !== undefined && /^[0-9]+$/.test(ttlRaw) ? Number(ttlRaw) : undefined;
   const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
+  const restApiId = outputs[STACK_OUTPUTS.restApiId];
+  const stageName = outputs[STACK_OUTPUTS.apiStageName];
   return {
     client,
     tables: {
@@ -137,6 +147,9 @@ async function resolveStage(
     stage,
     ...(outputs[STACK_OUTPUTS.apiUrl] ? { apiUrl: outputs[STACK_OUTPUTS.apiUrl] } : {}),
     ...(ttl !== undefined ? { authorizerCacheTtlSeconds: ttl } : {}),
+    ...(restApiId && stageName
+      ? { flushAuthorizerCache: () => flushAuthorizerCache({ region, restApiId, stageName }, createApiGateway) }
+      : {}),
     close: () => client.destroy(),
   };
 }

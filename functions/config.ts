@@ -13,6 +13,8 @@ export const ENV = {
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
   selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
+  /** The stage name: the `stage` dimension of every custom metric. */
+  stage: 'STAGE',
   dynamoMaxAttempts: 'DYNAMODB_MAX_ATTEMPTS',
   dynamoConnectionTimeoutMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
   dynamoRequestTimeoutMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',

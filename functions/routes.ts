@@ -19,6 +19,8 @@ export interface Route {
   access: readonly TableAccess[];
   /** Whether the operation is deprecated (sends Deprecation/Sunset headers). */
   deprecated?: boolean;
+  /** Answers 501 NOT_IMPLEMENTED by design (the spec defines no behaviour): not a fault, so no alarm counts it. */
+  notImplemented?: boolean;
 }
 
 export const ROUTES: readonly Route[] = [
@@ -36,8 +38,23 @@ export const ROUTES: readonly Route[] = [
     handler: 'update-inventory',
     access: ['inventory:write'],
   },
-  { operationId: 'getPetById', method: 'GET', path: '/pets/{petId}', handler: 'get-pet', access: [], deprecated: true },
-  { operationId: 'listStoreOrders', method: 'GET', path: '/store/orders', handler: 'list-store-orders', access: [] },
+  {
+    operationId: 'getPetById',
+    method: 'GET',
+    path: '/pets/{petId}',
+    handler: 'get-pet',
+    access: [],
+    deprecated: true,
+    notImplemented: true,
+  },
+  {
+    operationId: 'listStoreOrders',
+    method: 'GET',
+    path: '/store/orders',
+    handler: 'list-store-orders',
+    access: [],
+    notImplemented: true,
+  },
 ];
 
 /** When `GET /pets/{petId}` was deprecated (its `Deprecation` header): one date for the API, every stage sends it. */

@@ -1,12 +1,14 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/routes';
+import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
 import { Monitoring } from './constructs/monitoring';
+import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
 import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
 import type { StageConfig } from './stage-config';
@@ -26,8 +28,10 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly string[]>> = {
 export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
 
 /**
- * One stage of the pet store inventory service: two tables, one function per route plus the authorizer, the REST
- * API with its `v1` stage, and the alarms and dashboard watching them.
+ * One stage of the pet store inventory service: two tables, one function per route plus the authorizer (each
+ * invoked through its `live` alias, shifted by CodeDeploy), the REST API with its `v1` stage (behind a WAF web ACL
+ * where the stage configures one), and the alarms and dashboard watching them. It needs the account stack of its
+ * account and region (API Gateway's CloudWatch role) deployed first; the app adds that dependency.
  *
  * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`) must never change: a new ID is a new table.
  */
@@ -41,6 +45,9 @@ export class InventoryStack extends Stack {
   readonly monitoring: Monitoring;
   /** Calls the stage as a client after each deployment; a failed check rolls the deployment back. */
   readonly selfCheck: SelfCheck;
+  readonly rollout: InventoryRollout;
+  /** The web ACL in front of the stage, where the stage configures one. */
+  readonly firewall?: InventoryFirewall;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
     const { config } = props;
@@ -61,10 +68,12 @@ export class InventoryStack extends Stack {
     };
     this.inventoryTable = new Table(this, 'InventoryTable', {
       ...tableDefaults,
+      maxReadRequestUnits: config.maxReadRequestUnits.inventory,
       partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
     });
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...tableDefaults,
+      maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
       partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
     });
 
@@ -73,9 +82,9 @@ export class InventoryStack extends Stack {
       logRemovalPolicy: config.stateful.removalPolicy,
       logLevel: config.logLevel,
     };
-    const routeFunctions = new Map<string, IFunction>();
+    const routeFunctions = new Map<string, InventoryFunction>();
     for (const route of ROUTES) {
-      const environment: Record<string, string> = {};
+      const environment: Record<string, string> = { [ENV.stage]: config.stage };
       if (route.access.length > 0) environment[ENV.inventoryTable] = this.inventoryTable.tableName;
       if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
       if (route.deprecated) {
@@ -98,14 +107,14 @@ export class InventoryStack extends Stack {
       ...functionDefaults,
       handler: AUTHORIZER_HANDLER,
       description: 'TOKEN authorizer: checks the bearer API key against the keys table',
-      environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName },
+      environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName, [ENV.stage]: config.stage },
     });
     this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
     this.functions.set(AUTHORIZER_HANDLER, authorizer);
 
     this.api = new InventoryApi(this, 'InventoryApi', {
-      routeFunctions,
-      authorizerFunction: authorizer,
+      routeFunctions: new Map<string, IFunction>([...routeFunctions].map(([name, fn]) => [name, fn.live])),
+      authorizerFunction: authorizer.live,
       authorizerCacheTtlSeconds: config.authorizerCacheTtlSeconds,
       throttling: config.throttling,
       accessLogRetention: config.logRetention,
@@ -114,6 +123,18 @@ export class InventoryStack extends Stack {
       ...(config.customDomain ? { customDomain: config.customDomain } : {}),
     });
 
+    const stage = this.api.api.deploymentStage;
+    if (config.firewall) {
+      this.firewall = new InventoryFirewall(this, 'Firewall', { ...config.firewall, stage });
+    } else {
+      Validations.of(stage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'Only production has a WAF web ACL (InventoryFirewall). This stage serves the team and its tests: every ' +
+          'method needs an API key (malformed headers never reach the authorizer), the stage is throttled, and its ' +
+          'tables have a read cap.',
+      });
+    }
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
@@ -122,14 +143,27 @@ export class InventoryStack extends Stack {
     });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
-      stage: this.api.api.deploymentStage,
-      functions: this.functions,
+      stageName: config.stage,
+      stage,
+      notImplementedRoutes: ROUTES.filter((route) => route.notImplemented),
+      routeFunctions,
+      authorizerFunction: authorizer,
       tables: new Map([
-        ['inventory', this.inventoryTable],
-        ['apiKeys', this.apiKeysTable],
+        ['inventory', { table: this.inventoryTable, maxReadRequestUnits: config.maxReadRequestUnits.inventory }],
+        ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: config.maxReadRequestUnits.apiKeys }],
       ]),
       alarms: config.alarms,
       keyRemovalPolicy: config.stateful.removalPolicy,
+    });
+
+    this.rollout = new InventoryRollout(this, 'Rollout', {
+      trafficShifting: config.trafficShifting,
+      functions: new Map(
+        [...this.functions].map(([name, fn]) => [
+          name,
+          { alias: fn.live, rollbackAlarms: this.monitoring.rollbackAlarms(name) },
+        ]),
+      ),
     });
 
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
@@ -144,9 +178,17 @@ export class InventoryStack extends Stack {
       value: this.apiKeysTable.tableName,
       description: 'API keys table (SHA-256 of each key)',
     });
+    new CfnOutput(this, STACK_OUTPUTS.restApiId, {
+      value: this.api.api.restApiId,
+      description: 'REST API id: `keys revoke --stage` flushes its authorizer cache',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.apiStageName, {
+      value: stage.stageName,
+      description: 'API Gateway stage of the REST API',
+    });
     new CfnOutput(this, STACK_OUTPUTS.authorizerCacheTtlSeconds, {
       value: String(config.authorizerCacheTtlSeconds),
-      description: 'Seconds an authorizer decision is cached: how long a revoked key may keep working',
+      description: 'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',
     });
   }
 }

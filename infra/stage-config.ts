@@ -26,20 +26,44 @@ export interface CustomDomainConfig {
   hostedZone?: { hostedZoneId: string; zoneName: string };
 }
 
-/** Thresholds of the stage's alarms. */
+/** Thresholds of the stage's alarms, and where they go. */
 export interface AlarmConfig {
-  /** Alarm when more than this fraction of API requests answer 5xx in a period (0.01 = 1 %). */
+  /**
+   * Alarm when more than this fraction of API requests answer 5xx in a period (0.01 = 1 %), leaving out the designed
+   * 501s; the same fraction applies to the functions' own faults (InternalError + StorageUnavailable).
+   */
   serverErrorRate: number;
+  /** The rate alarms stay quiet in a period with fewer requests than this: one failure in three is not an outage. */
+  minRequests: number;
   /** Alarm when the API's p99 latency exceeds this many milliseconds. */
   p99LatencyMs: number;
-  /** Alarm when a function reports at least this many errors in a period. */
+  /** Alarm when a route function reports at least this many errors (crashes, timeouts) in a period. */
   functionErrors: number;
+  /** Alarm when one GET /inventory answer lists this many entries: the list nears what one response can carry. */
+  listedEntries: number;
+  /** Alarm when a table's consumed read units per second reach this fraction of its read cap. */
+  readCapacityShare: number;
   /** Length of one evaluation period. */
   period: Duration;
-  /** Consecutive breaching periods before an alarm fires. */
+  /** Periods an alarm looks at. */
   evaluationPeriods: number;
+  /** Breaching periods among them before it fires. */
+  datapointsToAlarm: number;
   /** Address subscribed to the alarm topic (it must confirm the subscription). @default no subscription */
   email?: string;
+  /** An SNS topic (e.g. the on-call's) that receives every alarm too. @default none */
+  topicArn?: string;
+  /** Whether `npm run deploy:<stage>` refuses to deploy with neither an e-mail nor a topic. */
+  destinationRequired: boolean;
+}
+
+/** How a deploy moves traffic to the new function versions (CodeDeploy predefined configurations). */
+export type TrafficShifting = 'CANARY_10PERCENT_5MINUTES' | 'ALL_AT_ONCE';
+
+/** The production web ACL in front of the stage. */
+export interface FirewallConfig {
+  /** Requests one client IP may send per minute before WAF answers 429 for the rest of the minute. */
+  requestsPerIpPerMinute: number;
 }
 
 /** Everything that differs between stages, in one typed place. */
@@ -59,6 +83,15 @@ export interface StageConfig {
   /** Powertools log level of the functions. */
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   alarms: AlarmConfig;
+  /**
+   * Most read request units per second each on-demand table may consume (DynamoDB throttles past it, and the
+   * functions answer 503 with Retry-After): a client storm costs at most this much.
+   */
+  maxReadRequestUnits: { inventory: number; apiKeys: number };
+  /** How each deploy shifts traffic to the new versions behind the `live` aliases. */
+  trafficShifting: TrafficShifting;
+  /** @default none: no web ACL in front of the stage */
+  firewall?: FirewallConfig;
   /** `GET /pets/{petId}`: when it was deprecated (ISO date, `Deprecation` header) and its sunset (`Sunset`). */
   pets: { deprecatedAt: string; sunsetAt?: string };
   /** Browser origins allowed by CORS. @default none: no CORS headers, no preflight methods */
@@ -87,8 +120,8 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
  * environment `PETSTORE_<STAGE>_ACCOUNT` / `PETSTORE_<STAGE>_REGION`; staging also falls back to the CLI's
  * credentials (`CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION`); production never guesses (pin it before deploying).
  * Without any of these, the account is {@link PLACEHOLDER_ACCOUNT} and the region {@link DEFAULT_REGION}.
- * The optional alarm e-mail, sunset date, CORS origins (comma-separated) and custom domain read `<stage>:alarmEmail`,
- * `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
+ * The optional alarm e-mail and topic, sunset date, CORS origins (comma-separated) and custom domain read
+ * `<stage>:alarmEmail`, `<stage>:alarmTopicArn`, `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
  * `<stage>:domainName`, `<stage>:certificateArn`, `<stage>:hostedZoneId`, `<stage>:hostedZoneName` the same way.
  */
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
@@ -100,6 +133,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     get('account') ?? (fromCli ? lookup(undefined, 'CDK_DEFAULT_ACCOUNT') : undefined) ?? PLACEHOLDER_ACCOUNT;
   const region = get('region') ?? (fromCli ? lookup(undefined, 'CDK_DEFAULT_REGION') : undefined) ?? DEFAULT_REGION;
   const alarmEmail = get('alarmEmail');
+  const alarmTopicArn = get('alarmTopicArn');
   const sunsetAt = get('petsSunsetAt');
   const customDomain = readCustomDomain(get);
   const production = stage === 'production';
@@ -113,12 +147,26 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     logLevel: 'INFO',
     alarms: {
       serverErrorRate: production ? 0.01 : 0.05,
+      minRequests: production ? 20 : 10,
       p99LatencyMs: production ? 1000 : 2000,
       functionErrors: 1,
-      period: Duration.minutes(5),
-      evaluationPeriods: production ? 1 : 2,
+      // Well below the largest list one response carries whatever the ids (docs/performance.md).
+      listedEntries: 60_000,
+      readCapacityShare: 0.8,
+      // One-minute periods in production, so an alarm can fire within the 5-minute canary and roll it back.
+      period: production ? Duration.minutes(1) : Duration.minutes(5),
+      evaluationPeriods: production ? 3 : 2,
+      datapointsToAlarm: 2,
       ...(alarmEmail ? { email: alarmEmail } : {}),
+      ...(alarmTopicArn ? { topicArn: alarmTopicArn } : {}),
+      destinationRequired: production,
     },
+    // A strongly consistent Scan costs one unit per 4 KB: the production cap serves a few lists of the largest
+    // inventory per second (docs/deploying.md works it out); the keys table sees at most one GetItem per request.
+    maxReadRequestUnits: production ? { inventory: 4000, apiKeys: 1000 } : { inventory: 1000, apiKeys: 200 },
+    // Staging goes through the same CodeDeploy machinery at once, so a broken deployment setup fails there first.
+    trafficShifting: production ? 'CANARY_10PERCENT_5MINUTES' : 'ALL_AT_ONCE',
+    ...(production ? { firewall: { requestsPerIpPerMinute: 600 } } : {}),
     pets: { deprecatedAt: PETS_DEPRECATED_AT, ...(sunsetAt ? { sunsetAt } : {}) },
     corsOrigins: parseAllowedOrigins(get('corsOrigins')),
     ...(customDomain ? { customDomain } : {}),
@@ -140,4 +188,26 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
     certificateArn,
     ...(hostedZoneId && zoneName ? { hostedZone: { hostedZoneId, zoneName } } : {}),
   };
+}
+
+/**
+ * Refuses a deploy that would leave nobody told of an alarm: called by the app when `-c deploying=<stage>` (the
+ * `npm run deploy:<stage>` scripts) names this stage. `cdk synth` never calls it, so it keeps working offline.
+ *
+ * @throws Error naming the settings to set.
+ */
+export function assertDeployable(config: StageConfig): void {
+  const { stage, alarms } = config;
+  const problems: string[] = [];
+  if (alarms.destinationRequired && !alarms.email && !alarms.topicArn) {
+    problems.push(
+      `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
+        `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${stage.toUpperCase()}_ALARM_EMAIL / ` +
+        `PETSTORE_${stage.toUpperCase()}_ALARM_TOPIC_ARN)`,
+    );
+  }
+  if (config.env.account === PLACEHOLDER_ACCOUNT) {
+    problems.push(`its account is the placeholder ${PLACEHOLDER_ACCOUNT}: set ${stage}:account`);
+  }
+  if (problems.length > 0) throw new Error(`Refusing to deploy ${stage}: ${problems.join('; ')}.`);
 }

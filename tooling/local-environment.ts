@@ -1,6 +1,7 @@
 import { type DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../functions/api-keys/key';
 import { ENV } from '../functions/config';
+import { SERVICE_NAME } from '../functions/http/metric-names';
 import type { InventoryItem } from '../functions/inventory/types';
 import { ApiKeyTable } from '../functions/store/api-key-table';
 import { createDynamoClient } from '../functions/store/dynamo-client';
@@ -28,7 +29,7 @@ export function configureFunctionEnvironment(
   env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   env[ENV.inventoryTable] = tables.inventory;
   env[ENV.apiKeysTable] = tables.apiKeys;
-  env.POWERTOOLS_SERVICE_NAME ??= 'pet-store-inventory';
+  env.POWERTOOLS_SERVICE_NAME ??= SERVICE_NAME;
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }
 

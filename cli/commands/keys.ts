@@ -57,7 +57,11 @@ export async function listKeys(context: CommandContext): Promise<void> {
   }
 }
 
-/** `keys revoke ID`: the key is refused from then on, after the authorizer cache TTL where results are cached. */
+/**
+ * `keys revoke ID`: the key is refused from then on. On a stage the command also flushes the API's authorizer cache,
+ * so the key stops at once instead of after the cache TTL; if that fails it exits 1 (run it again to retry: revoking
+ * twice is harmless). Locally it says how to clear the `npm start` cache.
+ */
 export async function revokeKey(context: CommandContext): Promise<void> {
   const keyId = context.positionals[0];
   if (keyId === undefined || keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');
@@ -72,17 +76,38 @@ export async function revokeKey(context: CommandContext): Promise<void> {
       ? `API key ${record.keyId} "${printable(record.name)}" was already revoked at ${record.revokedAt}.`
       : `Revoked API key ${record.keyId} "${printable(record.name)}" at ${record.revokedAt}.`,
   );
-  writeLine(context.io.stdout, cacheNote(target));
+  if (!target.flushAuthorizerCache) {
+    writeLine(context.io.stdout, cacheNote(target));
+    return;
+  }
+  try {
+    await target.flushAuthorizerCache();
+  } catch (error) {
+    throw new CliError(
+      `${(error as Error).message}. ${cacheNote(target)} Run keys revoke ${record.keyId} again to retry the flush.`,
+      { cause: error },
+    );
+  }
+  writeLine(
+    context.io.stdout,
+    `Flushed the authorizer cache of the ${target.stage} API: the key is refused from the next request on.`,
+  );
 }
 
-/** Says how long the revoked key may still be accepted, where the authorizer caches its answers. */
+/**
+ * Says how long the revoked key may still be accepted where its cache was not flushed: a stage whose stack does not
+ * name its API (deployed before `keys revoke` could flush), a failed flush, or a running `npm start`.
+ */
 export function cacheNote(target: Target): string {
   if (target.stage !== undefined) {
     const ttl =
       target.authorizerCacheTtlSeconds !== undefined
         ? `${target.authorizerCacheTtlSeconds} s`
         : 'its cache TTL (the stack has no AuthorizerCacheTtlSeconds output; API Gateway defaults to 300 s)';
-    return `The ${target.stage} API keeps accepting this key for up to ${ttl}: the authorizer caches each key's answer for that long.`;
+    const fix = target.flushAuthorizerCache
+      ? ''
+      : ' (redeploy the stack: with its RestApiId and ApiStageName outputs, keys revoke flushes the cache)';
+    return `The ${target.stage} API keeps accepting this key for up to ${ttl}: the authorizer caches each key's answer for that long${fix}.`;
   }
   return (
     'A running `npm start` keeps accepting this key until its authorizer cache expires ' +

@@ -1,10 +1,13 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { authorize, UnauthorizedError } from '../api-keys/authorize';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { ENV, once, requireEnv } from '../config';
 import { logger } from '../http/logger';
+import { METRIC_NAMES } from '../http/metric-names';
+import { metrics } from '../http/metrics';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/dynamo-client';
 
@@ -15,23 +18,29 @@ export interface AuthorizerDeps {
 
 /**
  * The TOKEN Lambda authorizer. It throws exactly `Unauthorized` for a bad key (API Gateway: 401) and anything else
- * for a failure to decide (API Gateway: AUTHORIZER_FAILURE, which the stack maps to 503). The token is never logged.
+ * for a failure to decide (API Gateway: AUTHORIZER_CONFIGURATION_ERROR, which the stack maps to 503). The token is
+ * never logged. Every decision is counted: a refused key is a thrown error to Lambda, so its `Errors` metric cannot
+ * tell a refusal from an outage, and `AuthorizerUnavailable` can.
  */
 export function createHandler(deps: AuthorizerDeps | (() => AuthorizerDeps)) {
   const resolve = typeof deps === 'function' ? deps : () => deps;
   return middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(logMetrics(metrics))
     .handler(async function authorizeBearerToken(event) {
       try {
         const result = await authorize(resolve().keys, event.authorizationToken, event.methodArn);
         logger.info('key accepted', { keyId: result.principalId });
+        metrics.addMetric(METRIC_NAMES.apiKeyAccepted, 'Count', 1);
         return result;
       } catch (error) {
         if (error instanceof UnauthorizedError) {
           logger.info('key refused');
+          metrics.addMetric(METRIC_NAMES.apiKeyRefused, 'Count', 1);
           throw new Error('Unauthorized');
         }
         logger.error('authorization failed', { error: error as Error });
+        metrics.addMetric(METRIC_NAMES.authorizerUnavailable, 'Count', 1);
         throw new Error('AuthorizerFailure');
       }
     });

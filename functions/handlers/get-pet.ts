@@ -1,5 +1,5 @@
 import { ENV, optionalEnv } from '../config';
-import { metrics } from '../http/logger';
+import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 import { PETS_DEPRECATED_AT } from '../routes';

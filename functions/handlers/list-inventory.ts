@@ -1,6 +1,7 @@
 import { ENV, once, requireEnv } from '../config';
 import { HttpError } from '../http/http-error';
-import { metrics } from '../http/logger';
+import { METRIC_NAMES } from '../http/metric-names';
+import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryListJson } from '../inventory/json';
@@ -27,7 +28,7 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
   const resolve = typeof deps === 'function' ? deps : () => deps;
   return createApiHandler(async function listInventory(event) {
     const items = await resolve().repository.listAll();
-    metrics.addMetric('InventoryEntriesListed', 'Count', items.length);
+    metrics.addMetric(METRIC_NAMES.inventoryEntriesListed, 'Count', items.length);
     const body = inventoryListJson(items);
     // The body is ASCII and every entry has 8 quotes, each escaped with a backslash in the payload. Past the
     // limit Lambda would fail the invocation with no detail; this way the caller gets the Error body and the log

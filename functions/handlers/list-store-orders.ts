@@ -1,4 +1,4 @@
-import { metrics } from '../http/logger';
+import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 

@@ -1,6 +1,6 @@
 import { ENV, once, requireEnv } from '../config';
 import { readJsonBody } from '../http/json-body';
-import { metrics } from '../http/logger';
+import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';

@@ -5,7 +5,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ENV, optionalEnv } from '../config';
 import { cors, parseAllowedOrigins } from './cors';
 import { isServerFault, toErrorResponse } from './error-mapping';
-import { logger, metrics } from './logger';
+import { logger } from './logger';
+import { METRIC_NAMES } from './metric-names';
+import { metrics } from './metrics';
 import { COMMON_HEADERS } from './responses';
 
 /** What an API handler body receives and returns; the shared chain does the rest. */
@@ -35,10 +37,14 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       const response = toErrorResponse(request.error, requestId);
       if (isServerFault(response)) {
         logger.error('request failed', { status: response.statusCode, error: request.error as Error });
-        metrics.addMetric(response.statusCode === 503 ? 'StorageUnavailable' : 'InternalError', 'Count', 1);
+        metrics.addMetric(
+          response.statusCode === 503 ? METRIC_NAMES.storageUnavailable : METRIC_NAMES.internalError,
+          'Count',
+          1,
+        );
       } else {
         logger.info('request refused', { status: response.statusCode, reason: request.error?.message });
-        metrics.addMetric('ClientError', 'Count', 1);
+        metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
       }
       request.response = response;
     },

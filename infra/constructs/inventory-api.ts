@@ -31,14 +31,16 @@ import type { CustomDomainConfig } from '../stage-config';
 
 /** Properties of an {@link InventoryApi}. */
 export interface InventoryApiProps {
-  /** The function of each route, by operationId; every ROUTES entry must have one. */
+  /** What each route invokes (the function's `live` alias), by operationId; every ROUTES entry must have one. */
   routeFunctions: ReadonlyMap<string, IFunction>;
-  /** The TOKEN authorizer's function. */
+  /** What the TOKEN authorizer invokes (the authorizer's `live` alias). */
   authorizerFunction: IFunction;
   /** Seconds API Gateway caches an authorizer decision per token. */
   authorizerCacheTtlSeconds: number;
   throttling: { rateLimit: number; burstLimit: number };
+  /** Retention of the access and execution logs. */
   accessLogRetention: RetentionDays;
+  /** What happens to the access and execution log groups when the stack is deleted. */
   accessLogRemovalPolicy: RemovalPolicy;
   /** Browser origins allowed by CORS. @default none */
   corsOrigins?: readonly string[];
@@ -90,6 +92,8 @@ export class InventoryApi extends Construct {
   readonly api: RestApi;
   readonly authorizer: TokenAuthorizer;
   readonly accessLogs: LogGroup;
+  /** The log group API Gateway writes execution logs to (it names it; the stack owns it to set its retention). */
+  readonly executionLogs: LogGroup;
   /** The base URL clients use, ending in `/v1`. */
   readonly url: string;
   /** The stage's own execute-api URL, ending in `/v1` (the same as {@link url} without a custom domain). */
@@ -125,8 +129,10 @@ export class InventoryApi extends Construct {
         accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
         tracingEnabled: true,
         metricsEnabled: true,
-        // Execution logs need the account-wide API Gateway CloudWatch role; see the AwsSolutions-APIG6 reason.
-        loggingLevel: MethodLoggingLevel.OFF,
+        // Errors only, never bodies (dataTrace would log the Authorization header); the account stack provides
+        // the CloudWatch role execution logging needs.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
       },
       defaultMethodOptions: { authorizer: this.authorizer },
       ...(corsOrigins.length > 0
@@ -140,6 +146,14 @@ export class InventoryApi extends Construct {
           }
         : {}),
     });
+
+    // Created before the stage, so API Gateway never creates it first (with no retention) and the stack owns it.
+    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${API_STAGE_NAME}`,
+      retention: props.accessLogRetention,
+      removalPolicy: props.accessLogRemovalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
 
     for (const route of ROUTES) {
       const fn = props.routeFunctions.get(route.operationId);
@@ -209,20 +223,6 @@ export class InventoryApi extends Construct {
         'Request validation lives in the handlers, which answer with the spec Error body and the documented codes ' +
         '(VALIDATION_FAILED, MALFORMED_JSON) in a checked order; the one request body (InventoryUpdate) is experimental, ' +
         'so its schema is kept in one place instead of also in an API Gateway model.',
-    });
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG6',
-      reason:
-        'Every request is in the JSON access log, including authorizer and integration errors and the response type ' +
-        'of gateway errors; functions log through Powertools. Execution logging would need the account-wide API ' +
-        'Gateway CloudWatch role (AWS::ApiGateway::Account), a singleton two stages in one account would overwrite.',
-    });
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'No WAF web ACL for now: every method needs a valid API key (malformed headers are refused by the ' +
-        'validationRegex before the authorizer runs) and the stage is throttled. Add a web ACL when the API is ' +
-        'opened to browsers or abuse is seen.',
     });
   }
 

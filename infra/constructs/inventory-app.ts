@@ -1,25 +1,76 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ApiGatewayAccountStack } from '../account-stack';
 import { InventoryStack } from '../inventory-stack';
-import { stackName } from '../shared-names';
-import { contextLookup, STAGES, type StageName, stageConfig } from '../stage-config';
+import { accountStackName, stackName } from '../shared-names';
+import {
+  assertDeployable,
+  contextLookup,
+  STAGES,
+  type StageConfig,
+  type StageName,
+  stageConfig,
+} from '../stage-config';
 
 /** The CDK app with both stages. */
 export interface InventoryApp {
   app: App;
   stacks: Record<StageName, InventoryStack>;
+  /** The account stacks, one per distinct account and region among the stages, by `<account>/<region>`. */
+  accountStacks: Map<string, ApiGatewayAccountStack>;
 }
 
 /**
- * Builds the app: one {@link InventoryStack} per stage, named `PetStoreInventory-<stage>`, with the cdk-nag
- * AwsSolutions checks run at synth (a finding that is not acknowledged with a reason fails synth).
+ * Builds the app: one {@link InventoryStack} per stage, named `PetStoreInventory-<stage>`, each depending on the
+ * {@link ApiGatewayAccountStack} of its account and region (created once however many stages share them), with the
+ * cdk-nag AwsSolutions checks run at synth (a finding that is not acknowledged with a reason fails synth).
+ *
+ * Context `deploying=<stage>` (set by `npm run deploy:<stage>`) checks that stage can be deployed first
+ * ({@link assertDeployable}); plain synth never checks, so it works offline with no configuration.
  */
 export function createInventoryApp(props: AppProps = {}, env: NodeJS.ProcessEnv = process.env): InventoryApp {
   const app = new App(props);
   const lookup = contextLookup((key) => app.node.tryGetContext(key), env);
-  const stacks = Object.fromEntries(
-    STAGES.map((stage) => [stage, new InventoryStack(app, stackName(stage), { config: stageConfig(stage, lookup) })]),
-  ) as Record<StageName, InventoryStack>;
+  const configs = STAGES.map((stage) => stageConfig(stage, lookup));
+  const deploying = lookup('deploying', 'PETSTORE_DEPLOYING');
+  for (const config of configs) if (config.stage === deploying) assertDeployable(config);
+
+  const accountStacks = new Map<string, ApiGatewayAccountStack>();
+  const stacks = {} as Record<StageName, InventoryStack>;
+  for (const config of configs) {
+    const stack = new InventoryStack(app, stackName(config.stage), { config });
+    stack.addStackDependency(
+      accountStackFor(app, config, configs, accountStacks),
+      "API Gateway's CloudWatch role must be set before a stage with logging is created",
+    );
+    stacks[config.stage] = stack;
+  }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stacks };
+  return { app, stacks, accountStacks };
+}
+
+/**
+ * The account stack of a stage's account and region. Its CloudFormation name is `PetStoreInventory-account-<region>`
+ * in every account; the construct ID carries the account too only when two accounts share a region in this app.
+ */
+function accountStackFor(
+  app: App,
+  config: StageConfig,
+  configs: readonly StageConfig[],
+  accountStacks: Map<string, ApiGatewayAccountStack>,
+): ApiGatewayAccountStack {
+  const { account, region } = config.env;
+  const key = `${account}/${region}`;
+  const existing = accountStacks.get(key);
+  if (existing) return existing;
+  const accountsInRegion = new Set(configs.filter((c) => c.env.region === region).map((c) => c.env.account));
+  const id = accountsInRegion.size > 1 ? `${accountStackName(region)}-${account}` : accountStackName(region);
+  const created = new ApiGatewayAccountStack(app, id, {
+    env: { account, region },
+    terminationProtection: configs.some(
+      (c) => c.env.account === account && c.env.region === region && c.stateful.deletionProtection,
+    ),
+  });
+  accountStacks.set(key, created);
+  return created;
 }

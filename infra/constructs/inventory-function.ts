@@ -1,9 +1,10 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { SERVICE_NAME } from '../../functions/http/metric-names';
 import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
 
 /**
@@ -36,8 +37,8 @@ export interface InventoryFunctionProps {
   timeout?: Duration;
 }
 
-/** Powertools service name, as in functions/http/logger.ts. */
-export const POWERTOOLS_SERVICE_NAME = 'pet-store-inventory';
+/** The alias API Gateway invokes: each deploy publishes a version and moves this alias to it. */
+export const LIVE_ALIAS_NAME = 'live';
 
 /**
  * A handler from `functions/handlers/`, with this service's defaults fixed once: Node 24 on arm64, bundled by
@@ -45,11 +46,14 @@ export const POWERTOOLS_SERVICE_NAME = 'pet-store-inventory';
  * to that log group (and X-Ray). Table access is granted per function by the stack, nothing else.
  *
  * The log group and role are created beside the function (`<id>LogGroup`, `<id>Role`) so the function can be
- * built with them.
+ * built with them. Every deploy that changes the code or configuration publishes a new version; {@link live} is the
+ * alias callers use, moved to the new version by CodeDeploy (see InventoryRollout).
  */
 export class InventoryFunction extends NodejsFunction {
   /** The module under `functions/handlers/` this function runs. */
   readonly handlerModule: string;
+  /** The `live` alias: what API Gateway invokes, never `$LATEST`. */
+  readonly live: Alias;
 
   constructor(scope: Construct, id: string, props: InventoryFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
@@ -84,7 +88,7 @@ export class InventoryFunction extends NodejsFunction {
       bundling: BUNDLING,
       environment: {
         ...BUNDLED_FUNCTION_ENVIRONMENT,
-        POWERTOOLS_SERVICE_NAME,
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
         ...props.environment,
       },
@@ -96,5 +100,6 @@ export class InventoryFunction extends NodejsFunction {
         'The only wildcard is X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords, added by active tracing): ' +
         'these actions have no resource-level permissions. Logs and DynamoDB grants name their resources.',
     });
+    this.live = new Alias(this, 'LiveAlias', { aliasName: LIVE_ALIAS_NAME, version: this.currentVersion });
   }
 }

@@ -8,6 +8,7 @@ import {
   GraphWidget,
   type IMetric,
   MathExpression,
+  Metric,
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -19,16 +20,31 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../functions/http/metric-names';
+import type { Route } from '../../functions/routes';
 import type { AlarmConfig } from '../stage-config';
+
+/** A table and its read cap. */
+export interface MonitoredTable {
+  table: Table;
+  /** The table's `maxReadRequestUnits`. */
+  maxReadRequestUnits: number;
+}
 
 /** Properties of {@link Monitoring}. */
 export interface MonitoringProps {
+  /** The stage name (`staging`, `production`): the `stage` dimension of the functions' metrics. */
+  stageName: string;
   /** The API's deployment stage (metrics by ApiName and Stage). */
   stage: Stage;
-  /** Every function by a readable name (operationId or `authorizer`). */
-  functions: ReadonlyMap<string, IFunction>;
+  /** The routes that answer 501 by design: their 5xx are left out of the API error alarm. */
+  notImplementedRoutes: readonly Pick<Route, 'method' | 'path'>[];
+  /** Every route function by operationId. */
+  routeFunctions: ReadonlyMap<string, IFunction>;
+  /** The TOKEN authorizer's function. */
+  authorizerFunction: IFunction;
   /** Every table by a readable name. */
-  tables: ReadonlyMap<string, Table>;
+  tables: ReadonlyMap<string, MonitoredTable>;
   alarms: AlarmConfig;
   /** What happens to the topic's key when the stack is deleted. */
   keyRemovalPolicy: RemovalPolicy;
@@ -46,13 +62,29 @@ const TABLE_OPERATIONS = [
 ];
 
 /**
- * Alarms on what a client would notice (API 5xx rate, p99 latency), on each function (errors, throttles) and on
- * each table (throttles, system errors), all into one KMS-encrypted SNS topic; and a dashboard of the same.
+ * The stage's alarms, all into one KMS-encrypted SNS topic (plus the configured e-mail and topic), and a dashboard.
+ *
+ * - What a client notices: API 5xx rate without the designed 501s, and p99 latency.
+ * - Our own faults: the functions' InternalError + StorageUnavailable per request; route function crashes (Lambda
+ *   `Errors`; the handlers turn every thrown error into a response, so an `Errors` is a crash or timeout); the
+ *   authorizer's AuthorizerUnavailable (never its `Errors`: a refused key is a thrown `Unauthorized`).
+ * - Limits ahead: the largest list answered, each table's read units against its cap, throttles, system errors.
+ *
+ * The rate alarms only count periods with at least `minRequests` requests. {@link rollbackAlarms} are the ones a
+ * deploy watches to roll back.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
+  /** API 5xx (without the designed 501s) per request. */
+  readonly apiServerErrorRateAlarm: Alarm;
+  /** The functions' own faults (500 and 503 answers) per request. */
+  readonly functionFaultRateAlarm: Alarm;
+  /** The authorizer could not check keys (clients get 503). */
+  readonly authorizerUnavailableAlarm: Alarm;
+  /** Each route function's crashes (Lambda `Errors`), by operationId. */
+  readonly functionErrorAlarms = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -75,41 +107,137 @@ export class Monitoring extends Construct {
     );
     this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
     if (config.email) this.topic.addSubscription(new EmailSubscription(config.email));
-    const action = new SnsAction(this.topic);
+    const actions = [new SnsAction(this.topic)];
+    if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', config.topicArn)));
 
-    const add = (alarmId: string, metric: IMetric, threshold: number, description: string) => {
+    /** One alarm into the topic(s); `runbook` names its section under "Alarm runbooks" in docs/deploying.md. */
+    const add = (
+      alarmId: string,
+      metric: IMetric,
+      threshold: number,
+      description: string,
+      runbook = alarmId,
+      evaluation: { evaluationPeriods: number; datapointsToAlarm: number } = config,
+    ) => {
       const alarm = new Alarm(this, alarmId, {
         metric,
         threshold,
-        evaluationPeriods: config.evaluationPeriods,
+        evaluationPeriods: evaluation.evaluationPeriods,
+        datapointsToAlarm: evaluation.datapointsToAlarm,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
+        alarmDescription: `${description}. Runbook: docs/deploying.md, "Alarm runbooks", ${runbook}.`,
       });
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
+      for (const action of actions) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
       this.alarms.push(alarm);
       return alarm;
     };
+    const once = { evaluationPeriods: 1, datapointsToAlarm: 1 };
+    const custom = (metricName: string, statistic: string, label = metricName) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: props.stageName },
+        statistic,
+        period,
+        label,
+      });
 
-    // 5XXError is 0 or 1 per request, so its average is the fraction of requests that failed.
-    const serverErrorRate = stage.metricServerError({ statistic: 'Average', period });
-    add(
-      'ApiServerErrorRateAlarm',
-      serverErrorRate,
-      config.serverErrorRate,
-      `More than ${config.serverErrorRate * 100} % of API requests answered 5xx`,
+    const requests = stage.metricCount({ statistic: 'Sum', period });
+    const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
+    const notImplemented = Object.fromEntries(
+      props.notImplementedRoutes.map((route, index) => [
+        `ni${index}`,
+        new Metric({
+          namespace: 'AWS/ApiGateway',
+          metricName: '5XXError',
+          dimensionsMap: {
+            ApiName: stage.restApi.restApiName,
+            Method: route.method,
+            Resource: route.path,
+            Stage: stage.stageName,
+          },
+          statistic: 'Sum',
+          period,
+        }),
+      ]),
     );
+    const guarded = (rate: string) => `IF(requests >= ${config.minRequests}, ${rate}, 0)`;
+    const designed501s = Object.keys(notImplemented)
+      .map((name) => ` - FILL(${name}, 0)`)
+      .join('');
+    const apiServerErrorRate = new MathExpression({
+      expression: guarded(`(FILL(errors, 0)${designed501s}) / requests`),
+      usingMetrics: { requests, errors: serverErrors, ...notImplemented },
+      label: 'API 5xx per request, without the designed 501s',
+      period,
+    });
+    this.apiServerErrorRateAlarm = add(
+      'ApiServerErrorRateAlarm',
+      apiServerErrorRate,
+      config.serverErrorRate,
+      `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
+    );
+
+    const faults = new MathExpression({
+      expression: guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / requests'),
+      usingMetrics: {
+        requests,
+        internal: custom(METRIC_NAMES.internalError, 'Sum'),
+        unavailable: custom(METRIC_NAMES.storageUnavailable, 'Sum'),
+      },
+      label: 'Function faults (500 + 503) per request',
+      period,
+    });
+    this.functionFaultRateAlarm = add(
+      'FunctionFaultRateAlarm',
+      faults,
+      config.serverErrorRate,
+      `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
+    );
+
     const p99 = stage.metricLatency({ statistic: 'p99', period });
     add('ApiP99LatencyAlarm', p99, config.p99LatencyMs, `API p99 latency reached ${config.p99LatencyMs} ms`);
 
+    const authorizerUnavailable = custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
+    this.authorizerUnavailableAlarm = add(
+      'AuthorizerUnavailableAlarm',
+      authorizerUnavailable,
+      1,
+      'The authorizer could not check API keys (keys table failing): clients get 503',
+    );
+
+    const listed = custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
+    add(
+      'InventoryListSizeAlarm',
+      listed,
+      config.listedEntries,
+      `A list answered ${config.listedEntries} entries or more: it nears what one response can carry`,
+      'InventoryListSizeAlarm',
+      once,
+    );
+
     const functionWidgets: GraphWidget[] = [];
-    for (const [name, fn] of props.functions) {
+    const watch = (name: string, fn: IFunction, alarmOnErrors: boolean) => {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
       const errors = fn.metricErrors({ statistic: 'Sum', period });
       const throttles = fn.metricThrottles({ statistic: 'Sum', period });
-      add(`${pascal}ErrorsAlarm`, errors, config.functionErrors, `The ${name} function failed`);
-      add(`${pascal}ThrottlesAlarm`, throttles, 1, `The ${name} function was throttled`);
+      if (alarmOnErrors) {
+        this.functionErrorAlarms.set(
+          name,
+          add(
+            `${pascal}ErrorsAlarm`,
+            errors,
+            config.functionErrors,
+            `The ${name} function crashed or timed out`,
+            '<Function>ErrorsAlarm',
+          ),
+        );
+      }
+      add(`${pascal}ThrottlesAlarm`, throttles, 1, `The ${name} function was throttled`, '<Function>ThrottlesAlarm');
       functionWidgets.push(
         new GraphWidget({
           title: `${name}: invocations, errors, throttles`,
@@ -118,10 +246,12 @@ export class Monitoring extends Construct {
           width: 12,
         }),
       );
-    }
+    };
+    for (const [name, fn] of props.routeFunctions) watch(name, fn, true);
+    watch('authorizer', props.authorizerFunction, false);
 
     const tableWidgets: GraphWidget[] = [];
-    for (const [name, table] of props.tables) {
+    for (const [name, { table, maxReadRequestUnits }] of props.tables) {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
       const throttles = new MathExpression({
         expression: 'reads + writes',
@@ -138,24 +268,53 @@ export class Monitoring extends Construct {
         period,
         label: `${name} system errors`,
       });
-      add(`${pascal}TableThrottlesAlarm`, throttles, 1, `Requests to the ${name} table were throttled`);
-      add(`${pascal}TableSystemErrorsAlarm`, systemErrors, 1, `The ${name} table answered with system errors`);
-      tableWidgets.push(new GraphWidget({ title: `${name} table`, left: [throttles, systemErrors], width: 12 }));
+      const readUnitsPerSecond = new MathExpression({
+        expression: 'consumed / PERIOD(consumed)',
+        usingMetrics: { consumed: table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }) },
+        label: `${name} read units per second (cap ${maxReadRequestUnits})`,
+        period,
+      });
+      add(
+        `${pascal}TableThrottlesAlarm`,
+        throttles,
+        1,
+        `Requests to the ${name} table were throttled`,
+        '<Table>TableThrottlesAlarm',
+      );
+      add(
+        `${pascal}TableSystemErrorsAlarm`,
+        systemErrors,
+        1,
+        `The ${name} table answered with system errors`,
+        '<Table>TableSystemErrorsAlarm',
+      );
+      add(
+        `${pascal}TableReadCapacityAlarm`,
+        readUnitsPerSecond,
+        Math.round(maxReadRequestUnits * config.readCapacityShare),
+        `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+        '<Table>TableReadCapacityAlarm',
+      );
+      tableWidgets.push(
+        new GraphWidget({
+          title: `${name} table`,
+          left: [throttles, systemErrors],
+          right: [readUnitsPerSecond],
+          width: 12,
+        }),
+      );
     }
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: [
-        [new TextWidget({ markdown: '# Pet store inventory', width: 24, height: 1 })],
+        [new TextWidget({ markdown: `# Pet store inventory (${props.stageName})`, width: 24, height: 1 })],
         [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
         [
           new GraphWidget({
             title: 'API requests and errors',
-            left: [
-              stage.metricCount({ statistic: 'Sum', period }),
-              stage.metricClientError({ statistic: 'Sum', period }),
-              stage.metricServerError({ statistic: 'Sum', period }),
-            ],
+            left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
+            right: [apiServerErrorRate, faults],
             width: 12,
           }),
           new GraphWidget({
@@ -168,10 +327,37 @@ export class Monitoring extends Construct {
             width: 12,
           }),
         ],
+        [
+          new GraphWidget({
+            title: 'Authorizer decisions',
+            left: [
+              custom(METRIC_NAMES.apiKeyAccepted, 'Sum'),
+              custom(METRIC_NAMES.apiKeyRefused, 'Sum'),
+              authorizerUnavailable,
+            ],
+            width: 12,
+          }),
+          new GraphWidget({ title: 'Largest list answered', left: [listed], width: 12 }),
+        ],
         ...pairs(functionWidgets),
         ...pairs(tableWidgets),
       ],
     });
+  }
+
+  /**
+   * The alarms a deploy of one function watches: if one fires during the traffic shift, CodeDeploy moves the alias
+   * back and the stack update fails. Client-visible and fault alarms only: latency and capacity alarms can fire for
+   * reasons a rollback would not fix.
+   */
+  rollbackAlarms(functionName: string): Alarm[] {
+    const own = this.functionErrorAlarms.get(functionName);
+    return [
+      this.apiServerErrorRateAlarm,
+      this.functionFaultRateAlarm,
+      this.authorizerUnavailableAlarm,
+      ...(own ? [own] : []),
+    ];
   }
 }
 

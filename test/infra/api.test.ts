@@ -1,11 +1,13 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { ERROR_CODES } from '../../functions/http/error-codes';
+import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
+import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
 import { GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses';
 import { functionId } from '../../infra/inventory-stack';
-import { STACK_OUTPUTS } from '../../infra/shared-names';
-import { STAGES } from '../../infra/stage-config';
+import { accountStackName, STACK_OUTPUTS } from '../../infra/shared-names';
+import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
 import {
   logicalIdStartingWith,
   only,
@@ -69,6 +71,47 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     expect(JSON.stringify(format)).not.toMatch(/Authorization|identity\.apiKey/i);
   });
 
+  it('logs errors of every method to its execution log group (never request data), which the stack owns', () => {
+    // The account stack provides the CloudWatch role execution logging needs (see the account setting tests).
+    const stageId = logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApi');
+    const stageResource = template().toJSON().Resources[stageId];
+    expect(stageResource.Properties.MethodSettings).toEqual([
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false }),
+    ]);
+    const logGroupId = logicalIdStartingWith(template(), 'AWS::Logs::LogGroup', 'InventoryApiExecutionLogs');
+    // API Gateway writes execution logs to API-Gateway-Execution-Logs_{rest-api-id}/{stage-name}; created before the
+    // stage, the group is the stack's (with retention) instead of one API Gateway creates on first write.
+    expect(resourcesOfType(template(), 'AWS::Logs::LogGroup')[logGroupId]).toEqual({
+      LogGroupName: {
+        'Fn::Join': [
+          '',
+          [
+            'API-Gateway-Execution-Logs_',
+            { Ref: logicalIdStartingWith(template(), 'AWS::ApiGateway::RestApi', 'InventoryApi') },
+            `/${API_STAGE_NAME}`,
+          ],
+        ],
+      },
+      RetentionInDays: stage === 'production' ? 90 : 14,
+    });
+    expect(stageResource.DependsOn).toContain(logGroupId);
+  });
+
+  it('invokes every route function and the authorizer through its live alias, never $LATEST', () => {
+    const aliases = resourcesOfType(template(), 'AWS::Lambda::Alias');
+    const liveAliasRefs = Object.entries(aliases)
+      .filter(([, alias]) => alias.Name === 'live')
+      .map(([id]) => JSON.stringify({ Ref: id }));
+    for (const method of methods().filter((m) => m.integration.Type === 'AWS_PROXY')) {
+      const uri = JSON.stringify(method.integration.Uri);
+      expect(liveAliasRefs.some((ref) => uri.includes(ref))).toBe(true);
+      expect(uri).not.toContain('"Fn::GetAtt"');
+    }
+    for (const permission of Object.values(resourcesOfType(template(), 'AWS::Lambda::Permission'))) {
+      expect(liveAliasRefs).toContain(JSON.stringify(permission.FunctionName));
+    }
+  });
+
   it('outputs the base URL ending in /v1 and the names the operator CLI reads', () => {
     const outputs = template().toJSON().Outputs as Record<string, { Value: unknown }>;
     for (const key of Object.values(STACK_OUTPUTS)) expect(outputs).toHaveProperty(key);
@@ -77,6 +120,10 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     const parts = apiUrl.Value['Fn::Join'][1];
     expect(parts.slice(-2)).toEqual(['/', { Ref: stageId }]);
     expect(outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds]?.Value).toBe('300');
+    expect(outputs[STACK_OUTPUTS.restApiId]?.Value).toEqual({
+      Ref: logicalIdStartingWith(template(), 'AWS::ApiGateway::RestApi', 'InventoryApi'),
+    });
+    expect(outputs[STACK_OUTPUTS.apiStageName]?.Value).toEqual({ Ref: stageId });
   });
 
   it('has a method with the TOKEN authorizer and a Lambda proxy integration for every route of the route table', () => {
@@ -117,7 +164,7 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       AuthorizerResultTtlInSeconds: 300,
       AuthorizerUri: Match.objectLike({
         'Fn::Join': Match.arrayWith([
-          Match.arrayWith([{ 'Fn::GetAtt': [Match.stringLikeRegexp('^AuthorizerFunction'), 'Arn'] }]),
+          Match.arrayWith([{ Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Alias', 'AuthorizerFunction') }]),
         ]),
       }),
     });
@@ -216,6 +263,158 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       expect(permission.Principal).toBe('apigateway.amazonaws.com');
       expect(JSON.stringify(permission.SourceArn)).toMatch(/InventoryApi/);
       expect(JSON.stringify(permission.SourceArn)).not.toContain('test-invoke-stage');
+    }
+  });
+});
+
+describe("API Gateway's account setting (the app)", () => {
+  // "To avoid overwriting other roles, you should only have one AWS::ApiGateway::Account resource per region per
+  // account" — AWS::ApiGateway::Account, AWS CloudFormation Template Reference,
+  // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-account.html
+  it('sets the CloudWatch role once for the account and region both stages share, in its own stack', () => {
+    expect(Object.keys(synthesized.accountTemplates)).toEqual([accountStackName(DEFAULT_REGION)]);
+    const account = synthesized.accountTemplates[accountStackName(DEFAULT_REGION)] as Template;
+    account.resourceCountIs('AWS::ApiGateway::Account', 1);
+    const roleId = logicalIdStartingWith(account, 'AWS::IAM::Role', 'ApiGatewayCloudWatchRole');
+    account.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+    for (const stage of STAGES) synthesized.templates[stage].resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+
+  it('trusts only API Gateway with the AWS managed logging policy, and keeps role and setting if the stack goes', () => {
+    const account = synthesized.accountTemplates[accountStackName(DEFAULT_REGION)] as Template;
+    const resources = account.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>;
+    const roleId = logicalIdStartingWith(account, 'AWS::IAM::Role', 'ApiGatewayCloudWatchRole');
+    expect(resourcesOfType(account, 'AWS::IAM::Role')[roleId]).toMatchObject({
+      AssumeRolePolicyDocument: {
+        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }],
+      },
+      ManagedPolicyArns: [
+        {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
+          ],
+        },
+      ],
+    });
+    for (const resource of Object.values(resources)) expect(resource.DeletionPolicy).toBe('Retain');
+  });
+
+  it('deploys the account stack before either stage: each stage stack depends on it', () => {
+    const [accountStack] = [...synthesized.accountStacks.values()];
+    for (const stage of STAGES) expect(synthesized.stacks[stage].dependencies).toContain(accountStack);
+  });
+});
+
+describe('Web ACL in front of production', () => {
+  const template = () => synthesized.templates.production;
+  const webAcl = () => only(Object.values(resourcesOfType(template(), 'AWS::WAFv2::WebACL')));
+  type Rule = { Name: string; Priority: number; Statement: Record<string, unknown>; Action?: unknown };
+  const rule = (name: string) => only((webAcl().Rules as Rule[]).filter((candidate) => candidate.Name === name));
+  /** The status, headers and parsed Error body a Block rule answers with. */
+  const blockResponse = (name: string) => {
+    const custom = (rule(name).Action as { Block: { CustomResponse: Record<string, unknown> } }).Block.CustomResponse;
+    const bodies = webAcl().CustomResponseBodies as Record<string, { ContentType: string; Content: string }>;
+    const body = bodies[custom.CustomResponseBodyKey as string];
+    const headers = Object.fromEntries(
+      (custom.ResponseHeaders as { Name: string; Value: string }[]).map(({ Name, Value }) => [Name, Value]),
+    );
+    return {
+      status: custom.ResponseCode,
+      headers,
+      contentType: body?.ContentType,
+      body: JSON.parse(body?.Content ?? ''),
+    };
+  };
+
+  it('associates a regional web ACL, allowing by default, with the v1 stage', () => {
+    expect(webAcl()).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    const stageId = logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApi');
+    const association = only(Object.values(resourcesOfType(template(), 'AWS::WAFv2::WebACLAssociation')));
+    expect(JSON.stringify(association.ResourceArn)).toContain(`{"Ref":"${stageId}"}`);
+    expect(association.WebACLArn).toEqual({
+      'Fn::GetAtt': [logicalIdStartingWith(template(), 'AWS::WAFv2::WebACL', 'Firewall'), 'Arn'],
+    });
+  });
+
+  it('has no web ACL in staging', () => {
+    synthesized.templates.staging.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    synthesized.templates.staging.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+  });
+
+  // "Custom responses that you specify for the AWS WAF Block action take precedence over any response specifications
+  // that you define in your protected resource." — Custom responses for Block actions, AWS WAF Developer Guide,
+  // https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-for-blocked-requests.html
+  it("answers a body over the handlers' limit with 413 PAYLOAD_TOO_LARGE, bodies past what WAF inspects included", () => {
+    expect(rule('BodyTooLarge').Statement).toEqual({
+      SizeConstraintStatement: {
+        FieldToMatch: { Body: { OversizeHandling: 'MATCH' } },
+        ComparisonOperator: 'GT',
+        Size: MAX_BODY_BYTES,
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    });
+    expect(blockResponse('BodyTooLarge')).toEqual({
+      status: 413,
+      headers: { 'Cache-Control': 'no-store' },
+      contentType: 'APPLICATION_JSON',
+      body: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+        status: 413,
+      },
+    });
+  });
+
+  it('limits each client IP per minute and answers the excess with 429 THROTTLED and Retry-After', () => {
+    expect(rule('RatePerIp').Statement).toEqual({
+      RateBasedStatement: { AggregateKeyType: 'IP', Limit: 600, EvaluationWindowSec: RATE_WINDOW_SECONDS },
+    });
+    expect(blockResponse('RatePerIp')).toMatchObject({
+      status: 429,
+      headers: { 'Retry-After': String(RATE_WINDOW_SECONDS), 'Cache-Control': 'no-store' },
+      body: { code: 'THROTTLED', status: 429 },
+    });
+  });
+
+  it('runs the AWS IP reputation list and common rule set, and blocks what they flag with 403 ACCESS_DENIED', () => {
+    for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesCommonRuleSet']) {
+      expect(rule(name)).toMatchObject({
+        Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: name } },
+        OverrideAction: { Count: {} },
+      });
+    }
+    const labels = (rule('BlockManagedRuleMatches').Statement as { OrStatement: { Statements: unknown[] } }).OrStatement
+      .Statements;
+    expect(labels).toEqual([
+      { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:core-rule-set:' } },
+      { LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:amazon-ip-list:AWSManagedIPReputationList' } },
+      {
+        LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:amazon-ip-list:AWSManagedReconnaissanceList' },
+      },
+    ]);
+    expect(blockResponse('BlockManagedRuleMatches')).toMatchObject({
+      status: 403,
+      body: { code: 'ACCESS_DENIED', status: 403 },
+    });
+  });
+
+  it('evaluates the size and rate rules first and the label block after the managed groups that label', () => {
+    const order = [...(webAcl().Rules as Rule[])].sort((a, b) => a.Priority - b.Priority).map((r) => r.Name);
+    expect(order).toEqual([
+      'BodyTooLarge',
+      'RatePerIp',
+      'AWSManagedRulesAmazonIpReputationList',
+      'AWSManagedRulesCommonRuleSet',
+      'BlockManagedRuleMatches',
+    ]);
+  });
+
+  it('answers every block with a documented Error code and its status', () => {
+    for (const name of ['BodyTooLarge', 'RatePerIp', 'BlockManagedRuleMatches']) {
+      const { status, body } = blockResponse(name);
+      expect(ERROR_CODES[body.code as keyof typeof ERROR_CODES]).toBe(status);
+      expect(body.status).toBe(status);
     }
   });
 });

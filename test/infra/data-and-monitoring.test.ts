@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
 import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
-import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+import { logicalIdStartingWith, only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
 
 let synthesized: SynthesizedApp;
 
@@ -42,6 +43,15 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
       SSESpecification: { SSEEnabled: true },
     });
     expect(resources()[logicalId]?.Properties).not.toHaveProperty('TableName');
+  });
+
+  it.each(TABLES)('caps the read units per second of $id, so a client storm has a ceiling on cost', ({ logicalId }) => {
+    const caps =
+      stage === 'production'
+        ? { InventoryTable: 4000, ApiKeysTable: 1000 }
+        : { InventoryTable: 1000, ApiKeysTable: 200 };
+    const id = logicalId.startsWith('Inventory') ? 'InventoryTable' : 'ApiKeysTable';
+    expect(resources()[logicalId]?.Properties.OnDemandThroughput).toEqual({ MaxReadRequestUnits: caps[id] });
   });
 
   if (stage === 'production') {
@@ -112,15 +122,156 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     template().resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  it('alarms on the API 5xx rate with the stage threshold', () => {
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5XXError',
-      Statistic: 'Average',
-      Threshold: stage === 'production' ? 0.01 : 0.05,
-      Dimensions: Match.arrayWith([{ Name: 'Stage', Value: Match.anyValue() }]),
-    });
+  type MetricQuery = {
+    Id: string;
+    Expression?: string;
+    ReturnData?: boolean;
+    MetricStat?: {
+      Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] };
+      Period: number;
+      Stat: string;
+    };
+  };
+  const alarm = (name: string) =>
+    resourcesOfType(template(), 'AWS::CloudWatch::Alarm')[
+      logicalIdStartingWith(template(), 'AWS::CloudWatch::Alarm', `Monitoring${name}`)
+    ] as Record<string, unknown> & { Metrics?: MetricQuery[] };
+  /** The alarm's metric-math expression and its metrics by id, as `Namespace/MetricName {dimension: value}`. */
+  const mathOf = (name: string) => {
+    const queries = alarm(name).Metrics ?? [];
+    const expression = only(queries.filter((query) => query.ReturnData !== false)).Expression;
+    const metrics = Object.fromEntries(
+      queries
+        .filter((query) => query.MetricStat)
+        .map(({ Id, MetricStat }) => {
+          const { Namespace, MetricName, Dimensions } = MetricStat?.Metric ?? { Dimensions: [] };
+          const dims = Object.fromEntries(Dimensions.map(({ Name, Value }) => [Name, Value]));
+          return [Id, { metric: `${Namespace}/${MetricName}`, dims, stat: MetricStat?.Stat }];
+        }),
+    );
+    return { expression, metrics };
+  };
+  /** The one metric a single-metric alarm reads, whichever form CDK rendered it in (plain, or a labelled query). */
+  const metricOf = (name: string) => {
+    const a = alarm(name);
+    if (!a.Metrics) {
+      const dims = Object.fromEntries(
+        (a.Dimensions as { Name: string; Value: unknown }[]).map(({ Name, Value }) => [Name, Value]),
+      );
+      return { metric: `${a.Namespace}/${a.MetricName}`, dims, stat: a.Statistic, period: a.Period };
+    }
+    const { MetricStat } = only(a.Metrics);
+    const dims = Object.fromEntries(MetricStat?.Metric.Dimensions.map(({ Name, Value }) => [Name, Value]) ?? []);
+    const metric = `${MetricStat?.Metric.Namespace}/${MetricStat?.Metric.MetricName}`;
+    return { metric, dims, stat: MetricStat?.Stat, period: MetricStat?.Period };
+  };
+  const stageRef = () => ({ Ref: logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApi') });
+  const ownMetric = (metricName: string) => ({
+    metric: `PetStoreInventory/${metricName}`,
+    dims: { service: 'pet-store-inventory', stage },
   });
+  const minRequests = stage === 'production' ? 20 : 10;
+
+  it('alarms on the API 5xx rate without the designed 501s, only in periods with enough requests', () => {
+    const { expression, metrics } = mathOf('ApiServerErrorRateAlarm');
+    expect(expression).toBe(
+      `IF(requests >= ${minRequests}, (FILL(errors, 0) - FILL(ni0, 0) - FILL(ni1, 0)) / requests, 0)`,
+    );
+    const api = { ApiName: `PetStoreInventory-${stage}`, Stage: stageRef() };
+    expect(metrics).toEqual({
+      requests: { metric: 'AWS/ApiGateway/Count', dims: api, stat: 'Sum' },
+      errors: { metric: 'AWS/ApiGateway/5XXError', dims: api, stat: 'Sum' },
+      ni0: {
+        metric: 'AWS/ApiGateway/5XXError',
+        dims: { ...api, Method: 'GET', Resource: '/pets/{petId}' },
+        stat: 'Sum',
+      },
+      ni1: {
+        metric: 'AWS/ApiGateway/5XXError',
+        dims: { ...api, Method: 'GET', Resource: '/store/orders' },
+        stat: 'Sum',
+      },
+    });
+    expect(ROUTES.filter((route) => route.notImplemented).map((route) => route.path)).toEqual([
+      '/pets/{petId}',
+      '/store/orders',
+    ]);
+    expect(alarm('ApiServerErrorRateAlarm').Threshold).toBe(stage === 'production' ? 0.01 : 0.05);
+  });
+
+  it("alarms on the functions' own faults (InternalError + StorageUnavailable of this stage) per request", () => {
+    const { expression, metrics } = mathOf('FunctionFaultRateAlarm');
+    expect(expression).toBe(`IF(requests >= ${minRequests}, (FILL(internal, 0) + FILL(unavailable, 0)) / requests, 0)`);
+    expect(metrics.internal).toMatchObject({ ...ownMetric('InternalError'), stat: 'Sum' });
+    expect(metrics.unavailable).toMatchObject({ ...ownMetric('StorageUnavailable'), stat: 'Sum' });
+    expect(alarm('FunctionFaultRateAlarm').Threshold).toBe(stage === 'production' ? 0.01 : 0.05);
+  });
+
+  it('alarms when the authorizer could not check a key (AuthorizerUnavailable of this stage)', () => {
+    expect(metricOf('AuthorizerUnavailableAlarm')).toMatchObject({
+      ...ownMetric('AuthorizerUnavailable'),
+      stat: 'Sum',
+    });
+    expect(alarm('AuthorizerUnavailableAlarm').Threshold).toBe(1);
+  });
+
+  it("never alarms on the authorizer's Lambda Errors: a refused key is a thrown Unauthorized", () => {
+    const authorizerRef = JSON.stringify({
+      Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'AuthorizerFunction'),
+    });
+    const onAuthorizer = alarms().filter((a) => JSON.stringify(a.Dimensions ?? []).includes(authorizerRef));
+    expect(onAuthorizer.map((a) => a.MetricName)).toEqual(['Throttles']);
+  });
+
+  it('alarms when one list answers 60,000 entries, well before one response cannot carry the list', () => {
+    expect(metricOf('InventoryListSizeAlarm')).toMatchObject({
+      ...ownMetric('InventoryEntriesListed'),
+      stat: 'Maximum',
+    });
+    expect(alarm('InventoryListSizeAlarm')).toMatchObject({ Threshold: 60_000, EvaluationPeriods: 1 });
+  });
+
+  it('puts the stage dimension on every custom metric an alarm reads, so stages in one account never mix', () => {
+    const custom = JSON.stringify(alarms()).match(/"Namespace":"PetStoreInventory"/g) ?? [];
+    expect(custom.length).toBeGreaterThanOrEqual(4);
+    for (const a of alarms()) {
+      const queries = [a, ...((a.Metrics as MetricQuery[] | undefined) ?? []).map((q) => q.MetricStat?.Metric ?? {})];
+      for (const query of queries as { Namespace?: string; Dimensions?: { Name: string; Value: unknown }[] }[]) {
+        if (query.Namespace === 'PetStoreInventory')
+          expect(query.Dimensions).toContainEqual({ Name: 'stage', Value: stage });
+      }
+    }
+  });
+
+  it.each([
+    ['Inventory', 'InventoryTableFD135387', stage === 'production' ? 4000 : 1000],
+    ['ApiKeys', 'ApiKeysTable9F4DC7E7', stage === 'production' ? 1000 : 200],
+  ])('alarms when the %s table reads 80 %% of its read cap per second', (name, logicalId, cap) => {
+    const { expression, metrics } = mathOf(`${name}TableReadCapacityAlarm`);
+    expect(expression).toBe('consumed / PERIOD(consumed)');
+    expect(metrics.consumed).toEqual({
+      metric: 'AWS/DynamoDB/ConsumedReadCapacityUnits',
+      dims: { TableName: { Ref: logicalId } },
+      stat: 'Sum',
+    });
+    expect(alarm(`${name}TableReadCapacityAlarm`).Threshold).toBe(cap * 0.8);
+  });
+
+  it(
+    stage === 'production'
+      ? 'evaluates alarms per minute, 2 of 3, so one can fire inside the 5-minute canary'
+      : 'evaluates alarms per 5 minutes, 2 of 2',
+    () => {
+      for (const name of ['ApiServerErrorRateAlarm', 'FunctionFaultRateAlarm', 'AuthorizerUnavailableAlarm']) {
+        const a = alarm(name);
+        const periods = (a.Metrics ?? []).map((q) => q.MetricStat?.Period).filter(Boolean);
+        expect(periods.length).toBeGreaterThan(0);
+        for (const p of periods) expect(p).toBe(stage === 'production' ? 60 : 300);
+        expect([a.EvaluationPeriods, a.DatapointsToAlarm]).toEqual(stage === 'production' ? [3, 2] : [2, 2]);
+      }
+      expect(metricOf('ListInventoryErrorsAlarm').period).toBe(stage === 'production' ? 60 : 300);
+    },
+  );
 
   it('alarms on the API p99 latency with the stage threshold', () => {
     template().hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -131,8 +282,8 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     });
   });
 
-  it.each([...ROUTES.map((route) => functionId(route.operationId)), 'AuthorizerFunction'])(
-    'alarms on errors and throttles of %s',
+  it.each(ROUTES.map((route) => functionId(route.operationId)))(
+    'alarms on errors (crashes, timeouts) and throttles of %s',
     (id) => {
       const fnRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', id) };
       for (const metricName of ['Errors', 'Throttles']) {
@@ -160,5 +311,33 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     for (const text of ['5XXError', 'Latency', 'Errors', 'Throttles', 'ReadThrottleEvents', 'SystemErrors', 'alarms']) {
       expect(body).toContain(text);
     }
+  });
+});
+
+describe('docs/deploying.md against the synthesized stacks', () => {
+  const guide = readFileSync(new URL('../../docs/deploying.md', import.meta.url), 'utf8');
+  const headings = new Set([...guide.matchAll(/^### `?([^`\n]+)`?$/gm)].map((match) => match[1]));
+
+  it.each(STAGES)('has a runbook section for every alarm of %s, named in the alarm description', (stage) => {
+    const alarms = Object.values(resourcesOfType(synthesized.templates[stage], 'AWS::CloudWatch::Alarm'));
+    for (const alarm of alarms) {
+      const runbook = /Runbook: docs\/deploying\.md, "Alarm runbooks", ([^.]+)\.$/.exec(String(alarm.AlarmDescription));
+      expect({ alarm: alarm.AlarmDescription, runbook: runbook?.[1] && headings.has(runbook[1]) }).toEqual({
+        alarm: alarm.AlarmDescription,
+        runbook: true,
+      });
+    }
+  });
+
+  it('names the log groups the stacks really create', () => {
+    const logGroups = resourcesOfType(synthesized.templates.staging, 'AWS::Logs::LogGroup');
+    const named = [...guide.matchAll(/`PetStoreInventory-staging-(\w+)-/g)].map((match) => match[1]);
+    expect(named.length).toBeGreaterThanOrEqual(2);
+    for (const logicalId of named) expect(Object.keys(logGroups)).toContain(logicalId);
+    const execution = Object.values(logGroups).find((props) =>
+      JSON.stringify(props.LogGroupName ?? '').includes('Execution'),
+    );
+    expect(JSON.stringify(execution?.LogGroupName)).toContain('"API-Gateway-Execution-Logs_"');
+    expect(guide).toContain('`API-Gateway-Execution-Logs_<RestApiId>/v1`');
   });
 });

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
-import { AUTHORIZER_HANDLER, PETS_DEPRECATED_AT, ROUTES } from '../../functions/routes';
+import { PETS_DEPRECATED_AT, ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
 import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
@@ -87,6 +87,8 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'pet-store-inventory',
       POWERTOOLS_LOG_LEVEL: 'INFO',
+      // The `stage` dimension of every custom metric the alarms read.
+      STAGE: stage,
     });
   });
 
@@ -152,5 +154,81 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   it('tells the deprecated pets function its deprecation date and, with none configured, no sunset', () => {
     expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe(PETS_DEPRECATED_AT);
     expect(environmentOf(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);
+  });
+});
+
+type RawResource = { Type: string; Properties: Record<string, unknown>; UpdatePolicy?: Record<string, unknown> };
+type AliasUpdatePolicy = { CodeDeployLambdaAliasUpdate: { DeploymentGroupName: { Ref: string } } };
+
+describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
+  const template = () => synthesized.templates[stage];
+  const resources = () => template().toJSON().Resources as Record<string, RawResource>;
+  const aliasOf = (id: string) => {
+    const aliasId = logicalIdStartingWith(template(), 'AWS::Lambda::Alias', id);
+    return { aliasId, alias: resources()[aliasId] as RawResource };
+  };
+  const groupOf = (id: string) => {
+    const groupRef = (aliasOf(id).alias.UpdatePolicy as AliasUpdatePolicy).CodeDeployLambdaAliasUpdate
+      .DeploymentGroupName;
+    return (resources()[groupRef.Ref] as RawResource).Properties;
+  };
+  const alarmRef = (prefix: string) => ({
+    Name: { Ref: logicalIdStartingWith(template(), 'AWS::CloudWatch::Alarm', `Monitoring${prefix}`) },
+  });
+
+  it.each(FUNCTION_IDS)('publishes %s as a version behind the alias live', (id) => {
+    const { alias } = aliasOf(id);
+    const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
+    expect(alias.Properties).toEqual({
+      Name: 'live',
+      FunctionName: { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', id) },
+      FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
+    });
+  });
+
+  it.each(FUNCTION_IDS)(
+    'moves the live alias of %s through CodeDeploy, rolling back on failure, stop or alarm',
+    (id) => {
+      expect(groupOf(id)).toMatchObject({
+        DeploymentConfigName:
+          stage === 'production'
+            ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes'
+            : 'CodeDeployDefault.LambdaAllAtOnce',
+        DeploymentStyle: { DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' },
+        AutoRollbackConfiguration: {
+          Enabled: true,
+          Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM'],
+        },
+      });
+    },
+  );
+
+  it.each(FUNCTION_IDS)('rolls %s back on the API, fault and authorizer alarms, and on its own crashes', (id) => {
+    const shared = [
+      alarmRef('ApiServerErrorRateAlarm'),
+      alarmRef('FunctionFaultRateAlarm'),
+      alarmRef('AuthorizerUnavailableAlarm'),
+    ];
+    const own = id === 'AuthorizerFunction' ? [] : [alarmRef(`${id.replace(/Function$/, '')}ErrorsAlarm`)];
+    expect(groupOf(id).AlarmConfiguration).toEqual({ Enabled: true, Alarms: [...shared, ...own] });
+  });
+
+  it('lets CodeDeploy act only through a role with the AWS managed Lambda deployment policy', () => {
+    const roleIds = new Set(
+      FUNCTION_IDS.map((id) => (groupOf(id).ServiceRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]),
+    );
+    expect(roleIds.size).toBe(1);
+    const [roleId] = [...roleIds];
+    expect(resources()[roleId as string]?.Properties).toMatchObject({
+      AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'codedeploy.amazonaws.com' } }] },
+      ManagedPolicyArns: [
+        {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
+          ],
+        },
+      ],
+    });
   });
 });

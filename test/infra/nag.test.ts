@@ -41,11 +41,30 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect([...new Set(acks.map((ack) => ack.id))].sort()).toEqual([
       'AwsSolutions-APIG2',
       'AwsSolutions-APIG3',
-      'AwsSolutions-APIG6',
       'AwsSolutions-COG4',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'AwsSolutions-IAM5[Resource::*]',
     ]);
     for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(80);
+  });
+
+  it('needs no acknowledgement for execution logging (APIG6): the account stack makes ERROR logging possible', () => {
+    expect(acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-APIG6'))).toEqual([]);
+  });
+
+  it('acknowledges the missing web ACL (APIG3) on the staging stage only: production has one', () => {
+    const apig3 = acknowledgements(synthesized.app).filter((ack) => ack.id === 'AwsSolutions-APIG3');
+    expect(apig3.map((ack) => ack.path)).toEqual(['PetStoreInventory-staging/InventoryApi/Api/DeploymentStage.v1']);
+  });
+
+  it('acknowledges AWS managed policies only on the API Gateway logging role and the CodeDeploy role', () => {
+    const iam4 = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM4'));
+    expect(iam4.map((ack) => ack.path).sort()).toEqual([
+      'PetStoreInventory-account-eu-west-1/ApiGatewayCloudWatchRole',
+      'PetStoreInventory-production/Rollout/DeployRole',
+      'PetStoreInventory-staging/Rollout/DeployRole',
+    ]);
   });
 
   it('acknowledges the X-Ray wildcard on function roles only, never stack-wide', () => {

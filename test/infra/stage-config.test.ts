@@ -1,8 +1,23 @@
+import { readFileSync } from 'node:fs';
 import { ROUTES } from '../../functions/routes';
 import { functionId, InventoryStack } from '../../infra/inventory-stack';
 import { STACK_OUTPUTS, stackName } from '../../infra/shared-names';
-import { contextLookup, DEFAULT_REGION, PLACEHOLDER_ACCOUNT, STAGES, stageConfig } from '../../infra/stage-config';
-import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
+import {
+  assertDeployable,
+  contextLookup,
+  DEFAULT_REGION,
+  PLACEHOLDER_ACCOUNT,
+  STAGES,
+  stageConfig,
+} from '../../infra/stage-config';
+import {
+  buildApp,
+  logicalIdStartingWith,
+  resourcesOfType,
+  type SynthesizedApp,
+  synthesizeApp,
+  templateMethods,
+} from './synth';
 
 describe('Stage configuration', () => {
   it('gives both stages an explicit placeholder account and the default region when nothing is configured', () => {
@@ -56,6 +71,54 @@ describe('Stage configuration', () => {
     expect(STAGES.map(stackName)).toEqual(['PetStoreInventory-staging', 'PetStoreInventory-production']);
   });
 
+  it('refuses `npm run deploy:production` (context deploying=production) when production has no alarm destination', () => {
+    // Prepare: a real account, nothing to send alarms to.
+    const context = { deploying: 'production', 'production:account': '555555555555' };
+
+    // Act and assess: the app refuses before building anything; plain synth (no `deploying`) never checks.
+    expect(() => buildApp(context)).toThrow(
+      /^Refusing to deploy production: production has no alarm destination: set production:alarmEmail or production:alarmTopicArn/,
+    );
+  });
+
+  it('deploys production once it has an alarm e-mail or topic', () => {
+    const destinations: Record<string, string>[] = [
+      { 'production:alarmEmail': 'oncall@example.com' },
+      { 'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:555555555555:oncall' },
+    ];
+    for (const destination of destinations) {
+      const context: Record<string, string> = { 'production:account': '555555555555', ...destination };
+      expect(() =>
+        assertDeployable(
+          stageConfig(
+            'production',
+            contextLookup((key) => context[key], {}),
+          ),
+        ),
+      ).not.toThrow();
+    }
+  });
+
+  it('refuses to deploy a stage whose account is still the placeholder, and lets staging go without a destination', () => {
+    expect(() => assertDeployable(stageConfig('staging'))).toThrow(/its account is the placeholder 000000000000/);
+    expect(() =>
+      assertDeployable(
+        stageConfig(
+          'staging',
+          contextLookup((key) => ({ 'staging:account': '444444444444' })[key as string], {}),
+        ),
+      ),
+    ).not.toThrow();
+  });
+
+  it('marks the deploy scripts with the stage they deploy, so the app checks it (and synth does not)', () => {
+    const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    for (const stage of STAGES) expect(scripts[`deploy:${stage}`]).toContain(`-c deploying=${stage}`);
+    expect(scripts.synth).not.toContain('deploying');
+  });
+
   it('refuses a custom domain without a certificate', () => {
     const context: Record<string, string> = { 'staging:domainName': 'inventory.example.com' };
     expect(() =>
@@ -67,13 +130,17 @@ describe('Stage configuration', () => {
   });
 });
 
-describe('A staging stage with every optional setting', () => {
+describe('A staging stage with every optional setting (and production in an account of its own)', () => {
   let synthesized: SynthesizedApp;
   const origin = 'https://shop.example.com';
+  const ONCALL_TOPIC = 'arn:aws:sns:eu-west-1:555555555555:oncall';
 
   beforeAll(() => {
     synthesized = synthesizeApp({
       'staging:account': '444444444444',
+      'production:account': '555555555555',
+      'production:alarmEmail': 'prod-oncall@example.com',
+      'production:alarmTopicArn': ONCALL_TOPIC,
       'staging:alarmEmail': 'oncall@example.com',
       'staging:petsSunsetAt': '2027-06-30',
       'staging:corsOrigins': origin,
@@ -144,6 +211,36 @@ describe('A staging stage with every optional setting', () => {
 
   it('leaves production untouched by staging settings', () => {
     synthesized.templates.production.resourceCountIs('AWS::ApiGateway::DomainName', 0);
-    synthesized.templates.production.resourceCountIs('AWS::SNS::Subscription', 0);
+    synthesized.templates.production.hasResourceProperties('AWS::SNS::Subscription', {
+      Endpoint: 'prod-oncall@example.com',
+    });
+    synthesized.templates.production.resourceCountIs('AWS::SNS::Subscription', 1);
+  });
+
+  it('sends every production alarm, and its recovery, to the configured on-call topic as well as its own', () => {
+    const production = synthesized.templates.production;
+    const ownTopic = { Ref: logicalIdStartingWith(production, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') };
+    const alarms = Object.values(resourcesOfType(production, 'AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([ownTopic, ONCALL_TOPIC]);
+      expect(alarm.OKActions).toEqual([ownTopic, ONCALL_TOPIC]);
+    }
+  });
+
+  it('gives each account its own API Gateway account stack, named by region, and each stage depends on its own', () => {
+    expect(Object.keys(synthesized.accountTemplates).sort()).toEqual([
+      'PetStoreInventory-account-eu-west-1-444444444444',
+      'PetStoreInventory-account-eu-west-1-555555555555',
+    ]);
+    for (const [stage, account] of [
+      ['staging', '444444444444'],
+      ['production', '555555555555'],
+    ] as const) {
+      const accountStack = synthesized.accountStacks.get(`${account}/eu-west-1`);
+      expect(accountStack?.stackName).toBe('PetStoreInventory-account-eu-west-1');
+      expect(accountStack?.account).toBe(account);
+      expect(synthesized.stacks[stage].dependencies).toEqual([accountStack]);
+    }
   });
 });

@@ -6,9 +6,11 @@ import { createInventoryApp, type InventoryApp } from '../../infra/constructs/in
 import type { StageName } from '../../infra/stage-config';
 import { cdkJsonContext } from '../../tooling/deployed-bundles';
 
-/** A synthesized app: the templates of both stages and the cdk-nag report. */
+/** A synthesized app: the templates of both stages and of the account stacks, and the cdk-nag report. */
 export interface SynthesizedApp extends InventoryApp {
   templates: Record<StageName, Template>;
+  /** The account stacks' templates, by construct ID (`PetStoreInventory-account-<region>[-<account>]`). */
+  accountTemplates: Record<string, Template>;
   /** The cloud assembly's validation report (cdk-nag findings that were not acknowledged). */
   validationReport: { pluginReports: { pluginName: string; violations?: { ruleName: string }[] }[] };
   /** Removes the temporary cloud assembly. */
@@ -38,6 +40,9 @@ export function synthesizeApp(extraContext: Record<string, unknown> = {}): Synth
       staging: Template.fromStack(inventoryApp.stacks.staging),
       production: Template.fromStack(inventoryApp.stacks.production),
     },
+    accountTemplates: Object.fromEntries(
+      [...inventoryApp.accountStacks.values()].map((stack) => [stack.node.id, Template.fromStack(stack)]),
+    ),
     validationReport: JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')),
     dispose: () => rmSync(outdir, { recursive: true, force: true }),
   };

@@ -1,5 +1,9 @@
+import { revokeKey } from '../../cli/commands/keys';
+import { CliError } from '../../cli/errors';
 import { run } from '../../cli/run';
+import type { Target } from '../../cli/target';
 import { hashApiKey } from '../../functions/api-keys/key';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { call } from '../helpers/http';
 import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
@@ -138,5 +142,80 @@ describe('CLI: keys', () => {
     expect(io.stderr.text).toMatch(
       /^error: Cannot reach local DynamoDB at http:\/\/127\.0\.0\.1:9 \(.*ECONNREFUSED.*\): is `npm start` running\?[^\n]*\n$/,
     );
+  });
+});
+
+describe('CLI: keys revoke on a deployed stage', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  /**
+   * Runs `keys revoke` against this file's tables as if they were the staging stage's (DynamoDB Local stands in for
+   * the stage's table; there is no AWS here), with the stack outputs naming the REST API and stage.
+   */
+  async function revokeOnStage(keyId: string, flush: () => Promise<void>) {
+    const io = aCapturedIo();
+    const target: Target = {
+      client: stack.client,
+      tables: stack.tables,
+      description: 'stage staging (stack PetStoreInventory-staging, eu-west-1)',
+      stage: 'staging',
+      authorizerCacheTtlSeconds: 300,
+      flushAuthorizerCache: flush,
+      close: () => undefined,
+    };
+    const outcome = await revokeKey({ io, options: {}, positionals: [keyId], target: async () => target }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    return { outcome, stdout: io.stdout.text };
+  }
+
+  it('revokes the key, then flushes the stage authorizer cache so the key is refused from the next request', async () => {
+    // Prepare
+    const { keyId } = await stack.createKey('leaked');
+    const events: string[] = [];
+    const keys = new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
+
+    // Act
+    const { outcome, stdout } = await revokeOnStage(keyId, async () => {
+      // The flush must come after the revocation is stored, or a request in between re-caches the old answer.
+      events.push(`flush (revoked: ${(await keys.list()).find((k) => k.keyId === keyId)?.revokedAt !== undefined})`);
+    });
+
+    // Assess
+    expect(outcome).toBeUndefined();
+    expect(events).toEqual(['flush (revoked: true)']);
+    expect(stdout).toMatch(new RegExp(`^Revoked API key ${keyId} "leaked" at \\d{4}-[^\\n]+\\n`));
+    expect(stdout).toMatch(
+      /Flushed the authorizer cache of the staging API: the key is refused from the next request on\.\n$/,
+    );
+  });
+
+  it('exits with an error that says how long the key still works when the flush fails, and stays revoked', async () => {
+    // Prepare
+    const { keyId } = await stack.createKey('flush-fails');
+
+    // Act
+    const { outcome } = await revokeOnStage(keyId, async () => {
+      throw new CliError('Could not flush the authorizer cache of API a1b2 stage v1 in eu-west-1: AccessDenied');
+    });
+
+    // Assess
+    expect(outcome).toBeInstanceOf(CliError);
+    expect(outcome?.message).toBe(
+      'Could not flush the authorizer cache of API a1b2 stage v1 in eu-west-1: AccessDenied. The staging API keeps ' +
+        "accepting this key for up to 300 s: the authorizer caches each key's answer for that long. " +
+        `Run keys revoke ${keyId} again to retry the flush.`,
+    );
+    const keys = new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
+    expect((await keys.list()).find((k) => k.keyId === keyId)?.revokedAt).toMatch(/^\d{4}-/);
   });
 });

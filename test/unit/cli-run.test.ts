@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
+import { type ApiGatewayClientFactory, flushAuthorizerCache } from '../../cli/authorizer-cache';
 import { cacheNote } from '../../cli/commands/keys';
 import { run } from '../../cli/run';
 import { resolveTarget, type StackOutputsReader } from '../../cli/target';
@@ -172,5 +174,91 @@ describe('Function: resolveTarget (--stage)', () => {
     expect(target.description).toBe('local DynamoDB at http://127.0.0.1:8000');
     expect(cacheNote(target)).toMatch(/restart it to refuse the key now/);
     expect(cacheNote(target)).toMatch(/AUTHORIZER_CACHE_TTL_SECONDS, 300 s by default/);
+  });
+});
+
+/** A fake API Gateway client factory: records each client's region and the commands it was sent. */
+function aFakeApiGateway(failWith?: Error) {
+  const calls: { region: string; command: string; input: unknown; destroyed: boolean }[] = [];
+  const factory: ApiGatewayClientFactory = (region) => {
+    const call = { region, command: '', input: undefined as unknown, destroyed: false };
+    calls.push(call);
+    return {
+      async send(command) {
+        call.command = command.constructor.name;
+        call.input = command.input;
+        if (failWith) throw failWith;
+        return {};
+      },
+      destroy() {
+        call.destroyed = true;
+      },
+    };
+  };
+  return { calls, factory };
+}
+
+describe('Function: flushAuthorizerCache (keys revoke --stage)', () => {
+  const outputs = {
+    InventoryTableName: 'PetStoreInventory-production-InventoryTable-ABC',
+    ApiKeysTableName: 'PetStoreInventory-production-ApiKeysTable-DEF',
+    AuthorizerCacheTtlSeconds: '300',
+    RestApiId: 'a1b2c3d4e5',
+    ApiStageName: 'v1',
+  };
+
+  it('flushes the stage authorizer cache of the API the stack outputs name, in the stack region', async () => {
+    // Prepare
+    const apiGateway = aFakeApiGateway();
+    const reader: StackOutputsReader = async () => ({ region: 'eu-central-1', outputs });
+    const target = await resolveTarget({ stage: 'production' }, {}, reader, apiGateway.factory);
+    target.close();
+
+    // Act
+    await target.flushAuthorizerCache?.();
+
+    // Assess
+    expect(apiGateway.calls).toEqual([
+      {
+        region: 'eu-central-1',
+        command: FlushStageAuthorizersCacheCommand.name,
+        input: { restApiId: 'a1b2c3d4e5', stageName: 'v1' },
+        destroyed: true,
+      },
+    ]);
+  });
+
+  it('cannot flush a stage whose stack does not name its API, and says to redeploy', async () => {
+    // Prepare
+    const { RestApiId: _, ...older } = outputs;
+    const reader: StackOutputsReader = async () => ({ region: 'eu-west-1', outputs: older });
+
+    // Act
+    const target = await resolveTarget({ stage: 'production' }, {}, reader, aFakeApiGateway().factory);
+    target.close();
+
+    // Assess
+    expect(target.flushAuthorizerCache).toBeUndefined();
+    expect(cacheNote(target)).toMatch(/keeps accepting this key for up to 300 s.*redeploy the stack/);
+  });
+
+  it('turns an API Gateway refusal into one line naming the API, the stage and the reason', async () => {
+    // Prepare
+    const denied = Object.assign(new Error('User is not authorized to perform: apigateway:DELETE\nmore'), {
+      name: 'AccessDeniedException',
+    });
+    const apiGateway = aFakeApiGateway(denied);
+
+    // Act
+    const outcome = flushAuthorizerCache(
+      { region: 'eu-west-1', restApiId: 'a1b2', stageName: 'v1' },
+      apiGateway.factory,
+    );
+
+    // Assess
+    await expect(outcome).rejects.toThrow(
+      /^Could not flush the authorizer cache of API a1b2 stage v1 in eu-west-1: User is not authorized to perform: apigateway:DELETE$/,
+    );
+    expect(apiGateway.calls[0]?.destroyed).toBe(true);
   });
 });

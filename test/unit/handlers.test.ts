@@ -4,7 +4,10 @@ import { deprecationHeaders, handler as getPet } from '../../functions/handlers/
 import { createHandler as createList, MAX_RESPONSE_PAYLOAD_BYTES } from '../../functions/handlers/list-inventory';
 import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
+import { defaultDimensions, METRIC_NAMES } from '../../functions/http/metric-names';
+import { metrics } from '../../functions/http/metrics';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
+import { ROUTES } from '../../functions/routes';
 import {
   aLambdaContext,
   anApiGatewayEvent,
@@ -156,6 +159,19 @@ describe('Function: the 501 routes', () => {
     expect(result.statusCode).toBe(501);
     expect(body(result)).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
   });
+
+  it('flags exactly the routes whose handler answers 501 as notImplemented (the API error alarm leaves them out)', async () => {
+    const handlers: Record<string, typeof getPet> = { 'get-pet': getPet, 'list-store-orders': listOrders };
+    const answering501 = Object.keys(handlers).sort();
+    expect(
+      ROUTES.filter((route) => route.notImplemented)
+        .map((route) => route.handler)
+        .sort(),
+    ).toEqual(answering501);
+    for (const handler of Object.values(handlers)) {
+      expect((await handler(anApiGatewayEvent({ httpMethod: 'GET' }), aLambdaContext())).statusCode).toBe(501);
+    }
+  });
 });
 
 describe('Function: authorizer', () => {
@@ -176,6 +192,60 @@ describe('Function: authorizer', () => {
     const outcome = handler({ type: 'TOKEN', authorizationToken: token, methodArn }, aLambdaContext());
     await expect(outcome).rejects.toThrow(Error);
     await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
+  });
+
+  describe('metrics (the alarm watches AuthorizerUnavailable, never Lambda Errors)', () => {
+    const addMetric = metrics.addMetric;
+    let added: string[];
+    beforeEach(() => {
+      added = [];
+      metrics.addMetric = (name) => {
+        added.push(name);
+        return metrics;
+      };
+    });
+    afterEach(() => {
+      metrics.addMetric = addMetric;
+    });
+
+    it('counts a refused key as ApiKeyRefused and not as AuthorizerUnavailable', async () => {
+      // Prepare
+      const handler = createAuthorizer({ keys: new InMemoryApiKeyRepository() });
+
+      // Act
+      await handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, aLambdaContext()).catch(
+        () => undefined,
+      );
+
+      // Assess
+      expect(added).toEqual([METRIC_NAMES.apiKeyRefused]);
+    });
+
+    it('counts a key it could not check (storage failed) as AuthorizerUnavailable', async () => {
+      // Prepare
+      const keys = new InMemoryApiKeyRepository();
+      keys.failWith = new StorageUnavailableError('down');
+      const handler = createAuthorizer({ keys });
+
+      // Act
+      await handler(
+        { type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey('x').key}`, methodArn },
+        aLambdaContext(),
+      ).catch(() => undefined);
+
+      // Assess
+      expect(added).toEqual([METRIC_NAMES.authorizerUnavailable]);
+    });
+  });
+});
+
+describe('Function: defaultDimensions', () => {
+  it('puts the stage the stack set on every metric, so two stages in one account stay apart', () => {
+    expect(defaultDimensions({ STAGE: 'production' })).toEqual({ stage: 'production' });
+  });
+
+  it('adds no stage dimension locally, where no stage is set', () => {
+    expect(defaultDimensions({})).toEqual({});
   });
 });
 

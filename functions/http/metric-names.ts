@@ -1,0 +1,39 @@
+import { ENV } from '../config';
+
+/**
+ * The custom metrics the functions emit (Powertools, CloudWatch EMF) and the alarms in the stack read, named once.
+ * Every metric carries the dimensions `service` and, on a deployed stage, `stage`.
+ */
+export const METRICS_NAMESPACE = 'PetStoreInventory';
+
+/** Powertools service name: the `service` dimension of every metric and the `service` key of every log line. */
+export const SERVICE_NAME = 'pet-store-inventory';
+
+/** The dimension that keeps two stages in one account apart; its value is the `STAGE` variable the stack sets. */
+export const STAGE_DIMENSION = 'stage';
+
+/**
+ * The dimensions every metric (and log line) of this function instance carries besides `service`: the stage, when
+ * the stack set one (absent locally), so the alarms of one stage never count another stage's metrics.
+ */
+export function defaultDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const stage = env[ENV.stage];
+  return stage ? { [STAGE_DIMENSION]: stage } : {};
+}
+
+export const METRIC_NAMES = {
+  /** A route answered 500: a fault in our code or configuration. */
+  internalError: 'InternalError',
+  /** A route answered 503 because DynamoDB failed or throttled. */
+  storageUnavailable: 'StorageUnavailable',
+  /** A route refused the request with a 4xx. */
+  clientError: 'ClientError',
+  /** The authorizer accepted a key. */
+  apiKeyAccepted: 'ApiKeyAccepted',
+  /** The authorizer refused a key (unknown, malformed or revoked): a client mistake or probing, not a fault. */
+  apiKeyRefused: 'ApiKeyRefused',
+  /** The authorizer could not decide (the keys table failed): clients get 503. */
+  authorizerUnavailable: 'AuthorizerUnavailable',
+  /** Entries in one GET /inventory answer (Maximum shows how close the list is to its response limit). */
+  inventoryEntriesListed: 'InventoryEntriesListed',
+} as const;

@@ -1,0 +1,150 @@
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { ERROR_CODES, type ErrorCode } from '../../functions/http/error-codes';
+import { MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { COMMON_HEADERS, errorBody } from '../../functions/http/responses';
+import type { FirewallConfig } from '../stage-config';
+
+/** Properties of an {@link InventoryFirewall}. */
+export interface InventoryFirewallProps extends FirewallConfig {
+  /** The API stage the web ACL protects. */
+  stage: Stage;
+}
+
+/** Seconds of the rate-based rule's window: also how long a blocked client is asked to wait (`Retry-After`). */
+export const RATE_WINDOW_SECONDS = 60;
+
+/**
+ * Labels that mean "block" from the two AWS managed rule groups, which run in Count mode so that our own rule can
+ * block with the Error body (a managed rule's own Block has no custom response). The Amazon IP reputation list's
+ * DDoS rule only counts by AWS's design, so its label is left out.
+ */
+export const BLOCKING_MANAGED_LABELS = {
+  namespaces: ['awswaf:managed:aws:core-rule-set:'],
+  labels: [
+    'awswaf:managed:aws:amazon-ip-list:AWSManagedIPReputationList',
+    'awswaf:managed:aws:amazon-ip-list:AWSManagedReconnaissanceList',
+  ],
+} as const;
+
+/** The Error bodies WAF answers with, by custom-response-body key. */
+export const FIREWALL_RESPONSES = {
+  denied: {
+    code: 'ACCESS_DENIED',
+    message: 'The request was refused by the firewall.',
+  },
+  throttled: {
+    code: 'THROTTLED',
+    message: `Too many requests from this address; retry after ${RATE_WINDOW_SECONDS} seconds.`,
+  },
+  tooLarge: {
+    code: 'PAYLOAD_TOO_LARGE',
+    message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+  },
+} as const satisfies Record<string, { code: ErrorCode; message: string }>;
+
+type ResponseKey = keyof typeof FIREWALL_RESPONSES;
+
+/**
+ * The production web ACL: the body-size and per-IP rate rules first (cheap, and their answers are specific), then
+ * the AWS managed IP reputation list and common rule set, counted and blocked by label. Every block answers with
+ * the spec's Error body, as the API itself does (WAF custom responses take precedence over gateway responses).
+ */
+export class InventoryFirewall extends Construct {
+  readonly webAcl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: InventoryFirewallProps) {
+    super(scope, id);
+    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName,
+    });
+    const block = (key: ResponseKey, headers: Record<string, string> = {}): CfnWebACL.RuleActionProperty => ({
+      block: {
+        customResponse: {
+          responseCode: ERROR_CODES[FIREWALL_RESPONSES[key].code],
+          customResponseBodyKey: key,
+          // WAF sets Content-Type from the body's content type and refuses it as a header.
+          responseHeaders: Object.entries({ ...COMMON_HEADERS, ...headers })
+            .filter(([name]) => name.toLowerCase() !== 'content-type')
+            .map(([name, value]) => ({ name, value })),
+        },
+      },
+    });
+    const managedGroup = (name: string, priority: number): CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      statement: { managedRuleGroupStatement: { vendorName: 'AWS', name } },
+      overrideAction: { count: {} },
+      visibilityConfig: visibility(name),
+    });
+
+    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      description: 'Pet store inventory: size, per-IP rate, IP reputation and common rules, answering Error bodies',
+      visibilityConfig: visibility('PetStoreInventoryWebAcl'),
+      customResponseBodies: Object.fromEntries(
+        Object.entries(FIREWALL_RESPONSES).map(([key, { code, message }]) => [
+          key,
+          { contentType: 'APPLICATION_JSON', content: errorBody(code, message) },
+        ]),
+      ),
+      rules: [
+        {
+          // The handlers refuse the same bodies with 413; this keeps them (up to API Gateway's 10 MB) from Lambda.
+          name: 'BodyTooLarge',
+          priority: 0,
+          statement: {
+            sizeConstraintStatement: {
+              fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
+              comparisonOperator: 'GT',
+              size: MAX_BODY_BYTES,
+              textTransformations: [{ priority: 0, type: 'NONE' }],
+            },
+          },
+          action: block('tooLarge'),
+          visibilityConfig: visibility('BodyTooLarge'),
+        },
+        {
+          name: 'RatePerIp',
+          priority: 1,
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: props.requestsPerIpPerMinute,
+              evaluationWindowSec: RATE_WINDOW_SECONDS,
+            },
+          },
+          action: block('throttled', { 'Retry-After': String(RATE_WINDOW_SECONDS) }),
+          visibilityConfig: visibility('RatePerIp'),
+        },
+        managedGroup('AWSManagedRulesAmazonIpReputationList', 2),
+        managedGroup('AWSManagedRulesCommonRuleSet', 3),
+        {
+          name: 'BlockManagedRuleMatches',
+          priority: 4,
+          statement: {
+            orStatement: {
+              statements: [
+                ...BLOCKING_MANAGED_LABELS.namespaces.map((key) => ({
+                  labelMatchStatement: { scope: 'NAMESPACE', key },
+                })),
+                ...BLOCKING_MANAGED_LABELS.labels.map((key) => ({ labelMatchStatement: { scope: 'LABEL', key } })),
+              ],
+            },
+          },
+          action: block('denied'),
+          visibilityConfig: visibility('BlockManagedRuleMatches'),
+        },
+      ],
+    });
+
+    new CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: props.stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+  }
+}
