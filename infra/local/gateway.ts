@@ -53,6 +53,8 @@ export interface LocalGatewayOptions {
    * @default off: tests, load tests and the bench are never throttled unless they ask
    */
   throttling?: ThrottleSettings;
+  /** The throttling's clock in milliseconds; tests may freeze it. @default performance.now */
+  clock?: () => number;
   /**
    * Browser origins allowed by CORS: with any, OPTIONS is answered as the stage's unauthenticated preflight.
    * @default the CORS_ALLOWED_ORIGINS environment variable, as the functions read it
@@ -271,7 +273,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   const log = options.log ?? ((line: string) => console.log(line));
   const load = options.loadHandler ?? importHandler;
   const corsOrigins = options.corsOrigins ?? parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
-  const allowRequest = createThrottle(options.throttling);
+  const allowRequest = createThrottle(options.throttling, options.clock);
   const authorizerCache = new Map<string, CachedDecision>();
   const validation = new RegExp(BEARER_VALIDATION_REGEX);
   const answer = (type: GatewayResponseType, requestId: string) => gatewayAnswer(type, requestId, corsOrigins);
