@@ -15,7 +15,8 @@ export interface AuthorizerDeps {
 
 /**
  * The TOKEN Lambda authorizer. It throws exactly `Unauthorized` for a bad key (API Gateway: 401) and anything else
- * for a failure to decide (API Gateway: AUTHORIZER_FAILURE, which the stack maps to 503). The token is never logged.
+ * for a failure to decide (API Gateway: AUTHORIZER_CONFIGURATION_ERROR, which the stack maps to 503). The token is
+ * never logged.
  */
 export function createHandler(deps: AuthorizerDeps | (() => AuthorizerDeps)) {
   const resolve = typeof deps === 'function' ? deps : () => deps;

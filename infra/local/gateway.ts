@@ -206,7 +206,9 @@ function multiValueHeaders(req: IncomingMessage): Record<string, string[]> {
   const headers = emptyRecord<string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
-    (headers[name] ??= []).push(req.rawHeaders[i + 1] as string);
+    const values = headers[name] ?? [];
+    values.push(req.rawHeaders[i + 1] as string);
+    headers[name] = values;
   }
   return headers;
 }
@@ -235,7 +237,9 @@ function queryParameters(rawQuery: string): {
   for (const [key, value] of new URLSearchParams(rawQuery)) {
     any = true;
     single[key] = value;
-    (multi[key] ??= []).push(value);
+    const values = multi[key] ?? [];
+    values.push(value);
+    multi[key] = values;
   }
   return any ? { single, multi } : { single: null, multi: null };
 }

@@ -102,11 +102,7 @@ export interface SocketResponse {
  * Writes `request` as given onto a fresh connection (malformed framing, obs-fold, no Host, ...) and parses the one
  * answer: status line, headers and a Content-Length body. Fails after `timeoutMs`.
  */
-export function socketExchange(
-  baseUrl: string,
-  request: string | Buffer,
-  timeoutMs = 10_000,
-): Promise<SocketResponse> {
+export function socketExchange(baseUrl: string, request: string | Buffer, timeoutMs = 10_000): Promise<SocketResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) });

@@ -64,7 +64,11 @@ describe.each(STAGES)('Gateway responses of the %s stage', (stage) => {
 
   it('configures every response type of the AWS list exactly once, and nothing else', () => {
     // Assess
-    expect(responses().map((props) => props.ResponseType).sort()).toEqual([...GATEWAY_RESPONSE_TYPES].sort());
+    expect(
+      responses()
+        .map((props) => props.ResponseType)
+        .sort(),
+    ).toEqual([...GATEWAY_RESPONSE_TYPES].sort());
   });
 
   it.each(GATEWAY_RESPONSE_TYPES.filter((type) => !['DEFAULT_4XX', 'DEFAULT_5XX'].includes(type)))(

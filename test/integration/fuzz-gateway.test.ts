@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { DynamoApiKeyRepository } from '../../functions/store/dynamo-api-key-repository';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
-import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+import { closeRawAgent, type RawResponse, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 
 /** How many generated requests each property sends; the note of issue 6 reports the total. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
