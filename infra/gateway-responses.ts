@@ -73,7 +73,7 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
   { type: 'EXPIRED_TOKEN', code: 'ACCESS_DENIED', message: 'The request credentials have expired.' },
   { type: 'INVALID_SIGNATURE', code: 'ACCESS_DENIED', message: 'The request signature is not valid.' },
   { type: 'WAF_FILTERED', code: 'ACCESS_DENIED', message: 'The request was blocked by the web application firewall.' },
-  // Every path of the stage has a method (the 404 mocks), so this type only answers paths outside them.
+  // The 404 mocks answer unknown routes; API Gateway sends this type for a resource or method it does not have.
   { type: 'MISSING_AUTHENTICATION_TOKEN', code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
   { type: 'RESOURCE_NOT_FOUND', code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
   {

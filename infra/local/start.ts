@@ -42,7 +42,8 @@ async function main(): Promise<void> {
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
     console.log(
       throttling
-        ? `Throttling: ${throttling.rateLimit} requests/s, burst ${throttling.burstLimit}, per method, as on staging (PETSTORE_RATE_LIMIT=0 turns it off)`
+        ? `Throttling: ${throttling.rateLimit} requests/s, burst ${throttling.burstLimit}, per method ` +
+            "(staging's unless PETSTORE_RATE_LIMIT / PETSTORE_BURST_LIMIT say otherwise; 0 turns it off)"
         : 'Throttling: off',
     );
     console.log(`API docs: ${new URL(gateway.url).origin}${DOCS_PATH}`);
