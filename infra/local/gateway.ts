@@ -366,9 +366,11 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       return answer('INTEGRATION_FAILURE', requestId);
     }
     if (!isProxyResult(result)) return answer('API_CONFIGURATION_ERROR', requestId);
+    // Lambda carries the result back serialized: over its payload limit the integration fails.
     if ((result.body?.length ?? 0) > RESPONSE_SIZE_CHECK_FROM) {
-      const bytes = throughLambda(result)?.bytes ?? Number.POSITIVE_INFINITY;
-      if (bytes > LAMBDA_MAX_PAYLOAD_BYTES) return answer('INTEGRATION_FAILURE', requestId);
+      if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_MAX_PAYLOAD_BYTES) {
+        return answer('INTEGRATION_FAILURE', requestId);
+      }
     }
     return result;
   }

@@ -20,12 +20,14 @@ import { resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } 
  *   https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html
  *   (the types, their default statuses; a DEFAULT_4XX/5XX status code rewrites every type not configured itself)
  * - "Gateway responses in API Gateway" / "Set up gateway responses to customize error responses"
- *   https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-gatewayResponse-definition.html
- *   (a non-VTL template with simple substitution of `$context` variables)
+ *   https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-gatewayResponse-definition.html and
+ *   "x-amazon-apigateway-gateway-responses.responseTemplates object"
+ *   https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-swagger-extensions-gateway-responses.responseTemplates.html
+ *   (a template not processed by VTL: simple substitution of `$context` variables)
  * - "Variables for data transformations for API Gateway"
  *   https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html
  *   (`$context.status` is access-logging only)
- * - "Enable CORS for a REST API resource"
+ * - "CORS for REST APIs in API Gateway"
  *   https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html (the preflight is a MOCK OPTIONS)
  */
 

@@ -45,7 +45,7 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  // "Enable CORS for a REST API resource" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
+  // "CORS for REST APIs in API Gateway" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
   // the stage's preflight is an OPTIONS method with a MOCK integration and no authorizer, on every resource. The local
   // gateway reads the origins from CORS_ALLOWED_ORIGINS, as the functions do.
   it.each(['/v1/inventory', '/v1/inventory/7', '/v1/anything/else'])(

@@ -206,7 +206,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
 
   /**
    * Names every JavaScript object inherits are ordinary names to API Gateway: the event of
-   * "Set up Lambda proxy integrations in API Gateway" (input format) carries them like any other.
+   * "Lambda proxy integrations in API Gateway" (input format) carries them like any other.
    * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
    */
   describe('inherited member names', () => {
@@ -379,7 +379,7 @@ describe('Local gateway: the stage throttling', () => {
 });
 
 /**
- * "Enable CORS for a REST API resource" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
+ * "CORS for REST APIs in API Gateway" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
  * the stack's preflight is an OPTIONS method with a MOCK integration and no authorizer on every resource.
  */
 describe('Local gateway: CORS preflight with several allowed origins', () => {
