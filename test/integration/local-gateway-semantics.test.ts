@@ -330,7 +330,8 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
 /**
  * "Throttle requests to your REST APIs for better throughput in API Gateway"
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html): a token bucket
- * per method refilled at the rate, holding the burst; past it, 429 (the THROTTLED type), before the authorizer runs.
+ * per method refilled at the rate, holding the burst; past it, 429 (the THROTTLED type). The page does not say
+ * whether API Gateway throttles before or after the authorizer: this gateway does it before.
  */
 describe('Local gateway: the stage throttling', () => {
   let gateway: LocalGateway;
