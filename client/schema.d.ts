@@ -153,13 +153,23 @@ export interface components {
             code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
             /** @description Human-readable description; for 400 it names the field and the rule. Not for parsing. */
             message: string;
-            /** @description The HTTP status code of the response. */
+            /**
+             * @description The HTTP status code of the response. (For an answer API Gateway gives under a response type it does not
+             *     document, the class: 400 or 500; see Errors.)
+             */
             status: number;
         };
         /** @description An Error answered with 400. */
         BadRequestError: components["schemas"]["Error"] & {
             /** @enum {unknown} */
             code?: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST";
+            /** @constant */
+            status?: 400;
+        };
+        /** @description An Error answered with 400 by API Gateway itself. */
+        RequestRefusedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code?: "BAD_REQUEST";
             /** @constant */
             status?: 400;
         };
@@ -244,7 +254,8 @@ export interface components {
     responses: {
         /**
          * @description The petId or the body breaks a rule (`VALIDATION_FAILED`), the body is not JSON (`MALFORMED_JSON`), or API
-         *     Gateway refused the request before it reached the service (`BAD_REQUEST`). Nothing is changed.
+         *     Gateway refused the request before it reached the service (`BAD_REQUEST`: malformed HTTP). Nothing is
+         *     changed.
          */
         BadRequest: {
             headers: {
@@ -253,6 +264,29 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["BadRequestError"];
+            };
+        };
+        /**
+         * @description API Gateway refused the request before it reached the service: malformed HTTP (for example two
+         *     Content-Length headers, a folded header line, no Host header).
+         */
+        RequestRefused: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RequestRefusedError"];
+            };
+        };
+        /** @description API Gateway refused the request for its size: header values over 10,240 bytes in total, or a body over 10 MB. */
+        RequestTooLarge: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PayloadTooLargeError"];
             };
         };
         /** @description The API key is missing, malformed, unknown or revoked. */
@@ -266,7 +300,7 @@ export interface components {
                 "application/json": components["schemas"]["UnauthorizedError"];
             };
         };
-        /** @description The key is valid but its policy does not cover this call. */
+        /** @description The key is valid but its policy does not cover this call (or a firewall rule blocked the request). */
         Forbidden: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -301,7 +335,10 @@ export interface components {
                 "application/json": components["schemas"]["MethodNotAllowedError"];
             };
         };
-        /** @description The body is over 1024 bytes (the whole request over 10 MB is refused by API Gateway alike). */
+        /**
+         * @description The body is over 1024 bytes; API Gateway refuses alike header values over 10,240 bytes in total and a body
+         *     over 10 MB.
+         */
         PayloadTooLarge: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -321,7 +358,10 @@ export interface components {
                 "application/json": components["schemas"]["UnsupportedMediaTypeError"];
             };
         };
-        /** @description The stage's rate limit (THROTTLED, with Retry-After) or quota was exceeded. */
+        /**
+         * @description The stage's rate limit (THROTTLED, with Retry-After: a token bucket per method, refilled at the stage's rate
+         *     and holding its burst) or a quota was exceeded.
+         */
         TooManyRequests: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -343,7 +383,9 @@ export interface components {
             };
         };
         /**
-         * @description Storage is throttled or unreachable, or the API key could not be checked right now. Safe to retry after
+         * @description Storage is throttled or unreachable, the API key could not be checked right now, or the function could not
+         *     be invoked or failed to answer. A request over Lambda's 6 MB invocation payload limit is answered the same
+         *     way (API Gateway accepts up to 10 MB, Lambda refuses it) and never succeeds. Otherwise safe to retry after
          *     `Retry-After` seconds; an update that was answered 503 may be repeated (it sets, not adds).
          */
         ServiceUnavailable: {
@@ -416,9 +458,11 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryItem"][];
                 };
             };
+            400: components["responses"]["RequestRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["RequestTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -485,9 +529,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            400: components["responses"]["RequestRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["RequestTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Not implemented; the operation is deprecated. */
@@ -515,9 +561,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            400: components["responses"]["RequestRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["RequestTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Not implemented. */

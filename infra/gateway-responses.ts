@@ -1,18 +1,65 @@
 import { ERROR_CODES, type ErrorCode, RETRY_AFTER_SECONDS } from '../functions/http/error-codes';
+import { COMMON_HEADERS } from '../functions/http/responses';
+import { ROUTES } from '../functions/routes';
 
 /**
- * API Gateway's own answers (the ones no handler produces), in the spec's Error body. The stack installs each as a
- * gateway response; the local gateway answers the same situations with the same status, headers and body.
+ * API Gateway's own answers (the ones no handler produces), in the spec's Error body: the one home of them for the
+ * stack, which installs each as a gateway response, and for the local gateway, which renders the very same
+ * templates when it meets the same situation.
  *
- * `message` may contain `{requestId}`, which becomes `$context.requestId` in the deployed template.
+ * A gateway response template is not VTL: API Gateway only substitutes `$context` variables, stage variables and
+ * method request parameters into it ("Gateway responses in API Gateway"). `$context.status` is an access-logging-only
+ * variable, so a template cannot read the status it is sent with: every type with a fixed status gets its own
+ * response with that status written into the body; see {@link FALLBACK_TYPES} for the two that cannot.
  */
 export interface GatewayResponseSpec {
-  /** The API Gateway ResponseType. */
-  type: string;
+  /** The API Gateway response type. */
+  type: GatewayResponseType;
   code: ErrorCode;
+  /** May contain `{requestId}` and `{responseType}`, which become `$context` variables in the template. */
   message: string;
-  headers?: Record<string, string>;
+  headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * Every response type of "Gateway response types for API Gateway"
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+ */
+export const GATEWAY_RESPONSE_TYPES = [
+  'ACCESS_DENIED',
+  'API_CONFIGURATION_ERROR',
+  'AUTHORIZER_CONFIGURATION_ERROR',
+  'AUTHORIZER_FAILURE',
+  'BAD_REQUEST_PARAMETERS',
+  'BAD_REQUEST_BODY',
+  'DEFAULT_4XX',
+  'DEFAULT_5XX',
+  'EXPIRED_TOKEN',
+  'INTEGRATION_FAILURE',
+  'INTEGRATION_TIMEOUT',
+  'INVALID_API_KEY',
+  'INVALID_SIGNATURE',
+  'MISSING_AUTHENTICATION_TOKEN',
+  'QUOTA_EXCEEDED',
+  'REQUEST_TOO_LARGE',
+  'RESOURCE_NOT_FOUND',
+  'THROTTLED',
+  'UNAUTHORIZED',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'WAF_FILTERED',
+] as const;
+
+export type GatewayResponseType = (typeof GATEWAY_RESPONSE_TYPES)[number];
+
+/**
+ * The fallbacks, for a 4XX/5XX answer of a type that has no response of its own. They are installed without a
+ * status code, because a status there rewrites the status of every type not configured on its own; since every
+ * documented type is configured, they only meet what API Gateway sends under no documented type, with a status this
+ * template cannot know: their body says 400 / 500 (the class) and names the response type in the message.
+ */
+export const FALLBACK_TYPES: readonly GatewayResponseType[] = ['DEFAULT_4XX', 'DEFAULT_5XX'];
+
+const RETRY_AFTER = { 'Retry-After': String(RETRY_AFTER_SECONDS) } as const;
 
 export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
   {
@@ -22,53 +69,214 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
     headers: { 'WWW-Authenticate': 'Bearer' },
   },
   { type: 'ACCESS_DENIED', code: 'ACCESS_DENIED', message: 'This API key may not call this operation.' },
-  // API Gateway answers unknown routes and methods on resources it does not have with this type.
+  { type: 'INVALID_API_KEY', code: 'ACCESS_DENIED', message: 'This API key may not call this API.' },
+  { type: 'EXPIRED_TOKEN', code: 'ACCESS_DENIED', message: 'The request credentials have expired.' },
+  { type: 'INVALID_SIGNATURE', code: 'ACCESS_DENIED', message: 'The request signature is not valid.' },
+  { type: 'WAF_FILTERED', code: 'ACCESS_DENIED', message: 'The request was blocked by the web application firewall.' },
+  // The 404 mocks answer unknown routes; API Gateway sends this type for a resource or method it does not have.
   { type: 'MISSING_AUTHENTICATION_TOKEN', code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
+  { type: 'RESOURCE_NOT_FOUND', code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
   {
     type: 'THROTTLED',
     code: 'THROTTLED',
     message: 'Too many requests; slow down and retry.',
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    headers: RETRY_AFTER,
   },
-  {
-    type: 'QUOTA_EXCEEDED',
-    code: 'THROTTLED',
-    message: 'The request quota is exhausted; retry later.',
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  },
+  // A quota lasts for its period: no Retry-After a client could trust.
+  { type: 'QUOTA_EXCEEDED', code: 'THROTTLED', message: 'The request quota is exhausted; retry in the next period.' },
   { type: 'BAD_REQUEST_BODY', code: 'VALIDATION_FAILED', message: 'The request body is invalid.' },
   { type: 'BAD_REQUEST_PARAMETERS', code: 'VALIDATION_FAILED', message: 'The request parameters are invalid.' },
-  { type: 'REQUEST_TOO_LARGE', code: 'PAYLOAD_TOO_LARGE', message: 'The request is too large.' },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'The request is too large: at most 10,240 bytes of header values and a 10 MB body.',
+  },
   {
     type: 'UNSUPPORTED_MEDIA_TYPE',
     code: 'UNSUPPORTED_MEDIA_TYPE',
     message: 'The request media type is not supported.',
   },
+  // A TOKEN authorizer that throws anything but `Unauthorized` (here: the keys table unreadable) is this type.
+  {
+    type: 'AUTHORIZER_CONFIGURATION_ERROR',
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The API key could not be checked right now; retry shortly. Request id: {requestId}.',
+    headers: RETRY_AFTER,
+  },
   {
     type: 'AUTHORIZER_FAILURE',
     code: 'SERVICE_UNAVAILABLE',
     message: 'The API key could not be checked right now; retry shortly. Request id: {requestId}.',
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    headers: RETRY_AFTER,
   },
-  {
-    type: 'AUTHORIZER_CONFIGURATION_ERROR',
-    code: 'INTERNAL',
-    message: 'An internal error occurred. Request id: {requestId}.',
-  },
-  { type: 'INTEGRATION_TIMEOUT', code: 'GATEWAY_TIMEOUT', message: 'The request timed out. Request id: {requestId}.' },
+  // The function could not be invoked or failed to answer (crash, Lambda throttling, a request or response over
+  // Lambda's 6 MB invoke payload limit).
   {
     type: 'INTEGRATION_FAILURE',
     code: 'SERVICE_UNAVAILABLE',
-    message: 'The service is temporarily unavailable. Request id: {requestId}.',
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    message:
+      'The service could not process the request right now; retry shortly (requests over 6 MB are never accepted). ' +
+      'Request id: {requestId}.',
+    headers: RETRY_AFTER,
   },
-  { type: 'DEFAULT_4XX', code: 'BAD_REQUEST', message: 'The request could not be processed.' },
-  { type: 'DEFAULT_5XX', code: 'INTERNAL', message: 'An internal error occurred. Request id: {requestId}.' },
+  { type: 'INTEGRATION_TIMEOUT', code: 'GATEWAY_TIMEOUT', message: 'The request timed out. Request id: {requestId}.' },
+  {
+    type: 'API_CONFIGURATION_ERROR',
+    code: 'INTERNAL',
+    message: 'An internal error occurred. Request id: {requestId}.',
+  },
+  {
+    type: 'DEFAULT_4XX',
+    code: 'BAD_REQUEST',
+    message: 'The request was refused by the API gateway ({responseType}). Request id: {requestId}.',
+  },
+  {
+    type: 'DEFAULT_5XX',
+    code: 'INTERNAL',
+    message: 'An internal error occurred in the API gateway ({responseType}). Request id: {requestId}.',
+  },
 ];
 
-/** Looks up the spec for a response type; every type used by the local gateway exists. */
-export function gatewayResponse(type: string): GatewayResponseSpec & { status: number } {
+/** A spec with its status and, for the fallbacks, no status: the stack then keeps API Gateway's own. */
+export interface ResolvedGatewayResponse extends GatewayResponseSpec {
+  /** The status the body claims and the local gateway sends. */
+  status: number;
+  /** The status the stack installs; undefined for the fallbacks. */
+  installedStatus: number | undefined;
+}
+
+/** Looks up the spec for a response type; every type has one. */
+export function gatewayResponse(type: GatewayResponseType): ResolvedGatewayResponse {
   const spec = GATEWAY_RESPONSES.find((candidate) => candidate.type === type);
   if (!spec) throw new Error(`No gateway response for ${type}`);
-  return { ...spec, status: ERROR_CODES[spec.code] };
+  const status = ERROR_CODES[spec.code];
+  return { ...spec, status, installedStatus: FALLBACK_TYPES.includes(type) ? undefined : status };
+}
+
+/**
+ * The headers of a gateway response: the ones every response carries, the type's own, and the allowed origin when
+ * exactly one is configured (a gateway response cannot echo one of several origins).
+ */
+export function gatewayResponseHeaders(
+  spec: GatewayResponseSpec,
+  corsOrigins: readonly string[],
+): Record<string, string> {
+  const cors: Record<string, string> =
+    corsOrigins.length === 1 ? { 'Access-Control-Allow-Origin': corsOrigins[0] as string } : {};
+  return { ...COMMON_HEADERS, ...cors, ...spec.headers };
+}
+
+const PLACEHOLDERS: Readonly<Record<string, string>> = {
+  '{requestId}': '$context.requestId',
+  '{responseType}': '$context.error.responseType',
+  '{method}': '$context.httpMethod',
+};
+
+/** The Error body as a mapping template, with the placeholders of `message` as `$context` variables. */
+export function errorTemplate(code: ErrorCode, message: string): string {
+  let template = JSON.stringify({ code, message, status: ERROR_CODES[code] });
+  for (const [placeholder, variable] of Object.entries(PLACEHOLDERS)) {
+    template = template.replaceAll(placeholder, variable);
+  }
+  return template;
+}
+
+/**
+ * The `$context` variables a gateway response template may use: the data-transformation variables of "Variables for
+ * data transformations for API Gateway"
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html).
+ * `status`, `responseLength` and the latencies are access-logging only.
+ */
+export const TEMPLATE_CONTEXT_VARIABLES = [
+  'accountId',
+  'apiId',
+  'authorizer.principalId',
+  'awsEndpointRequestId',
+  'deploymentId',
+  'domainName',
+  'domainPrefix',
+  'error.message',
+  'error.messageString',
+  'error.responseType',
+  'error.validationErrorString',
+  'extendedRequestId',
+  'httpMethod',
+  'identity.sourceIp',
+  'identity.userAgent',
+  'path',
+  'protocol',
+  'requestId',
+  'requestTime',
+  'requestTimeEpoch',
+  'resourceId',
+  'resourcePath',
+  'stage',
+] as const;
+
+export type TemplateContext = Partial<Record<(typeof TEMPLATE_CONTEXT_VARIABLES)[number], string>>;
+
+/**
+ * Renders a gateway response (or mock integration) template the way API Gateway substitutes it: every
+ * `$context.<name>` is replaced by its value (an unset variable by the empty string). Throws on a variable a
+ * gateway response template cannot use, so a template that relies on one fails its tests instead of a stage.
+ */
+export function renderTemplate(template: string, context: TemplateContext): string {
+  const allowed = new Set<string>(TEMPLATE_CONTEXT_VARIABLES);
+  return template.replace(/\$context\.([A-Za-z]+(?:\.[A-Za-z]+)*)/g, (_match, name: string) => {
+    if (!allowed.has(name)) throw new Error(`$context.${name} is not available in a gateway response template`);
+    return context[name as keyof TemplateContext] ?? '';
+  });
+}
+
+/**
+ * The API Gateway resources the stack creates: one per route path and per prefix of one, plus `/`. Paths the
+ * resources do not cover fall to the root `{proxy+}` resource.
+ */
+export function apiResourcePaths(): string[] {
+  const paths = new Set<string>(['/']);
+  for (const route of ROUTES) {
+    const segments = route.path.split('/').filter(Boolean);
+    for (let i = 1; i <= segments.length; i++) paths.add(`/${segments.slice(0, i).join('/')}`);
+  }
+  return [...paths];
+}
+
+/** The resource of the root greedy path variable that answers every other path with 404. */
+export const CATCH_ALL_RESOURCE = '/{proxy+}';
+
+/** The message of a 405, with `{method}` for the method used. */
+export function methodNotAllowedMessage(path: string, allow: string): string {
+  return `{method} is not allowed on ${path}; allowed: ${allow}.`;
+}
+
+/**
+ * The CORS preflight the stack's `defaultCorsPreflightOptions` installs on every resource when origins are
+ * configured: an unauthenticated OPTIONS method with a MOCK integration.
+ */
+export const CORS_PREFLIGHT = {
+  allowMethods: [...new Set(ROUTES.map((route) => route.method)), 'OPTIONS'],
+  allowHeaders: ['Authorization', 'Content-Type'],
+  maxAgeSeconds: 3600,
+  status: 204,
+} as const;
+
+/**
+ * The headers of that preflight answer, as aws-cdk-lib's `Resource.addCorsPreflight` builds them: the first allowed
+ * origin, or the request's `Origin` when it is one of the others (its response template overrides the header).
+ */
+export function corsPreflightHeaders(
+  corsOrigins: readonly string[],
+  requestOrigin: string | undefined,
+): Record<string, string> {
+  const [first] = corsOrigins;
+  if (first === undefined) throw new Error('A CORS preflight needs at least one allowed origin');
+  const others = corsOrigins.slice(1);
+  const origin = requestOrigin !== undefined && others.includes(requestOrigin) ? requestOrigin : first;
+  return {
+    'Access-Control-Allow-Headers': CORS_PREFLIGHT.allowHeaders.join(','),
+    'Access-Control-Allow-Origin': origin,
+    ...(first === '*' ? {} : { Vary: 'Origin' }),
+    'Access-Control-Allow-Methods': CORS_PREFLIGHT.allowMethods.join(','),
+    'Access-Control-Max-Age': String(CORS_PREFLIGHT.maxAgeSeconds),
+  };
 }

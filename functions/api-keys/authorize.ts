@@ -31,7 +31,8 @@ function splitOnce(value: string, separator: string): [string, string] {
  * Decides a TOKEN authorizer request: the key is looked up by its SHA-256 hash, never compared or stored in clear.
  *
  * @throws UnauthorizedError for a missing, malformed, unknown or revoked key.
- * @throws StorageUnavailableError when the keys table cannot be read (API Gateway then answers AUTHORIZER_FAILURE).
+ * @throws StorageUnavailableError when the keys table cannot be read (API Gateway then answers
+ *   AUTHORIZER_CONFIGURATION_ERROR, 503).
  */
 export async function authorize(
   keys: ApiKeyRepository,

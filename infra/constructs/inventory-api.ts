@@ -23,10 +23,17 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { ERROR_CODES, type ErrorCode } from '../../functions/http/error-codes';
 import { COMMON_HEADERS } from '../../functions/http/responses';
 import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
-import { GATEWAY_RESPONSES, gatewayResponse } from '../gateway-responses';
+import {
+  apiResourcePaths,
+  CATCH_ALL_RESOURCE,
+  errorTemplate,
+  GATEWAY_RESPONSES,
+  gatewayResponse,
+  gatewayResponseHeaders,
+  methodNotAllowedMessage,
+} from '../gateway-responses';
 import type { CustomDomainConfig } from '../stage-config';
 
 /** Properties of an {@link InventoryApi}. */
@@ -79,10 +86,8 @@ function literal(value: string): string {
   return `'${value}'`;
 }
 
-/** The Error body as a mapping template: `{requestId}` becomes the request id. */
-export function errorTemplate(code: ErrorCode, message: string): string {
-  return JSON.stringify({ code, message, status: ERROR_CODES[code] }).replaceAll('{requestId}', '$context.requestId');
-}
+/** The Error body as a mapping template (its home is infra/gateway-responses.ts). */
+export { errorTemplate };
 
 /**
  * The REST API of one stage: its deployment stage is `v1`, its routes come from ROUTES, and every method, including
@@ -180,29 +185,19 @@ export class InventoryApi extends Construct {
   private addFallbackMethods(): void {
     const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
     const routePaths = new Set(ROUTES.map((route) => route.path));
-    const resourcePaths = new Set<string>(['/']);
-    for (const path of routePaths) {
-      const segments = path.split('/').filter(Boolean);
-      for (let i = 1; i <= segments.length; i++) resourcePaths.add(`/${segments.slice(0, i).join('/')}`);
-    }
-    for (const path of resourcePaths) {
+    for (const path of apiResourcePaths()) {
       const resource = this.api.root.resourceForPath(path);
       if (routePaths.has(path)) {
         const allow = allowedMethods(path).join(', ');
-        addMockMethod(
-          resource,
-          405,
-          errorTemplate('METHOD_NOT_ALLOWED', `{method} is not allowed on ${path}; allowed: ${allow}.`),
-          {
-            Allow: allow,
-          },
-        );
+        addMockMethod(resource, 405, errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow)), {
+          Allow: allow,
+        });
       } else {
         addMockMethod(resource, notFound.status, errorTemplate(notFound.code, notFound.message));
       }
     }
     addMockMethod(
-      this.api.root.addResource('{proxy+}'),
+      this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)),
       notFound.status,
       errorTemplate(notFound.code, notFound.message),
     );
@@ -226,17 +221,17 @@ export class InventoryApi extends Construct {
     });
   }
 
-  /** API Gateway's own answers in the Error body, with the same headers as every other response. */
+  /**
+   * API Gateway's own answers in the Error body, one response per type with its status; the two fallbacks without
+   * one, so that API Gateway keeps its own status for whatever reaches them.
+   */
   private addGatewayResponses(corsOrigins: readonly string[]): void {
-    // A gateway response cannot echo one of several origins, so only a single allowed origin is sent here.
-    const corsHeaders: Record<string, string> =
-      corsOrigins.length === 1 ? { 'Access-Control-Allow-Origin': corsOrigins[0] as string } : {};
     for (const spec of GATEWAY_RESPONSES) {
-      const { status } = gatewayResponse(spec.type);
-      const headers = { ...COMMON_HEADERS, ...corsHeaders, ...spec.headers };
+      const { installedStatus } = gatewayResponse(spec.type);
+      const headers = gatewayResponseHeaders(spec, corsOrigins);
       this.api.addGatewayResponse(toConstructId(spec.type), {
         type: ResponseType.of(spec.type),
-        statusCode: String(status),
+        ...(installedStatus === undefined ? {} : { statusCode: String(installedStatus) }),
         responseHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, literal(value)])),
         templates: { 'application/json': errorTemplate(spec.code, spec.message) },
       });
@@ -288,7 +283,7 @@ function addMockMethod(
           responseParameters: Object.fromEntries(
             Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
           ),
-          responseTemplates: { 'application/json': template.replaceAll('{method}', '$context.httpMethod') },
+          responseTemplates: { 'application/json': template },
         },
       ],
     }),

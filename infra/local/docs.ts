@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { errorBody } from '../../functions/http/responses';
+import { API_STAGE_NAME } from '../../functions/routes';
 
 /** Where the docs are served. */
 export const DOCS_PATH = '/docs';
@@ -115,10 +116,15 @@ function swaggerUiDistDir(): string {
   }
 }
 
+/** A Host header this page may put into a URL: a name or IPv4/IPv6 literal, with an optional port. */
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /**
  * The contract as the docs page loads it (`/docs/openapi-local.yaml`; `/docs/openapi.yaml` is the file as it is):
- * the local server first, with the port this gateway listens on, so
- * "Try it out" calls this gateway. Everything else is the file as it is.
+ * the local server first, at the very origin the page was opened with (`localhost:3000`, `127.0.0.1:3000`, ...),
+ * so that "Try it out" calls this gateway and the page's `connect-src 'self'` lets it. Without a usable Host it is
+ * the relative `/v1`, which Swagger UI resolves against the page. Everything else is the file as it is.
  */
 export function localizeContract(text: string, host: string | undefined): string {
   const doc = parseDocument(text);
@@ -129,9 +135,10 @@ export function localizeContract(text: string, host: string | undefined): string
   );
   if (index < 0) return text;
   servers.items.unshift(...servers.items.splice(index, 1));
-  const port = /:(\d+)$/.exec(host ?? '')?.[1];
-  if (port && doc.hasIn(['servers', 0, 'variables', 'port', 'default'])) {
-    doc.setIn(['servers', 0, 'variables', 'port', 'default'], port);
+  const local = servers.items[0];
+  if (isMap(local)) {
+    local.set('url', host !== undefined && HOST.test(host) ? `http://${host}/${API_STAGE_NAME}` : `/${API_STAGE_NAME}`);
+    local.delete('variables');
   }
   return doc.toString({ lineWidth: 0 });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,16 +11,40 @@ import type {
   Context,
 } from 'aws-lambda';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { COMMON_HEADERS, errorBody } from '../../functions/http/responses';
+import { parseAllowedOrigins } from '../../functions/http/cors';
+import { COMMON_HEADERS } from '../../functions/http/responses';
 import { API_STAGE_NAME, AUTHORIZER_HANDLER, allowedMethods, ROUTES, type Route } from '../../functions/routes';
-import { gatewayResponse } from '../gateway-responses';
+import {
+  apiGatewayProxyEvent,
+  LOCAL_ACCOUNT,
+  LOCAL_API_ID,
+  LOCAL_REGION,
+  lambdaContext,
+  tokenAuthorizerEvent,
+} from '../../tooling/lambda-events';
+import {
+  apiResourcePaths,
+  CATCH_ALL_RESOURCE,
+  CORS_PREFLIGHT,
+  corsPreflightHeaders,
+  errorTemplate,
+  type GatewayResponseType,
+  gatewayResponse,
+  gatewayResponseHeaders,
+  methodNotAllowedMessage,
+  renderTemplate,
+} from '../gateway-responses';
 import { policyAllows } from './policy';
+import { createThrottle, type ThrottleSettings } from './throttle';
 
-/** API Gateway's own payload limit (10 MB); the update handler enforces its much smaller one itself. */
+/** API Gateway's payload limit for a REST API ("Amazon API Gateway quotas"). */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-const LOCAL_ACCOUNT = '123456789012';
-const LOCAL_REGION = 'us-east-1';
-const LOCAL_API_ID = 'local';
+/** API Gateway's limit on the total size of all header values of a REST API request ("Amazon API Gateway quotas"). */
+export const GATEWAY_MAX_HEADER_VALUE_BYTES = 10_240;
+/** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"). */
+export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** Node's parser limit on the whole header section, kept above API Gateway's so that the gateway's check decides. */
+const NODE_MAX_HEADER_BYTES = 64 * 1024;
 const HANDLERS_DIR = join(import.meta.dirname, '..', '..', 'functions', 'handlers');
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
@@ -29,6 +53,18 @@ type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 export interface LocalGatewayOptions {
   /** Seconds an authorizer result is reused for the same token, as the stage's authorizer cache. @default 300 */
   authorizerCacheTtlSeconds?: number;
+  /**
+   * The stage's throttling (rate and burst per method); `npm start` passes staging's.
+   * @default off: tests, load tests and the bench are never throttled unless they ask
+   */
+  throttling?: ThrottleSettings;
+  /** The throttling's clock in milliseconds; tests may freeze it. @default performance.now */
+  clock?: () => number;
+  /**
+   * Browser origins allowed by CORS: with any, OPTIONS is answered as the stage's unauthenticated preflight.
+   * @default the CORS_ALLOWED_ORIGINS environment variable, as the functions read it
+   */
+  corsOrigins?: readonly string[];
   /** Receives one line per request: method, path, status, milliseconds. @default console.log */
   log?: (line: string) => void;
   /** Answers requests outside `/v1` (the docs page); returns false to fall through to 404. */
@@ -59,12 +95,13 @@ interface GatewayAnswer {
   body: string;
 }
 
-function gatewayAnswer(type: string, requestId: string, extraHeaders: Record<string, string> = {}): GatewayAnswer {
+/** Renders the stage's gateway response template of `type` for one request, as API Gateway would. */
+function gatewayAnswer(type: GatewayResponseType, requestId: string, corsOrigins: readonly string[]): GatewayAnswer {
   const spec = gatewayResponse(type);
   return {
     statusCode: spec.status,
-    headers: { ...COMMON_HEADERS, ...spec.headers, ...extraHeaders },
-    body: errorBody(spec.code, spec.message.replaceAll('{requestId}', requestId)),
+    headers: gatewayResponseHeaders(spec, corsOrigins),
+    body: renderTemplate(errorTemplate(spec.code, spec.message), { requestId, 'error.responseType': type }),
   };
 }
 
@@ -94,22 +131,13 @@ function safeDecode(segment: string): string {
   }
 }
 
-function lambdaContext(functionName: string, requestId: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+const RESOURCE_PATHS = apiResourcePaths();
+
+/** The API Gateway resource a stage path (after `/v1`) resolves to: a route's, one of their prefixes, or the catch-all. */
+export function resourceOf(stagePath: string): string {
+  if (stagePath === '/') return '/';
+  const rawSegments = stagePath.split('/').slice(1);
+  return RESOURCE_PATHS.find((path) => path !== '/' && matchPath(path, rawSegments)) ?? CATCH_ALL_RESOURCE;
 }
 
 const loadedHandlers = new Map<string, Promise<LambdaHandler<unknown, unknown>>>();
@@ -127,26 +155,47 @@ export function importHandler(name: string): Promise<LambdaHandler<unknown, unkn
   return loading;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  return new Promise((resolveBody, reject) => {
+/** Reads the whole body; past API Gateway's limit it is drained and dropped. 'aborted' if the client went away. */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'aborted'> {
+  return new Promise((resolveBody) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
+    let settled = false;
+    const settle = (outcome: Buffer | 'too-large' | 'aborted') => {
+      if (settled) return;
+      settled = true;
+      resolveBody(outcome);
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > GATEWAY_MAX_PAYLOAD_BYTES) tooLarge = true;
-      else chunks.push(chunk);
+      if (size <= GATEWAY_MAX_PAYLOAD_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolveBody(tooLarge ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => settle(size > GATEWAY_MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', () => settle('aborted'));
+    req.on('close', () => settle('aborted'));
   });
 }
 
+/** Header and query names are client input: they live in objects without a prototype, so `constructor` is a name. */
+function emptyRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 function singleValueHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = emptyRecord<string>();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    headers[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string; // API Gateway keeps the last value.
+  }
+  return headers;
+}
+
+function multiValueHeaders(req: IncomingMessage): Record<string, string[]> {
+  const headers = emptyRecord<string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
-    headers[name] = req.rawHeaders[i + 1] as string; // API Gateway keeps the last value of a repeated header.
+    const values = headers[name] ?? [];
+    values.push(req.rawHeaders[i + 1] as string);
+    headers[name] = values;
   }
   return headers;
 }
@@ -159,24 +208,52 @@ function lastHeaderValue(req: IncomingMessage, lowerCaseName: string): string | 
   return value;
 }
 
-function multiValueHeaders(req: IncomingMessage): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    headers[name] = [...(headers[name] ?? []), req.rawHeaders[i + 1] as string];
-  }
-  return headers;
+function headerValueBytes(req: IncomingMessage): number {
+  let bytes = 0;
+  for (let i = 1; i < req.rawHeaders.length; i += 2) bytes += Buffer.byteLength(req.rawHeaders[i] as string);
+  return bytes;
 }
 
-function queryParameters(url: URL): { single: Record<string, string> | null; multi: Record<string, string[]> | null } {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) {
+function queryParameters(rawQuery: string): {
+  single: Record<string, string> | null;
+  multi: Record<string, string[]> | null;
+} {
+  const single = emptyRecord<string>();
+  const multi = emptyRecord<string[]>();
+  let any = false;
+  for (const [key, value] of new URLSearchParams(rawQuery)) {
+    any = true;
     single[key] = value;
-    multi[key] = [...(multi[key] ?? []), value];
+    const values = multi[key] ?? [];
+    values.push(value);
+    multi[key] = values;
   }
-  return Object.keys(single).length === 0 ? { single: null, multi: null } : { single, multi };
+  return any ? { single, multi } : { single: null, multi: null };
 }
+
+/**
+ * What Lambda hands over: the value serialized to JSON and parsed again in the function's runtime, with its size.
+ * Undefined when it cannot be serialized.
+ */
+function throughLambda<T>(value: T): { value: T; bytes: number } | undefined {
+  const json = JSON.stringify(value) as string | undefined;
+  if (json === undefined) return undefined;
+  return { value: JSON.parse(json) as T, bytes: Buffer.byteLength(json) };
+}
+
+function isProxyResult(result: unknown): result is APIGatewayProxyResult {
+  if (result === null || typeof result !== 'object') return false;
+  const { statusCode, body } = result as { statusCode?: unknown; body?: unknown };
+  return (
+    Number.isInteger(statusCode) &&
+    (statusCode as number) >= 100 &&
+    (statusCode as number) <= 599 &&
+    (body === undefined || body === null || typeof body === 'string')
+  );
+}
+
+/** Above this body length the serialized result is measured against Lambda's response limit. */
+const RESPONSE_SIZE_CHECK_FROM = 1024 * 1024;
 
 /**
  * Starts the local gateway: it answers `http://127.0.0.1:PORT/v1` the way the deployed API Gateway stage does,
@@ -186,52 +263,58 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   const ttlMs = (options.authorizerCacheTtlSeconds ?? 300) * 1000;
   const log = options.log ?? ((line: string) => console.log(line));
   const load = options.loadHandler ?? importHandler;
+  const corsOrigins = options.corsOrigins ?? parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
+  const allowRequest = createThrottle(options.throttling, options.clock);
   const authorizerCache = new Map<string, CachedDecision>();
   const validation = new RegExp(BEARER_VALIDATION_REGEX);
+  const answer = (type: GatewayResponseType, requestId: string) => gatewayAnswer(type, requestId, corsOrigins);
 
   async function authorizeRequest(
     authorization: string | undefined,
     methodArn: string,
     requestId: string,
   ): Promise<GatewayAnswer | APIGatewayAuthorizerResult> {
-    if (authorization === undefined || !validation.test(authorization)) return gatewayAnswer('UNAUTHORIZED', requestId);
+    if (authorization === undefined || !validation.test(authorization)) return answer('UNAUTHORIZED', requestId);
     const cached = authorizerCache.get(authorization);
     let result: APIGatewayAuthorizerResult;
     if (cached && cached.expiresAt > Date.now()) {
       result = cached.result;
     } else {
-      const event: APIGatewayTokenAuthorizerEvent = { type: 'TOKEN', authorizationToken: authorization, methodArn };
+      const event = tokenAuthorizerEvent(authorization, methodArn);
+      let returned: unknown;
       try {
-        const authorizer = (await load(AUTHORIZER_HANDLER)) as LambdaHandler<
-          APIGatewayTokenAuthorizerEvent,
-          APIGatewayAuthorizerResult
-        >;
-        result = await authorizer(event, lambdaContext('authorizer', randomUUID(), 10_000));
+        const authorizer = (await load(AUTHORIZER_HANDLER)) as LambdaHandler<APIGatewayTokenAuthorizerEvent, unknown>;
+        returned = await authorizer(
+          event,
+          lambdaContext({ functionName: 'authorizer', requestId: randomUUID(), timeoutMs: 10_000 }),
+        );
       } catch (error) {
-        if (error instanceof Error && error.message === 'Unauthorized') return gatewayAnswer('UNAUTHORIZED', requestId);
-        return gatewayAnswer('AUTHORIZER_FAILURE', requestId);
+        if (error instanceof Error && error.message === 'Unauthorized') return answer('UNAUTHORIZED', requestId);
+        // Any other error from a TOKEN authorizer is a 500 AuthorizerConfigurationException on a stage.
+        return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
       }
-      if (!result?.policyDocument || typeof result.principalId !== 'string') {
-        return gatewayAnswer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
+      const received = throughLambda(returned)?.value as APIGatewayAuthorizerResult | undefined;
+      if (!received?.policyDocument || typeof received.principalId !== 'string') {
+        return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
       }
+      result = received;
       if (ttlMs > 0) authorizerCache.set(authorization, { result, expiresAt: Date.now() + ttlMs });
     }
-    return policyAllows(result, methodArn) ? result : gatewayAnswer('ACCESS_DENIED', requestId);
+    return policyAllows(result, methodArn) ? result : answer('ACCESS_DENIED', requestId);
   }
 
   async function invokeRoute(
     route: Route,
     req: IncomingMessage,
-    url: URL,
+    rawQuery: string,
     body: Buffer,
     pathParameters: Record<string, string>,
     auth: APIGatewayAuthorizerResult,
     requestId: string,
     stagePath: string,
   ): Promise<GatewayAnswer | APIGatewayProxyResult> {
-    const query = queryParameters(url);
-    const now = Date.now();
-    const event: APIGatewayProxyEvent = {
+    const query = queryParameters(rawQuery);
+    const event = apiGatewayProxyEvent({
       resource: route.path,
       path: stagePath,
       httpMethod: route.method,
@@ -240,121 +323,170 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       queryStringParameters: query.single,
       multiValueQueryStringParameters: query.multi,
       pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
-      stageVariables: null,
       body: body.length > 0 ? body.toString('utf8') : null,
-      isBase64Encoded: false,
       requestContext: {
-        accountId: LOCAL_ACCOUNT,
-        apiId: LOCAL_API_ID,
         authorizer: { principalId: auth.principalId, ...auth.context, integrationLatency: 0 },
         protocol: `HTTP/${req.httpVersion}`,
-        httpMethod: route.method,
         identity: {
           sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
           userAgent: req.headers['user-agent'] ?? null,
         } as APIGatewayProxyEvent['requestContext']['identity'],
-        path: `/${API_STAGE_NAME}${stagePath}`,
-        stage: API_STAGE_NAME,
         requestId,
-        requestTimeEpoch: now,
         resourceId: route.operationId,
-        resourcePath: route.path,
       },
-    };
+    });
+    // Lambda refuses an invocation whose event is over its payload limit; API Gateway reports the integration failed.
+    const delivered = throughLambda(event) as { value: APIGatewayProxyEvent; bytes: number };
+    if (delivered.bytes > LAMBDA_MAX_PAYLOAD_BYTES) return answer('INTEGRATION_FAILURE', requestId);
+    let result: unknown;
     try {
-      const handler = (await load(route.handler)) as LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
-      const result = await handler(event, lambdaContext(route.operationId, randomUUID(), 29_000));
-      if (!result || typeof result.statusCode !== 'number') return gatewayAnswer('DEFAULT_5XX', requestId);
-      return result;
+      const handler = (await load(route.handler)) as LambdaHandler<APIGatewayProxyEvent, unknown>;
+      result = await handler(
+        delivered.value,
+        lambdaContext({ functionName: route.operationId, requestId: randomUUID(), timeoutMs: 29_000 }),
+      );
     } catch {
-      // A function that throws is a Lambda error: API Gateway answers 502, which the stage maps to DEFAULT_5XX.
-      return gatewayAnswer('DEFAULT_5XX', requestId);
+      // A function that throws is a Lambda function error: the integration failed.
+      return answer('INTEGRATION_FAILURE', requestId);
     }
+    if (!isProxyResult(result)) return answer('API_CONFIGURATION_ERROR', requestId);
+    // Lambda carries the result back serialized: over its payload limit the integration fails.
+    if ((result.body?.length ?? 0) > RESPONSE_SIZE_CHECK_FROM) {
+      if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_MAX_PAYLOAD_BYTES) {
+        return answer('INTEGRATION_FAILURE', requestId);
+      }
+    }
+    return result;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    const requestId = randomUUID();
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
-    const send = (answer: GatewayAnswer | APIGatewayProxyResult): number => {
-      const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
-      for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name] = String(value);
-      for (const [name, values] of Object.entries(('multiValueHeaders' in answer && answer.multiValueHeaders) || {})) {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<number | 'aborted'> {
+    // Every answer carries the request id, the docs page's included.
+    res.setHeader('x-amzn-RequestId', requestId);
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
+    const rawQuery = queryAt < 0 ? '' : target.slice(queryAt + 1);
+    const send = (reply: GatewayAnswer | APIGatewayProxyResult): number => {
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name] = String(value);
+      for (const [name, values] of Object.entries(('multiValueHeaders' in reply && reply.multiValueHeaders) || {})) {
         headers[name] = values.map(String);
       }
       const payload =
-        'isBase64Encoded' in answer && answer.isBase64Encoded
-          ? Buffer.from(answer.body, 'base64')
-          : Buffer.from(answer.body ?? '', 'utf8');
+        'isBase64Encoded' in reply && reply.isBase64Encoded
+          ? Buffer.from(reply.body, 'base64')
+          : Buffer.from(reply.body ?? '', 'utf8');
       headers['Content-Length'] = String(payload.length);
-      res.writeHead(answer.statusCode, headers);
+      res.writeHead(reply.statusCode, headers);
       res.end(req.method === 'HEAD' ? undefined : payload);
-      return answer.statusCode;
+      return reply.statusCode;
     };
+    const refuse = (type: GatewayResponseType): number => {
+      req.resume();
+      return send(answer(type, requestId));
+    };
+
+    // HTTP/1.1 requires Host (RFC 9112); Node's own check would answer without the Error body, so it is made here.
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+      return refuse('DEFAULT_4XX');
+    }
+    if (headerValueBytes(req) > GATEWAY_MAX_HEADER_VALUE_BYTES) return refuse('REQUEST_TOO_LARGE');
 
     const stagePrefix = `/${API_STAGE_NAME}`;
     if (rawPath !== stagePrefix && !rawPath.startsWith(`${stagePrefix}/`)) {
       if (options.serveExtra && (await options.serveExtra(req, res))) return res.statusCode;
-      req.resume();
-      return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId));
+      return refuse('MISSING_AUTHENTICATION_TOKEN');
     }
-    const body = await readBody(req);
-    if (body === 'too-large') return send(gatewayAnswer('REQUEST_TOO_LARGE', requestId));
-
     const stagePath = rawPath.slice(stagePrefix.length) || '/';
     const rawSegments = stagePath.split('/').slice(1);
     const method = req.method ?? 'GET';
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${API_STAGE_NAME}/${method}${stagePath}`;
+    const matches = ROUTES.map((route) => ({ route, params: matchPath(route.path, rawSegments) })).filter(
+      (m) => m.params,
+    );
+    const match = matches.find((m) => m.route.method === method);
+    const resource = resourceOf(stagePath);
+    const preflight = method === 'OPTIONS' && corsOrigins.length > 0;
+    const apiMethod = `${match ? method : preflight ? 'OPTIONS' : 'ANY'} ${resource}`;
+    if (allowRequest && !allowRequest(apiMethod)) return refuse('THROTTLED');
+    if (preflight) {
+      // The stage's preflight is a MOCK method without authorizer: no key, no function.
+      req.resume();
+      res.writeHead(CORS_PREFLIGHT.status, corsPreflightHeaders(corsOrigins, lastHeaderValue(req, 'origin')));
+      res.end();
+      return CORS_PREFLIGHT.status;
+    }
 
+    const body = await readBody(req);
+    if (body === 'aborted') return 'aborted';
+    if (body === 'too-large') return send(answer('REQUEST_TOO_LARGE', requestId));
+
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${API_STAGE_NAME}/${method}${stagePath}`;
     // Every path under /v1 is behind the authorizer (the stage has an authorized catch-all), so 401 comes first.
     // The TOKEN identity source is the Authorization header whatever its case; of repeated ones, the last.
     const auth = await authorizeRequest(lastHeaderValue(req, 'authorization'), methodArn, requestId);
     if ('statusCode' in auth) return send(auth);
 
-    const matches = ROUTES.map((route) => ({ route, params: matchPath(route.path, rawSegments) })).filter(
-      (m) => m.params,
-    );
-    const match = matches.find((m) => m.route.method === method);
-    if (match?.params)
-      return send(await invokeRoute(match.route, req, url, body, match.params, auth, requestId, stagePath));
+    if (match?.params) {
+      return send(await invokeRoute(match.route, req, rawQuery, body, match.params, auth, requestId, stagePath));
+    }
     const first = matches[0];
     if (first) {
       const allow = allowedMethods(first.route.path).join(', ');
       return send({
         statusCode: 405,
         headers: { ...COMMON_HEADERS, Allow: allow },
-        body: errorBody('METHOD_NOT_ALLOWED', `${method} is not allowed on ${first.route.path}; allowed: ${allow}.`),
+        body: renderTemplate(errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(first.route.path, allow)), {
+          httpMethod: method,
+        }),
       });
     }
-    return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId));
+    return send(answer('MISSING_AUTHENTICATION_TOKEN', requestId));
   }
 
-  const server = createServer((req, res) => {
-    const started = process.hrtime.bigint();
-    handle(req, res)
-      .catch(() => {
-        if (!res.headersSent) {
-          res.writeHead(500, { ...COMMON_HEADERS });
-          res.end(errorBody('INTERNAL', 'An internal error occurred in the local gateway.'));
-        }
-        return 500;
-      })
-      .then((status) => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log(`${req.method} ${req.url} ${status} ${ms.toFixed(1)}ms`);
-      });
-  });
-  // Requests Node's HTTP parser refuses (malformed framing, oversized headers) still get the Error body, as
-  // API Gateway's DEFAULT_4XX response would give them.
+  const server = createServer(
+    // API Gateway's header limit is checked by the gateway itself, and a missing Host answered with the Error body.
+    { maxHeaderSize: NODE_MAX_HEADER_BYTES, requireHostHeader: false },
+    (req, res) => {
+      const started = process.hrtime.bigint();
+      const requestId = randomUUID();
+      handle(req, res, requestId)
+        .catch(() => {
+          // A defect of this emulator, never the answer to client input (the fuzz tests hold it to that).
+          if (!res.headersSent) {
+            const reply = answer('API_CONFIGURATION_ERROR', requestId);
+            res.writeHead(reply.statusCode, reply.headers);
+            res.end(reply.body);
+          }
+          return 500;
+        })
+        .then((status) => {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          log(`${req.method} ${req.url} ${status === 'aborted' ? '- (client went away)' : status} ${ms.toFixed(1)}ms`);
+        });
+    },
+  );
+  // Requests Node's HTTP parser refuses (malformed framing, a header section past its limit) get the Error body and
+  // a request id, as API Gateway's DEFAULT_4XX / REQUEST_TOO_LARGE responses would give them.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const answer = gatewayAnswer('DEFAULT_4XX', randomUUID());
-    const payload = Buffer.from(answer.body, 'utf8');
-    const head = Object.entries({ ...answer.headers, 'Content-Length': String(payload.length), Connection: 'close' })
+    const response = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (!socket.writable || error.code === 'ECONNRESET' || response?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const requestId = randomUUID();
+    const type: GatewayResponseType = error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : 'DEFAULT_4XX';
+    const reply = answer(type, requestId);
+    const headers = {
+      ...reply.headers,
+      'x-amzn-RequestId': requestId,
+      'Content-Length': String(Buffer.byteLength(reply.body)),
+      Connection: 'close',
+    };
+    const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)
       .join('\r\n');
-    socket.end(`HTTP/1.1 ${answer.statusCode} Bad Request\r\n${head}\r\n\r\n${answer.body}`);
-    log(`- - ${answer.statusCode} 0.0ms (${error.code ?? 'malformed request'})`);
+    socket.end(`HTTP/1.1 ${reply.statusCode} ${STATUS_CODES[reply.statusCode]}\r\n${head}\r\n\r\n${reply.body}`);
+    log(`- - ${reply.statusCode} 0.0ms (${error.code ?? 'malformed request'})`);
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolveListen, reject) => {

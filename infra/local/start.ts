@@ -7,11 +7,15 @@ import { intEnv } from '../../functions/config';
 import { registerLocalKey, seedDemoInventory, startLocalEnvironment } from '../../tooling/local-environment';
 import { createDocsHandler, DOCS_PATH } from './docs';
 import { startLocalGateway } from './gateway';
+import { throttlingFromEnv } from './throttle';
 
 async function main(): Promise<void> {
   const started = Date.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
+  // The stage config loads aws-cdk-lib: started now, it loads while DynamoDB Local starts.
+  const stageConfigLoading = import('../stage-config');
+  stageConfigLoading.catch(() => undefined);
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '..', '.local', 'dynamodb');
   const env = await startLocalEnvironment({ port: intEnv('DYNAMODB_PORT', 8000), dataDir });
   let gateway: Awaited<ReturnType<typeof startLocalGateway>> | undefined;
@@ -27,13 +31,22 @@ async function main(): Promise<void> {
     // PETSTORE_SEED=0 starts with an empty inventory (the benchmark loads its own).
     const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(env.client, env.tables.inventory);
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
+    // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
+    const throttling = throttlingFromEnv((await stageConfigLoading).stageConfig('staging').throttling);
     gateway = await startLocalGateway(intEnv('PORT', 3000), {
       authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', 300),
+      throttling,
       serveExtra: createDocsHandler(),
     });
     console.log(`DynamoDB Local: ${env.dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
     if (seeded > 0) console.log(`Seeded ${seeded} demo inventory entries.`);
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
+    console.log(
+      throttling
+        ? `Throttling: ${throttling.rateLimit} requests/s, burst ${throttling.burstLimit}, per method ` +
+            "(staging's unless PETSTORE_RATE_LIMIT / PETSTORE_BURST_LIMIT say otherwise; 0 turns it off)"
+        : 'Throttling: off',
+    );
     console.log(`API docs: ${new URL(gateway.url).origin}${DOCS_PATH}`);
     console.log(`Try: curl -H "Authorization: Bearer ${key}" ${gateway.url}/inventory`);
     console.log(`Pet Store Inventory API ready on ${gateway.url} in ${Date.now() - started} ms (Ctrl-C to stop)`);

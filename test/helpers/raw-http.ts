@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { ROUTES } from '../../functions/routes';
 import { matchPath } from '../../infra/local/gateway';
 import { assertMatchesContract } from './contract';
@@ -87,4 +88,60 @@ function checkContract(method: string, path: string, raw: RawResponse): void {
 /** Closes the pooled sockets (call in afterAll). */
 export function closeRawAgent(): void {
   agent.destroy();
+}
+
+/** An answer read off a socket, for requests no HTTP client would send. */
+export interface SocketResponse {
+  status: number;
+  /** Header names lower-cased; the last value of a repeated header. */
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Writes `request` as given onto a fresh connection (malformed framing, obs-fold, no Host, ...) and parses the one
+ * answer: status line, headers and a Content-Length body. Fails after `timeoutMs`.
+ */
+export function socketExchange(baseUrl: string, request: string | Buffer, timeoutMs = 10_000): Promise<SocketResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    let received = Buffer.alloc(0);
+    let done = false;
+    const finish = (outcome: SocketResponse | Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    const timer = setTimeout(() => finish(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
+    const tryParse = (ended: boolean) => {
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd < 0) {
+        if (ended) finish(new Error(`connection closed without an answer: ${JSON.stringify(received.toString())}`));
+        return;
+      }
+      const [statusLine = '', ...lines] = received.subarray(0, headEnd).toString('latin1').split('\r\n');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const body = received.subarray(headEnd + 4);
+      const length = Number(headers['content-length'] ?? Number.NaN);
+      if (Number.isFinite(length) ? body.length >= length : ended) {
+        finish({ status, headers, text: body.subarray(0, Number.isFinite(length) ? length : undefined).toString() });
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      tryParse(false);
+    });
+    socket.on('end', () => tryParse(true));
+    socket.on('error', (error) => (received.length > 0 ? tryParse(true) : finish(error)));
+    socket.write(request);
+  });
 }

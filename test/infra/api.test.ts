@@ -4,7 +4,7 @@ import { ERROR_CODES } from '../../functions/http/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
 import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
-import { GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses';
+import { gatewayResponse } from '../../infra/gateway-responses';
 import { functionId } from '../../infra/inventory-stack';
 import { accountStackName, STACK_OUTPUTS } from '../../infra/shared-names';
 import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
@@ -212,44 +212,6 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
         status: 405,
       });
     }
-  });
-
-  it.each(GATEWAY_RESPONSES.map((spec) => [spec.type, spec] as const))(
-    'answers API Gateway %s in the Error body with JSON, no-store and its own headers',
-    (type, spec) => {
-      const responses = Object.values(resourcesOfType(template(), 'AWS::ApiGateway::GatewayResponse')).filter(
-        (props) => props.ResponseType === type,
-      );
-      const response = only(responses);
-      const status = ERROR_CODES[spec.code];
-      expect(response.StatusCode).toBe(String(status));
-      const expectedHeaders = Object.fromEntries(
-        Object.entries({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...spec.headers }).map(
-          ([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`],
-        ),
-      );
-      expect(response.ResponseParameters).toEqual(expectedHeaders);
-      const body = (response.ResponseTemplates as Record<string, string>)['application/json'];
-      expect(renderedBody(body)).toEqual({
-        code: spec.code,
-        message: spec.message.replaceAll('{requestId}', 'req-1'),
-        status,
-      });
-    },
-  );
-
-  it('maps the spec statuses a client sees from API Gateway itself: 401 with WWW-Authenticate, 404 for unknown routes, 429', () => {
-    const byType = (type: string) =>
-      Object.values(resourcesOfType(template(), 'AWS::ApiGateway::GatewayResponse')).find(
-        (props) => props.ResponseType === type,
-      );
-    expect(byType('UNAUTHORIZED')).toMatchObject({
-      StatusCode: '401',
-      ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" },
-    });
-    expect(byType('MISSING_AUTHENTICATION_TOKEN')?.StatusCode).toBe('404');
-    expect(byType('THROTTLED')?.StatusCode).toBe('429');
-    expect(byType('DEFAULT_5XX')?.StatusCode).toBe('500');
   });
 
   it('sends no CORS headers and has no unauthenticated OPTIONS methods when no origins are configured', () => {

@@ -1,5 +1,7 @@
+import { corsPreflightHeaders } from '../../infra/gateway-responses';
 import { call, jsonHeaders } from '../helpers/http';
 import { startTestStack, type TestStack } from '../helpers/local-stack';
+import { socketExchange } from '../helpers/raw-http';
 
 describe('CORS: a stage that allows an origin, through the local gateway', () => {
   const ORIGIN = 'https://staff.example.com';
@@ -41,5 +43,31 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  // "CORS for REST APIs in API Gateway" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
+  // the stage's preflight is an OPTIONS method with a MOCK integration and no authorizer, on every resource. The local
+  // gateway reads the origins from CORS_ALLOWED_ORIGINS, as the functions do.
+  it.each(['/v1/inventory', '/v1/inventory/7', '/v1/anything/else'])(
+    'answers a preflight OPTIONS %s with 204 and the stage preflight headers, without a key',
+    async (path) => {
+      const response = await socketExchange(
+        stack.url,
+        `OPTIONS ${path} HTTP/1.1\r\nHost: h\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: PATCH\r\n` +
+          'Access-Control-Request-Headers: authorization,content-type\r\nConnection: close\r\n\r\n',
+      );
+      expect(response.status).toBe(204);
+      expect(response.text).toBe('');
+      for (const [name, value] of Object.entries(corsPreflightHeaders([ORIGIN], ORIGIN))) {
+        expect(response.headers[name.toLowerCase()]).toBe(value);
+      }
+      expect(response.headers['x-amzn-requestid']).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
+
+  it("lets the allowed origin read API Gateway's own answers too, as the stage's gateway responses carry the origin", async () => {
+    const response = await call(stack.url, 'GET', '/inventory', { headers: { Origin: ORIGIN }, route: '/inventory' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
   });
 });

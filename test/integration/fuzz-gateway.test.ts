@@ -2,10 +2,28 @@ import fc from 'fast-check';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
-import { closeRawAgent, type RawResponse, rawRequest } from '../helpers/raw-http';
+import { closeRawAgent, type RawResponse, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 
 /** How many generated requests each property sends; the note of issue 6 reports the total. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
+/** How many hand-built raw requests (malformed framing and the like) the third property sends. */
+const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 600);
+
+/** Names every JavaScript object inherits: a gateway that builds its event on plain objects trips on them. */
+const INHERITED_NAMES = [
+  'constructor',
+  'toString',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupSetter__',
+] as const;
+
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const INVENTORY: InventoryItem[] = Array.from({ length: 12 }, (_, i) => ({
   petId: i === 11 ? '9223372036854775807' : String(i + 1),
@@ -80,6 +98,30 @@ describe('Reliability: generated requests against the local gateway', () => {
     unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
     maxLength: 60,
   });
+  const inheritedName = fc.constantFrom(...INHERITED_NAMES);
+  const query = fc.option(
+    fc
+      .array(fc.tuple(fc.oneof(inheritedName, fc.string({ maxLength: 8 })), fc.string({ maxLength: 8 })), {
+        minLength: 1,
+        maxLength: 4,
+      })
+      .map((pairs) => `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`),
+    { nil: '' },
+  );
+  /** Extra headers, named like inherited members, set on an object without a prototype so `__proto__` is a name. */
+  const extraHeaders = fc
+    .array(
+      fc.tuple(
+        inheritedName,
+        printable.map((value) => value.trim() || 'x'),
+      ),
+      { maxLength: 3 },
+    )
+    .map((pairs) => {
+      const headers = Object.create(null) as Record<string, string>;
+      for (const [name, value] of pairs) headers[name] = value;
+      return headers;
+    });
   const body = fc.oneof(
     fc.integer({ min: 0, max: 2147483647 }).map((q) => `{"quantity":${q}}`),
     fc.integer().map((q) => `{"quantity":${q}}`),
@@ -127,9 +169,10 @@ describe('Reliability: generated requests against the local gateway', () => {
     auth: { header?: string; valid: boolean },
     contentType?: string,
     requestBody?: string,
+    extra: Record<string, string> = {},
   ) {
     // Act
-    const headers: Record<string, string> = {};
+    const headers = Object.assign(Object.create(null) as Record<string, string>, extra);
     if (auth.header !== undefined) headers.Authorization = auth.header;
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     const response = await rawRequest(stack.url, { method, path: requestPath, headers, body: requestBody });
@@ -137,6 +180,7 @@ describe('Reliability: generated requests against the local gateway', () => {
     // Assess
     // 501 is the documented answer of the two undefined routes; any other 5xx is a defect.
     if (response.status !== 501) expect(response.status).toBeLessThan(500);
+    expect(response.headers['x-amzn-requestid']).toMatch(REQUEST_ID);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.text).not.toMatch(STACK_TRACE_OR_SDK);
     if (requestPath.startsWith('/v1') && !auth.valid) expect(response.status).toBe(401);
@@ -161,15 +205,18 @@ describe('Reliability: generated requests against the local gateway', () => {
     { nil: undefined },
   );
 
-  it(`answers ${RUNS} generated requests (any method, path, key, media type, body) with no 5xx but the documented 501 and an Error body on every 4xx`, async () => {
+  it(`answers ${RUNS} generated requests (any method, path, query and header names, key, media type, body) with no 5xx but the documented 501, a request id, and an Error body on every 4xx`, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('GET', 'PATCH', 'POST', 'PUT', 'DELETE', 'OPTIONS'),
         path,
+        query,
         authorization(stack.key, revokedKey),
         contentType,
         fc.option(body, { nil: undefined }),
-        sendAndCheck,
+        extraHeaders,
+        (method, requestPath, search, auth, type, requestBody, extra) =>
+          sendAndCheck(method, `${requestPath}${search}`, auth, type, requestBody, extra),
       ),
       { numRuns: RUNS },
     );
@@ -197,11 +244,157 @@ describe('Reliability: generated requests against the local gateway', () => {
     );
   });
 
+  /** One hand-built request: a valid one, then a defect an HTTP client would not send. */
+  interface RawCase {
+    method: string;
+    target: string;
+    version: string;
+    headers: [string, string][];
+    body: string;
+    /** Line ending of the header lines (a bare LF is a defect). */
+    eol: string;
+  }
+
+  const rawTarget = fc.oneof(
+    path,
+    fc.constantFrom(
+      '//[',
+      '/v1/[',
+      '/v1/%',
+      '/v1/%zz',
+      '/v1/inventory/%ff',
+      '*',
+      'http://h/v1/inventory',
+      '/v1/inventory?constructor=1&__proto__=2',
+      '/v1/inventory/1?toString=&valueOf',
+      `/v1/${'a'.repeat(3000)}`,
+    ),
+  );
+  const defect = fc.constantFrom(
+    'none',
+    'no Host',
+    'two Content-Length values',
+    'obs-fold',
+    'space in a header name',
+    'NUL in a header value',
+    'bare LF',
+    'chunked and Content-Length',
+    'broken chunk',
+    'header values over 10,240 bytes',
+    'header section over 64 KiB',
+    'bad version',
+    'lower-case method',
+    'inherited header names',
+  );
+
+  function buildRaw(
+    method: string,
+    target: string,
+    auth: { header?: string },
+    requestBody: string,
+    flaw: string,
+  ): RawCase {
+    const headers: [string, string][] = [['Host', 'h']];
+    if (auth.header !== undefined) headers.push(['Authorization', auth.header]);
+    headers.push(['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(requestBody))]);
+    headers.push(['Connection', 'close']);
+    const raw: RawCase = { method, target, version: 'HTTP/1.1', headers, body: requestBody, eol: '\r\n' };
+    switch (flaw) {
+      case 'no Host':
+        raw.headers = headers.filter(([name]) => name !== 'Host');
+        break;
+      case 'two Content-Length values':
+        raw.headers.push(['Content-Length', String(Buffer.byteLength(requestBody) + 1)]);
+        break;
+      case 'obs-fold':
+        raw.headers.push(['X-Folded', 'a\r\n folded']);
+        break;
+      case 'space in a header name':
+        raw.headers.push(['X Bad', 'x']);
+        break;
+      case 'NUL in a header value':
+        raw.headers.push(['X-Nul', 'a\u0000b']);
+        break;
+      case 'bare LF':
+        raw.eol = '\n';
+        break;
+      case 'chunked and Content-Length':
+        raw.headers.push(['Transfer-Encoding', 'chunked']);
+        break;
+      case 'broken chunk':
+        raw.headers = raw.headers.filter(([name]) => name !== 'Content-Length');
+        raw.headers.push(['Transfer-Encoding', 'chunked']);
+        raw.body = 'zz\r\n';
+        break;
+      case 'header values over 10,240 bytes':
+        raw.headers.push(['X-Pad', 'p'.repeat(10_241)]);
+        break;
+      case 'header section over 64 KiB':
+        raw.headers.push(['X-Pad', 'p'.repeat(70_000)]);
+        break;
+      case 'bad version':
+        raw.version = 'HTTP/9.9';
+        break;
+      case 'lower-case method':
+        raw.method = method.toLowerCase();
+        break;
+      case 'inherited header names':
+        for (const name of INHERITED_NAMES) raw.headers.push([name, 'x']);
+        break;
+    }
+    return raw;
+  }
+
+  function serialize(raw: RawCase): string {
+    const head = [`${raw.method} ${raw.target} ${raw.version}`, ...raw.headers.map(([n, v]) => `${n}: ${v}`)];
+    return `${head.join(raw.eol)}${raw.eol}${raw.eol}${raw.body}`;
+  }
+
+  it(`answers ${RAW_RUNS} hand-built raw requests (malformed framing, inherited names, oversized headers, odd targets) with no 500, a request id and an Error body on every 4xx`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'PATCH', 'POST', 'DELETE', 'OPTIONS'),
+        rawTarget,
+        authorization(stack.key, revokedKey),
+        fc.option(body, { nil: '' }),
+        defect,
+        async (method, target, auth, requestBody, flaw) => {
+          // Act
+          const raw = buildRaw(method, target, auth, requestBody, flaw);
+          const response: SocketResponse = await socketExchange(stack.url, serialize(raw));
+          seen.requests++;
+          seen.byStatus.set(response.status, (seen.byStatus.get(response.status) ?? 0) + 1);
+          if (response.status >= 500 && response.status !== 501) seen.fiveHundreds++;
+          // Assess
+          if (response.status !== 501) expect(response.status).toBeLessThan(500);
+          expect(response.headers['x-amzn-requestid']).toMatch(REQUEST_ID);
+          expect(response.text).not.toMatch(STACK_TRACE_OR_SDK);
+          if (response.status >= 400) {
+            const error = JSON.parse(response.text) as Record<string, unknown>;
+            expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
+            expect(error.status).toBe(response.status);
+          }
+          // A defect in the header section is refused before anything else (a broken chunk may come after an answer).
+          if (!['none', 'inherited header names', 'lower-case method', 'broken chunk'].includes(flaw)) {
+            expect([400, 413]).toContain(response.status);
+          }
+          if (response.status === 200 && raw.method === 'PATCH') {
+            const updated = JSON.parse(response.text.replace(/"petId":(-?\d+)/, '"petId":"$1"')) as InventoryItem;
+            const entry = model.get(updated.petId);
+            expect(entry).toBeDefined();
+            if (entry) entry.quantity = updated.quantity;
+          }
+        },
+      ),
+      { numRuns: RAW_RUNS },
+    );
+  });
+
   it('changed the table only by the updates it confirmed, byte for byte', async () => {
     const after = await snapshotTable(stack.client, stack.tables.inventory);
     expect(after).toBe(testClientSnapshotOf([...model.values()]));
     expect(seen.fiveHundreds).toBe(0);
-    expect(seen.requests).toBe(2 * RUNS);
+    expect(seen.requests).toBe(2 * RUNS + RAW_RUNS);
   });
 
   function testClientSnapshotOf(items: InventoryItem[]): string {

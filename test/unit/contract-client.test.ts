@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
+import { parse } from 'yaml';
 import { createInventoryClient, INT64_PROPERTIES, parseExactJson, stringifyExactJson } from '../../client/index';
 import { EXACT_JSON_SCRIPT, localizeContract } from '../../infra/local/docs';
 import { loadContract, OPENAPI_PATH } from '../helpers/contract';
@@ -93,18 +94,29 @@ describe('Client: generated types and exact int64', () => {
 });
 
 describe('Docs page: local contract and exact JSON display', () => {
-  it('puts the local server first with the port it is served on, and leaves the rest as it is', () => {
-    // Prepare
-    const text = readFileSync(OPENAPI_PATH, 'utf8');
-    // Act
-    const localized = localizeContract(text, '127.0.0.1:4123');
-    // Assess
-    const servers = (loadContract().servers as { url: string }[]).map((server) => server.url);
-    expect(localized).toContain('http://127.0.0.1:{port}/v1');
-    expect(localized.indexOf('http://127.0.0.1:{port}/v1')).toBeLessThan(localized.indexOf(servers[0] as string));
-    expect(localized).toContain("default: '4123'");
-    expect(localized.length).toBeGreaterThan(text.length - 50);
-  });
+  it.each(['127.0.0.1:4123', 'localhost:4123'])(
+    'puts the local server first at the origin the page was opened with (Host %s), and leaves the rest as it is',
+    (host) => {
+      // Prepare
+      const text = readFileSync(OPENAPI_PATH, 'utf8');
+      // Act
+      const localized = localizeContract(text, host);
+      // Assess
+      const servers = (parse(localized) as { servers: { url: string; variables?: unknown }[] }).servers;
+      expect(servers[0]).toMatchObject({ url: `http://${host}/v1` });
+      expect(servers[0]?.variables).toBeUndefined();
+      expect(servers.slice(1)).toEqual((loadContract().servers as unknown[]).slice(0, 2));
+      expect(localized.length).toBeGreaterThan(text.length - 200);
+    },
+  );
+
+  it.each([undefined, 'evil.example/"><script>', 'a b'])(
+    'falls back to the relative /v1 (resolved against the page) for a missing or unusable Host %s',
+    (host) => {
+      const localized = localizeContract(readFileSync(OPENAPI_PATH, 'utf8'), host);
+      expect((parse(localized) as { servers: { url: string }[] }).servers[0]?.url).toBe('/v1');
+    },
+  );
 
   it('makes JSON.parse + JSON.stringify keep integers beyond 2^53 on the page, and nothing else', () => {
     // Prepare

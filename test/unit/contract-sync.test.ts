@@ -179,7 +179,7 @@ describe('Contract: openapi.yaml and the code agree', () => {
 
   it('documents the answers API Gateway and the authorizer can give on every operation, with their headers', () => {
     for (const { operation } of operations) {
-      for (const status of ['401', '403', '405', '429', '500', '503', '504']) {
+      for (const status of ['400', '401', '403', '405', '413', '429', '500', '503', '504']) {
         expect(Object.keys(operation.responses)).toContain(status);
       }
       // Assess

@@ -184,7 +184,7 @@ describe('Function: authorizer', () => {
     ).rejects.toThrow(/^Unauthorized$/);
   });
 
-  it('throws something other than "Unauthorized" when storage fails, so API Gateway answers AUTHORIZER_FAILURE', async () => {
+  it('throws something other than "Unauthorized" when storage fails, so API Gateway answers AUTHORIZER_CONFIGURATION_ERROR (503)', async () => {
     const keys = new InMemoryApiKeyRepository();
     keys.failWith = new StorageUnavailableError('down');
     const handler = createAuthorizer({ keys });

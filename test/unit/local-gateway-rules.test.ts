@@ -1,6 +1,8 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { matchPath } from '../../infra/local/gateway';
+import { corsPreflightHeaders } from '../../infra/gateway-responses';
+import { matchPath, resourceOf } from '../../infra/local/gateway';
 import { arnMatches, policyAllows } from '../../infra/local/policy';
+import { createThrottle, TokenBucket, throttlingFromEnv } from '../../infra/local/throttle';
 
 function policy(...statements: { Effect: 'Allow' | 'Deny'; Resource: string }[]): APIGatewayAuthorizerResult {
   return {
@@ -56,5 +58,119 @@ describe('Local gateway: path matching', () => {
     expect(matchPath('/inventory/{petId}', ['inventory'])).toBeUndefined();
     expect(matchPath('/inventory', ['inventory', ''])).toBeUndefined();
     expect(matchPath('/inventory', ['pets'])).toBeUndefined();
+  });
+});
+
+describe('Local gateway: the API Gateway resource a path resolves to', () => {
+  it.each([
+    ['/', '/'],
+    ['/inventory', '/inventory'],
+    ['/inventory/42', '/inventory/{petId}'],
+    ['/pets', '/pets'],
+    ['/pets/1', '/pets/{petId}'],
+    ['/store', '/store'],
+    ['/store/orders', '/store/orders'],
+    ['/inventory/1/2', '/{proxy+}'],
+    ['/nowhere', '/{proxy+}'],
+    ['//inventory', '/{proxy+}'],
+  ])('resolves %s to %s', (path, resource) => {
+    expect(resourceOf(path)).toBe(resource);
+  });
+});
+
+/**
+ * "Throttle requests to your REST APIs for better throughput in API Gateway"
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html
+ * A token bucket: the burst is the bucket size, the rate refills it; stage settings are default per-method limits.
+ */
+describe('Local gateway: throttling as API Gateway applies it', () => {
+  function clock() {
+    let now = 0;
+    return { now: () => now, advance: (ms: number) => (now += ms) };
+  }
+
+  it('lets a full bucket of requests through at once, then one per 1/rate seconds', () => {
+    // Prepare
+    const time = clock();
+    const bucket = new TokenBucket({ rateLimit: 2, burstLimit: 3 }, time.now);
+    // Act
+    const burst = [bucket.take(), bucket.take(), bucket.take(), bucket.take()];
+    time.advance(499);
+    const tooEarly = bucket.take();
+    time.advance(1);
+    const refilled = bucket.take();
+    // Assess
+    expect(burst).toEqual([true, true, true, false]);
+    expect(tooEarly).toBe(false);
+    expect(refilled).toBe(true);
+  });
+
+  it('never holds more than the burst, however long the bucket was idle', () => {
+    const time = clock();
+    const bucket = new TokenBucket({ rateLimit: 10, burstLimit: 2 }, time.now);
+    time.advance(60_000);
+    expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([true, true, false]);
+  });
+
+  it('keeps one bucket per method, so one busy method does not throttle another', () => {
+    const time = clock();
+    const allow = createThrottle({ rateLimit: 1, burstLimit: 1 }, time.now);
+    expect([allow?.('GET /inventory'), allow?.('GET /inventory'), allow?.('PATCH /inventory/{petId}')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+
+  it('is off without settings or with a zero rate or burst', () => {
+    expect(createThrottle(undefined)).toBeUndefined();
+    expect(createThrottle({ rateLimit: 0, burstLimit: 10 })).toBeUndefined();
+    expect(createThrottle({ rateLimit: 10, burstLimit: 0 })).toBeUndefined();
+  });
+});
+
+describe('npm start: throttling from the environment', () => {
+  const staging = { rateLimit: 20, burstLimit: 40 };
+
+  it('uses the stage limits by default', () => {
+    expect(throttlingFromEnv(staging, {})).toEqual(staging);
+  });
+
+  it('takes PETSTORE_RATE_LIMIT and PETSTORE_BURST_LIMIT over them', () => {
+    expect(throttlingFromEnv(staging, { PETSTORE_RATE_LIMIT: '5', PETSTORE_BURST_LIMIT: '7' })).toEqual({
+      rateLimit: 5,
+      burstLimit: 7,
+    });
+    expect(throttlingFromEnv(staging, { PETSTORE_RATE_LIMIT: '0.5' })).toEqual({ rateLimit: 0.5, burstLimit: 40 });
+  });
+
+  it.each([{ PETSTORE_RATE_LIMIT: '0' }, { PETSTORE_BURST_LIMIT: '0' }])('turns throttling off with %o', (env) => {
+    expect(throttlingFromEnv(staging, env)).toBeUndefined();
+  });
+
+  it.each([{ PETSTORE_RATE_LIMIT: '-1' }, { PETSTORE_RATE_LIMIT: 'fast' }, { PETSTORE_BURST_LIMIT: '2.5' }])(
+    'refuses %o with a message naming the variable',
+    (env) => {
+      expect(() => throttlingFromEnv(staging, env)).toThrow(/PETSTORE_(RATE|BURST)_LIMIT/);
+    },
+  );
+});
+
+describe('Local gateway: the CORS preflight headers', () => {
+  // aws-cdk-lib Resource.addCorsPreflight: the first origin, or the request's Origin when it is one of the others.
+  const origins = ['https://a.example', 'https://b.example'];
+
+  it.each([
+    [undefined, 'https://a.example'],
+    ['https://b.example', 'https://b.example'],
+    ['https://evil.example', 'https://a.example'],
+  ])('answers a preflight from %s with Access-Control-Allow-Origin %s', (origin, allowed) => {
+    expect(corsPreflightHeaders(origins, origin)).toEqual({
+      'Access-Control-Allow-Headers': 'Authorization,Content-Type',
+      'Access-Control-Allow-Origin': allowed,
+      Vary: 'Origin',
+      'Access-Control-Allow-Methods': 'GET,PATCH,OPTIONS',
+      'Access-Control-Max-Age': '3600',
+    });
   });
 });

@@ -1,0 +1,83 @@
+import { request } from 'node:http';
+import { parse } from 'yaml';
+import { createDocsHandler } from '../../infra/local/docs';
+import { type LocalGateway, startLocalGateway } from '../../infra/local/gateway';
+
+/** A GET with the Host header a browser sends for the name the page was opened with. */
+function getWithHost(
+  gateway: LocalGateway,
+  path: string,
+  host: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const url = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, headers: { Host: host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The directives of a Content-Security-Policy header. */
+function directives(csp: string): Map<string, string[]> {
+  return new Map(
+    csp.split(';').map((part) => {
+      const [name = '', ...values] = part.trim().split(/\s+/);
+      return [name, values];
+    }),
+  );
+}
+
+describe('Docs page: "Try it out" calls the gateway from whichever host name the page was opened with', () => {
+  let gateway: LocalGateway;
+  let port: string;
+
+  beforeAll(async () => {
+    // The docs page needs no storage: no tables, no DynamoDB.
+    gateway = await startLocalGateway(0, { log: () => undefined, serveExtra: createDocsHandler() });
+    port = new URL(gateway.url).port;
+  });
+  afterAll(() => gateway.close());
+
+  it.each(['localhost', '127.0.0.1'])(
+    'opened at http://%s:PORT/docs, it offers that same origin as the first server and its CSP lets the page call it',
+    async (name) => {
+      // Prepare
+      const host = `${name}:${port}`;
+      const pageUrl = `http://${host}/docs`;
+      // Act
+      const page = await getWithHost(gateway, '/docs', host);
+      const init = await getWithHost(gateway, '/docs/init.js', host);
+      const contract = await getWithHost(gateway, '/docs/openapi-local.yaml', host);
+      // Assess: the page loads the localized contract, whose first server is the page's own origin...
+      expect(page.status).toBe(200);
+      expect(init.text).toContain("url: '/docs/openapi-local.yaml'");
+      const contractUrl = new URL('/docs/openapi-local.yaml', pageUrl);
+      const [server] = (parse(contract.text) as { servers: { url: string }[] }).servers;
+      const serverUrl = new URL(server?.url ?? '', contractUrl);
+      expect(serverUrl.href).toBe(`http://${host}/v1`);
+      // ...and connect-src allows exactly that origin ('self'), on every file of the page.
+      for (const response of [page, init, contract]) {
+        const csp = directives(String(response.headers['content-security-policy']));
+        expect(csp.get('connect-src')).toEqual(["'self'"]);
+        expect(response.headers['x-amzn-requestid']).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      expect(serverUrl.origin).toBe(new URL(pageUrl).origin);
+    },
+  );
+
+  it('keeps the deployed stages as the other servers, and a Host it cannot use gives a server relative to the page', async () => {
+    const contract = await getWithHost(gateway, '/docs/openapi-local.yaml', 'bad host"');
+    const servers = (parse(contract.text) as { servers: { url: string }[] }).servers;
+    expect(servers[0]?.url).toBe('/v1');
+    expect(servers.slice(1).map((server) => server.url)).toEqual([
+      'https://{apiId}.execute-api.{region}.amazonaws.com/v1',
+      'https://{apiId}.execute-api.{region}.amazonaws.com/v1',
+    ]);
+  });
+});

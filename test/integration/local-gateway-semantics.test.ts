@@ -1,0 +1,430 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import {
+  corsPreflightHeaders,
+  errorTemplate,
+  type GatewayResponseType,
+  gatewayResponse,
+  renderTemplate,
+} from '../../infra/gateway-responses';
+import {
+  GATEWAY_MAX_HEADER_VALUE_BYTES,
+  importHandler,
+  LAMBDA_MAX_PAYLOAD_BYTES,
+  type LocalGateway,
+  startLocalGateway,
+} from '../../infra/local/gateway';
+import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
+import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+type AnyResponse = { status: number; headers: Record<string, string | string[] | undefined>; text: string };
+
+/** The answer is exactly the stage's gateway response of `type`, rendered for this request's id. */
+function expectGatewayAnswer(response: AnyResponse, type: GatewayResponseType): void {
+  const spec = gatewayResponse(type);
+  const requestId = String(response.headers['x-amzn-requestid']);
+  expect(requestId).toMatch(REQUEST_ID);
+  expect(response.status).toBe(spec.status);
+  expect(JSON.parse(response.text)).toEqual(
+    JSON.parse(renderTemplate(errorTemplate(spec.code, spec.message), { requestId, 'error.responseType': type })),
+  );
+  for (const [name, value] of Object.entries(spec.headers ?? {})) {
+    expect(response.headers[name.toLowerCase()]).toBe(value);
+  }
+}
+
+/** A raw HTTP/1.1 request; `Connection: close` so that the answer ends the exchange. */
+function rawHttp(requestLine: string, headers: [string, string][], body = ''): string {
+  const lines = [requestLine, ...headers.map(([name, value]) => `${name}: ${value}`)];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+let events: APIGatewayProxyEvent[] = [];
+let authorizerCalls = 0;
+let authorizerMode: 'real' | 'throws' | 'malformed' = 'real';
+let listMode: 'real' | 'throws' | 'too-large' | 'malformed' = 'real';
+
+/** The real handlers, with the authorizer and the list function able to fail as a deployed function can. */
+async function loadHandler(name: string) {
+  const handler = await importHandler(name);
+  return async (event: unknown, context: Parameters<typeof handler>[1]) => {
+    if (name === 'authorizer') {
+      authorizerCalls++;
+      if (authorizerMode === 'throws') throw new Error('AuthorizerFailure');
+      if (authorizerMode === 'malformed') return { principalId: 7 };
+    }
+    if (name === 'list-inventory') {
+      events.push(event as APIGatewayProxyEvent);
+      if (listMode === 'throws') throw new Error('function crashed');
+      if (listMode === 'malformed') return { statusCode: 'two hundred' };
+      if (listMode === 'too-large') {
+        return { statusCode: 200, headers: {}, body: `"${'x'.repeat(LAMBDA_MAX_PAYLOAD_BYTES)}"` };
+      }
+    }
+    return handler(event, context);
+  };
+}
+
+// One stack (tables, handlers) per file: the handlers read their table names once, as a Lambda instance does. The
+// throttling and CORS describes start gateways of their own over it.
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({ loadHandler });
+});
+afterAll(async () => {
+  closeRawAgent();
+  await stack?.close();
+});
+
+describe('Local gateway: API Gateway semantics, each following the AWS page it names', () => {
+  beforeEach(() => {
+    stack.gateway.clearAuthorizerCache();
+    authorizerMode = 'real';
+    listMode = 'real';
+    events = [];
+    authorizerCalls = 0;
+  });
+
+  const get = (path: string, headers: Record<string, string> = stack.authHeader) =>
+    rawRequest(stack.url, { method: 'GET', path, headers });
+
+  /**
+   * "Call an API with an API Gateway Lambda authorizer"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/call-api-with-api-gateway-lambda-authorization.html):
+   * an authorizer that fails otherwise than with `Unauthorized` gets the caller a 500 AuthorizerConfigurationException,
+   * the AUTHORIZER_CONFIGURATION_ERROR type of "Gateway response types for API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
+   * which this API answers 503 with Retry-After.
+   */
+  describe('authorizer errors', () => {
+    it('answers the AUTHORIZER_CONFIGURATION_ERROR response (503, Retry-After) when the authorizer throws anything but Unauthorized', async () => {
+      authorizerMode = 'throws';
+      const response = await get('/v1/inventory');
+      expectGatewayAnswer(response, 'AUTHORIZER_CONFIGURATION_ERROR');
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('1');
+    });
+
+    it('answers the same when the authorizer returns something that is not a policy', async () => {
+      authorizerMode = 'malformed';
+      expectGatewayAnswer(await get('/v1/inventory'), 'AUTHORIZER_CONFIGURATION_ERROR');
+    });
+
+    it('caches no failed decision: the next call asks the authorizer again', async () => {
+      authorizerMode = 'throws';
+      await get('/v1/inventory');
+      authorizerMode = 'real';
+      expect((await get('/v1/inventory')).status).toBe(200);
+      expect(authorizerCalls).toBe(2);
+    });
+  });
+
+  /**
+   * "Handling Lambda errors with an API Gateway API" (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html):
+   * a function error or a refused invocation is a 5xx from API Gateway, logged as the INTEGRATION_FAILURE type;
+   * "Lambda quotas" (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): 6 MB invocation
+   * payload, request and response.
+   */
+  describe('function failures', () => {
+    it('answers the INTEGRATION_FAILURE response (503, Retry-After) when the function throws', async () => {
+      listMode = 'throws';
+      expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
+    });
+
+    it('answers INTEGRATION_FAILURE when the function answers more than Lambda carries back (6 MB)', async () => {
+      listMode = 'too-large';
+      expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
+    });
+
+    it('answers the API_CONFIGURATION_ERROR response (500) when the function returns no proxy result', async () => {
+      listMode = 'malformed';
+      expectGatewayAnswer(await get('/v1/inventory'), 'API_CONFIGURATION_ERROR');
+    });
+  });
+
+  /** "Amazon API Gateway quotas" (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html). */
+  describe('size limits', () => {
+    const patchWithBody = (bytes: number) =>
+      rawRequest(stack.url, {
+        method: 'PATCH',
+        path: '/v1/inventory/1',
+        headers: { ...stack.authHeader, 'Content-Type': 'application/json' },
+        body: Buffer.alloc(bytes, 0x20),
+        timeoutMs: 60_000,
+      });
+
+    it('answers a body API Gateway accepts (10 MB) but Lambda cannot take (6 MB) with INTEGRATION_FAILURE, changing nothing', async () => {
+      // Prepare
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      // Act
+      const response = await patchWithBody(LAMBDA_MAX_PAYLOAD_BYTES + 1);
+      // Assess
+      expectGatewayAnswer(response, 'INTEGRATION_FAILURE');
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it('answers a body over API Gateway payload limit (10 MB) with the REQUEST_TOO_LARGE response (413)', async () => {
+      expectGatewayAnswer(await patchWithBody(10 * 1024 * 1024 + 1), 'REQUEST_TOO_LARGE');
+    });
+
+    // The quotas page gives the limit (10,240 bytes for all header values) but not the answer: this follows the
+    // closest documented behaviour, the REQUEST_TOO_LARGE type (413) API Gateway sends for a request over a size quota.
+    it.each([
+      [GATEWAY_MAX_HEADER_VALUE_BYTES, 200],
+      [GATEWAY_MAX_HEADER_VALUE_BYTES + 1, 413],
+    ])('answers header values of %i bytes in total with %i', async (total, status) => {
+      // Prepare
+      const fixed: [string, string][] = [
+        ['Host', 'h'],
+        ['Authorization', `Bearer ${stack.key}`],
+        ['Connection', 'close'],
+      ];
+      const used = fixed.reduce((sum, [, value]) => sum + Buffer.byteLength(value), 0);
+      // Act
+      const response = await socketExchange(
+        stack.url,
+        rawHttp('GET /v1/inventory HTTP/1.1', [...fixed, ['X-Pad', 'p'.repeat(total - used)]]),
+      );
+      // Assess
+      expect(response.status).toBe(status);
+      if (status === 413) expectGatewayAnswer(response, 'REQUEST_TOO_LARGE');
+    });
+
+    it('answers a header section past what the HTTP parser reads with the same 413 and a request id', async () => {
+      const response = await socketExchange(
+        stack.url,
+        rawHttp('GET /v1/inventory HTTP/1.1', [
+          ['Host', 'h'],
+          ['X-Pad', 'p'.repeat(100_000)],
+        ]),
+      );
+      expectGatewayAnswer(response, 'REQUEST_TOO_LARGE');
+    });
+  });
+
+  /**
+   * Names every JavaScript object inherits are ordinary names to API Gateway: the event of
+   * "Lambda proxy integrations in API Gateway" (input format) carries them like any other.
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
+   */
+  describe('inherited member names', () => {
+    const NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
+
+    it('passes query and header names such as constructor and __proto__ to the function as its own members', async () => {
+      // Act
+      const query = NAMES.map((name, i) => `${name}=${i}`).join('&');
+      const response = await socketExchange(
+        stack.url,
+        rawHttp(`GET /v1/inventory?${query}&constructor=again HTTP/1.1`, [
+          ['Host', 'h'],
+          ['Authorization', `Bearer ${stack.key}`],
+          ['Connection', 'close'],
+          ...NAMES.map((name) => [name, `header-${name}`] as [string, string]),
+        ]),
+      );
+      // Assess
+      expect(response.status).toBe(200);
+      const [event] = events;
+      for (const [i, name] of NAMES.entries()) {
+        expect(Object.hasOwn(event?.queryStringParameters ?? {}, name)).toBe(true);
+        expect(Object.hasOwn(event?.headers ?? {}, name)).toBe(true);
+        expect(event?.headers[name]).toBe(`header-${name}`);
+        if (name !== 'constructor') expect(event?.queryStringParameters?.[name]).toBe(String(i));
+      }
+      expect(event?.queryStringParameters?.constructor).toBe('again');
+      expect(event?.multiValueQueryStringParameters?.constructor).toEqual(['0', 'again']);
+      expect(event?.multiValueHeaders.valueOf).toEqual(['header-valueOf']);
+    });
+
+    it('updates a pet whatever inherited names the request carries', async () => {
+      const body = '{"quantity":5}';
+      const response = await socketExchange(
+        stack.url,
+        rawHttp(
+          'PATCH /v1/inventory/1?__proto__=1&toString=2 HTTP/1.1',
+          [
+            ['Host', 'h'],
+            ['Authorization', `Bearer ${stack.key}`],
+            ['Content-Type', 'application/json'],
+            ['Content-Length', String(body.length)],
+            ['constructor', 'x'],
+            ['__proto__', 'y'],
+            ['Connection', 'close'],
+          ],
+          body,
+        ),
+      );
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"petId":1,"quantity":5,"status":"available"}');
+    });
+  });
+
+  /**
+   * Requests an HTTP parser refuses or cannot route. API Gateway documents no answer for them; the closest documented
+   * one is the DEFAULT_4XX type of "Gateway response types for API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
+   * with 400 as RFC 9112 prescribes for a malformed request.
+   */
+  describe('malformed requests', () => {
+    it.each([
+      [
+        'two different Content-Length headers',
+        'POST /v1/inventory HTTP/1.1',
+        [
+          ['Content-Length', '1'],
+          ['Content-Length', '2'],
+        ],
+        'ab',
+      ],
+      ['an obs-fold continuation line', 'GET /v1/inventory HTTP/1.1', [['X-Folded', 'a\r\n b']], ''],
+      ['no Host header', 'GET /v1/inventory HTTP/1.1', [], ''],
+      ['a header name with a space', 'GET /v1/inventory HTTP/1.1', [['Bad Name', 'x']], ''],
+      ['a NUL byte in the target', 'GET /v1/inv\0entory HTTP/1.1', [], ''],
+      [
+        'chunked framing and a Content-Length',
+        'POST /v1/inventory HTTP/1.1',
+        [
+          ['Transfer-Encoding', 'chunked'],
+          ['Content-Length', '3'],
+        ],
+        '0\r\n\r\n',
+      ],
+      ['a broken chunk', 'POST /v1/inventory HTTP/1.1', [['Transfer-Encoding', 'chunked']], 'zz\r\n'],
+      ['no request line at all', 'HELLO', [], ''],
+    ] as [string, string, [string, string][], string][])(
+      'answers a request with %s with the DEFAULT_4XX response (400) and a request id',
+      async (_name, line, headers, body) => {
+        const withHost: [string, string][] = _name === 'no Host header' ? headers : [['Host', 'h'], ...headers];
+        const response: SocketResponse = await socketExchange(stack.url, rawHttp(line, withHost, body));
+        expectGatewayAnswer(response, 'DEFAULT_4XX');
+      },
+    );
+
+    it('answers a target that is not a URL path (GET //[) as an unknown route, not a 500', async () => {
+      const response = await socketExchange(stack.url, rawHttp('GET //[ HTTP/1.1', [['Host', 'h']]));
+      expectGatewayAnswer(response, 'MISSING_AUTHENTICATION_TOKEN');
+    });
+
+    it('authenticates before it routes a target under /v1 that is not a URL path', async () => {
+      const anonymous = await socketExchange(stack.url, rawHttp('GET /v1/[ HTTP/1.1', [['Host', 'h']]));
+      const withKey = await socketExchange(
+        stack.url,
+        rawHttp('GET /v1/[ HTTP/1.1', [
+          ['Host', 'h'],
+          ['Authorization', `Bearer ${stack.key}`],
+        ]),
+      );
+      expectGatewayAnswer(anonymous, 'UNAUTHORIZED');
+      expectGatewayAnswer(withKey, 'MISSING_AUTHENTICATION_TOKEN');
+    });
+  });
+
+  it('is not throttled unless asked: 200 concurrent requests all reach the function', async () => {
+    const responses = await Promise.all(Array.from({ length: 200 }, () => get('/v1/store/orders')));
+    expect(new Set(responses.map((response) => response.status))).toEqual(new Set([501]));
+  });
+});
+
+/**
+ * "Throttle requests to your REST APIs for better throughput in API Gateway"
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html): a token bucket
+ * per method refilled at the rate, holding the burst; past it, 429 (the THROTTLED type). The page does not say
+ * whether API Gateway throttles before or after the authorizer: this gateway does it before.
+ */
+describe('Local gateway: the stage throttling', () => {
+  let gateway: LocalGateway;
+  let now = 0;
+
+  beforeAll(async () => {
+    gateway = await startLocalGateway(0, {
+      log: () => undefined,
+      throttling: { rateLimit: 1, burstLimit: 3 },
+      clock: () => now,
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it('lets the burst through, answers the THROTTLED response (429, Retry-After) past it, before authentication, and again at the rate', async () => {
+    // Act: the clock stands still until it is moved.
+    const statuses: number[] = [];
+    let throttled: AnyResponse | undefined;
+    for (let i = 0; i < 4; i++) {
+      const response = await rawRequest(gateway.url, {
+        method: 'GET',
+        path: '/v1/inventory',
+        headers: stack.authHeader,
+      });
+      statuses.push(response.status);
+      if (response.status === 429) throttled = response;
+    }
+    const anonymous = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory' });
+    const otherMethod = await rawRequest(gateway.url, {
+      method: 'GET',
+      path: '/v1/store/orders',
+      headers: stack.authHeader,
+    });
+    now += 999;
+    const tooEarly = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory', headers: stack.authHeader });
+    now += 1;
+    const later = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory', headers: stack.authHeader });
+    // Assess
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expectGatewayAnswer(throttled as AnyResponse, 'THROTTLED');
+    expect(anonymous.status).toBe(429);
+    expect(otherMethod.status).toBe(501);
+    expect(tooEarly.status).toBe(429);
+    expect(later.status).toBe(200);
+  });
+});
+
+/**
+ * "CORS for REST APIs in API Gateway" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
+ * the stack's preflight is an OPTIONS method with a MOCK integration and no authorizer on every resource.
+ */
+describe('Local gateway: CORS preflight with several allowed origins', () => {
+  const ORIGINS = ['https://staff.example.com', 'https://tools.example.com'];
+  let gateway: LocalGateway;
+
+  beforeAll(async () => {
+    gateway = await startLocalGateway(0, { log: () => undefined, corsOrigins: ORIGINS, loadHandler });
+  });
+  afterAll(() => gateway.close());
+
+  it.each([
+    ['/v1/inventory', ORIGINS[1]],
+    ['/v1/inventory/42', ORIGINS[0]],
+    ['/v1/no/such/route', 'https://elsewhere.example'],
+  ])(
+    'answers OPTIONS %s from %s with 204 and the preflight headers, without a key or the authorizer',
+    async (path, origin) => {
+      // Prepare
+      authorizerCalls = 0;
+      // Act (no contract check: preflight answers are outside the contract)
+      const response = await socketExchange(
+        gateway.url,
+        rawHttp(`OPTIONS ${path} HTTP/1.1`, [
+          ['Host', 'h'],
+          ['Origin', origin as string],
+          ['Access-Control-Request-Method', 'PATCH'],
+          ['Connection', 'close'],
+        ]),
+      );
+      // Assess
+      expect(response.status).toBe(204);
+      expect(response.text).toBe('');
+      const expected = corsPreflightHeaders(ORIGINS, origin);
+      for (const [name, value] of Object.entries(expected)) expect(response.headers[name.toLowerCase()]).toBe(value);
+      expect(response.headers['x-amzn-requestid']).toMatch(REQUEST_ID);
+      expect(authorizerCalls).toBe(0);
+    },
+  );
+
+  it('still authenticates every other method', async () => {
+    const response = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory' });
+    expectGatewayAnswer(response, 'UNAUTHORIZED');
+    // A gateway response cannot echo one of several origins, so it sends none (as the stack's).
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
