@@ -17,7 +17,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
-import { MAX_RESPONSE_PAYLOAD_BYTES as LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES } from '../functions/handlers/list-inventory';
+import { LAMBDA_MAX_PAYLOAD_BYTES as LAMBDA_BUFFERED_RESPONSE_LIMIT_BYTES } from '../functions/http/responses';
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';

@@ -3,17 +3,11 @@ import { HttpError } from '../http/http-error';
 import { METRIC_NAMES } from '../http/metric-names';
 import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
-import { jsonResponse } from '../http/responses';
+import { jsonResponse, LAMBDA_MAX_PAYLOAD_BYTES } from '../http/responses';
 import { inventoryListJson } from '../inventory/json';
 import type { InventoryRepository } from '../inventory/repository';
 import { lambdaDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
-
-/**
- * Lambda's limit on a buffered response payload (6 MB, taken as 6 MiB): the proxy result serialized as JSON, with
- * the body escaped inside it (how many entries fit: docs/performance.md).
- */
-export const MAX_RESPONSE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /** Room for the status, headers and JSON envelope around the body in the payload. */
 const PAYLOAD_ENVELOPE_BYTES = 1024;
@@ -34,7 +28,7 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
     // limit Lambda would fail the invocation with no detail; this way the caller gets the Error body and the log
     // says why.
     const payloadBytes = body.length + 8 * items.length + PAYLOAD_ENVELOPE_BYTES;
-    if (payloadBytes > MAX_RESPONSE_PAYLOAD_BYTES) {
+    if (payloadBytes > LAMBDA_MAX_PAYLOAD_BYTES) {
       throw new HttpError(
         'INTERNAL',
         `The inventory has ${items.length} entries, more than one response can carry (6 MB). ` +

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 
+/** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"): 6 MB, as 6 MiB. */
+export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
 /** Headers every response carries: inventory figures change with every update, so nothing may cache them. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'application/json',

@@ -12,7 +12,7 @@ import type {
 } from 'aws-lambda';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { parseAllowedOrigins } from '../../functions/http/cors';
-import { COMMON_HEADERS } from '../../functions/http/responses';
+import { COMMON_HEADERS, LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
 import { API_STAGE_NAME, AUTHORIZER_HANDLER, allowedMethods, ROUTES, type Route } from '../../functions/routes';
 import {
   apiGatewayProxyEvent,
@@ -41,8 +41,6 @@ import { createThrottle, type ThrottleSettings } from './throttle';
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** API Gateway's limit on the total size of all header values of a REST API request ("Amazon API Gateway quotas"). */
 export const GATEWAY_MAX_HEADER_VALUE_BYTES = 10_240;
-/** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"). */
-export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 /** Node's parser limit on the whole header section, kept above API Gateway's so that the gateway's check decides. */
 const NODE_MAX_HEADER_BYTES = 64 * 1024;
 const HANDLERS_DIR = join(import.meta.dirname, '..', '..', 'functions', 'handlers');

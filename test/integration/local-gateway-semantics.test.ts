@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
 import {
   corsPreflightHeaders,
   errorTemplate,
@@ -9,7 +10,6 @@ import {
 import {
   GATEWAY_MAX_HEADER_VALUE_BYTES,
   importHandler,
-  LAMBDA_MAX_PAYLOAD_BYTES,
   type LocalGateway,
   startLocalGateway,
 } from '../../infra/local/gateway';

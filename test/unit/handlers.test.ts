@@ -1,11 +1,12 @@
 import { generateApiKey } from '../../functions/api-keys/key';
 import { createHandler as createAuthorizer } from '../../functions/handlers/authorizer';
 import { deprecationHeaders, handler as getPet } from '../../functions/handlers/get-pet';
-import { createHandler as createList, MAX_RESPONSE_PAYLOAD_BYTES } from '../../functions/handlers/list-inventory';
+import { createHandler as createList } from '../../functions/handlers/list-inventory';
 import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
 import { defaultDimensions, METRIC_NAMES } from '../../functions/http/metric-names';
 import { metrics } from '../../functions/http/metrics';
+import { LAMBDA_MAX_PAYLOAD_BYTES as MAX_RESPONSE_PAYLOAD_BYTES } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { ROUTES } from '../../functions/routes';
 import {
