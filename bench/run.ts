@@ -22,7 +22,7 @@ import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';
 import { useLocalCredentials } from '../tooling/dynamodb-local';
-import { apiGatewayProxyEvent, tokenAuthorizerEvent } from '../tooling/lambda-events';
+import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from '../tooling/lambda-events';
 import { type LocalApiProcess, startLocalApiProcess } from '../tooling/local-api-process';
 import { configureFunctionEnvironment } from '../tooling/local-environment';
 import { LOCAL_TABLE_NAMES } from '../tooling/tables';
@@ -229,14 +229,7 @@ async function main(): Promise<void> {
 function firstCallEvents(key: string): Record<string, unknown> {
   return {
     'list-inventory': apiGatewayProxyEvent({ requestContext: { requestId: 'cold-list' } }),
-    'update-inventory': apiGatewayProxyEvent({
-      resource: '/inventory/{petId}',
-      path: '/inventory/1',
-      httpMethod: 'PATCH',
-      headers: { 'Content-Type': 'application/json' },
-      pathParameters: { petId: '1' },
-      body: '{"quantity":5}',
-    }),
+    'update-inventory': inventoryUpdateEvent('1', '{"quantity":5}'),
     authorizer: tokenAuthorizerEvent(`Bearer ${key}`),
     'get-pet': apiGatewayProxyEvent({ resource: '/pets/{petId}', path: '/pets/1', pathParameters: { petId: '1' } }),
     'list-store-orders': apiGatewayProxyEvent({ resource: '/store/orders', path: '/store/orders' }),
@@ -254,15 +247,7 @@ async function measureFunctionMemory(
 ): Promise<MemoryFigure[]> {
   const repeat = <T>(n: number, make: (i: number) => T) => Array.from({ length: n }, (_, i) => make(i));
   const patchEvents = repeat(20, (i) =>
-    apiGatewayProxyEvent({
-      resource: '/inventory/{petId}',
-      path: `/inventory/${i + 1}`,
-      httpMethod: 'PATCH',
-      headers: { 'Content-Type': 'application/json' },
-      pathParameters: { petId: String(i + 1) },
-      body: `{"quantity":${i}}`,
-      requestContext: { requestId: `patch-${i}` },
-    }),
+    inventoryUpdateEvent(String(i + 1), `{"quantity":${i}}`, { requestContext: { requestId: `patch-${i}` } }),
   );
   const tokenEvents = repeat(20, () => tokenAuthorizerEvent(`Bearer ${key}`));
   const plainEvents = (resource: string, path: string) =>

@@ -51,6 +51,23 @@ export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGa
   };
 }
 
+/** The proxy event of `PATCH /inventory/{petId}` with a JSON body, as API Gateway sends it. */
+export function inventoryUpdateEvent(
+  petId: string,
+  body: string,
+  overrides: ProxyEventOverrides = {},
+): APIGatewayProxyEvent {
+  return apiGatewayProxyEvent({
+    resource: '/inventory/{petId}',
+    path: `/inventory/${petId}`,
+    httpMethod: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    pathParameters: { petId },
+    body,
+    ...overrides,
+  });
+}
+
 /** A TOKEN authorizer event for `Authorization: <header>` on a method of the local API. */
 export function tokenAuthorizerEvent(
   authorizationToken: string,
