@@ -64,7 +64,8 @@ const HttpResponseStream = {
   },
 };
 
-function streamifyResponse<T extends object>(handler: T): T {
+/** `awslambda.streamifyResponse`: marks a handler the runtime calls with a response stream. */
+export function streamifyResponse<T extends object>(handler: T): T {
   (handler as Record<symbol, unknown>)[HANDLER_STREAMING] = STREAM_RESPONSE;
   return handler;
 }
