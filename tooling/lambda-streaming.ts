@@ -200,3 +200,39 @@ export function invokeStreamingHandler(
   completion.catch(() => undefined);
   return { response, completion };
 }
+
+/**
+ * A handler's answer read whole, for callers that only need the end result (bench probes, bundle tests): a buffered
+ * handler's return value as it is, a streamed one's status, headers and body.
+ */
+export interface WholeAnswer {
+  statusCode?: number;
+  headers?: Record<string, string>;
+  /** The body as text (as sent: still gzipped when Content-Encoding says so). */
+  body?: string;
+  /** Body bytes as sent. */
+  bodyBytes: number;
+  /** Whether the handler streamed its answer. */
+  streamed: boolean;
+}
+
+/**
+ * Invokes any handler as the runtime would and reads its answer to the end: a streaming one through
+ * {@link invokeStreamingHandler}, a buffered one by its return value. Rejects when a streamed body is cut off.
+ */
+export async function invokeToEnd(handler: unknown, event: unknown, context: unknown): Promise<WholeAnswer> {
+  if (!isStreamingHandler(handler)) {
+    // A buffered answer is whatever the handler returns (an authorizer's is a policy), kept as it is.
+    const result = (await (handler as (e: unknown, c: unknown) => Promise<unknown>)(event, context)) as {
+      body?: string;
+    } | null;
+    return { ...result, bodyBytes: Buffer.byteLength(result?.body ?? ''), streamed: false };
+  }
+  const { response, completion } = invokeStreamingHandler(handler, event, context);
+  const { statusCode, headers, body } = await response;
+  const parts: Buffer[] = [];
+  for await (const chunk of body) parts.push(chunk as Buffer);
+  await completion;
+  const bytes = Buffer.concat(parts);
+  return { statusCode, headers, body: bytes.toString('latin1'), bodyBytes: bytes.length, streamed: true };
+}
