@@ -220,7 +220,12 @@ export interface WholeAnswer {
  * Invokes any handler as the runtime would and reads its answer to the end: a streaming one through
  * {@link invokeStreamingHandler}, a buffered one by its return value. Rejects when a streamed body is cut off.
  */
-export async function invokeToEnd(handler: unknown, event: unknown, context: unknown): Promise<WholeAnswer> {
+export async function invokeToEnd(
+  handler: unknown,
+  event: unknown,
+  context: unknown,
+  options: { keepBody?: boolean } = {},
+): Promise<WholeAnswer> {
   if (!isStreamingHandler(handler)) {
     // A buffered answer is whatever the handler returns (an authorizer's is a policy), kept as it is.
     const result = (await (handler as (e: unknown, c: unknown) => Promise<unknown>)(event, context)) as {
@@ -230,9 +235,15 @@ export async function invokeToEnd(handler: unknown, event: unknown, context: unk
   }
   const { response, completion } = invokeStreamingHandler(handler, event, context);
   const { statusCode, headers, body } = await response;
+  // Without keepBody the bytes are counted and dropped, as Lambda passes them on: a probe measuring the function's
+  // memory must not hold the whole body itself.
   const parts: Buffer[] = [];
-  for await (const chunk of body) parts.push(chunk as Buffer);
+  let bodyBytes = 0;
+  for await (const chunk of body) {
+    bodyBytes += (chunk as Buffer).length;
+    if (options.keepBody !== false) parts.push(chunk as Buffer);
+  }
   await completion;
-  const bytes = Buffer.concat(parts);
-  return { statusCode, headers, body: bytes.toString('latin1'), bodyBytes: bytes.length, streamed: true };
+  const text = options.keepBody !== false ? Buffer.concat(parts).toString('latin1') : undefined;
+  return { statusCode, headers, body: text, bodyBytes, streamed: true };
 }
