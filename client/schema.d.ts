@@ -503,7 +503,7 @@ export interface operations {
                     /** @description `gzip` when the body is gzipped; absent for identity. */
                     "Content-Encoding"?: "gzip";
                     /** @description `Accept-Encoding` (with `Origin` too where CORS is on): the body depends on it. */
-                    Vary: string;
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {

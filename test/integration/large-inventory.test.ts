@@ -27,6 +27,9 @@ describe('[large] GET /inventory past the old 6 MB limit (streamed)', () => {
   let expected: string;
 
   beforeAll(async () => {
+    // DynamoDB Local takes seconds per Scan page of a table this size on a busy machine (DynamoDB a fraction of
+    // one): the functions' per-attempt time-out, read when their client is built, is raised for this file.
+    process.env.DYNAMODB_REQUEST_TIMEOUT_MS = '30000';
     stack = await startTestStack({ inventory: [] });
     const items = largeInventory();
     await writeInventory(items, { client: stack.client, tableName: stack.tables.inventory, concurrency: 8 });
