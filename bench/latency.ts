@@ -133,6 +133,14 @@ interface StreamedGet {
 }
 
 function streamedGet(url: string, headers: Record<string, string>, keepText: boolean): Promise<StreamedGet> {
+  // As httpCall: a kept-alive connection the gateway closed while idle fails on reuse; one retry on a new one.
+  return streamedGetOnce(url, headers, keepText).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET') throw error;
+    return streamedGetOnce(url, headers, keepText);
+  });
+}
+
+function streamedGetOnce(url: string, headers: Record<string, string>, keepText: boolean): Promise<StreamedGet> {
   return new Promise((resolveGet, reject) => {
     const started = performance.now();
     const req = request(url, { method: 'GET', headers, agent }, (res) => {
