@@ -1,4 +1,6 @@
 import { constants, gunzipSync } from 'node:zlib';
+import type { InventoryRepository } from '../../functions/inventory/repository';
+import type { InventoryItem } from '../../functions/inventory/types';
 import { invokeStreamingHandler } from '../../tooling/lambda-streaming';
 
 /** What a client of a streamed response would have received. */
@@ -48,4 +50,26 @@ export function parsesAsJson(raw: Buffer, gzip: boolean): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A repository listing `count` entries of which the one at `brokenAt` cannot be serialized: the list function then
+ * fails once its body has started, as a deployed one failing mid-stream.
+ */
+export function entriesBreakingAt(count: number, brokenAt: number): InventoryRepository {
+  const items = Array.from({ length: count }, (_, i) =>
+    i === brokenAt
+      ? (Object.defineProperty({ quantity: 1, status: 'sold' }, 'petId', {
+          get: () => {
+            throw new Error('entry could not be serialized');
+          },
+        }) as InventoryItem)
+      : { petId: String(i), quantity: 1, status: 'available' as const },
+  );
+  return {
+    listAll: async () => items,
+    setQuantity: async () => {
+      throw new Error('not used');
+    },
+  };
 }

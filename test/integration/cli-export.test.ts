@@ -8,6 +8,7 @@ import { importHandler, type LocalGateway, startLocalGateway } from '../../infra
 import type { TableNames } from '../../tooling/tables';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, snapshotTable, startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
+import { entriesBreakingAt } from '../helpers/streaming';
 
 const EXTREMES: readonly InventoryItem[] = [
   { petId: '9223372036854775807', quantity: 2147483647, status: 'pending' },
@@ -19,23 +20,7 @@ const EXTREMES: readonly InventoryItem[] = [
 ];
 
 /** A list function whose body fails past its first chunks, as a deployed one failing mid-stream. */
-const BREAKING_LIST = createList({
-  repository: {
-    listAll: async () =>
-      Array.from({ length: 40 * ENTRIES_PER_CHUNK }, (_, i) =>
-        i === 30 * ENTRIES_PER_CHUNK
-          ? (Object.defineProperty({ quantity: 1, status: 'sold' }, 'petId', {
-              get: () => {
-                throw new Error('entry could not be serialized');
-              },
-            }) as InventoryItem)
-          : { petId: String(i), quantity: 1, status: 'available' as const },
-      ),
-    setQuantity: async () => {
-      throw new Error('not used');
-    },
-  },
-});
+const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
 
 // Export reads GET /inventory through the API (the streamed, gzipped list); import writes to DynamoDB Local.
 describe('CLI: inventory export', () => {

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
-import type { InventoryItem } from '../../functions/inventory/types';
 import {
   corsPreflightHeaders,
   errorTemplate,
@@ -18,6 +17,7 @@ import {
 import { streamifyResponse } from '../../tooling/lambda-streaming';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+import { entriesBreakingAt } from '../helpers/streaming';
 
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -50,23 +50,7 @@ let functionMode: 'real' | 'throws' | 'too-large' | 'malformed' = 'real';
 let listMode: 'real' | 'fails-before-prelude' | 'fails-after-prelude' = 'real';
 
 /** Entries whose serialization fails past the first chunks: a list function failing after its first byte. */
-const BREAKING_LIST = createList({
-  repository: {
-    listAll: async () =>
-      Array.from({ length: 40 * ENTRIES_PER_CHUNK }, (_, i) =>
-        i === 30 * ENTRIES_PER_CHUNK
-          ? (Object.defineProperty({ quantity: 1, status: 'sold' }, 'petId', {
-              get: () => {
-                throw new Error('entry could not be serialized');
-              },
-            }) as InventoryItem)
-          : { petId: String(i), quantity: 1, status: 'available' as const },
-      ),
-    setQuantity: async () => {
-      throw new Error('not used');
-    },
-  },
-});
+const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
 
 /**
  * The real handlers, with the authorizer, a buffered function (GET /pets/{petId}) and the streaming list function

@@ -10,7 +10,6 @@ import { metrics } from '../../functions/http/metrics';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryRepository } from '../../functions/inventory/repository';
-import type { InventoryItem } from '../../functions/inventory/types';
 import { ROUTES } from '../../functions/routes';
 import {
   aLambdaContext,
@@ -19,7 +18,7 @@ import {
   InMemoryApiKeyRepository,
   InMemoryInventoryRepository,
 } from '../fixtures/builders';
-import { callStreaming, parsesAsJson } from '../helpers/streaming';
+import { callStreaming, entriesBreakingAt, parsesAsJson } from '../helpers/streaming';
 
 function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
@@ -242,20 +241,6 @@ describe('Function: listInventory (streamed)', () => {
       logger.error = logError;
     });
 
-    /** Entries whose serialization fails at `brokenAt`: a failure once the body has started. */
-    function breakingAt(count: number, brokenAt: number): InventoryRepository {
-      const items = Array.from({ length: count }, (_, i) =>
-        i === brokenAt
-          ? (Object.defineProperty({ quantity: 1, status: 'available' }, 'petId', {
-              get: () => {
-                throw new Error('entry could not be serialized');
-              },
-            }) as InventoryItem)
-          : anInventoryItem({ petId: String(i) }),
-      );
-      return { listAll: async () => items, setQuantity: async () => items[0] as InventoryItem };
-    }
-
     it('answers 503 SERVICE_UNAVAILABLE with Retry-After, whole and identity, when the Scan fails before the first byte', async () => {
       // Prepare
       const repository = new InMemoryInventoryRepository();
@@ -279,7 +264,7 @@ describe('Function: listInventory (streamed)', () => {
       'aborts a %s body that fails after its first byte: no complete array, logged with the request id, counted',
       async (coding, headers) => {
         // Act
-        const outcome = await list(breakingAt(30 * ENTRIES_PER_CHUNK, 20 * ENTRIES_PER_CHUNK), headers);
+        const outcome = await list(entriesBreakingAt(30 * ENTRIES_PER_CHUNK, 20 * ENTRIES_PER_CHUNK), headers);
 
         // Assess
         expect(outcome.statusCode).toBe(200);
