@@ -57,7 +57,7 @@ const tableRef = (template: Template, id: string) => ({
 describe.each(STAGES)('Functions of the %s stage', (stage) => {
   const template = () => synthesized.templates[stage];
 
-  it('gives listInventory 1024 MB (measured peak 148 MB at 100k entries) and every other function 256 MB', () => {
+  it('gives listInventory 1024 MB (twice its measured peak at 1,000,000 entries) and every other function 256 MB', () => {
     for (const id of FUNCTION_IDS) {
       expect([id, functionProps(template(), id).MemorySize]).toEqual([
         id,
