@@ -17,7 +17,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
-  setupFiles: ['<rootDir>/test/helpers/quiet-env.ts'],
+  setupFiles: ['<rootDir>/test/helpers/quiet-env.ts', '<rootDir>/test/helpers/lambda-runtime.ts'],
 };
 
 /** @type {import('jest').Config} */

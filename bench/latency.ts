@@ -1,7 +1,9 @@
 import { Agent, request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { apiGatewayProxyEvent, lambdaContext } from '../tooling/lambda-events';
+import { invokeStreamingHandler } from '../tooling/lambda-streaming';
 import { alternate, median, quantile, ratio, round } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -118,80 +120,151 @@ export async function measurePatch(options: {
   };
 }
 
-/** Times of one list size: the handler in-process, the naive path in-process, and the handler via the gateway. */
-export interface ListTimes {
-  rounds: number;
-  handlerMsMedian: number;
-  naiveMsMedian: number;
-  gatewayMsMedian: number;
-  /** handler / naive: the list target. */
-  handlerVsNaive: number;
-  /** gateway / handler: what the local gateway adds. */
-  gatewayVsHandler: number;
-  bodyBytes: number;
-  naiveBodyBytes: number;
-  gatewayBodyBytes: number;
-  /** What Lambda returns to API Gateway: the proxy result serialized, the body escaped inside it. */
-  lambdaPayloadBytes: number;
+/** One streamed GET through the gateway: time to the response head, to the first body byte, to the last byte. */
+interface StreamedGet {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  ttfbMs: number;
+  ttlbMs: number;
+  /** Body bytes as sent on the wire (compressed when gzip). */
+  bytes: number;
+  /** The body decoded (gunzipped when gzip), when asked for. */
+  text?: string;
 }
 
-/** `GET /inventory` over the current table, three ways, alternating. */
+function streamedGet(url: string, headers: Record<string, string>, keepText: boolean): Promise<StreamedGet> {
+  // As httpCall: a kept-alive connection the gateway closed while idle fails on reuse; one retry on a new one.
+  return streamedGetOnce(url, headers, keepText).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET') throw error;
+    return streamedGetOnce(url, headers, keepText);
+  });
+}
+
+function streamedGetOnce(url: string, headers: Record<string, string>, keepText: boolean): Promise<StreamedGet> {
+  return new Promise((resolveGet, reject) => {
+    const started = performance.now();
+    const req = request(url, { method: 'GET', headers, agent }, (res) => {
+      let ttfbMs = 0;
+      let bytes = 0;
+      const parts: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        if (bytes === 0) ttfbMs = performance.now() - started;
+        bytes += chunk.length;
+        if (keepText) parts.push(chunk);
+      });
+      res.on('end', () => {
+        const ttlbMs = performance.now() - started;
+        const raw = Buffer.concat(parts);
+        const text = keepText
+          ? (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')
+          : undefined;
+        resolveGet({ status: res.statusCode ?? 0, headers: res.headers, ttfbMs, ttlbMs, bytes, text });
+      });
+      res.on('error', reject);
+      res.on('aborted', () => reject(new Error(`GET ${url}: the stream was cut off`)));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Times of one list size: the handler and the naive path in-process, and the handler through `npm start`. */
+export interface ListTimes {
+  rounds: number;
+  /** The streaming handler in-process: to its prelude (first byte) and to its last byte. */
+  handlerTtfbMsMedian: number;
+  handlerMsMedian: number;
+  naiveMsMedian: number;
+  /** handler (last byte) / naive: the list target. */
+  handlerVsNaive: number;
+  /** Through npm start over HTTP, without and with gzip: first body byte and last byte. */
+  gatewayTtfbMsMedian: number;
+  gatewayMsMedian: number;
+  gatewayGzipTtfbMsMedian: number;
+  gatewayGzipMsMedian: number;
+  identityBytes: number;
+  gzipBytes: number;
+  naiveBodyBytes: number;
+  /** Both gateway answers were exactly the expected body: every entry, every digit, in petId order. */
+  exact: boolean;
+}
+
+/** `GET /inventory` over the current table, four ways, alternating; the first gateway answers are checked whole. */
 export async function measureList(options: {
   gatewayUrl: string;
   authHeader: Record<string, string>;
-  handler: ApiHandler;
+  handler: unknown;
   naive: ApiHandler;
   rounds: number;
+  /** The exact body the list must answer (the seeded entries in petId order). */
+  expectedBody: string;
 }): Promise<ListTimes> {
+  const handlerTtfb: number[] = [];
   const handlerMs: number[] = [];
   const naiveMs: number[] = [];
-  const gatewayMs: number[] = [];
-  let bodyBytes = 0;
+  const gateway: Record<'identity' | 'gzip', { ttfb: number[]; ttlb: number[]; bytes: number; exact?: boolean }> = {
+    identity: { ttfb: [], ttlb: [], bytes: 0 },
+    gzip: { ttfb: [], ttlb: [], bytes: 0 },
+  };
   let naiveBodyBytes = 0;
-  let gatewayBodyBytes = 0;
-  let lambdaPayloadBytes = 0;
   let n = 0;
-  const inProcess = async (fn: ApiHandler, into: number[]) => {
-    const id = `bench-list-${n++}`;
-    const started = performance.now();
-    const result = await fn(
-      apiGatewayProxyEvent({ requestContext: { requestId: id } }),
-      lambdaContext({ requestId: id, timeoutMs: 29_000, memoryMb: 1024 }),
+  const context = (id: string) => lambdaContext({ requestId: id, timeoutMs: 600_000, memoryMb: 1024 });
+  const viaGateway = async (coding: 'identity' | 'gzip') => {
+    const figures = gateway[coding];
+    const check = figures.exact === undefined;
+    const response = await streamedGet(
+      `${options.gatewayUrl}/inventory`,
+      { ...options.authHeader, 'Accept-Encoding': coding },
+      check,
     );
-    into.push(performance.now() - started);
-    if (result.statusCode !== 200) throw new Error(`list answered ${result.statusCode}: ${result.body}`);
-    return result;
+    if (response.status !== 200) throw new Error(`GET /inventory (${coding}) answered ${response.status}`);
+    if (check) figures.exact = response.text === options.expectedBody;
+    figures.ttfb.push(response.ttfbMs);
+    figures.ttlb.push(response.ttlbMs);
+    figures.bytes = response.bytes;
   };
   await alternate(options.rounds, [
     async () => {
-      const result = await inProcess(options.handler, handlerMs);
-      bodyBytes = Buffer.byteLength(result.body);
-      lambdaPayloadBytes = Buffer.byteLength(JSON.stringify(result));
-    },
-    async () => {
-      naiveBodyBytes = Buffer.byteLength((await inProcess(options.naive, naiveMs)).body);
-    },
-    async () => {
+      const id = `bench-list-${n++}`;
       const started = performance.now();
-      const response = await httpCall(`${options.gatewayUrl}/inventory`, 'GET', options.authHeader);
-      gatewayMs.push(performance.now() - started);
-      if (response.status !== 200) throw new Error(`GET /inventory answered ${response.status}`);
-      gatewayBodyBytes = response.bytes;
+      const { response, completion } = invokeStreamingHandler(
+        options.handler,
+        apiGatewayProxyEvent({ requestContext: { requestId: id } }),
+        context(id),
+      );
+      const { statusCode, body } = await response;
+      handlerTtfb.push(performance.now() - started);
+      for await (const _ of body);
+      await completion;
+      handlerMs.push(performance.now() - started);
+      if (statusCode !== 200) throw new Error(`list answered ${statusCode}`);
     },
+    async () => {
+      const id = `bench-naive-${n++}`;
+      const started = performance.now();
+      const result = await options.naive(apiGatewayProxyEvent({ requestContext: { requestId: id } }), context(id));
+      naiveMs.push(performance.now() - started);
+      if (result.statusCode !== 200) throw new Error(`naive list answered ${result.statusCode}`);
+      naiveBodyBytes = Buffer.byteLength(result.body);
+    },
+    () => viaGateway('identity'),
+    () => viaGateway('gzip'),
   ]);
   const handler = median(handlerMs);
   const naive = median(naiveMs);
-  const gateway = median(gatewayMs);
   return {
     rounds: options.rounds,
+    handlerTtfbMsMedian: round(median(handlerTtfb)),
     handlerMsMedian: round(handler),
     naiveMsMedian: round(naive),
-    gatewayMsMedian: round(gateway),
     handlerVsNaive: ratio(handler, naive),
-    gatewayVsHandler: ratio(gateway, handler),
-    bodyBytes,
+    gatewayTtfbMsMedian: round(median(gateway.identity.ttfb)),
+    gatewayMsMedian: round(median(gateway.identity.ttlb)),
+    gatewayGzipTtfbMsMedian: round(median(gateway.gzip.ttfb)),
+    gatewayGzipMsMedian: round(median(gateway.gzip.ttlb)),
+    identityBytes: gateway.identity.bytes,
+    gzipBytes: gateway.gzip.bytes,
     naiveBodyBytes,
-    gatewayBodyBytes,
-    lambdaPayloadBytes,
+    exact: gateway.identity.exact === true && gateway.gzip.exact === true,
   };
 }

@@ -15,6 +15,10 @@ if (!modulePath || !['init', 'cold', 'invoke'].includes(mode)) {
   console.error('usage: node bench/probe.mjs init|cold|invoke <module>');
   process.exit(2);
 }
+// The Lambda runtime defines `awslambda` before loading a function; a streaming handler reads it at import. The
+// stand-in is loaded before the clock starts, as the runtime's own code is not part of a function's init.
+const lambda = await import(new URL('../tooling/lambda-streaming.ts', import.meta.url).href);
+lambda.installLambdaStreamingRuntime();
 const started = performance.now();
 const mod = modulePath.endsWith('.mjs')
   ? await import(pathToFileURL(modulePath).href)
@@ -30,12 +34,17 @@ function report(result) {
 
 /** One invocation, as the runtime makes it; the outcome is what Lambda would return to API Gateway. */
 async function invoke(event, index) {
-  const context = { ...baseContext, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 29_000 };
+  const context = { ...baseContext, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 600_000 };
   const t = performance.now();
   let outcome;
   try {
-    const result = await mod.handler(event, context);
-    outcome = { statusCode: result?.statusCode, payloadBytes: Buffer.byteLength(JSON.stringify(result ?? null)) };
+    // A streamed answer is read to its end, as Lambda sends it on; a buffered one is the serialized result.
+    const answer = await lambda.invokeToEnd(mod.handler, event, context, { keepBody: false });
+    const { bodyBytes, streamed, ...result } = answer;
+    outcome = {
+      statusCode: answer.statusCode,
+      payloadBytes: streamed ? bodyBytes : Buffer.byteLength(JSON.stringify(result ?? null)),
+    };
   } catch (error) {
     outcome = { error: String(error?.message ?? error) };
   }

@@ -60,9 +60,9 @@ const COMMANDS: Record<string, CommandSpec> = {
     action: smoke,
   },
   'inventory export': {
-    usage: 'inventory export [--format json|csv]',
-    summary: 'every entry to stdout, ordered by petId',
-    options: { format: { type: 'string' } },
+    usage: 'inventory export --key KEY [--url URL] [--format json|csv]',
+    summary: 'every entry to stdout, ordered by petId (reads GET /inventory of the API)',
+    options: { format: { type: 'string' }, key: { type: 'string' }, url: { type: 'string' } },
     positionals: [],
     action: exportInventory,
   },

@@ -2,6 +2,9 @@
  * The typed client of the Pet Store Inventory API: openapi-fetch over the types openapi-typescript generates from
  * openapi.yaml (`npm run generate:client` writes `client/schema.d.ts`).
  *
+ * The list arrives streamed and, when fetch asks for it (Node's and browsers' fetch do), gzipped: fetch decodes it, and a
+ * list cut off mid-stream (a failure after the first byte) makes the call reject rather than return a partial array.
+ *
  * int64: `petId` is a 64-bit integer sent as a bare JSON number. `JSON.parse` rounds integers beyond 2^53
  * (9223372036854775807 would become 9223372036854775808), so this client reads every `petId` from the JSON source
  * text into a `bigint`, and its types say so: `petId` is `bigint` in responses and in path parameters.

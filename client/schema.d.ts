@@ -16,6 +16,27 @@ export interface paths {
          * @description Returns every inventory entry in one JSON array, ordered by `petId` ascending (numerically, negative ids
          *     first). There is no pagination, filtering or query parameter: the array is complete however large the
          *     table is. Reads are strongly consistent, so an update is visible to the next list.
+         *
+         *     **Streamed.** The whole table is read first, then the array is streamed in chunks (`Transfer-Encoding:
+         *     chunked` over HTTP/1.1, no `Content-Length`). Every error that can happen before the first byte (401, 503
+         *     when storage is unavailable, ...) is the usual Error body with its status.
+         *
+         *     **Compressed on request.** `Accept-Encoding` is honoured (RFC 9110, q-values, `*` and `identity;q=0`
+         *     included): gzip when the client accepts it (`Content-Encoding: gzip`), identity otherwise; no header means
+         *     identity. Every 200 carries `Vary: Accept-Encoding`. A header that refuses both gzip and identity is
+         *     answered 406 `NOT_ACCEPTABLE`. Most HTTP clients (curl `--compressed`, browsers, Node's fetch) ask for gzip
+         *     and decode it themselves; a 1,000,000-entry list is a few MB gzipped against tens of MB plain.
+         *
+         *     **A failure after the first byte** (rare: the function failing or about to time out while writing) cannot
+         *     change the status any more: the stream is aborted, so the connection closes before the body's end (over
+         *     HTTP/1.1 without the last chunk; curl reports `transfer closed with outstanding read data remaining`). The
+         *     body is then never a complete array (no closing `]`, no gzip trailer): treat a body that does not parse, or
+         *     a connection closed early, as a failure and retry. It is logged with the request id.
+         *
+         *     **Size and time.** On a stage the answer passes through Lambda response streaming and API Gateway's
+         *     `STREAM` transfer mode: the first 10 MB go unthrottled, the rest at 2 MB/s, for at most 15 minutes, and a
+         *     streamed Lambda response is at most 200 MB. See the README ("Performance and limits") for the largest
+         *     inventory and how long it takes.
          */
         get: operations["listInventory"];
         put?: never;
@@ -145,12 +166,13 @@ export interface components {
             /**
              * @description Machine-readable error code; each code belongs to one HTTP status:
              *     `VALIDATION_FAILED`, `MALFORMED_JSON`, `BAD_REQUEST` (400), `UNAUTHORIZED` (401), `ACCESS_DENIED` (403),
-             *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415),
+             *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NOT_ACCEPTABLE` (406), `PAYLOAD_TOO_LARGE` (413),
+             *     `UNSUPPORTED_MEDIA_TYPE` (415),
              *     `THROTTLED` (429), `INTERNAL` (500), `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503),
              *     `GATEWAY_TIMEOUT` (504).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
             /** @description Human-readable description; for 400 it names the field and the rule. Not for parsing. */
             message: string;
             /**
@@ -200,6 +222,13 @@ export interface components {
             code?: "METHOD_NOT_ALLOWED";
             /** @constant */
             status?: 405;
+        };
+        /** @description An Error answered with 406. */
+        NotAcceptableError: components["schemas"]["Error"] & {
+            /** @constant */
+            code?: "NOT_ACCEPTABLE";
+            /** @constant */
+            status?: 406;
         };
         /** @description An Error answered with 413. */
         PayloadTooLargeError: components["schemas"]["Error"] & {
@@ -348,6 +377,16 @@ export interface components {
                 "application/json": components["schemas"]["PayloadTooLargeError"];
             };
         };
+        /** @description The request's Accept-Encoding refuses both codings the list is sent in (gzip and identity). */
+        NotAcceptable: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NotAcceptableError"];
+            };
+        };
         /** @description A body was sent with a Content-Type other than application/json (or application/*+json). */
         UnsupportedMediaType: {
             headers: {
@@ -442,16 +481,29 @@ export interface operations {
     listInventory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Codings the client accepts (RFC 9110 §12.5.3); gzip and identity are offered.
+                 * @example gzip
+                 */
+                "Accept-Encoding"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every entry, ordered by petId ascending. An empty inventory is `[]`. */
+            /**
+             * @description Every entry, ordered by petId ascending, streamed; gzipped when the request accepts it. An empty
+             *     inventory is `[]`.
+             */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `gzip` when the body is gzipped; absent for identity. */
+                    "Content-Encoding"?: "gzip";
+                    /** @description `Accept-Encoding` (with `Origin` too where CORS is on): the body depends on it. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -462,6 +514,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["RequestTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

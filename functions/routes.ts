@@ -21,7 +21,20 @@ export interface Route {
   deprecated?: boolean;
   /** Answers 501 NOT_IMPLEMENTED by design (the spec defines no behaviour): not a fault, so no alarm counts it. */
   notImplemented?: boolean;
+  /**
+   * The function streams its response (Lambda response streaming): the stage's integration uses the `STREAM`
+   * transfer mode, and the local gateway passes the body on as it comes. Its handler must be a streaming one.
+   */
+  streaming?: boolean;
+  /**
+   * The function's timeout, and for a streamed route the integration's too. @default 10 (API Gateway's buffered
+   * integrations give up at 29 s anyway)
+   */
+  timeoutSeconds?: number;
 }
+
+/** Timeout of `GET /inventory`, which streams the whole inventory (docs/performance.md, "Timeout"). */
+export const LIST_INVENTORY_TIMEOUT_SECONDS = 120;
 
 export const ROUTES: readonly Route[] = [
   {
@@ -30,6 +43,9 @@ export const ROUTES: readonly Route[] = [
     path: '/inventory',
     handler: 'list-inventory',
     access: ['inventory:read'],
+    streaming: true,
+    // The largest inventory at Lambda's streaming bandwidth, with room (docs/performance.md, "Timeout").
+    timeoutSeconds: LIST_INVENTORY_TIMEOUT_SECONDS,
   },
   {
     operationId: 'updateInventory',

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors';
 import type { CliIo } from '../io';
 import type { Target } from '../target';
 
@@ -13,4 +14,29 @@ export interface CommandContext {
 /** Writes one line to a stream. */
 export function writeLine(stream: CliIo['stdout'], line: string): void {
   stream.write(`${line}\n`);
+}
+
+/** The API key a command calling the API uses: `--key`, else `PETSTORE_API_KEY`. @throws UsageError without one */
+export function apiKeyOption(context: CommandContext, command: string): string {
+  const key = typeof context.options.key === 'string' ? context.options.key : context.io.env.PETSTORE_API_KEY;
+  if (!key) throw new UsageError(`${command} needs --key KEY (or PETSTORE_API_KEY): an API key of the stage`);
+  return key;
+}
+
+/**
+ * The base URL (ending in /v1) of the API a command calls: `--url`, else the stage's `ApiUrl` output with `--stage`,
+ * else the local `npm start` gateway.
+ */
+export async function apiBaseUrl(context: CommandContext): Promise<string> {
+  if (typeof context.options.url === 'string') {
+    if (!/^https?:\/\/[^\s]+$/.test(context.options.url))
+      throw new UsageError(`--url must be an http(s) URL; got "${context.options.url}"`);
+    return context.options.url.replace(/\/+$/, '');
+  }
+  if (typeof context.options.stage === 'string') {
+    const target = await context.target();
+    if (!target.apiUrl) throw new UsageError(`the ${target.description} stack has no ApiUrl output; pass --url`);
+    return target.apiUrl.replace(/\/+$/, '');
+  }
+  return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
 }

@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { createInventoryClient } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { InventoryTable } from '../../functions/store/inventory-table';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
-import { type CommandContext, writeLine } from './context';
+import { apiBaseUrl, apiKeyOption, type CommandContext, writeLine } from './context';
 
 const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
@@ -79,22 +79,36 @@ export async function importInventory(context: CommandContext): Promise<void> {
   }
 }
 
-/** `inventory export [--format json|csv]`: every entry to stdout, ordered by petId, int64 ids exact. */
+/**
+ * `inventory export --key KEY [--url URL | --stage S] [--format json|csv]`: every entry to stdout, ordered by petId,
+ * int64 ids exact. It reads `GET /inventory` of the API with the typed client, as any client would: the streamed,
+ * gzipped list (fetch decodes gzip), with no table access needed. A list cut off mid-stream fails the export.
+ */
 export async function exportInventory(context: CommandContext): Promise<void> {
   const format = context.options.format ?? 'json';
   if (!(EXPORT_FORMATS as readonly unknown[]).includes(format))
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}; got "${String(format)}"`);
-  const target = await context.target();
-  const tableName = target.tables.inventory;
-  await requireTable(target, tableName);
-  let items: InventoryItem[];
-  try {
-    items = await new InventoryTable({ client: target.client, tableName }).listAll();
-  } catch (error) {
-    throw storageError(error, target, tableName);
+  const key = apiKeyOption(context, 'inventory export');
+  const url = await apiBaseUrl(context);
+  const client = createInventoryClient({ baseUrl: url, apiKey: key });
+  const listed = await client.GET('/inventory').catch((error: unknown) => {
+    throw new CliError(
+      `could not read the whole list from ${url}/inventory (${(error as Error).message}); nothing was written`,
+      { cause: error },
+    );
+  });
+  if (!listed.data) {
+    const status = listed.response.status;
+    const reason = listed.error ? `${listed.error.code}: ${listed.error.message}` : 'no body';
+    throw new CliError(`GET ${url}/inventory answered ${status} (${reason})`);
   }
+  const items: InventoryItem[] = listed.data.map((item) => ({
+    petId: item.petId.toString(),
+    quantity: item.quantity,
+    status: item.status,
+  }));
   context.io.stdout.write(format === 'csv' ? inventoryCsv(items) : inventoryJsonLines(items));
-  writeLine(context.io.stderr, `Exported ${items.length} rows from ${tableName} (${target.description}).`);
+  writeLine(context.io.stderr, `Exported ${items.length} rows from ${url}/inventory.`);
 }
 
 /** A JSON array with one entry per line: diffs well, and import errors name a useful line. */

@@ -36,4 +36,6 @@ export const METRIC_NAMES = {
   authorizerUnavailable: 'AuthorizerUnavailable',
   /** Entries in one GET /inventory answer (Maximum shows how close the list is to its response limit). */
   inventoryEntriesListed: 'InventoryEntriesListed',
+  /** A streamed answer failed after its first byte: the client got a cut-off body (logged with the request id). */
+  responseStreamAborted: 'ResponseStreamAborted',
 } as const;

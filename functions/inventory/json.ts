@@ -8,12 +8,22 @@ export function inventoryItemJson(item: InventoryItem): string {
   return `{"petId":${item.petId},"quantity":${item.quantity},"status":"${item.status}"}`;
 }
 
-/** Serializes the list in one pass, with no intermediate objects. */
-export function inventoryListJson(items: readonly InventoryItem[]): string {
-  let out = '[';
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) out += ',';
-    out += inventoryItemJson(items[i] as InventoryItem);
+/**
+ * Serializes the list as a sequence of chunks of `entriesPerChunk` entries each (the first opens the array, the
+ * last closes it), so a large list is never held as one string. Joined, the chunks are the JSON array of the entries.
+ */
+export function* inventoryListChunks(items: readonly InventoryItem[], entriesPerChunk: number): Generator<string> {
+  if (items.length === 0) {
+    yield '[]';
+    return;
   }
-  return `${out}]`;
+  for (let start = 0; start < items.length; start += entriesPerChunk) {
+    const end = Math.min(items.length, start + entriesPerChunk);
+    let chunk = start === 0 ? '[' : ',';
+    for (let i = start; i < end; i++) {
+      if (i > start) chunk += ',';
+      chunk += inventoryItemJson(items[i] as InventoryItem);
+    }
+    yield end === items.length ? `${chunk}]` : chunk;
+  }
 }

@@ -11,6 +11,7 @@ import {
   MethodLoggingLevel,
   MockIntegration,
   PassthroughBehavior,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
   SecurityPolicy,
@@ -24,7 +25,7 @@ import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { COMMON_HEADERS } from '../../functions/http/responses';
-import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
+import { API_STAGE_NAME, allowedMethods, ROUTES, type Route } from '../../functions/routes';
 import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
@@ -165,7 +166,7 @@ export class InventoryApi extends Construct {
       if (!fn) throw new Error(`No function for route ${route.operationId}`);
       this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), {
+        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false, ...streamingOptions(route) }), {
           operationName: route.operationId,
         });
     }
@@ -260,6 +261,19 @@ export class InventoryApi extends Construct {
     }
     return `https://${domain.domainName}/${API_STAGE_NAME}`;
   }
+}
+
+/**
+ * A streamed route's integration: the `STREAM` transfer mode (CDK then invokes the alias through Lambda's
+ * InvokeWithResponseStream URI) and an integration timeout as long as the function's, which streaming allows past
+ * 29 s (up to 15 minutes), so API Gateway never cuts a stream the function can still finish.
+ */
+function streamingOptions(route: Route): { responseTransferMode?: ResponseTransferMode; timeout?: Duration } {
+  if (!route.streaming) return {};
+  return {
+    responseTransferMode: ResponseTransferMode.STREAM,
+    ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+  };
 }
 
 /** An authorized ANY method answering `status` with an Error body from a MOCK integration. */

@@ -12,7 +12,10 @@ import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } fr
  * default leaves headroom over the measured peak (docs/performance.md, "Memory sizes").
  */
 export const DEFAULT_MEMORY_MB = 256;
-/** Memory of listInventory, sized from its measured peak at the largest inventory (docs/performance.md). */
+/**
+ * Memory of listInventory: the whole list is held before its first byte, so this bounds the largest inventory; set
+ * from its measured peak at 1,000,000 entries (docs/performance.md, "Largest inventory").
+ */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
 /** Timeout of every function: the SDK's bounded retries give up well within it (functions/store/dynamo-client.ts). */
 export const DEFAULT_TIMEOUT = Duration.seconds(10);

@@ -215,7 +215,7 @@ export class Monitoring extends Construct {
       'InventoryListSizeAlarm',
       listed,
       config.listedEntries,
-      `A list answered ${config.listedEntries} entries or more: it nears what one response can carry`,
+      `A list answered ${config.listedEntries} entries or more: it nears what the list function can hold`,
       'InventoryListSizeAlarm',
       once,
     );

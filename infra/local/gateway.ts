@@ -23,6 +23,12 @@ import {
   tokenAuthorizerEvent,
 } from '../../tooling/lambda-events';
 import {
+  installLambdaStreamingRuntime,
+  invokeStreamingHandler,
+  isStreamingHandler,
+  type StreamedHttpResponse,
+} from '../../tooling/lambda-streaming';
+import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
   CORS_PREFLIGHT,
@@ -144,6 +150,8 @@ const loadedHandlers = new Map<string, Promise<LambdaHandler<unknown, unknown>>>
 export function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
   let loading = loadedHandlers.get(name);
   if (!loading) {
+    // As the Lambda runtime does before loading a function: a streaming handler reads `awslambda` at import.
+    installLambdaStreamingRuntime();
     loading = import(pathToFileURL(join(HANDLERS_DIR, `${name}.ts`)).href).then((mod: { handler?: unknown }) => {
       if (typeof mod.handler !== 'function') throw new Error(`functions/handlers/${name} exports no handler`);
       return mod.handler as LambdaHandler<unknown, unknown>;
@@ -310,7 +318,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     auth: APIGatewayAuthorizerResult,
     requestId: string,
     stagePath: string,
-  ): Promise<GatewayAnswer | APIGatewayProxyResult> {
+  ): Promise<GatewayAnswer | APIGatewayProxyResult | StreamedHttpResponse> {
     const query = queryParameters(rawQuery);
     const event = apiGatewayProxyEvent({
       resource: route.path,
@@ -336,13 +344,30 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     // Lambda refuses an invocation whose event is over its payload limit; API Gateway reports the integration failed.
     const delivered = throughLambda(event) as { value: APIGatewayProxyEvent; bytes: number };
     if (delivered.bytes > LAMBDA_MAX_PAYLOAD_BYTES) return answer('INTEGRATION_FAILURE', requestId);
+    const context = lambdaContext({
+      functionName: route.operationId,
+      requestId: randomUUID(),
+      timeoutMs: (route.timeoutSeconds ?? 29) * 1000,
+    });
+    let handler: LambdaHandler<APIGatewayProxyEvent, unknown>;
+    try {
+      handler = (await load(route.handler)) as LambdaHandler<APIGatewayProxyEvent, unknown>;
+    } catch {
+      return answer('INTEGRATION_FAILURE', requestId);
+    }
+    if (route.streaming) {
+      // The STREAM integration invokes with InvokeWithResponseStream: no 6 MB limit on the answer, which passes on
+      // from the prelude as it comes; a function that fails before its prelude is a failed integration.
+      if (!isStreamingHandler(handler)) return answer('INTEGRATION_FAILURE', requestId);
+      try {
+        return await invokeStreamingHandler(handler, delivered.value, context).response;
+      } catch {
+        return answer('INTEGRATION_FAILURE', requestId);
+      }
+    }
     let result: unknown;
     try {
-      const handler = (await load(route.handler)) as LambdaHandler<APIGatewayProxyEvent, unknown>;
-      result = await handler(
-        delivered.value,
-        lambdaContext({ functionName: route.operationId, requestId: randomUUID(), timeoutMs: 29_000 }),
-      );
+      result = await handler(delivered.value, context);
     } catch {
       // A function that throws is a Lambda function error: the integration failed.
       return answer('INTEGRATION_FAILURE', requestId);
@@ -357,7 +382,11 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     return result;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<number | 'aborted'> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+  ): Promise<number | 'aborted' | 'stream aborted'> {
     // Every answer carries the request id, the docs page's included.
     res.setHeader('x-amzn-RequestId', requestId);
     const target = req.url ?? '/';
@@ -378,6 +407,33 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       res.writeHead(reply.statusCode, headers);
       res.end(req.method === 'HEAD' ? undefined : payload);
       return reply.statusCode;
+    };
+    /**
+     * A streamed answer as a stage sends it: the prelude's status and headers, then the body in chunks as the
+     * function writes it. A function that fails after its prelude leaves the response cut off: the connection is
+     * closed without the terminating chunk, so the client sees an incomplete body, never a whole one.
+     */
+    const sendStreamed = (reply: StreamedHttpResponse): Promise<number | 'aborted' | 'stream aborted'> => {
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(reply.headers)) headers[name] = String(value);
+      for (const [name, values] of Object.entries(reply.multiValueHeaders)) headers[name] = values.map(String);
+      if (reply.cookies.length > 0) headers['Set-Cookie'] = reply.cookies;
+      res.writeHead(reply.statusCode, headers);
+      return new Promise((resolveSent) => {
+        reply.body.once('error', () => {
+          res.destroy();
+          resolveSent('stream aborted');
+        });
+        res.once('close', () => {
+          if (res.writableFinished) {
+            resolveSent(reply.statusCode);
+          } else {
+            reply.body.destroy();
+            resolveSent('aborted');
+          }
+        });
+        reply.body.pipe(res);
+      });
     };
     const refuse = (type: GatewayResponseType): number => {
       req.resume();
@@ -425,7 +481,8 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     if ('statusCode' in auth) return send(auth);
 
     if (match?.params) {
-      return send(await invokeRoute(match.route, req, rawQuery, body, match.params, auth, requestId, stagePath));
+      const reply = await invokeRoute(match.route, req, rawQuery, body, match.params, auth, requestId, stagePath);
+      return 'cookies' in reply ? sendStreamed(reply) : send(reply);
     }
     const first = matches[0];
     if (first) {
@@ -459,7 +516,13 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
         })
         .then((status) => {
           const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          log(`${req.method} ${req.url} ${status === 'aborted' ? '- (client went away)' : status} ${ms.toFixed(1)}ms`);
+          const outcome =
+            status === 'aborted'
+              ? '- (client went away)'
+              : status === 'stream aborted'
+                ? '200 (stream aborted by the function)'
+                : status;
+          log(`${req.method} ${req.url} ${outcome} ${ms.toFixed(1)}ms`);
         });
     },
   );

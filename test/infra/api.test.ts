@@ -2,7 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { ERROR_CODES } from '../../functions/http/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
+import { API_STAGE_NAME, allowedMethods, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../functions/routes';
 import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
 import { gatewayResponse } from '../../infra/gateway-responses';
 import { functionId } from '../../infra/inventory-stack';
@@ -134,6 +134,23 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       expect(method?.authorizerId).toEqual(authorizerId());
       expect(method?.integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(method?.integration.Uri)).toContain(`"${functionId(route.operationId)}`);
+    }
+  });
+
+  it("streams GET /inventory only: STREAM transfer mode through the alias's response-streaming URI, with the function's timeout", () => {
+    const lambdaMethods = methods().filter((m) => m.integration.Type === 'AWS_PROXY');
+    const streamed = lambdaMethods.filter((m) => m.integration.ResponseTransferMode === 'STREAM');
+    expect(streamed.map((m) => `${m.httpMethod} ${m.path}`)).toEqual(['GET /inventory']);
+    const list = only(streamed);
+    const uri = JSON.stringify(list.integration.Uri);
+    // "Set up a Lambda proxy integration with payload response streaming in API Gateway": InvokeWithResponseStream.
+    expect(uri).toContain('/2021-11-15/functions/');
+    expect(uri).toContain('/response-streaming-invocations');
+    expect(uri).toContain(`"${functionId('listInventory')}LiveAlias`);
+    expect(list.integration.TimeoutInMillis).toBe(LIST_INVENTORY_TIMEOUT_SECONDS * 1000);
+    for (const buffered of lambdaMethods.filter((m) => m !== list)) {
+      expect(buffered.integration.ResponseTransferMode).toBeUndefined();
+      expect(JSON.stringify(buffered.integration.Uri)).toContain('/2015-03-31/functions/');
     }
   });
 

@@ -60,6 +60,8 @@ export interface TemplateMethod {
   integration: {
     Type: string;
     Uri?: unknown;
+    ResponseTransferMode?: string;
+    TimeoutInMillis?: number;
     IntegrationResponses?: {
       StatusCode: string;
       SelectionPattern?: string;

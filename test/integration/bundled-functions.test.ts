@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
@@ -19,14 +20,23 @@ const run = promisify(execFile);
 const BUNDLE_BUDGET_BYTES = 250_000;
 const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 'self-check'];
 
-/** Requires a bundle in a fresh node (as the Lambda runtime would), invokes its handler once, prints the result. */
+/**
+ * Requires a bundle in a fresh node (as the Lambda runtime would, with its \`awslambda\` global from the stand-in in
+ * tooling/), invokes its handler once and reads its answer to the end, streamed or not, and prints it.
+ */
 const INVOKE = `
-const [file, event, context] = process.argv.slice(1);
+const [file, event, context, runtime] = process.argv.slice(1);
 const ctx = { ...JSON.parse(context), getRemainingTimeInMillis: () => 10000 };
-Promise.resolve(require(file).handler(JSON.parse(event), ctx)).then(
-  (result) => process.stdout.write('\\nRESULT ' + JSON.stringify({ result })),
+import(runtime).then(async (lambda) => {
+  lambda.installLambdaStreamingRuntime();
+  return lambda.invokeToEnd(require(file).handler, JSON.parse(event), ctx);
+}).then(
+  (answer) => process.stdout.write('\\nRESULT ' + JSON.stringify({ result: answer })),
   (error) => process.stdout.write('\\nRESULT ' + JSON.stringify({ error: String(error && error.message) })),
 );`;
+
+/** The Lambda streaming stand-in, imported by INVOKE with Node's own type stripping. */
+const LAMBDA_RUNTIME = pathToFileURL(join(import.meta.dirname, '..', '..', 'tooling', 'lambda-streaming.ts')).href;
 
 /** The credentials Lambda hands a function (its role's session), as environment variables. */
 const LAMBDA_CREDENTIALS = {
@@ -121,7 +131,14 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     };
     const { stdout, stderr } = await run(
       process.execPath,
-      ['-e', INVOKE, deployed.bundle(handler).file, JSON.stringify(event), JSON.stringify(aLambdaContext())],
+      [
+        '-e',
+        INVOKE,
+        deployed.bundle(handler).file,
+        JSON.stringify(event),
+        JSON.stringify(aLambdaContext()),
+        LAMBDA_RUNTIME,
+      ],
       { env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)), timeout: 20_000 },
     );
     const marker = stdout.lastIndexOf('\nRESULT ');

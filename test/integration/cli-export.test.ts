@@ -1,12 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { run } from '../../cli/run';
+import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { importHandler, type LocalGateway, startLocalGateway } from '../../infra/local/gateway';
 import type { TableNames } from '../../tooling/tables';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
-import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
+import { freshTables, snapshotTable, startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
+import { entriesBreakingAt } from '../helpers/streaming';
 
 const EXTREMES: readonly InventoryItem[] = [
   { petId: '9223372036854775807', quantity: 2147483647, status: 'pending' },
@@ -17,34 +19,46 @@ const EXTREMES: readonly InventoryItem[] = [
   { petId: '-1', quantity: 3, status: 'pending' },
 ];
 
+/** A list function whose body fails past its first chunks, as a deployed one failing mid-stream. */
+const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
+
+// Export reads GET /inventory through the API (the streamed, gzipped list); import writes to DynamoDB Local.
 describe('CLI: inventory export', () => {
-  let client: DynamoDBClient;
-  let source: TableNames;
+  let stack: TestStack;
+  let breaking: LocalGateway;
   let dir: string;
 
-  const cli = async (tables: TableNames, argv: string[]) => {
+  const cli = async (argv: string[], tables?: TableNames) => {
     const io = aCapturedIo({
-      env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys },
+      env: tables ? { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys } : {},
       cwd: dir,
     });
-    const code = await run([...argv, '--endpoint', testEndpoint()], io);
+    const code = await run(argv, io);
     return { code, stdout: io.stdout.text, stderr: io.stderr.text };
   };
+  const exportVia = (url: string, extra: string[] = [], key = stack.key) =>
+    cli(['inventory', 'export', '--url', url, '--key', key, ...extra]);
 
   beforeAll(async () => {
-    client = testClient();
     dir = mkdtempSync(join(tmpdir(), 'cli-export-'));
-    source = await freshTables(client);
-    await putItems(client, source.inventory, EXTREMES);
+    stack = await startTestStack({ inventory: EXTREMES });
+    breaking = await startLocalGateway(0, {
+      log: () => undefined,
+      loadHandler: async (name) =>
+        name === 'list-inventory'
+          ? (BREAKING_LIST as unknown as Awaited<ReturnType<typeof importHandler>>)
+          : importHandler(name),
+    });
   });
 
-  afterAll(() => {
-    client.destroy();
+  afterAll(async () => {
+    await breaking?.close();
+    await stack?.close();
   });
 
   it('writes JSON ordered by petId with every int64 digit, one entry per line', async () => {
     // Act
-    const outcome = await cli(source, ['inventory', 'export']);
+    const outcome = await exportVia(stack.url);
 
     // Assess
     expect(outcome.code).toBe(0);
@@ -61,14 +75,12 @@ describe('CLI: inventory export', () => {
         '',
       ].join('\n'),
     );
-    expect(outcome.stderr).toMatch(
-      /^Exported 6 rows from inventory-\w+ \(DynamoDB at http:\/\/127\.0\.0\.1:\d+\)\.\n$/,
-    );
+    expect(outcome.stderr).toBe(`Exported 6 rows from ${stack.url}/inventory.\n`);
   });
 
   it('writes CSV with the import header, ordered by petId', async () => {
     // Act
-    const outcome = await cli(source, ['inventory', 'export', '--format', 'csv']);
+    const outcome = await exportVia(stack.url, ['--format', 'csv']);
 
     // Assess
     expect(outcome.code).toBe(0);
@@ -84,29 +96,42 @@ describe('CLI: inventory export', () => {
     'round-trips the largest and smallest int64 through export and import (%s)',
     async (format) => {
       // Prepare
-      const exported = await cli(source, ['inventory', 'export', '--format', format]);
+      const exported = await exportVia(stack.url, ['--format', format]);
       const file = join(dir, `export.${format}`);
       writeFileSync(file, exported.stdout);
-      const copy = await freshTables(client);
+      const copy = await freshTables(stack.client);
 
       // Act
-      const imported = await cli(copy, ['inventory', 'import', file]);
+      const imported = await cli(['inventory', 'import', file, '--endpoint', testEndpoint()], copy);
 
       // Assess
       expect(imported.code).toBe(0);
-      expect(await snapshotTable(client, copy.inventory)).toBe(await snapshotTable(client, source.inventory));
+      expect(await snapshotTable(stack.client, copy.inventory)).toBe(
+        await snapshotTable(stack.client, stack.tables.inventory),
+      );
     },
   );
 
-  it('writes an empty JSON array for an empty table', async () => {
-    // Prepare
-    const empty = await freshTables(client);
-
+  it('fails (exit 1) and writes nothing when the list is cut off mid-stream', async () => {
     // Act
-    const outcome = await cli(empty, ['inventory', 'export']);
+    const outcome = await exportVia(breaking.url);
 
     // Assess
-    expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe('[]\n');
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toMatch(/could not read the whole list from .*\/inventory .*nothing was written/);
+  });
+
+  it("fails (exit 1) with the API's answer when the key is refused", async () => {
+    const outcome = await exportVia(stack.url, [], 'psk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toContain('answered 401 (UNAUTHORIZED');
+  });
+
+  it('refuses to run without a key (exit 2)', async () => {
+    const outcome = await cli(['inventory', 'export', '--url', stack.url]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain('inventory export needs --key KEY');
   });
 });

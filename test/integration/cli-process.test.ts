@@ -95,7 +95,7 @@ describe('CLI: as a process', () => {
 
   it('--stage without credentials exits 1 with one line saying so', async () => {
     // Act
-    const outcome = await runProcess('npx', ['tsx', 'cli/main.ts', 'inventory', 'export', '--stage', 'production'], {
+    const outcome = await runProcess('npx', ['tsx', 'cli/main.ts', 'keys', 'list', '--stage', 'production'], {
       env: cleanEnv({ AWS_REGION: 'eu-west-1' }),
     });
 

@@ -72,6 +72,21 @@ describe('End to end: npm start and the generated client', () => {
     expect(ids).toContain(9007199254740993n);
   });
 
+  it("streams the list gzipped to Node's fetch, which asks for gzip by itself and decodes it", async () => {
+    // Act
+    const response = await fetch(`${started.baseUrl}/inventory`, {
+      headers: { Authorization: `Bearer ${started.apiKey}` },
+    });
+    const text = await response.text();
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(text).toContain('{"petId":9223372036854775807,');
+    expect(text.endsWith(']')).toBe(true);
+  });
+
   it('updates the entry of petId 9223372036854775807 and gets that id back digit for digit', async () => {
     // Act
     const { data, error } = await client.PATCH('/inventory/{petId}', {

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
 import {
   corsPreflightHeaders,
@@ -13,8 +14,10 @@ import {
   type LocalGateway,
   startLocalGateway,
 } from '../../infra/local/gateway';
+import { streamifyResponse } from '../../tooling/lambda-streaming';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+import { entriesBreakingAt } from '../helpers/streaming';
 
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -43,22 +46,38 @@ function rawHttp(requestLine: string, headers: [string, string][], body = ''): s
 let events: APIGatewayProxyEvent[] = [];
 let authorizerCalls = 0;
 let authorizerMode: 'real' | 'throws' | 'malformed' = 'real';
-let listMode: 'real' | 'throws' | 'too-large' | 'malformed' = 'real';
+let functionMode: 'real' | 'throws' | 'too-large' | 'malformed' = 'real';
+let listMode: 'real' | 'fails-before-prelude' | 'fails-after-prelude' = 'real';
 
-/** The real handlers, with the authorizer and the list function able to fail as a deployed function can. */
+/** Entries whose serialization fails past the first chunks: a list function failing after its first byte. */
+const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
+
+/**
+ * The real handlers, with the authorizer, a buffered function (GET /pets/{petId}) and the streaming list function
+ * able to fail as deployed functions can. The list stays a streaming function (its integration streams).
+ */
 async function loadHandler(name: string) {
   const handler = await importHandler(name);
+  if (name === 'list-inventory') {
+    return streamifyResponse(async (event: unknown, stream: unknown, context: unknown) => {
+      events.push(event as APIGatewayProxyEvent);
+      if (listMode === 'fails-before-prelude') throw new Error('function crashed');
+      const streaming = (listMode === 'fails-after-prelude' ? BREAKING_LIST : handler) as unknown as (
+        ...args: unknown[]
+      ) => Promise<void>;
+      return streaming(event, stream, context);
+    }) as unknown as typeof handler;
+  }
   return async (event: unknown, context: Parameters<typeof handler>[1]) => {
     if (name === 'authorizer') {
       authorizerCalls++;
       if (authorizerMode === 'throws') throw new Error('AuthorizerFailure');
       if (authorizerMode === 'malformed') return { principalId: 7 };
     }
-    if (name === 'list-inventory') {
-      events.push(event as APIGatewayProxyEvent);
-      if (listMode === 'throws') throw new Error('function crashed');
-      if (listMode === 'malformed') return { statusCode: 'two hundred' };
-      if (listMode === 'too-large') {
+    if (name === 'get-pet') {
+      if (functionMode === 'throws') throw new Error('function crashed');
+      if (functionMode === 'malformed') return { statusCode: 'two hundred' };
+      if (functionMode === 'too-large') {
         return { statusCode: 200, headers: {}, body: `"${'x'.repeat(LAMBDA_MAX_PAYLOAD_BYTES)}"` };
       }
     }
@@ -82,6 +101,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
   beforeEach(() => {
     stack.gateway.clearAuthorizerCache();
     authorizerMode = 'real';
+    functionMode = 'real';
     listMode = 'real';
     events = [];
     authorizerCalls = 0;
@@ -129,18 +149,74 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
    */
   describe('function failures', () => {
     it('answers the INTEGRATION_FAILURE response (503, Retry-After) when the function throws', async () => {
-      listMode = 'throws';
-      expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
+      functionMode = 'throws';
+      expectGatewayAnswer(await get('/v1/pets/1'), 'INTEGRATION_FAILURE');
     });
 
-    it('answers INTEGRATION_FAILURE when the function answers more than Lambda carries back (6 MB)', async () => {
-      listMode = 'too-large';
-      expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
+    it('answers INTEGRATION_FAILURE when a buffered function answers more than Lambda carries back (6 MB)', async () => {
+      functionMode = 'too-large';
+      expectGatewayAnswer(await get('/v1/pets/1'), 'INTEGRATION_FAILURE');
     });
 
     it('answers the API_CONFIGURATION_ERROR response (500) when the function returns no proxy result', async () => {
-      listMode = 'malformed';
-      expectGatewayAnswer(await get('/v1/inventory'), 'API_CONFIGURATION_ERROR');
+      functionMode = 'malformed';
+      expectGatewayAnswer(await get('/v1/pets/1'), 'API_CONFIGURATION_ERROR');
+    });
+  });
+
+  /**
+   * "Stream the integration response for your proxy integrations in API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/response-transfer-mode.html) and "Set up a Lambda
+   * proxy integration with payload response streaming in API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/response-transfer-mode-lambda.html): the stage
+   * sends the status and headers of the function's prelude, then the payload as it streams, with no 6 MB limit and
+   * no content encoding of its own; a function error before the prelude is a failed integration.
+   */
+  describe('streamed responses (GET /inventory)', () => {
+    const rawGet = (path: string, extra: [string, string][] = []) =>
+      socketExchange(
+        stack.url,
+        rawHttp(`GET ${path} HTTP/1.1`, [
+          ['Host', 'localhost'],
+          ['Authorization', stack.authHeader.Authorization as string],
+          ['Connection', 'close'],
+          ...extra,
+        ]),
+        30_000,
+      );
+
+    it("passes the body on in chunks (no Content-Length) with the function's headers, ending with the last chunk", async () => {
+      const response = await rawGet('/v1/inventory');
+      expect(response.status).toBe(200);
+      expect(response.headers['transfer-encoding']).toBe('chunked');
+      expect(response.headers['content-length']).toBeUndefined();
+      expect(response.headers).toMatchObject({
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+        vary: 'Accept-Encoding',
+      });
+      expect(response.text.endsWith('0\r\n\r\n')).toBe(true);
+    });
+
+    it('leaves compression to the function: gzip only when the function chose it', async () => {
+      const gzip = await rawGet('/v1/inventory', [['Accept-Encoding', 'gzip']]);
+      const identity = await rawGet('/v1/inventory', [['Accept-Encoding', 'identity']]);
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(identity.headers['content-encoding']).toBeUndefined();
+    });
+
+    it('answers INTEGRATION_FAILURE when the streaming function fails before its prelude', async () => {
+      listMode = 'fails-before-prelude';
+      expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
+    });
+
+    it('closes the connection without the terminating chunk when the function fails after its prelude', async () => {
+      listMode = 'fails-after-prelude';
+      const response = await rawGet('/v1/inventory');
+      expect(response.status).toBe(200);
+      expect(response.text.length).toBeGreaterThan(0);
+      expect(response.text.endsWith('0\r\n\r\n')).toBe(false);
+      await expect(get('/v1/inventory')).rejects.toThrow();
     });
   });
 

@@ -189,7 +189,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         const message = (outcome as Error).message;
         expect(message).toMatch(/failed 6 of 6 checks/);
         expect(message).toContain(`[${CHECK_NAMES[0]}] status 200 instead of 401`);
-        expect(message).toContain(`[${CHECK_NAMES[1]}] the body is not an array of InventoryItem`);
+        expect(message).toContain(`[${CHECK_NAMES[1]}] the body does not start as an array of InventoryItem`);
         expect(message).toContain(`[${CHECK_NAMES[2]}] not sent: the list could not be read`);
         expect(message).toContain(`[${CHECK_NAMES[3]}] status 200 instead of 404`);
         expect(message).toContain(`[${CHECK_NAMES[4]}] status 200 instead of 405`);

@@ -30,7 +30,7 @@ describe('Function: run (usage)', () => {
     [['inventory', 'export', '--format', 'xml'], /--format must be one of json, csv/],
     [['inventory', 'export', '--stage', 'dev'], /--stage must be one of staging, production; got "dev"/],
     [['inventory', 'export', '--stage', 'staging', '--endpoint', NOWHERE], /--stage and --endpoint cannot be used/],
-    [['inventory', 'export', '--endpoint', 'localhost:8000'], /--endpoint must be an http or https URL/],
+    [['keys', 'list', '--endpoint', 'localhost:8000'], /--endpoint must be an http or https URL/],
   ])('exits 2 with one line on stderr and nothing on stdout for %j', async (argv, message) => {
     // Prepare
     const io = aCapturedIo({ env: { DYNAMODB_PORT: '9' } });

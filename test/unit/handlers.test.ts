@@ -1,13 +1,15 @@
 import { generateApiKey } from '../../functions/api-keys/key';
 import { createHandler as createAuthorizer } from '../../functions/handlers/authorizer';
 import { deprecationHeaders, handler as getPet } from '../../functions/handlers/get-pet';
-import { createHandler as createList } from '../../functions/handlers/list-inventory';
+import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
+import { logger } from '../../functions/http/logger';
 import { defaultDimensions, METRIC_NAMES } from '../../functions/http/metric-names';
 import { metrics } from '../../functions/http/metrics';
-import { LAMBDA_MAX_PAYLOAD_BYTES as MAX_RESPONSE_PAYLOAD_BYTES } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
+import { inventoryItemJson } from '../../functions/inventory/json';
+import type { InventoryRepository } from '../../functions/inventory/repository';
 import { ROUTES } from '../../functions/routes';
 import {
   aLambdaContext,
@@ -16,6 +18,7 @@ import {
   InMemoryApiKeyRepository,
   InMemoryInventoryRepository,
 } from '../fixtures/builders';
+import { callStreaming, entriesBreakingAt, parsesAsJson } from '../helpers/streaming';
 
 function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
@@ -108,30 +111,189 @@ describe('Function: updateInventory', () => {
   });
 });
 
-describe('Function: listInventory', () => {
+describe('Function: listInventory (streamed)', () => {
+  const list = (repository: InventoryRepository, headers: Record<string, string> = {}, context = aLambdaContext()) =>
+    callStreaming(createList({ repository }), anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }), context);
+
   // Ordering is the repository's (InventoryTable, tested against DynamoDB Local); the handler keeps its order.
-  it('answers every entry the repository lists, in its order, with exact int64 digits', async () => {
+  it('streams every entry the repository lists, in its order, with exact int64 digits and no-store', async () => {
+    // Prepare
     const repository = new InMemoryInventoryRepository([
       anInventoryItem({ petId: '9223372036854775807' }),
       anInventoryItem({ petId: '10' }),
       anInventoryItem({ petId: '9' }),
     ]);
-    const result = await createList({ repository })(
-      anApiGatewayEvent({ httpMethod: 'GET', body: null }),
-      aLambdaContext(),
-    );
-    expect(result.statusCode).toBe(200);
-    expect(result.body).toBe(
+
+    // Act
+    const outcome = await list(repository);
+
+    // Assess
+    expect(outcome).toMatchObject({ statusCode: 200, completed: true });
+    expect(outcome.text).toBe(
       '[{"petId":9223372036854775807,"quantity":3,"status":"available"},{"petId":10,"quantity":3,"status":"available"},{"petId":9,"quantity":3,"status":"available"}]',
     );
+    expect(outcome.headers).toMatchObject({
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      Vary: 'Accept-Encoding',
+    });
+    expect(outcome.headers['Content-Encoding']).toBeUndefined();
+  });
+
+  it('writes a large list in chunks of ENTRIES_PER_CHUNK entries, which joined are the whole array', async () => {
+    // Prepare
+    const items = Array.from({ length: 3 * ENTRIES_PER_CHUNK + 5 }, (_, i) =>
+      anInventoryItem({ petId: String(9_000_000_000_000_000_000n + BigInt(i)), quantity: i }),
+    );
+
+    // Act
+    const outcome = await list(new InMemoryInventoryRepository(items));
+
+    // Assess
+    expect(outcome.chunks).toBeGreaterThanOrEqual(4);
+    expect(outcome.text).toBe(`[${items.map(inventoryItemJson).join(',')}]`);
   });
 
   it('answers an empty array for an empty table', async () => {
-    const result = await createList({ repository: new InMemoryInventoryRepository() })(
-      anApiGatewayEvent(),
-      aLambdaContext(),
+    const outcome = await list(new InMemoryInventoryRepository());
+    expect(outcome.text).toBe('[]');
+  });
+
+  describe('content negotiation (Accept-Encoding, RFC 9110 §12.5.3)', () => {
+    const repository = new InMemoryInventoryRepository(
+      Array.from({ length: 2000 }, (_, i) => anInventoryItem({ petId: String(i), quantity: i })),
     );
-    expect(result.body).toBe('[]');
+    let identityBody: string | undefined;
+    beforeAll(async () => {
+      identityBody = (await list(repository)).text;
+    });
+
+    it.each([
+      ['gzip, deflate, br', 'gzip'],
+      ['GZIP', 'gzip'],
+      ['*', 'gzip'],
+      ['identity;q=0, gzip', 'gzip'],
+      ['gzip;q=0.5, identity;q=0.4', 'gzip'],
+      ['br;q=1, gzip;q=0.8', 'gzip'],
+      ['identity', 'identity'],
+      ['', 'identity'],
+      ['gzip;q=0', 'identity'],
+      ['gzip;q=0.5, identity', 'identity'],
+      ['br', 'identity'],
+      ['gzip;q=2', 'identity'],
+    ])('answers Accept-Encoding %p with %p and the same entries', async (acceptEncoding, coding) => {
+      // Act
+      const outcome = await list(repository, { 'Accept-Encoding': acceptEncoding });
+
+      // Assess
+      expect(outcome.statusCode).toBe(200);
+      expect(outcome.headers['Content-Encoding']).toBe(coding === 'gzip' ? 'gzip' : undefined);
+      expect(outcome.headers.Vary).toBe('Accept-Encoding');
+      expect(outcome.text).toBe(identityBody);
+      if (coding === 'gzip') expect(outcome.raw.length).toBeLessThan((identityBody ?? '').length / 3);
+    });
+
+    it('answers identity when the request has no Accept-Encoding at all', async () => {
+      const outcome = await list(repository, {});
+      expect(outcome.headers['Content-Encoding']).toBeUndefined();
+      expect(outcome.raw.toString()).toBe(identityBody);
+    });
+
+    it.each(['identity;q=0', 'identity;q=0, gzip;q=0', '*;q=0', 'br, identity;q=0'])(
+      'answers %p, which refuses both gzip and identity, with 406 NOT_ACCEPTABLE before reading the table',
+      async (acceptEncoding) => {
+        // Prepare
+        const failing = new InMemoryInventoryRepository();
+        failing.failWith = new Error('the table must not be read');
+
+        // Act
+        const outcome = await list(failing, { 'Accept-Encoding': acceptEncoding });
+
+        // Assess
+        expect(outcome.statusCode).toBe(406);
+        expect(JSON.parse(outcome.text ?? '')).toMatchObject({ code: 'NOT_ACCEPTABLE', status: 406 });
+        expect(outcome.headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      },
+    );
+  });
+
+  describe('failures', () => {
+    const addMetric = metrics.addMetric;
+    const publish = metrics.publishStoredMetrics;
+    const logError = logger.error;
+    let added: string[];
+    let errorLogs: unknown[][];
+    beforeEach(() => {
+      added = [];
+      errorLogs = [];
+      metrics.addMetric = (name) => {
+        added.push(name);
+        return metrics;
+      };
+      metrics.publishStoredMetrics = () => metrics;
+      logger.error = (...args: unknown[]) => {
+        errorLogs.push(args);
+      };
+    });
+    afterEach(() => {
+      metrics.addMetric = addMetric;
+      metrics.publishStoredMetrics = publish;
+      logger.error = logError;
+    });
+
+    it('answers 503 SERVICE_UNAVAILABLE with Retry-After, whole and identity, when the Scan fails before the first byte', async () => {
+      // Prepare
+      const repository = new InMemoryInventoryRepository();
+      repository.failWith = new StorageUnavailableError('Scan failed: storage unavailable');
+
+      // Act
+      const outcome = await list(repository, { 'Accept-Encoding': 'gzip' });
+
+      // Assess
+      expect(outcome).toMatchObject({ statusCode: 503, completed: true });
+      expect(outcome.headers).toMatchObject({ 'Retry-After': '1', 'Cache-Control': 'no-store' });
+      expect(outcome.headers['Content-Encoding']).toBeUndefined();
+      expect(JSON.parse(outcome.text ?? '')).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(added).toEqual([METRIC_NAMES.storageUnavailable]);
+    });
+
+    it.each([
+      ['identity', {}],
+      ['gzip', { 'Accept-Encoding': 'gzip' }],
+    ])(
+      'aborts a %s body that fails after its first byte: no complete array, logged with the request id, counted',
+      async (coding, headers) => {
+        // Act
+        const outcome = await list(entriesBreakingAt(30 * ENTRIES_PER_CHUNK, 20 * ENTRIES_PER_CHUNK), headers);
+
+        // Assess
+        expect(outcome.statusCode).toBe(200);
+        expect(outcome.completed).toBe(false);
+        expect(outcome.raw.length).toBeGreaterThan(0);
+        expect(parsesAsJson(outcome.raw, coding === 'gzip')).toBe(false);
+        expect(added).toContain(METRIC_NAMES.responseStreamAborted);
+        expect(errorLogs).toContainEqual([
+          'response stream aborted after its first byte',
+          expect.objectContaining({ requestId: 'req-123' }),
+        ]);
+      },
+    );
+
+    it('aborts the stream before the function times out, so the failure is logged and counted', async () => {
+      // Prepare: a deadline that passes once the body has started.
+      let calls = 0;
+      const context = { ...aLambdaContext(), getRemainingTimeInMillis: () => (calls++ < 2 ? 60_000 : 10) };
+      const items = Array.from({ length: 5 * ENTRIES_PER_CHUNK }, (_, i) => anInventoryItem({ petId: String(i) }));
+
+      // Act
+      const outcome = await list(new InMemoryInventoryRepository(items), {}, context);
+
+      // Assess
+      expect(outcome.completed).toBe(false);
+      expect(outcome.raw.length).toBeGreaterThan(0);
+      expect(parsesAsJson(outcome.raw, false)).toBe(false);
+      expect(added).toContain(METRIC_NAMES.responseStreamAborted);
+    });
   });
 });
 
@@ -247,36 +409,5 @@ describe('Function: defaultDimensions', () => {
 
   it('adds no stage dimension locally, where no stage is set', () => {
     expect(defaultDimensions({})).toEqual({});
-  });
-});
-
-describe('Function: listInventory at the response size limit', () => {
-  function inventoryOf(count: number) {
-    // 19-digit ids, the longest: the worst case for the payload.
-    return Array.from({ length: count }, (_, i) =>
-      anInventoryItem({ petId: String(1_000_000_000_000_000_000n + BigInt(i)), quantity: 2147483647 }),
-    );
-  }
-
-  it('answers 75,000 entries with the longest ids within the 6 MB payload', async () => {
-    const result = await createList({ repository: new InMemoryInventoryRepository(inventoryOf(75_000)) })(
-      anApiGatewayEvent(),
-      aLambdaContext(),
-    );
-    expect(result.statusCode).toBe(200);
-    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(MAX_RESPONSE_PAYLOAD_BYTES);
-  });
-
-  it('answers an inventory too large for one response with a 500 Error body that says so, instead of a failed invocation', async () => {
-    const result = await createList({ repository: new InMemoryInventoryRepository(inventoryOf(90_000)) })(
-      anApiGatewayEvent(),
-      aLambdaContext(),
-    );
-    expect(result.statusCode).toBe(500);
-    expect(body(result)).toEqual({
-      code: 'INTERNAL',
-      message: 'The inventory has 90000 entries, more than one response can carry (6 MB). Request id: req-123.',
-      status: 500,
-    });
   });
 });

@@ -1,4 +1,4 @@
-import { inventoryItemJson, inventoryListJson } from '../../functions/inventory/json';
+import { inventoryItemJson, inventoryListChunks } from '../../functions/inventory/json';
 import { comparePetIds } from '../../functions/inventory/repository';
 import { anInventoryItem } from '../fixtures/builders';
 
@@ -8,13 +8,28 @@ describe('Domain: inventory JSON and ordering', () => {
     expect(text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"sold"}');
   });
 
-  it('writes a list that JSON.parse reads back as the same entries (small ids)', () => {
-    const items = [anInventoryItem({ petId: '1' }), anInventoryItem({ petId: '-3', quantity: 0, status: 'pending' })];
-    expect(JSON.parse(inventoryListJson(items))).toEqual([
-      { petId: 1, quantity: 3, status: 'available' },
-      { petId: -3, quantity: 0, status: 'pending' },
-    ]);
-    expect(inventoryListJson([])).toBe('[]');
+  it('writes a list in chunks that, joined, JSON.parse reads back as the same entries (small ids)', () => {
+    const items = [
+      anInventoryItem({ petId: '1' }),
+      anInventoryItem({ petId: '-3', quantity: 0, status: 'pending' }),
+      anInventoryItem({ petId: '7', quantity: 1, status: 'sold' }),
+    ];
+    for (const perChunk of [1, 2, 3, 100]) {
+      const chunks = [...inventoryListChunks(items, perChunk)];
+      expect(chunks).toHaveLength(Math.ceil(items.length / perChunk));
+      expect(JSON.parse(chunks.join(''))).toEqual([
+        { petId: 1, quantity: 3, status: 'available' },
+        { petId: -3, quantity: 0, status: 'pending' },
+        { petId: 7, quantity: 1, status: 'sold' },
+      ]);
+    }
+    expect([...inventoryListChunks([], 10)]).toEqual(['[]']);
+  });
+
+  it('never closes the array before the last chunk, so a cut-off body is not a whole array', () => {
+    const items = Array.from({ length: 5 }, (_, i) => anInventoryItem({ petId: String(i) }));
+    const chunks = [...inventoryListChunks(items, 2)];
+    for (let n = 1; n < chunks.length; n++) expect(() => JSON.parse(chunks.slice(0, n).join(''))).toThrow();
   });
 
   it('orders petIds numerically, negatives first, beyond 2^53', () => {

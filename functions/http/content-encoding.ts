@@ -1,0 +1,105 @@
+import { pipeline, type Readable } from 'node:stream';
+import { constants, createGzip } from 'node:zlib';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { headerValue } from './headers';
+import { HttpError } from './http-error';
+
+/** The codings a streamed body can be sent in: API Gateway does not compress a streamed response itself. */
+export type ContentCoding = 'gzip' | 'identity';
+
+/** One `coding;q=value` member of Accept-Encoding; the weight in thousandths (RFC 9110 §12.4.2). */
+interface Preference {
+  coding: string;
+  weight: number;
+}
+
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+function parsePreferences(header: string): Preference[] {
+  const preferences: Preference[] = [];
+  for (const member of header.split(',')) {
+    const [name, ...parameters] = member.split(';').map((part) => part.trim());
+    if (!name) continue;
+    let weight = 1000;
+    for (const parameter of parameters) {
+      const [key, value] = parameter.split('=').map((part) => part.trim());
+      if (key?.toLowerCase() !== 'q') continue;
+      // A malformed weight makes the member meaningless: it is ignored rather than guessed at.
+      weight = value !== undefined && QVALUE.test(value) ? Math.round(Number(value) * 1000) : -1;
+    }
+    if (weight >= 0) preferences.push({ coding: name.toLowerCase(), weight });
+  }
+  return preferences;
+}
+
+/**
+ * The coding of a body for the request's Accept-Encoding (RFC 9110 §12.5.3): gzip when it is acceptable and
+ * weighs at least as much as identity when identity is weighed at all (the smaller answer wins a tie), identity when
+ * gzip is not acceptable, and `undefined` when neither is (`identity;q=0` or `*;q=0` with no gzip). No header
+ * means no preference: identity, since a client that sends none may not decode gzip. An empty header asks for
+ * identity only.
+ */
+export function negotiateContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
+  if (acceptEncoding === undefined) return 'identity';
+  const preferences = parsePreferences(acceptEncoding);
+  const weightOf = (...codings: string[]) =>
+    preferences.find((p) => codings.includes(p.coding))?.weight ?? preferences.find((p) => p.coding === '*')?.weight;
+  const gzip = weightOf('gzip', 'x-gzip') ?? 0;
+  // identity is acceptable unless excluded by name or by `*` (RFC 9110 §12.5.3); unnamed, it is the fallback.
+  const identity = weightOf('identity');
+  if (gzip > 0 && (identity === undefined || gzip >= identity)) return 'gzip';
+  if (identity === undefined || identity > 0) return 'identity';
+  return undefined;
+}
+
+/** Every Accept-Encoding value of the request, joined as one list (a client may repeat the header). */
+function acceptEncodingOf(event: APIGatewayProxyEvent): string | undefined {
+  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
+    if (name.toLowerCase() === 'accept-encoding' && values) return values.join(',');
+  }
+  return headerValue(event.headers, 'Accept-Encoding');
+}
+
+/** gzip level of streamed bodies: zlib's default (6), chosen against levels 1 and 9 in docs/performance.md. */
+const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION;
+
+/** A streamed success body, as a handler returns it in middy's streaming mode. */
+interface StreamedResult {
+  statusCode: number;
+  headers?: Record<string, string>;
+  body: Readable | string;
+}
+
+/**
+ * Content negotiation of a streamed body: the coding is chosen before the handler runs (406 NOT_ACCEPTABLE with the
+ * Error body when none is acceptable, before any work), and a success body that is a stream is gzipped here when
+ * chosen, with `Content-Encoding` and `Vary: Accept-Encoding`. Error bodies stay identity.
+ */
+export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, StreamedResult> {
+  const chosen = new WeakMap<object, ContentCoding>();
+  return {
+    before: function negotiateCoding(request) {
+      const coding = negotiateContentCoding(acceptEncodingOf(request.event));
+      if (coding === undefined) {
+        throw new HttpError(
+          'NOT_ACCEPTABLE',
+          'This response is available as gzip or identity; the Accept-Encoding header refuses both.',
+        );
+      }
+      chosen.set(request.event, coding);
+    },
+    after: function encodeBody(request) {
+      const response = request.response;
+      if (!response || typeof response.body === 'string') return;
+      const headers = { ...response.headers };
+      headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
+      if (chosen.get(request.event) === 'gzip') {
+        headers['Content-Encoding'] = 'gzip';
+        // Errors reach the source's own pipeline (see streaming.ts), which reports and aborts.
+        response.body = pipeline(response.body, createGzip({ level: GZIP_LEVEL }), () => undefined);
+      }
+      response.headers = headers;
+    },
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * A stand-in for the Lambda Node.js runtime's response streaming, for whatever runs a streaming handler outside
+ * Lambda: the local gateway (`npm start`), the tests and the bench probes. It never ships in a bundle (tooling/).
+ *
+ * It follows the runtime's documented contract ("Writing response streaming-enabled Lambda functions", and the
+ * runtime interface client it describes): `awslambda.streamifyResponse(handler)` marks the handler, which the runtime
+ * then calls as `handler(event, responseStream, context)`; `awslambda.HttpResponseStream.from(stream, prelude)` sets
+ * the stream's content type to the HTTP integration type and, before the first write, writes the prelude as JSON and
+ * 8 NUL bytes ("Set up a Lambda proxy integration with payload response streaming in API Gateway"). A handler that
+ * rejects after writing ends the response with an error, as the runtime does.
+ *
+ * Erasable TypeScript and Node built-ins only: `bench/probe.mjs` imports it with Node's own type stripping.
+ */
+import { PassThrough, type Readable } from 'node:stream';
+
+const HANDLER_STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
+const STREAM_RESPONSE = 'response';
+/** The content type `HttpResponseStream.from` sets: a JSON prelude, 8 NUL bytes, then the body. */
+export const HTTP_INTEGRATION_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';
+const DELIMITER = Buffer.alloc(8);
+/** API Gateway reads the prelude from the first 16 KB of the stream (the Lambda proxy streaming format). */
+const MAX_PRELUDE_BYTES = 16 * 1024;
+
+type WriteHook = (write: (chunk: string | Uint8Array) => void) => void;
+
+/** The response stream the runtime hands a streaming handler: a writable with a content type. */
+export class LocalResponseStream extends PassThrough {
+  contentType = 'application/octet-stream';
+  /** Set by `HttpResponseStream.from`; run once, right before the first write, as the runtime does. */
+  _onBeforeFirstWrite: WriteHook | undefined;
+  private started = false;
+
+  setContentType(contentType: string): void {
+    if (this.started) throw new Error('Cannot set content-type, too late.');
+    this.contentType = contentType;
+  }
+
+  override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+    if (!this.started) {
+      this.started = true;
+      this._onBeforeFirstWrite?.((first) => {
+        super.write(first);
+      });
+    }
+    return super.write(chunk, encoding as BufferEncoding, callback as (error?: Error | null) => void);
+  }
+
+  override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
+    if (typeof chunk === 'function') return super.end(chunk as () => void);
+    if (chunk !== undefined && chunk !== null) this.write(chunk, encoding);
+    return super.end(typeof encoding === 'function' ? (encoding as () => void) : (callback as () => void));
+  }
+}
+
+const HttpResponseStream = {
+  from(stream: LocalResponseStream, prelude: Record<string, unknown>): LocalResponseStream {
+    stream.setContentType(HTTP_INTEGRATION_CONTENT_TYPE);
+    const json = JSON.stringify(prelude);
+    stream._onBeforeFirstWrite = (write) => {
+      write(json);
+      write(new Uint8Array(DELIMITER.length));
+    };
+    return stream;
+  },
+};
+
+/** `awslambda.streamifyResponse`: marks a handler the runtime calls with a response stream. */
+export function streamifyResponse<T extends object>(handler: T): T {
+  (handler as Record<symbol, unknown>)[HANDLER_STREAMING] = STREAM_RESPONSE;
+  return handler;
+}
+
+/**
+ * Defines the `awslambda` global the Lambda runtime defines, unless something already did. Call it before a
+ * streaming handler's module is loaded: middy reads the global when the handler is built, at import.
+ */
+export function installLambdaStreamingRuntime(): void {
+  const scope = globalThis as { awslambda?: Record<string, unknown> };
+  if (typeof scope.awslambda?.streamifyResponse === 'function') return;
+  scope.awslambda = { ...scope.awslambda, streamifyResponse, HttpResponseStream };
+}
+
+/** Whether the runtime would call this handler as a streaming one. */
+export function isStreamingHandler(handler: unknown): boolean {
+  return (
+    typeof handler === 'function' &&
+    (handler as unknown as Record<symbol, unknown>)[HANDLER_STREAMING] === STREAM_RESPONSE
+  );
+}
+
+/** A streamed HTTP response as API Gateway reads it: the prelude's status and headers, then the body as it comes. */
+export interface StreamedHttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+  cookies: string[];
+  /** The body bytes after the delimiter; destroyed with the error if the function fails after its prelude. */
+  body: Readable;
+}
+
+type StreamingHandler = (event: unknown, responseStream: LocalResponseStream, context: unknown) => unknown;
+
+/**
+ * Invokes a streaming handler as the runtime does and reads its output as API Gateway does. `response` resolves
+ * once the prelude and delimiter have arrived, and rejects when the function fails (or ends) before them: API
+ * Gateway then has no response to send, only an integration failure. A failure after them destroys `body`.
+ */
+export function invokeStreamingHandler(
+  handler: unknown,
+  event: unknown,
+  context: unknown,
+): { response: Promise<StreamedHttpResponse>; completion: Promise<void> } {
+  const stream = new LocalResponseStream();
+  const body = new PassThrough();
+  let head: Buffer = Buffer.alloc(0);
+  let answered = false;
+  let failed = false;
+  let resolveResponse: (response: StreamedHttpResponse) => void = () => undefined;
+  let rejectResponse: (error: Error) => void = () => undefined;
+  const response = new Promise<StreamedHttpResponse>((resolve, reject) => {
+    resolveResponse = resolve;
+    rejectResponse = reject;
+  });
+
+  const fail = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    const reason = error instanceof Error ? error : new Error(String(error));
+    if (answered) body.destroy(reason);
+    else rejectResponse(reason);
+    stream.destroy();
+  };
+
+  const readPrelude = (chunk: Buffer) => {
+    if (stream.contentType !== HTTP_INTEGRATION_CONTENT_TYPE) {
+      fail(new Error(`the function streamed ${stream.contentType}, not an HTTP integration response`));
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const at = head.indexOf(DELIMITER);
+    if (at < 0) {
+      if (head.length > MAX_PRELUDE_BYTES) fail(new Error('no prelude delimiter in the first 16 KB'));
+      return;
+    }
+    let prelude: { statusCode?: unknown; headers?: unknown; multiValueHeaders?: unknown; cookies?: unknown };
+    try {
+      prelude = JSON.parse(head.subarray(0, at).toString('utf8'));
+    } catch {
+      fail(new Error('the prelude is not JSON'));
+      return;
+    }
+    const statusCode = Number(prelude.statusCode ?? 200);
+    if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
+      fail(new Error(`the prelude's statusCode ${String(prelude.statusCode)} is not an HTTP status`));
+      return;
+    }
+    answered = true;
+    resolveResponse({
+      statusCode,
+      headers: (prelude.headers ?? {}) as Record<string, string>,
+      multiValueHeaders: (prelude.multiValueHeaders ?? {}) as Record<string, string[]>,
+      cookies: (prelude.cookies ?? []) as string[],
+      body,
+    });
+    const rest = head.subarray(at + DELIMITER.length);
+    if (rest.length > 0) forward(rest);
+  };
+
+  const forward = (chunk: Buffer) => {
+    if (!body.write(chunk)) stream.pause();
+  };
+  body.on('drain', () => stream.resume());
+  // The reader went away: the function's writes would fail on a stage too.
+  body.on('close', () => {
+    if (!body.writableFinished) fail(new Error('the response stream was closed by its reader'));
+  });
+
+  stream.on('data', (chunk: Buffer) => {
+    if (failed) return;
+    if (answered) forward(chunk);
+    else readPrelude(chunk);
+  });
+  stream.on('end', () => {
+    if (failed) return;
+    if (answered) body.end();
+    else fail(new Error('the function ended its response without a prelude'));
+  });
+  stream.on('error', fail);
+
+  const completion = (async () => {
+    try {
+      await (handler as StreamingHandler)(event, stream, context);
+      if (!stream.writableFinished) throw new Error('Response stream is not finished.');
+    } catch (error) {
+      fail(error);
+      throw error;
+    }
+  })();
+  // The caller watches `response` and `body`; an unobserved completion must not crash the process.
+  completion.catch(() => undefined);
+  return { response, completion };
+}
+
+/**
+ * A handler's answer read whole, for callers that only need the end result (bench probes, bundle tests): a buffered
+ * handler's return value as it is, a streamed one's status, headers and body.
+ */
+export interface WholeAnswer {
+  statusCode?: number;
+  headers?: Record<string, string>;
+  /** The body as text (as sent: still gzipped when Content-Encoding says so). */
+  body?: string;
+  /** Body bytes as sent. */
+  bodyBytes: number;
+  /** Whether the handler streamed its answer. */
+  streamed: boolean;
+}
+
+/**
+ * Invokes any handler as the runtime would and reads its answer to the end: a streaming one through
+ * {@link invokeStreamingHandler}, a buffered one by its return value. Rejects when a streamed body is cut off.
+ */
+export async function invokeToEnd(
+  handler: unknown,
+  event: unknown,
+  context: unknown,
+  options: { keepBody?: boolean } = {},
+): Promise<WholeAnswer> {
+  if (!isStreamingHandler(handler)) {
+    // A buffered answer is whatever the handler returns (an authorizer's is a policy), kept as it is.
+    const result = (await (handler as (e: unknown, c: unknown) => Promise<unknown>)(event, context)) as {
+      body?: string;
+    } | null;
+    return { ...result, bodyBytes: Buffer.byteLength(result?.body ?? ''), streamed: false };
+  }
+  const { response, completion } = invokeStreamingHandler(handler, event, context);
+  const { statusCode, headers, body } = await response;
+  // Without keepBody the bytes are counted and dropped, as Lambda passes them on: a probe measuring the function's
+  // memory must not hold the whole body itself.
+  const parts: Buffer[] = [];
+  let bodyBytes = 0;
+  for await (const chunk of body) {
+    bodyBytes += (chunk as Buffer).length;
+    if (options.keepBody !== false) parts.push(chunk as Buffer);
+  }
+  await completion;
+  const text = options.keepBody !== false ? Buffer.concat(parts).toString('latin1') : undefined;
+  return { statusCode, headers, body: text, bodyBytes, streamed: true };
+}
