@@ -108,8 +108,12 @@ describe('CLI: inventory import', () => {
       await cli(once, ['inventory', 'import', file]);
 
       // Act: kill DynamoDB Local as soon as rows are landing, then start it again on the same data.
-      const importing = cli(tables, ['inventory', 'import', file], { endpoint: dynamo.endpoint });
-      while ((await countRows(own, tables.inventory)) < 1_000) await new Promise((r) => setTimeout(r, 20));
+      let finished = false;
+      const importing = cli(tables, ['inventory', 'import', file], { endpoint: dynamo.endpoint }).finally(() => {
+        finished = true;
+      });
+      while (!finished && (await countRows(own, tables.inventory)) < 1_000) await new Promise((r) => setTimeout(r, 20));
+      expect(finished).toBe(false);
       dynamo.process.kill('SIGKILL');
       const stopped = await importing;
       await dynamo.stop();
