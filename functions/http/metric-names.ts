@@ -36,4 +36,8 @@ export const METRIC_NAMES = {
   authorizerUnavailable: 'AuthorizerUnavailable',
   /** Entries in one GET /inventory answer (Maximum shows how close the list is to its response limit). */
   inventoryEntriesListed: 'InventoryEntriesListed',
+  /** Stock changes the history function wrote to the history table. */
+  historyEntriesRecorded: 'HistoryEntriesRecorded',
+  /** Stream records the history function could not record (retried, then sent to the on-failure queue). */
+  historyRecordsFailed: 'HistoryRecordsFailed',
 } as const;

@@ -27,10 +27,10 @@ export function testClient(): DynamoDBClient {
   });
 }
 
-/** Creates a fresh pair of tables with unique names. */
+/** Creates a fresh set of tables with unique names. */
 export async function freshTables(client: DynamoDBClient): Promise<TableNames> {
   const suffix = randomUUID().slice(0, 8);
-  const tables = { inventory: `inventory-${suffix}`, apiKeys: `api-keys-${suffix}` };
+  const tables = { inventory: `inventory-${suffix}`, apiKeys: `api-keys-${suffix}`, history: `history-${suffix}` };
   await ensureTables(client, tables);
   return tables;
 }
