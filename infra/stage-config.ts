@@ -181,7 +181,11 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       ? { inventory: 4000, apiKeys: 1000, history: 500 }
       : { inventory: 1000, apiKeys: 200, history: 100 },
     history: {
-      retentionDays: positiveInteger(get('historyRetentionDays'), production ? 730 : 90, `${stage}:historyRetentionDays`),
+      retentionDays: positiveInteger(
+        get('historyRetentionDays'),
+        production ? 730 : 90,
+        `${stage}:historyRetentionDays`,
+      ),
       // Normally under a second; a minute behind in production means the history function is failing or throttled.
       iteratorAgeAlarm: production ? Duration.minutes(1) : Duration.minutes(5),
     },

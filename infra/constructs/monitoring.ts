@@ -18,8 +18,8 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../functions/http/metric-names';
 import type { Route } from '../../functions/routes';
@@ -383,7 +383,10 @@ export class Monitoring extends Construct {
           }),
           new GraphWidget({
             title: 'History: changes recorded, records failed',
-            left: [custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'), custom(METRIC_NAMES.historyRecordsFailed, 'Sum')],
+            left: [
+              custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'),
+              custom(METRIC_NAMES.historyRecordsFailed, 'Sum'),
+            ],
             width: 12,
           }),
         ],

@@ -69,9 +69,10 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
       AttributeName: 'expiresAt',
       Enabled: true,
     });
-    const variables = (
-      resources()[historyFunctionId()]?.Properties.Environment as { Variables: Record<string, unknown> }
-    ).Variables;
+    const environment = resources()[historyFunctionId()]?.Properties.Environment as
+      | { Variables: Record<string, unknown> }
+      | undefined;
+    const variables = environment?.Variables;
     expect(variables).toMatchObject({
       [ENV.historyRetentionDays]: production ? '730' : '90',
       [ENV.historyTable]: { Ref: historyTableId() },
