@@ -51,8 +51,15 @@ export async function putItems(
   });
 }
 
-/** Every row of a table as raw attribute maps, sorted by key: a byte-for-byte snapshot for "changes nothing". */
-export async function snapshotTable(client: DynamoDBClient, tableName: string): Promise<string> {
+/**
+ * Every row of a table as raw attribute maps, sorted by key: a byte-for-byte snapshot for "changes nothing".
+ * `omit` leaves attributes out, e.g. `lastChange` to compare the stock two imports left (each run signs its rows).
+ */
+export async function snapshotTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { omit?: readonly string[] } = {},
+): Promise<string> {
   const rows: string[] = [];
   let startKey: Record<string, AttributeValue> | undefined;
   do {
@@ -60,7 +67,13 @@ export async function snapshotTable(client: DynamoDBClient, tableName: string): 
       new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
     );
     for (const item of page.Items ?? [])
-      rows.push(JSON.stringify(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))));
+      rows.push(
+        JSON.stringify(
+          Object.entries(item)
+            .filter(([name]) => !options.omit?.includes(name))
+            .sort(([a], [b]) => a.localeCompare(b)),
+        ),
+      );
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return rows.sort().join('\n');
