@@ -129,10 +129,12 @@ async function main(): Promise<void> {
     deployed = synthesizeDeployedBundles();
     const bundles = deployed.bundles;
 
-    progress('starting npm start (in memory, no demo inventory, no throttling)');
+    progress('starting npm start (in memory, no demo inventory, no throttling, no history poller)');
     useLocalCredentials();
+    // Deployed, the history function runs on its own compute, off the request path; locally it would share the two
+    // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
     api = await startLocalApiProcess({
-      env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
     });
     const tables = LOCAL_TABLE_NAMES;
     client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });

@@ -38,7 +38,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   try {
     // It reads the stream from its oldest record, so the demo inventory's creation is on record too.
-    history = await startHistoryPoller(env.client, env.dynamo.endpoint, env.tables);
+    // PETSTORE_HISTORY=0 leaves it off: the benchmark's seeding would have it compete with the API for the CPU.
+    const recordHistory = process.env.PETSTORE_HISTORY !== '0';
+    if (recordHistory) history = await startHistoryPoller(env.client, env.dynamo.endpoint, env.tables);
     // PETSTORE_SEED=0 starts with an empty inventory (the benchmark loads its own).
     const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(env.client, env.tables.inventory);
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
@@ -51,7 +53,11 @@ async function main(): Promise<void> {
     });
     console.log(`DynamoDB Local: ${env.dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
     if (seeded > 0) console.log(`Seeded ${seeded} demo inventory entries.`);
-    console.log(`History: every stock change into ${env.tables.history} (npm run cli -- inventory history PETID)`);
+    console.log(
+      recordHistory
+        ? `History: every stock change into ${env.tables.history} (npm run cli -- inventory history PETID)`
+        : 'History: off (PETSTORE_HISTORY=0)',
+    );
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
     console.log(
       throttling

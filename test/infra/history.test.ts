@@ -193,6 +193,16 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
     );
   });
 
+  it('runs the history function as every function runs: Node 24, arm64, 256 MB, 10 s, X-Ray', () => {
+    expect(resources()[historyFunctionId()]?.Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      MemorySize: 256,
+      Timeout: 10,
+      TracingConfig: { Mode: 'Active' },
+    });
+  });
+
   it('outputs the history table name for `inventory history --stage`', () => {
     expect(template().toJSON().Outputs[STACK_OUTPUTS.historyTable]).toMatchObject({ Value: { Ref: historyTableId() } });
   });
