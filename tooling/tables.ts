@@ -42,14 +42,20 @@ interface TableShape {
 
 /**
  * Creates the service's tables if they are missing, with the stack's key schemas and the inventory table's stream
- * (new and old images); an inventory table made before the stream existed gets it.
+ * (new and old images); an inventory table made before the stream existed gets it. `inventoryStream: false` leaves
+ * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
  */
-export async function ensureTables(client: DynamoDBClient, names: TableNames): Promise<void> {
+export async function ensureTables(
+  client: DynamoDBClient,
+  names: TableNames,
+  options: { inventoryStream?: boolean } = {},
+): Promise<void> {
+  const stream = options.inventoryStream ?? true;
   const existing = new Set<string>();
   for await (const page of paginateListTables({ client }, {}))
     for (const name of page.TableNames ?? []) existing.add(name);
   const wanted: TableShape[] = [
-    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], stream: INVENTORY_STREAM },
+    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], ...(stream ? { stream: INVENTORY_STREAM } : {}) },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
   ];

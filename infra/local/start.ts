@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   let gateway: Awaited<ReturnType<typeof startLocalGateway>> | undefined;
   let history: StreamPoller | undefined;
   const shutdown = async (signal: string) => {
-    console.log(`\n${signal}: stopping the gateway, the history and DynamoDB Local`);
+    console.log(`\n${signal}: stopping the gateway and DynamoDB Local`);
     await gateway?.close();
     await history?.stop();
     await env.stop();

@@ -27,11 +27,16 @@ export function testClient(): DynamoDBClient {
   });
 }
 
-/** Creates a fresh set of tables with unique names. */
-export async function freshTables(client: DynamoDBClient): Promise<TableNames> {
+/**
+ * Creates a fresh set of tables with unique names; the inventory table has its stream only when `stream` is asked
+ * for. The integration tests share one DynamoDB Local, and in it writes to a stream-enabled table created after many
+ * stream records exist are many times slower (docs/performance.md, "DynamoDB Local streams"): only the tests that
+ * read the stream pay for it.
+ */
+export async function freshTables(client: DynamoDBClient, options: { stream?: boolean } = {}): Promise<TableNames> {
   const suffix = randomUUID().slice(0, 8);
   const tables = { inventory: `inventory-${suffix}`, apiKeys: `api-keys-${suffix}`, history: `history-${suffix}` };
-  await ensureTables(client, tables);
+  await ensureTables(client, tables, { inventoryStream: options.stream ?? false });
   return tables;
 }
 

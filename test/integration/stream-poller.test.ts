@@ -60,7 +60,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     client = testClient();
   });
   beforeEach(async () => {
-    tables = await freshTables(client);
+    tables = await freshTables(client, { stream: true });
     events = [];
   });
   afterEach(async () => {
