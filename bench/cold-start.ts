@@ -71,9 +71,10 @@ export async function measureColdStarts(
     const probe = await runProbe('cold', file, { env, sourceMaps, events: [event] });
     if (
       probe.error !== undefined ||
+      (probe.failedItems ?? 0) > 0 ||
       (probe.statusCode !== undefined && probe.statusCode >= 500 && probe.statusCode !== 501)
     )
-      throw new Error(`${name} failed its first call: ${probe.error ?? probe.statusCode}`);
+      throw new Error(`${name} failed its first call: ${probe.error ?? probe.statusCode ?? 'batch item failures'}`);
     init.set(name, [...(init.get(name) ?? []), probe.initMs]);
     cold.set(name, [...(cold.get(name) ?? []), probe.initMs + probe.firstCallMs]);
   };

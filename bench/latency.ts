@@ -2,6 +2,7 @@ import { Agent, request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { changeOriginAttribute, LAST_CHANGE } from '../functions/store/inventory-table';
 import { apiGatewayProxyEvent, lambdaContext } from '../tooling/lambda-events';
 import { invokeStreamingHandler } from '../tooling/lambda-streaming';
 import { alternate, median, quantile, ratio, round } from './stats';
@@ -51,21 +52,28 @@ export function closeHttp(): void {
   agent = new Agent({ keepAlive: true, maxSockets: 1 });
 }
 
-/** p50/p99 of PATCH through the gateway against the raw UpdateItem. */
+/** p50/p99 of PATCH through the gateway, with and without compare-and-set, against the raw UpdateItem. */
 export interface PatchResult {
   iterations: number;
   gatewayP50Ms: number;
   gatewayP99Ms: number;
+  /** PATCH with `expectedQuantity` (compare-and-set) through the gateway. */
+  gatewayCasP50Ms: number;
+  gatewayCasP99Ms: number;
   rawUpdateItemP50Ms: number;
   rawUpdateItemP99Ms: number;
   ratioP50: number;
   ratioP99: number;
+  /** PATCH with `expectedQuantity` / PATCH without, both through the gateway. */
+  casRatioP50: number;
+  casRatioP99: number;
 }
 
 /**
- * `PATCH /inventory/{petId}` through the local gateway (authorizer result cached, as on a warm stage) against
- * the same conditional UpdateItem sent straight to the same DynamoDB Local; the two alternate, first one then
- * the other leading, so that drift hits both.
+ * `PATCH /inventory/{petId}` through the local gateway (authorizer result cached, as on a warm stage), plain and
+ * with `expectedQuantity`, against the handler's UpdateItem sent straight to the same DynamoDB Local; the three
+ * alternate, each leading in turn, so that drift hits all. The benchmark is the pet's only writer, so it always
+ * knows the stored quantity and every compare-and-set succeeds: what is measured is the cost of the condition.
  */
 export async function measurePatch(options: {
   gatewayUrl: string;
@@ -76,47 +84,63 @@ export async function measurePatch(options: {
   iterations: number;
   warmup: number;
 }): Promise<PatchResult> {
-  let quantity = 0;
+  let stored: number | undefined;
+  let next = 0;
   let viaGateway: number[] = [];
+  let viaGatewayCas: number[] = [];
   let viaRaw: number[] = [];
   const headers = { ...options.authHeader, 'Content-Type': 'application/json' };
-  const patch = async () => {
-    const body = `{"quantity":${quantity++ % 1000}}`;
+  const url = `${options.gatewayUrl}/inventory/${options.petId}`;
+  const patch = async (into: number[], compareAndSet: boolean) => {
+    const quantity = next++ % 1000;
+    const expected = compareAndSet && stored !== undefined ? `,"expectedQuantity":${stored}` : '';
     const started = performance.now();
-    const response = await httpCall(`${options.gatewayUrl}/inventory/${options.petId}`, 'PATCH', headers, body);
-    viaGateway.push(performance.now() - started);
+    const response = await httpCall(url, 'PATCH', headers, `{"quantity":${quantity}${expected}}`);
+    into.push(performance.now() - started);
     if (response.status !== 200) throw new Error(`PATCH answered ${response.status}`);
+    stored = quantity;
   };
   const updateItem = async () => {
+    const quantity = next++ % 1000;
+    const origin = { source: 'api' as const, actor: 'bench', requestId: `bench-${next}`, at: new Date().toISOString() };
     const started = performance.now();
     await options.client.send(
       new UpdateItemCommand({
         TableName: options.tableName,
         Key: { petId: { N: options.petId } },
-        UpdateExpression: 'SET quantity = :quantity',
+        UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
         ConditionExpression: 'attribute_exists(petId)',
-        ExpressionAttributeValues: { ':quantity': { N: String(quantity++ % 1000) } },
+        ExpressionAttributeValues: { ':quantity': { N: String(quantity) }, ':change': changeOriginAttribute(origin) },
         ReturnValues: 'ALL_NEW',
       }),
     );
     viaRaw.push(performance.now() - started);
+    stored = quantity;
   };
-  await alternate(options.warmup, [patch, updateItem]);
+  const tasks = [() => patch(viaGateway, false), () => patch(viaGatewayCas, true), updateItem];
+  await alternate(options.warmup, tasks);
   viaGateway = [];
+  viaGatewayCas = [];
   viaRaw = [];
-  await alternate(options.iterations, [patch, updateItem]);
+  await alternate(options.iterations, tasks);
   const gatewayP50 = quantile(viaGateway, 0.5);
   const gatewayP99 = quantile(viaGateway, 0.99);
+  const casP50 = quantile(viaGatewayCas, 0.5);
+  const casP99 = quantile(viaGatewayCas, 0.99);
   const rawP50 = quantile(viaRaw, 0.5);
   const rawP99 = quantile(viaRaw, 0.99);
   return {
     iterations: options.iterations,
     gatewayP50Ms: round(gatewayP50, 2),
     gatewayP99Ms: round(gatewayP99, 2),
+    gatewayCasP50Ms: round(casP50, 2),
+    gatewayCasP99Ms: round(casP99, 2),
     rawUpdateItemP50Ms: round(rawP50, 2),
     rawUpdateItemP99Ms: round(rawP99, 2),
     ratioP50: ratio(gatewayP50, rawP50),
     ratioP99: ratio(gatewayP99, rawP99),
+    casRatioP50: ratio(casP50, gatewayP50),
+    casRatioP99: ratio(casP99, gatewayP99),
   };
 }
 

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lambdaContext } from '../tooling/lambda-events';
 
@@ -9,6 +11,8 @@ export interface ColdProbe {
   initMs: number;
   firstCallMs: number;
   statusCode?: number;
+  /** Batch item failures a stream function reported. */
+  failedItems?: number;
   error?: string;
 }
 
@@ -18,7 +22,7 @@ export interface InvokeProbe {
   maxRssInitKb: number;
   maxRssKb: number;
   heapUsedPeakKb: number;
-  invocations: { ms: number; statusCode?: number; payloadBytes?: number; error?: string }[];
+  invocations: { ms: number; statusCode?: number; failedItems?: number; payloadBytes?: number; error?: string }[];
 }
 
 /** Options of one probe process. */
@@ -42,13 +46,17 @@ export function runProbe(
   options: ProbeOptions = {},
 ): Promise<unknown> {
   const context = lambdaContext({ functionName: 'bench', memoryMb: options.memoryMb ?? 256 });
+  // In a file: a batch of stream records is larger than one environment variable may be (128 KiB on Linux).
+  const eventsDir = mkdtempSync(join(tmpdir(), 'probe-events-'));
+  const eventsFile = join(eventsDir, 'events.json');
+  writeFileSync(eventsFile, JSON.stringify(options.events ?? []));
   return new Promise((resolveProbe, reject) => {
     const child = spawn(process.execPath, [PROBE, mode, module], {
       env: {
         ...process.env,
         ...options.env,
         NODE_OPTIONS: options.sourceMaps ? '--enable-source-maps' : '',
-        PROBE_EVENTS: JSON.stringify(options.events ?? []),
+        PROBE_EVENTS_FILE: eventsFile,
         PROBE_CONTEXT: JSON.stringify(context),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,8 +69,12 @@ export function runProbe(
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2000);
     });
-    child.on('error', reject);
+    child.on('error', (error) => {
+      rmSync(eventsDir, { recursive: true, force: true });
+      reject(error);
+    });
     child.on('close', (code) => {
+      rmSync(eventsDir, { recursive: true, force: true });
       const line = stdout.split('\n').find((l) => l.startsWith('PROBE_RESULT '));
       if (code !== 0 || !line) {
         reject(new Error(`probe ${mode} ${module} exited ${code}: ${stderr.trim() || stdout.slice(-500)}`));

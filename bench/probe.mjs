@@ -1,12 +1,14 @@
 // Runs in a fresh `node` process so that module init, the first call and peak memory are those of one function
 // instance (a cold start).
 //   node bench/probe.mjs init <module>     -> {"initMs"}
-//   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode"}: init, then the first event
+//   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode","failedItems"}: init, then the
+//                                             first event
 //   node bench/probe.mjs invoke <module>   -> {"initMs","maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
 // RSS and heap are sampled every 2 ms and after each invocation (peak = largest sample) in `invoke` mode only.
-// Events come as a JSON array in PROBE_EVENTS, the Lambda context (less its functions) as JSON in PROBE_CONTEXT.
+// Events come as a JSON array in the file PROBE_EVENTS_FILE names, the Lambda context (less its functions) as JSON in PROBE_CONTEXT.
 // Bundles (.js, CommonJS) are required as Lambda's runtime does; ES modules (.mjs) are imported. The result is the
 // last stdout line, after the PROBE_RESULT marker.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
@@ -25,7 +27,7 @@ const mod = modulePath.endsWith('.mjs')
   : createRequire(import.meta.url)(modulePath);
 const initMs = performance.now() - started;
 
-const events = JSON.parse(process.env.PROBE_EVENTS ?? '[]');
+const events = JSON.parse(readFileSync(process.env.PROBE_EVENTS_FILE, 'utf8'));
 const baseContext = JSON.parse(process.env.PROBE_CONTEXT ?? '{}');
 
 function report(result) {
@@ -43,6 +45,8 @@ async function invoke(event, index) {
     const { bodyBytes, streamed, ...result } = answer;
     outcome = {
       statusCode: answer.statusCode,
+      // A stream function answers the records it could not process instead of a status.
+      failedItems: result?.batchItemFailures?.length,
       payloadBytes: streamed ? bodyBytes : Buffer.byteLength(JSON.stringify(result ?? null)),
     };
   } catch (error) {
@@ -55,7 +59,13 @@ if (mode === 'init') {
   report({ initMs });
 } else if (mode === 'cold') {
   const first = await invoke(events[0], 0);
-  report({ initMs, firstCallMs: first.ms, statusCode: first.statusCode, error: first.error });
+  report({
+    initMs,
+    firstCallMs: first.ms,
+    statusCode: first.statusCode,
+    failedItems: first.failedItems,
+    error: first.error,
+  });
 } else {
   // Sampled rather than resourceUsage().maxRSS: on Linux a spawned child inherits its parent's peak RSS as a
   // floor, which would report the benchmark's own size for every small function.

@@ -15,14 +15,16 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, DynamoDBRecord } from 'aws-lambda';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { inventoryListChunks } from '../functions/inventory/json';
 import { comparePetIds } from '../functions/inventory/repository';
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
+import { HISTORY_STREAM_MAPPING } from '../infra/shared-names';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';
 import { useLocalCredentials } from '../tooling/dynamodb-local';
 import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from '../tooling/lambda-events';
@@ -126,9 +128,15 @@ interface MemoryFigure {
 function memoryFigure(fn: string, scenario: string, probe: InvokeProbe): MemoryFigure {
   // 501 is the answer of the two unimplemented routes; any other 5xx means the probe measured a failure.
   const failed = probe.invocations.find(
-    (i) => i.error !== undefined || (i.statusCode !== undefined && i.statusCode >= 500 && i.statusCode !== 501),
+    (i) =>
+      i.error !== undefined ||
+      (i.failedItems ?? 0) > 0 ||
+      (i.statusCode !== undefined && i.statusCode >= 500 && i.statusCode !== 501),
   );
-  if (failed) throw new Error(`${fn} (${scenario}) failed in its probe: ${failed.error ?? failed.statusCode}`);
+  if (failed)
+    throw new Error(
+      `${fn} (${scenario}) failed in its probe: ${failed.error ?? failed.statusCode ?? 'batch item failures'}`,
+    );
   return {
     function: fn,
     scenario,
@@ -157,15 +165,18 @@ async function main(): Promise<void> {
     deployed = synthesizeDeployedBundles();
     const bundles = deployed.bundles;
 
-    progress('starting npm start (in memory, no demo inventory, no throttling)');
+    progress('starting npm start (in memory, no demo inventory, no throttling, no history poller)');
     useLocalCredentials();
     // DynamoDB Local answers a Scan page of a 1,000,000-row table in seconds (DynamoDB in ~0.1 s): the functions'
     // per-attempt time-out (2 s by default) would make the large list a 503 here, so the bench raises it.
     process.env[ENV.dynamoRequestTimeoutMs] = '60000';
+    // Deployed, the history function runs on its own compute, off the request path; locally it would share the two
+    // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
     api = await startLocalApiProcess({
       env: {
         PETSTORE_SEED: '0',
         PETSTORE_RATE_LIMIT: '0',
+        PETSTORE_HISTORY: '0',
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         [ENV.dynamoRequestTimeoutMs]: '60000',
       },
@@ -179,6 +190,7 @@ async function main(): Promise<void> {
       AWS_ENDPOINT_URL_DYNAMODB: api.dynamoEndpoint,
       [ENV.inventoryTable]: tables.inventory,
       [ENV.apiKeysTable]: tables.apiKeys,
+      [ENV.historyTable]: tables.history,
       [ENV.selfCheckBaseUrl]: api.baseUrl,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
@@ -204,7 +216,9 @@ async function main(): Promise<void> {
     const firstSize = sizes[0] ?? 0;
     await seed(COLD_PATH_INVENTORY, firstSize);
 
-    progress(`PATCH: ${profile.patchIterations} through the gateway and as raw UpdateItem, alternating`);
+    progress(
+      `PATCH: ${profile.patchIterations} through the gateway, with and without expectedQuantity, and as raw UpdateItem, alternating`,
+    );
     const patch = await measurePatch({
       gatewayUrl: api.baseUrl,
       authHeader,
@@ -289,6 +303,39 @@ function firstCallEvents(key: string): Record<string, unknown> {
     'list-store-orders': apiGatewayProxyEvent({ resource: '/store/orders', path: '/store/orders' }),
     // The deploy self-check: its first call writes a key and calls the stage (npm start) six times.
     'self-check': {},
+    // The history function's first batch: one PATCH of pet 1, as the stream delivers it.
+    'record-history': streamEvent(1, 1),
+  };
+}
+
+/**
+ * A DynamoDBStreamEvent with `records` changes of pets `from`.. (quantity 1 to 2, by the API), as the inventory
+ * table's stream delivers them to the history function; sequence numbers are unique per call.
+ */
+let streamSequence = 10n ** 20n;
+function streamEvent(from: number, records: number): { Records: DynamoDBRecord[] } {
+  const image = (petId: string, quantity: number, requestId: string) => ({
+    ...inventoryAttributes({ petId, quantity, status: 'available' }),
+    [LAST_CHANGE]: changeOriginAttribute({ source: 'api', actor: 'bench', requestId, at: new Date().toISOString() }),
+  });
+  return {
+    Records: Array.from({ length: records }, (_, i) => {
+      const petId = String(from + i);
+      const sequence = String(streamSequence++);
+      return {
+        eventID: `bench-${sequence}`,
+        eventName: 'MODIFY',
+        eventSource: 'aws:dynamodb',
+        dynamodb: {
+          ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+          Keys: { petId: { N: petId } },
+          OldImage: image(petId, 1, `old-${sequence}`) as never,
+          NewImage: image(petId, 2, `new-${sequence}`) as never,
+          SequenceNumber: sequence,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+      };
+    }),
   };
 }
 
@@ -318,6 +365,11 @@ async function measureFunctionMemory(
     'get-pet': { scenario: '5 GET (501)', events: plainEvents('/pets/{petId}', '/pets/1') },
     'list-store-orders': { scenario: '5 GET (501)', events: plainEvents('/store/orders', '/store/orders') },
     'self-check': { scenario: '1 run against npm start', events: [{}] },
+    // Full batches, the mapping's batch size: the largest event the function is given.
+    'record-history': {
+      scenario: `5 stream batches of ${HISTORY_STREAM_MAPPING.batchSize}`,
+      events: repeat(5, (i) => streamEvent(1 + i * HISTORY_STREAM_MAPPING.batchSize, HISTORY_STREAM_MAPPING.batchSize)),
+    },
   };
   const figures = new Map<string, MemoryFigure>();
   for (const bundle of deployed.bundles) {
@@ -353,6 +405,7 @@ function summarize(parts: {
   }
   add('PATCH p50: gateway / raw UpdateItem', parts.patch.ratioP50, 1.3);
   add('PATCH p99: gateway / raw UpdateItem', parts.patch.ratioP99, 1.3);
+  add('PATCH p50: with expectedQuantity / without', parts.patch.casRatioP50, 1.05);
   for (const fn of parts.coldStart.functions) {
     add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.6);
     // The self-check serves no client: it runs once per deploy, and its first call is six requests to the stage.
@@ -407,8 +460,10 @@ function render(results: Results): string {
       ['path', 'p50 ms', 'p99 ms'],
       [
         ['local gateway', patch.gatewayP50Ms, patch.gatewayP99Ms],
+        ['local gateway, with expectedQuantity', patch.gatewayCasP50Ms, patch.gatewayCasP99Ms],
         ['raw UpdateItem', patch.rawUpdateItemP50Ms, patch.rawUpdateItemP99Ms],
-        ['ratio', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
+        ['gateway / raw', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
+        ['with / without expectedQuantity', `${patch.casRatioP50}x`, `${patch.casRatioP99}x`],
       ],
     ),
     '',

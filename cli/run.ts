@@ -1,6 +1,7 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
+import { inventoryHistory } from './commands/history';
 import { exportInventory, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
@@ -65,6 +66,13 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { format: { type: 'string' }, key: { type: 'string' }, url: { type: 'string' } },
     positionals: [],
     action: exportInventory,
+  },
+  'inventory history': {
+    usage: 'inventory history PETID [--since ISO] [--format table|json]',
+    summary: "every recorded change of one pet's stock, oldest first",
+    options: { since: { type: 'string' }, format: { type: 'string' } },
+    positionals: ['PETID'],
+    action: inventoryHistory,
   },
 };
 

@@ -96,6 +96,7 @@ function resolveLocal(endpointOption: string | undefined, env: Record<string, st
   const tables = {
     inventory: env[ENV.inventoryTable] || LOCAL_TABLE_NAMES.inventory,
     apiKeys: env[ENV.apiKeysTable] || LOCAL_TABLE_NAMES.apiKeys,
+    history: env[ENV.historyTable] || LOCAL_TABLE_NAMES.history,
   };
   return {
     client,
@@ -142,6 +143,8 @@ async function resolveStage(
     tables: {
       inventory: outputs[STACK_OUTPUTS.inventoryTable] as string,
       apiKeys: outputs[STACK_OUTPUTS.apiKeysTable] as string,
+      // Empty for a stack deployed before the history existed: `inventory history` says to redeploy.
+      history: outputs[STACK_OUTPUTS.historyTable] ?? '',
     },
     description: `stage ${stage} (stack ${stack}, ${region})`,
     stage,

@@ -15,6 +15,17 @@
  *   params: { path: { petId: 9223372036854775807n } },
  *   body: { quantity: 5 },
  * });
+ *
+ * @example Read-modify-write without losing a concurrent update (compare-and-set):
+ * const { data: stock } = await inventory.GET('/inventory');
+ * const current = stock?.find((item) => item.petId === 7n)?.quantity ?? 0;
+ * const { error } = await inventory.PATCH('/inventory/{petId}', {
+ *   params: { path: { petId: 7n } },
+ *   body: { quantity: current + 3, expectedQuantity: current },
+ * });
+ * if (error?.code === 'CONFLICT') {
+ *   // Someone changed the stock since it was read: read it again and retry.
+ * }
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './schema';

@@ -67,12 +67,22 @@ export interface paths {
          *     Sets `quantity` of the existing entry for `petId` and answers with the entry as stored. `status` is left as
          *     it is (no transition is defined). An unknown `petId` is 404 and nothing is created.
          *
-         *     The body is a JSON object with exactly one member, `quantity`, an integer literal (no fraction or exponent:
-         *     `5.0` and `5e0` are refused) from 0 to 2147483647. Refused with 400 `VALIDATION_FAILED`: no body or an empty
-         *     body, a non-object, `quantity` missing, `null`, a string, fractional, negative or too large, any other
-         *     member, a repeated member. Refused with 400 `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body
-         *     over 1024 bytes is 413; a body sent with a Content-Type other than `application/json` (or another
-         *     `application/*+json` type) is 415. Each 400 message names the field and the rule.
+         *     The body is a JSON object with the member `quantity` and, optionally, `expectedQuantity`, each an integer
+         *     literal (no fraction or exponent: `5.0` and `5e0` are refused) from 0 to 2147483647. Refused with 400
+         *     `VALIDATION_FAILED`: no body or an empty body, a non-object, `quantity` missing, either member `null`, a
+         *     string, fractional, negative or too large, any other member, a repeated member. Refused with 400
+         *     `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes is 413; a body sent with a
+         *     Content-Type other than `application/json` (or another `application/*+json` type) is 415. Each 400 message
+         *     names the field and the rule.
+         *
+         *     **Compare-and-set** (added to this experimental operation; a body without it behaves as before): with
+         *     `expectedQuantity`, the update applies only if the stored quantity equals it, checked and written in one
+         *     step. Otherwise the answer is 409 `CONFLICT`, whose message names the current quantity, and nothing changes.
+         *     A read-modify-write client (read 12, add an arrival of 3) sends `{"quantity": 15, "expectedQuantity": 12}`
+         *     and, on 409, reads again and retries: no concurrent update is lost. Without it the last write wins.
+         *
+         *     Every change is on record: `npm run cli -- inventory history PETID` lists who changed the stock, when and
+         *     from what (the key id and request id of each PATCH). Refused requests change nothing and leave no record.
          */
         patch: operations["updateInventory"];
         trace?: never;
@@ -147,7 +157,10 @@ export interface components {
             quantity: number;
             status: components["schemas"]["PetStatus"];
         };
-        /** @description The request body of updateInventory. Exactly one member; any other member is refused (400). */
+        /**
+         * @description The request body of updateInventory: `quantity`, and optionally `expectedQuantity`; any other member is
+         *     refused (400).
+         */
         InventoryUpdate: {
             /**
              * Format: int32
@@ -155,6 +168,13 @@ export interface components {
              * @example 15
              */
             quantity: number;
+            /**
+             * Format: int32
+             * @description Compare-and-set: apply the update only if the stored quantity is this (same rules as `quantity`);
+             *     otherwise 409 `CONFLICT` and nothing changes. Absent: the update is unconditional.
+             * @example 12
+             */
+            expectedQuantity?: number;
         };
         /**
          * @description Status of the pet. No transition between states is defined; updates leave it unchanged.
@@ -166,13 +186,12 @@ export interface components {
             /**
              * @description Machine-readable error code; each code belongs to one HTTP status:
              *     `VALIDATION_FAILED`, `MALFORMED_JSON`, `BAD_REQUEST` (400), `UNAUTHORIZED` (401), `ACCESS_DENIED` (403),
-             *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NOT_ACCEPTABLE` (406), `PAYLOAD_TOO_LARGE` (413),
-             *     `UNSUPPORTED_MEDIA_TYPE` (415),
-             *     `THROTTLED` (429), `INTERNAL` (500), `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503),
-             *     `GATEWAY_TIMEOUT` (504).
+             *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NOT_ACCEPTABLE` (406), `CONFLICT` (409),
+             *     `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED` (429), `INTERNAL` (500),
+             *     `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503), `GATEWAY_TIMEOUT` (504).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
             /** @description Human-readable description; for 400 it names the field and the rule. Not for parsing. */
             message: string;
             /**
@@ -215,6 +234,13 @@ export interface components {
             code?: "NOT_FOUND";
             /** @constant */
             status?: 404;
+        };
+        /** @description An Error answered with 409. */
+        ConflictError: components["schemas"]["Error"] & {
+            /** @constant */
+            code?: "CONFLICT";
+            /** @constant */
+            status?: 409;
         };
         /** @description An Error answered with 405. */
         MethodNotAllowedError: components["schemas"]["Error"] & {
@@ -347,6 +373,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["NotFoundError"];
+            };
+        };
+        /**
+         * @description The body's `expectedQuantity` is not the stored quantity (another update came first); nothing was changed.
+         *     Read the entry again and retry with the quantity read.
+         */
+        Conflict: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ConflictError"];
             };
         };
         /**
@@ -537,7 +576,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The new stock count. At most 1024 bytes. */
+        /** @description The new stock count, and optionally the count it must replace. At most 1024 bytes. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InventoryUpdate"];
@@ -559,6 +598,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -9,6 +9,9 @@ import { getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 export const ENV = {
   inventoryTable: 'INVENTORY_TABLE_NAME',
   apiKeysTable: 'API_KEYS_TABLE_NAME',
+  historyTable: 'INVENTORY_HISTORY_TABLE_NAME',
+  /** Days a history row is kept (the history table's TTL). */
+  historyRetentionDays: 'HISTORY_RETENTION_DAYS',
   petsDeprecatedAt: 'PETS_DEPRECATED_AT',
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',

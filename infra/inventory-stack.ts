@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
@@ -7,10 +7,11 @@ import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/route
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
+import { InventoryHistory } from './constructs/inventory-history';
 import { Monitoring } from './constructs/monitoring';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
-import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
+import { API_KEYS_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
 import type { StageConfig } from './stage-config';
 
 /** Properties of an {@link InventoryStack}. */
@@ -28,18 +29,21 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly string[]>> = {
 export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
 
 /**
- * One stage of the pet store inventory service: two tables, one function per route plus the authorizer (each
- * invoked through its `live` alias, shifted by CodeDeploy), the REST API with its `v1` stage (behind a WAF web ACL
- * where the stage configures one), and the alarms and dashboard watching them. It needs the account stack of its
+ * One stage of the pet store inventory service: the inventory and API-key tables, one function per route plus the
+ * authorizer (each invoked through its `live` alias, shifted by CodeDeploy), the REST API with its `v1` stage
+ * (behind a WAF web ACL where the stage configures one), the stock change history (the inventory table's stream, a
+ * history function and its table), and the alarms and dashboard watching them. It needs the account stack of its
  * account and region (API Gateway's CloudWatch role) deployed first; the app adds that dependency.
  *
- * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`) must never change: a new ID is a new table.
+ * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `History/Table`) must never change: a new ID is a
+ * new table.
  */
 export class InventoryStack extends Stack {
   readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
-  /** Functions by operationId, plus `authorizer`. */
+  readonly history: InventoryHistory;
+  /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
   readonly monitoring: Monitoring;
@@ -70,6 +74,8 @@ export class InventoryStack extends Stack {
       ...tableDefaults,
       maxReadRequestUnits: config.maxReadRequestUnits.inventory,
       partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
+      // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
+      stream: StreamViewType[INVENTORY_STREAM_VIEW],
     });
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...tableDefaults,
@@ -113,6 +119,18 @@ export class InventoryStack extends Stack {
     this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
     this.functions.set(AUTHORIZER_HANDLER, authorizer);
 
+    this.history = new InventoryHistory(this, 'History', {
+      inventoryTable: this.inventoryTable,
+      stage: config.stage,
+      retentionDays: config.history.retentionDays,
+      maxReadRequestUnits: config.maxReadRequestUnits.history,
+      removalPolicy: config.stateful.removalPolicy,
+      deletionProtection: config.stateful.deletionProtection,
+      logRetention: config.logRetention,
+      logLevel: config.logLevel,
+    });
+    this.functions.set(HISTORY_FUNCTION, this.history.function);
+
     this.api = new InventoryApi(this, 'InventoryApi', {
       routeFunctions: new Map<string, IFunction>([...routeFunctions].map(([name, fn]) => [name, fn.live])),
       authorizerFunction: authorizer.live,
@@ -149,9 +167,15 @@ export class InventoryStack extends Stack {
       notImplementedRoutes: ROUTES.filter((route) => route.notImplemented),
       routeFunctions,
       authorizerFunction: authorizer,
+      history: {
+        function: this.history.function,
+        failedRecords: this.history.failedRecords,
+        iteratorAgeAlarm: config.history.iteratorAgeAlarm,
+      },
       tables: new Map([
         ['inventory', { table: this.inventoryTable, maxReadRequestUnits: config.maxReadRequestUnits.inventory }],
         ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: config.maxReadRequestUnits.apiKeys }],
+        ['history', { table: this.history.table, maxReadRequestUnits: config.maxReadRequestUnits.history }],
       ]),
       alarms: config.alarms,
       keyRemovalPolicy: config.stateful.removalPolicy,
@@ -179,6 +203,10 @@ export class InventoryStack extends Stack {
       value: this.apiKeysTable.tableName,
       description: 'API keys table (SHA-256 of each key)',
     });
+    new CfnOutput(this, STACK_OUTPUTS.historyTable, {
+      value: this.history.table.tableName,
+      description: 'Inventory history table (every stock change per pet; `inventory history --stage`)',
+    });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, {
       value: this.api.api.restApiId,
       description: 'REST API id: `keys revoke --stage` flushes its authorizer cache',
@@ -193,6 +221,9 @@ export class InventoryStack extends Stack {
     });
   }
 }
+
+/** The history function's name in {@link InventoryStack.functions}, its monitoring and its deployment group. */
+export const HISTORY_FUNCTION = 'history';
 
 /** `listInventory` -> `ListInventoryFunction`. */
 export function functionId(operationId: string): string {

@@ -4,12 +4,38 @@
  */
 export const INVENTORY_TABLE_KEY = { name: 'petId', type: 'N' } as const;
 export const API_KEYS_TABLE_KEY = { name: 'keyHash', type: 'S' } as const;
+/**
+ * The inventory history: one pet's changes under its petId, sorted by the change's stream sequence number (see
+ * functions/store/history-table.ts); rows expire through TTL on `expiresAt` (epoch seconds).
+ */
+export const HISTORY_TABLE_KEY = {
+  partition: { name: 'petId', type: 'N' },
+  sort: { name: 'sequence', type: 'S' },
+  timeToLive: 'expiresAt',
+} as const;
+/** What the inventory table's stream carries: the history compares the entry before and after each write. */
+export const INVENTORY_STREAM_VIEW = 'NEW_AND_OLD_IMAGES';
+
+/**
+ * How the history function reads the inventory table's stream: the deployed event source mapping and the poller of
+ * `npm start` (tooling/stream-poller.ts) both use these. Bisection isolates a poison record in a few retries; after
+ * the retries (or once a record is older than the age limit) the batch goes to the on-failure queue, with time left
+ * within the stream's 24 hours to replay it (docs/deploying.md).
+ */
+export const HISTORY_STREAM_MAPPING = {
+  batchSize: 100,
+  retryAttempts: 10,
+  bisectBatchOnError: true,
+  maxRecordAgeSeconds: 6 * 60 * 60,
+} as const;
 
 /** Stack output keys, read by the operator CLI (`--stage`) to find a deployed stage's tables and API. */
 export const STACK_OUTPUTS = {
   apiUrl: 'ApiUrl',
   inventoryTable: 'InventoryTableName',
   apiKeysTable: 'ApiKeysTableName',
+  /** Read by `inventory history --stage`. */
+  historyTable: 'InventoryHistoryTableName',
   authorizerCacheTtlSeconds: 'AuthorizerCacheTtlSeconds',
   /** With {@link STACK_OUTPUTS.apiStageName}: what `keys revoke` flushes the authorizer cache of. */
   restApiId: 'RestApiId',

@@ -57,6 +57,17 @@ export interface AlarmConfig {
   destinationRequired: boolean;
 }
 
+/** The stock change history (fed by the inventory table's stream). */
+export interface HistoryConfig {
+  /**
+   * Days a history row is kept before DynamoDB's TTL deletes it (`<stage>:historyRetentionDays`).
+   * @default 90 on staging, 730 (2 years) on production
+   */
+  retentionDays: number;
+  /** Alarm when the history function is this far behind the stream (its `IteratorAge`). */
+  iteratorAgeAlarm: Duration;
+}
+
 /** How a deploy moves traffic to the new function versions (CodeDeploy predefined configurations). */
 export type TrafficShifting = 'CANARY_10PERCENT_5MINUTES' | 'ALL_AT_ONCE';
 
@@ -87,7 +98,8 @@ export interface StageConfig {
    * Most read request units per second each on-demand table may consume (DynamoDB throttles past it, and the
    * functions answer 503 with Retry-After): a client storm costs at most this much.
    */
-  maxReadRequestUnits: { inventory: number; apiKeys: number };
+  maxReadRequestUnits: { inventory: number; apiKeys: number; history: number };
+  history: HistoryConfig;
   /** How each deploy shifts traffic to the new versions behind the `live` aliases. */
   trafficShifting: TrafficShifting;
   /** @default none: no web ACL in front of the stage */
@@ -120,9 +132,10 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
  * environment `PETSTORE_<STAGE>_ACCOUNT` / `PETSTORE_<STAGE>_REGION`; staging also falls back to the CLI's
  * credentials (`CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION`); production never guesses (pin it before deploying).
  * Without any of these, the account is {@link PLACEHOLDER_ACCOUNT} and the region {@link DEFAULT_REGION}.
- * The optional alarm e-mail and topic, sunset date, CORS origins (comma-separated) and custom domain read
- * `<stage>:alarmEmail`, `<stage>:alarmTopicArn`, `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
- * `<stage>:domainName`, `<stage>:certificateArn`, `<stage>:hostedZoneId`, `<stage>:hostedZoneName` the same way.
+ * The optional alarm e-mail and topic, sunset date, CORS origins (comma-separated), custom domain and history
+ * retention read `<stage>:alarmEmail`, `<stage>:alarmTopicArn`, `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
+ * `<stage>:domainName`, `<stage>:certificateArn`, `<stage>:hostedZoneId`, `<stage>:hostedZoneName`,
+ * `<stage>:historyRetentionDays` the same way.
  */
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
   const upper = stage.toUpperCase();
@@ -163,7 +176,19 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     },
     // A strongly consistent Scan costs one unit per 4 KB: the production cap serves a few lists of the largest
     // inventory per second (docs/deploying.md works it out); the keys table sees at most one GetItem per request.
-    maxReadRequestUnits: production ? { inventory: 4000, apiKeys: 1000 } : { inventory: 1000, apiKeys: 200 },
+    // The history is read by operators (`inventory history`), one pet per Query.
+    maxReadRequestUnits: production
+      ? { inventory: 4000, apiKeys: 1000, history: 500 }
+      : { inventory: 1000, apiKeys: 200, history: 100 },
+    history: {
+      retentionDays: positiveInteger(
+        get('historyRetentionDays'),
+        production ? 730 : 90,
+        `${stage}:historyRetentionDays`,
+      ),
+      // Normally under a second; a minute behind in production means the history function is failing or throttled.
+      iteratorAgeAlarm: production ? Duration.minutes(1) : Duration.minutes(5),
+    },
     // Staging goes through the same CodeDeploy machinery at once, so a broken deployment setup fails there first.
     trafficShifting: production ? 'CANARY_10PERCENT_5MINUTES' : 'ALL_AT_ONCE',
     ...(production ? { firewall: { requestsPerIpPerMinute: 600 } } : {}),
@@ -174,6 +199,15 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
       : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false },
   };
+}
+
+/** A positive integer setting, or `fallback` when unset. @throws Error naming the setting */
+function positiveInteger(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer (days); got "${raw}"`);
+  return value;
 }
 
 function readCustomDomain(get: (key: string) => string | undefined): CustomDomainConfig | undefined {

@@ -5,9 +5,11 @@ import { SERVICE_NAME } from '../functions/http/metric-names';
 import type { InventoryItem } from '../functions/inventory/types';
 import { ApiKeyTable } from '../functions/store/api-key-table';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { inventoryAttributes } from '../functions/store/inventory-table';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
+import { HISTORY_STREAM_MAPPING } from '../infra/shared-names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
-import { ensureTables, LOCAL_TABLE_NAMES, type TableNames } from './tables';
+import { type StreamHandler, type StreamPoller, type StreamPollerOptions, startStreamPoller } from './stream-poller';
+import { ensureTables, inventoryStreamArn, LOCAL_TABLE_NAMES, type TableNames } from './tables';
 
 /** The demo inventory `npm start` loads into an empty table; includes the largest int64 id on purpose. */
 export const DEMO_INVENTORY: readonly InventoryItem[] = [
@@ -29,11 +31,36 @@ export function configureFunctionEnvironment(
   env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   env[ENV.inventoryTable] = tables.inventory;
   env[ENV.apiKeysTable] = tables.apiKeys;
+  env[ENV.historyTable] = tables.history;
   env.POWERTOOLS_SERVICE_NAME ??= SERVICE_NAME;
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }
 
-/** Loads the demo inventory when the table is empty; returns how many entries it wrote. */
+/**
+ * Runs the history function on the inventory table's stream, as the stack's event source mapping does (same
+ * settings). `handler` defaults to the history function's module handler, which reads its table from the
+ * environment {@link configureFunctionEnvironment} set; it is loaded only now, as the local gateway loads its
+ * handlers, so that Powertools reads that environment too.
+ */
+export async function startHistoryPoller(
+  client: DynamoDBClient,
+  endpoint: string,
+  tables: TableNames,
+  options: { handler?: StreamHandler } & Pick<StreamPollerOptions, 'pollIntervalMs' | 'onDiscard' | 'log'> = {},
+): Promise<StreamPoller> {
+  const { handler, ...rest } = options;
+  return startStreamPoller({
+    endpoint,
+    streamArn: await inventoryStreamArn(client, tables.inventory),
+    handler: handler ?? (await import('../functions/handlers/record-history')).handler,
+    batchSize: HISTORY_STREAM_MAPPING.batchSize,
+    retryAttempts: HISTORY_STREAM_MAPPING.retryAttempts,
+    bisectBatchOnError: HISTORY_STREAM_MAPPING.bisectBatchOnError,
+    ...rest,
+  });
+}
+
+/** Loads the demo inventory when the table is empty, as an import would; returns how many entries it wrote. */
 export async function seedDemoInventory(client: DynamoDBClient, tableName: string): Promise<number> {
   const existing = await client.send(new ScanCommand({ TableName: tableName, Limit: 1, Select: 'COUNT' }));
   if ((existing.Count ?? 0) > 0) return 0;
@@ -41,7 +68,14 @@ export async function seedDemoInventory(client: DynamoDBClient, tableName: strin
     await client.send(
       new PutItemCommand({
         TableName: tableName,
-        Item: inventoryAttributes(item),
+        Item: {
+          ...inventoryAttributes(item),
+          [LAST_CHANGE]: changeOriginAttribute({
+            source: 'import',
+            actor: 'npm start demo inventory',
+            at: new Date().toISOString(),
+          }),
+        },
       }),
     );
   }

@@ -1,39 +1,85 @@
 import {
+  type AttributeDefinition,
   CreateTableCommand,
+  DescribeTableCommand,
   type DynamoDBClient,
+  type KeySchemaElement,
   paginateListTables,
   ResourceInUseException,
+  type StreamSpecification,
+  UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../infra/shared-names';
+import {
+  API_KEYS_TABLE_KEY,
+  HISTORY_TABLE_KEY,
+  INVENTORY_STREAM_VIEW,
+  INVENTORY_TABLE_KEY,
+} from '../infra/shared-names';
 
-/** Names of the two tables. */
+/** Names of the service's tables. */
 export interface TableNames {
   inventory: string;
   apiKeys: string;
+  /** The inventory history (fed by the inventory table's stream). */
+  history: string;
 }
 
 /** Table names of the local gateway (the deployed stack lets CloudFormation name them). */
-export const LOCAL_TABLE_NAMES: TableNames = { inventory: 'petstore-inventory', apiKeys: 'petstore-api-keys' };
+export const LOCAL_TABLE_NAMES: TableNames = {
+  inventory: 'petstore-inventory',
+  apiKeys: 'petstore-api-keys',
+  history: 'petstore-inventory-history',
+};
 
-/** Creates the inventory and API-key tables if they are missing, with the same key schema as the stack. */
-export async function ensureTables(client: DynamoDBClient, names: TableNames): Promise<void> {
+const INVENTORY_STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW };
+
+interface TableShape {
+  name: string;
+  keys: readonly { name: string; type: 'N' | 'S' }[];
+  stream?: StreamSpecification;
+}
+
+/**
+ * Creates the service's tables if they are missing, with the stack's key schemas and the inventory table's stream
+ * (new and old images); an inventory table made before the stream existed gets it. `inventoryStream: false` leaves
+ * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
+ */
+export async function ensureTables(
+  client: DynamoDBClient,
+  names: TableNames,
+  options: { inventoryStream?: boolean } = {},
+): Promise<void> {
+  const stream = options.inventoryStream ?? true;
   const existing = new Set<string>();
   for await (const page of paginateListTables({ client }, {}))
     for (const name of page.TableNames ?? []) existing.add(name);
-  const wanted = [
-    { name: names.inventory, key: INVENTORY_TABLE_KEY },
-    { name: names.apiKeys, key: API_KEYS_TABLE_KEY },
+  const wanted: TableShape[] = [
+    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], ...(stream ? { stream: INVENTORY_STREAM } : {}) },
+    { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
+    { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
   ];
   for (const table of wanted) {
-    if (existing.has(table.name)) continue;
+    if (existing.has(table.name)) {
+      if (table.stream) await ensureStream(client, table.name, table.stream);
+      continue;
+    }
+    const attributes: AttributeDefinition[] = table.keys.map((key) => ({
+      AttributeName: key.name,
+      AttributeType: key.type,
+    }));
+    const keySchema: KeySchemaElement[] = table.keys.map((key, index) => ({
+      AttributeName: key.name,
+      KeyType: index === 0 ? 'HASH' : 'RANGE',
+    }));
     try {
       await client.send(
         new CreateTableCommand({
           TableName: table.name,
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: table.key.name, AttributeType: table.key.type }],
-          KeySchema: [{ AttributeName: table.key.name, KeyType: 'HASH' }],
+          AttributeDefinitions: attributes,
+          KeySchema: keySchema,
+          ...(table.stream ? { StreamSpecification: table.stream } : {}),
         }),
       );
     } catch (error) {
@@ -41,4 +87,19 @@ export async function ensureTables(client: DynamoDBClient, names: TableNames): P
     }
     await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table.name });
   }
+}
+
+/** The ARN of the inventory table's stream. @throws Error when the table has no stream. */
+export async function inventoryStreamArn(client: DynamoDBClient, inventoryTable: string): Promise<string> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: inventoryTable }));
+  if (!Table?.LatestStreamArn || !Table.StreamSpecification?.StreamEnabled)
+    throw new Error(`Table ${inventoryTable} has no stream: run ensureTables first`);
+  return Table.LatestStreamArn;
+}
+
+async function ensureStream(client: DynamoDBClient, tableName: string, stream: StreamSpecification): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.StreamSpecification?.StreamEnabled) return;
+  await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
 }

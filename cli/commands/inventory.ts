@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { createInventoryClient } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-table';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
@@ -16,7 +19,8 @@ const MAX_CONCURRENCY = 64;
 /**
  * `inventory import FILE [--format csv|json] [--dry-run] [--concurrency N]`: validates every row first; any bad
  * row means all bad rows are listed (stderr) and nothing is written. Then writes with BatchWriteItem; re-running
- * the same file leaves the same table.
+ * the same file leaves the same stock. Each row carries who and why (`lastChange`: this run of this operator) for
+ * the history, which records the rows whose quantity or status changed and skips the rest.
  */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
@@ -53,10 +57,15 @@ export async function importInventory(context: CommandContext): Promise<void> {
   const started = now();
   const progress = createProgress(io.stderr, items.length, { now });
   try {
+    const actor = importActor(file, io.env);
     const result = await writeInventory(items, {
       client: target.client,
       tableName,
       concurrency,
+      toItem: (item) => ({
+        ...inventoryAttributes(item),
+        [LAST_CHANGE]: changeOriginAttribute({ source: 'import', actor, at: new Date().toISOString() }),
+      }),
       onProgress: (written) => progress.update(written),
     });
     progress.finish();
@@ -77,6 +86,22 @@ export async function importInventory(context: CommandContext): Promise<void> {
     }
     throw storageError(error, target, tableName);
   }
+}
+
+/**
+ * The history's actor of one import run: the file, the operator (OS user at host) and a run id, so that two runs of
+ * the same file are told apart.
+ */
+export function importActor(file: string, env: Record<string, string | undefined>): string {
+  let user = env.USER ?? env.LOGNAME;
+  if (!user) {
+    try {
+      user = userInfo().username;
+    } catch {
+      user = 'unknown';
+    }
+  }
+  return `import ${file} by ${user}@${hostname()} run ${randomUUID()}`;
 }
 
 /**

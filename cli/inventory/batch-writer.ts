@@ -20,7 +20,7 @@ export interface BatchWriteClient {
 export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> {
   client: BatchWriteClient;
   tableName: string;
-  /** The stored form of an item. @default inventoryAttributes */
+  /** The stored form of an item, built when its batch is first sent. @default inventoryAttributes */
   toItem?: (item: T) => Record<string, AttributeValue>;
   /**
    * Batches in flight at once.
@@ -79,17 +79,15 @@ export async function writeInventory<T extends InventoryItem>(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = options.random ?? Math.random;
   const toItem = options.toItem ?? inventoryAttributes;
-  const batches: WriteRequest[][] = [];
-  for (let start = 0; start < items.length; start += BATCH_SIZE) {
-    batches.push(items.slice(start, start + BATCH_SIZE).map((item) => ({ PutRequest: { Item: toItem(item) } })));
-  }
+  const batches: (readonly T[])[] = [];
+  for (let start = 0; start < items.length; start += BATCH_SIZE) batches.push(items.slice(start, start + BATCH_SIZE));
   let written = 0;
   let retries = 0;
   let next = 0;
   let failure: unknown;
 
-  const writeBatch = async (batch: WriteRequest[]) => {
-    let pending = batch;
+  const writeBatch = async (batch: readonly T[]) => {
+    let pending: WriteRequest[] = batch.map((item) => ({ PutRequest: { Item: toItem(item) } }));
     for (let attempt = 1; ; attempt++) {
       let unprocessed: WriteRequest[];
       try {
@@ -115,7 +113,7 @@ export async function writeInventory<T extends InventoryItem>(
 
   const worker = async () => {
     while (failure === undefined && next < batches.length) {
-      const batch = batches[next++] as WriteRequest[];
+      const batch = batches[next++] as readonly T[];
       try {
         await writeBatch(batch);
       } catch (error) {

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ENV, once, requireEnv } from '../config';
 import { readJsonBody } from '../http/json-body';
 import { metrics } from '../http/metrics';
@@ -6,6 +7,7 @@ import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
+import type { ChangeOrigin } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
 import { lambdaDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
@@ -16,18 +18,31 @@ export interface UpdateInventoryDeps {
 }
 
 /**
- * `PATCH /inventory/{petId}` (updateInventory): sets the quantity of an existing entry, leaves its status, and
- * answers with the entry as stored. Checks run in the documented order: petId, then body, then existence.
+ * `PATCH /inventory/{petId}` (updateInventory): sets the quantity of an existing entry (only if the stored quantity
+ * is `expectedQuantity`, when the body has it), leaves its status, and answers with the entry as stored. Checks run
+ * in the documented order: petId, then body, then existence and the expected quantity.
  */
 export function createHandler(deps: UpdateInventoryDeps | (() => UpdateInventoryDeps)) {
   const resolve = typeof deps === 'function' ? deps : () => deps;
   return createApiHandler(async function updateInventory(event) {
     const petId = parsePetId(event.pathParameters?.petId);
-    const { quantity } = parseInventoryUpdate(readJsonBody(event));
-    const item = await resolve().repository.setQuantity(petId, quantity);
+    const update = parseInventoryUpdate(readJsonBody(event));
+    const item = await resolve().repository.setQuantity(petId, update, apiChangeOrigin(event));
     metrics.addMetric('InventoryUpdated', 'Count', 1);
     return jsonResponse(200, inventoryItemJson(item));
   });
+}
+
+/** Who and why for the history: the caller's key id (set by the authorizer) and the API Gateway request id. */
+export function apiChangeOrigin(event: APIGatewayProxyEvent, now = new Date()): ChangeOrigin {
+  const { authorizer, requestId } = event.requestContext;
+  const keyId = authorizer?.keyId ?? authorizer?.principalId;
+  return {
+    source: 'api',
+    actor: typeof keyId === 'string' && keyId.length > 0 ? keyId : 'unknown',
+    ...(requestId ? { requestId } : {}),
+    at: now.toISOString(),
+  };
 }
 
 export const handler = createHandler(

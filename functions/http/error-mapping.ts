@@ -1,5 +1,10 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { InventoryItemNotFoundError, StorageUnavailableError, ValidationError } from '../inventory/errors';
+import {
+  InventoryItemNotFoundError,
+  QuantityConflictError,
+  StorageUnavailableError,
+  ValidationError,
+} from '../inventory/errors';
 import { RETRY_AFTER_SECONDS } from './error-codes';
 import { HttpError } from './http-error';
 import { errorResponse } from './responses';
@@ -12,6 +17,7 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
   if (error instanceof ValidationError) return errorResponse(error.code, error.message);
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
+  if (error instanceof QuantityConflictError) return errorResponse('CONFLICT', error.message);
   if (error instanceof StorageUnavailableError) {
     return errorResponse(
       'SERVICE_UNAVAILABLE',

@@ -38,4 +38,8 @@ export const METRIC_NAMES = {
   inventoryEntriesListed: 'InventoryEntriesListed',
   /** A streamed answer failed after its first byte: the client got a cut-off body (logged with the request id). */
   responseStreamAborted: 'ResponseStreamAborted',
+  /** Stock changes the history function wrote to the history table. */
+  historyEntriesRecorded: 'HistoryEntriesRecorded',
+  /** Stream records the history function could not record (retried, then sent to the on-failure queue). */
+  historyRecordsFailed: 'HistoryRecordsFailed',
 } as const;

@@ -21,6 +21,20 @@ export class InventoryItemNotFoundError extends Error {
   }
 }
 
+/** A compare-and-set update found another quantity stored than the one expected; nothing was changed. */
+export class QuantityConflictError extends Error {
+  override readonly name = 'QuantityConflictError';
+  constructor(
+    readonly petId: string,
+    readonly expectedQuantity: number,
+    readonly currentQuantity: number,
+  ) {
+    super(
+      `The stored quantity of petId ${petId} is ${currentQuantity}, not the expected ${expectedQuantity}; nothing was changed.`,
+    );
+  }
+}
+
 /** Storage was throttled, timed out or could not be reached: the client may retry. */
 export class StorageUnavailableError extends Error {
   override readonly name = 'StorageUnavailableError';

@@ -19,6 +19,25 @@ export interface InventoryItem {
 /** The validated body of `PATCH /inventory/{petId}`. */
 export interface InventoryUpdate {
   quantity: number;
+  /** Compare-and-set: apply only if the stored quantity is this. @default unconditional */
+  expectedQuantity?: number;
+}
+
+/** What wrote a change: the API (a PATCH) or the operator CLI's import. */
+export type ChangeSource = 'api' | 'import';
+
+/**
+ * Who and why, written on the entry by every writer in the same write as the change, so that the table's stream
+ * record carries it to the history.
+ */
+export interface ChangeOrigin {
+  source: ChangeSource;
+  /** The API key id for the API; the operator run for an import. */
+  actor: string;
+  /** The API Gateway request id, where there is one. */
+  requestId?: string;
+  /** When the writer made the change (ISO 8601 UTC). */
+  at: string;
 }
 
 /** Largest quantity accepted (the int32 maximum: a stock count, not an identifier). */

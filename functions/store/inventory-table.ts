@@ -1,7 +1,7 @@
 import { type AttributeValue, type DynamoDBClient, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { InventoryItemNotFoundError } from '../inventory/errors';
+import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository } from '../inventory/repository';
-import { type InventoryItem, isPetStatus } from '../inventory/types';
+import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
 import { translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
@@ -58,23 +58,39 @@ export class InventoryTable implements InventoryRepository {
     return Math.min(this.maxScanSegments, Math.max(1, Math.ceil(entries / this.entriesPerSegment)));
   }
 
-  async setQuantity(petId: string, quantity: number): Promise<InventoryItem> {
+  /**
+   * One UpdateItem that sets the quantity and the entry's `lastChange` together. With `expectedQuantity` the
+   * condition also compares the stored quantity, and a failed condition returns the stored item: 409 with the
+   * current quantity, or 404 when there is none, without a second read.
+   */
+  async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
+    const expected = update.expectedQuantity;
     try {
       const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { petId: { N: petId } },
-          UpdateExpression: 'SET quantity = :quantity',
-          ConditionExpression: 'attribute_exists(petId)',
-          ExpressionAttributeValues: { ':quantity': { N: String(quantity) } },
+          UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
+          ConditionExpression:
+            expected === undefined ? 'attribute_exists(petId)' : 'attribute_exists(petId) AND quantity = :expected',
+          ExpressionAttributeValues: {
+            ':quantity': { N: String(update.quantity) },
+            ':change': changeOriginAttribute(origin),
+            ...(expected === undefined ? {} : { ':expected': { N: String(expected) } }),
+          },
           ReturnValues: 'ALL_NEW',
+          ...(expected === undefined ? {} : { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }),
         }),
       );
       if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
       return toInventoryItem(result.Attributes);
     } catch (error) {
-      if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException')
+      if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
+        const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
+        if (stored && expected !== undefined)
+          throw new QuantityConflictError(petId, expected, toInventoryItem(stored).quantity);
         throw new InventoryItemNotFoundError(petId);
+      }
       return translateStorageError(error, 'UpdateItem');
     }
   }
@@ -103,6 +119,32 @@ export class InventoryTable implements InventoryRepository {
     } while (startKey);
     return items;
   }
+}
+
+/** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
+export const LAST_CHANGE = 'lastChange';
+
+/** A ChangeOrigin as the Map attribute the table stores. */
+export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
+  return {
+    M: {
+      source: { S: origin.source },
+      actor: { S: origin.actor },
+      at: { S: origin.at },
+      ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
+    },
+  };
+}
+
+/** Reads the `lastChange` of a stored row; undefined when the writer left none or it breaks the model. */
+export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigin | undefined {
+  const change = row[LAST_CHANGE]?.M;
+  const source = change?.source?.S;
+  const actor = change?.actor?.S;
+  const at = change?.at?.S;
+  if ((source !== 'api' && source !== 'import') || actor === undefined || at === undefined) return undefined;
+  const requestId = change?.requestId?.S;
+  return { source, actor, at, ...(requestId === undefined ? {} : { requestId }) };
 }
 
 /** An entry as the attribute map the table stores (petId and quantity as Number attributes). */

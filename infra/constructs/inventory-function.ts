@@ -38,6 +38,11 @@ export interface InventoryFunctionProps {
   memorySize?: number;
   /** @default {@link DEFAULT_TIMEOUT} */
   timeout?: Duration;
+  /**
+   * Actions besides X-Ray the role needs on `*` because they have no resource-level permissions, and why: named in
+   * the role's cdk-nag acknowledgement. @default none
+   */
+  wildcardActions?: { actions: readonly string[]; why: string };
 }
 
 /** The alias API Gateway invokes: each deploy publishes a version and moves this alias to it. */
@@ -97,11 +102,15 @@ export class InventoryFunction extends NodejsFunction {
       },
     });
     this.handlerModule = props.handler;
+    const xray = 'X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords, added by active tracing)';
+    const extra = props.wildcardActions;
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'The only wildcard is X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords, added by active tracing): ' +
-        'these actions have no resource-level permissions. Logs and DynamoDB grants name their resources.',
+      reason: extra
+        ? `The only wildcards are ${xray} and ${extra.actions.join(', ')} (${extra.why}): these actions have no ` +
+          'resource-level permissions. Every other grant names its resources.'
+        : `The only wildcard is ${xray}: these actions have no resource-level permissions. Logs and DynamoDB ` +
+          'grants name their resources.',
     });
     this.live = new Alias(this, 'LiveAlias', { aliasName: LIVE_ALIAS_NAME, version: this.currentVersion });
   }

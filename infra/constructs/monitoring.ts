@@ -19,6 +19,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../functions/http/metric-names';
 import type { Route } from '../../functions/routes';
@@ -43,6 +44,8 @@ export interface MonitoringProps {
   routeFunctions: ReadonlyMap<string, IFunction>;
   /** The TOKEN authorizer's function. */
   authorizerFunction: IFunction;
+  /** The history function, its on-failure queue, and how far behind the stream it may fall before an alarm. */
+  history: { function: IFunction; failedRecords: IQueue; iteratorAgeAlarm: Duration };
   /** Every table by a readable name. */
   tables: ReadonlyMap<string, MonitoredTable>;
   alarms: AlarmConfig;
@@ -69,6 +72,8 @@ const TABLE_OPERATIONS = [
  *   `Errors`; the handlers turn every thrown error into a response, so an `Errors` is a crash or timeout); the
  *   authorizer's AuthorizerUnavailable (never its `Errors`: a refused key is a thrown `Unauthorized`).
  * - Limits ahead: the largest list answered, each table's read units against its cap, throttles, system errors.
+ * - The history: its function's crashes, how far behind the inventory table's stream it is (`IteratorAge`), and
+ *   any batch of stream records it gave up on (a message in its on-failure queue).
  *
  * The rate alarms only count periods with at least `minRequests` requests. {@link rollbackAlarms} are the ones a
  * deploy watches to roll back.
@@ -83,7 +88,11 @@ export class Monitoring extends Construct {
   readonly functionFaultRateAlarm: Alarm;
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
-  /** Each route function's crashes (Lambda `Errors`), by operationId. */
+  /** The history function is falling behind the inventory table's stream. */
+  readonly historyIteratorAgeAlarm: Alarm;
+  /** The history gave up on stream records: changes missing from the history. */
+  readonly historyFailedRecordsAlarm: Alarm;
+  /** Each route function's crashes (Lambda `Errors`), by operationId, and the history function's as `history`. */
   readonly functionErrorAlarms = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
@@ -249,6 +258,32 @@ export class Monitoring extends Construct {
     };
     for (const [name, fn] of props.routeFunctions) watch(name, fn, true);
     watch('authorizer', props.authorizerFunction, false);
+    watch('history', props.history.function, true);
+
+    const iteratorAge = props.history.function.metric('IteratorAge', {
+      statistic: 'Maximum',
+      period,
+      label: 'History: age of the last stream record read (ms)',
+    });
+    this.historyIteratorAgeAlarm = add(
+      'HistoryIteratorAgeAlarm',
+      iteratorAge,
+      props.history.iteratorAgeAlarm.toMilliseconds(),
+      `The history is ${props.history.iteratorAgeAlarm.toHumanString()} or more behind the inventory table's stream`,
+    );
+    const failedRecords = props.history.failedRecords.metricApproximateNumberOfMessagesVisible({
+      statistic: 'Maximum',
+      period,
+      label: 'History: batches given up on (on-failure queue)',
+    });
+    this.historyFailedRecordsAlarm = add(
+      'HistoryFailedRecordsAlarm',
+      failedRecords,
+      1,
+      'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
+      'HistoryFailedRecordsAlarm',
+      once,
+    );
 
     const tableWidgets: GraphWidget[] = [];
     for (const [name, { table, maxReadRequestUnits }] of props.tables) {
@@ -338,6 +373,22 @@ export class Monitoring extends Construct {
             width: 12,
           }),
           new GraphWidget({ title: 'Largest list answered', left: [listed], width: 12 }),
+        ],
+        [
+          new GraphWidget({
+            title: 'History: stream lag and records given up on',
+            left: [iteratorAge],
+            right: [failedRecords],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'History: changes recorded, records failed',
+            left: [
+              custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'),
+              custom(METRIC_NAMES.historyRecordsFailed, 'Sum'),
+            ],
+            width: 12,
+          }),
         ],
         ...pairs(functionWidgets),
         ...pairs(tableWidgets),

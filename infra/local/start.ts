@@ -1,10 +1,17 @@
 /**
- * `npm start`: DynamoDB Local, the tables, a demo inventory and an API key, and the local gateway serving the
- * real handlers on http://127.0.0.1:${PORT:-3000}/v1. Ctrl-C stops everything cleanly.
+ * `npm start`: DynamoDB Local, the tables, a demo inventory and an API key, the local gateway serving the real
+ * handlers on http://127.0.0.1:${PORT:-3000}/v1, and the history function fed from the inventory table's stream.
+ * Ctrl-C stops everything cleanly.
  */
 import { join } from 'node:path';
 import { intEnv } from '../../functions/config';
-import { registerLocalKey, seedDemoInventory, startLocalEnvironment } from '../../tooling/local-environment';
+import {
+  registerLocalKey,
+  seedDemoInventory,
+  startHistoryPoller,
+  startLocalEnvironment,
+} from '../../tooling/local-environment';
+import type { StreamPoller } from '../../tooling/stream-poller';
 import { createDocsHandler, DOCS_PATH } from './docs';
 import { startLocalGateway } from './gateway';
 import { throttlingFromEnv } from './throttle';
@@ -19,15 +26,21 @@ async function main(): Promise<void> {
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '..', '.local', 'dynamodb');
   const env = await startLocalEnvironment({ port: intEnv('DYNAMODB_PORT', 8000), dataDir });
   let gateway: Awaited<ReturnType<typeof startLocalGateway>> | undefined;
+  let history: StreamPoller | undefined;
   const shutdown = async (signal: string) => {
     console.log(`\n${signal}: stopping the gateway and DynamoDB Local`);
     await gateway?.close();
+    await history?.stop();
     await env.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   try {
+    // It reads the stream from its oldest record, so the demo inventory's creation is on record too.
+    // PETSTORE_HISTORY=0 leaves it off: the benchmark's seeding would have it compete with the API for the CPU.
+    const recordHistory = process.env.PETSTORE_HISTORY !== '0';
+    if (recordHistory) history = await startHistoryPoller(env.client, env.dynamo.endpoint, env.tables);
     // PETSTORE_SEED=0 starts with an empty inventory (the benchmark loads its own).
     const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(env.client, env.tables.inventory);
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
@@ -40,6 +53,11 @@ async function main(): Promise<void> {
     });
     console.log(`DynamoDB Local: ${env.dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
     if (seeded > 0) console.log(`Seeded ${seeded} demo inventory entries.`);
+    console.log(
+      recordHistory
+        ? `History: every stock change into ${env.tables.history} (npm run cli -- inventory history PETID)`
+        : 'History: off (PETSTORE_HISTORY=0)',
+    );
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
     console.log(
       throttling
@@ -53,6 +71,7 @@ async function main(): Promise<void> {
   } catch (error) {
     console.error(`npm start failed: ${(error as Error).message}`);
     await gateway?.close();
+    await history?.stop();
     await env.stop();
     process.exit(1);
   }

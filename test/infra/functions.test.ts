@@ -66,9 +66,14 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     }
   });
 
-  it('deploys one function per route plus the authorizer, and no other but the deploy self-check and its trigger', () => {
-    // The self-check (test/infra/self-check.test.ts) and the trigger's provider, which CDK's `triggers` adds.
-    const others = ['SelfCheckFunction', 'AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler'];
+  it('deploys one function per route plus the authorizer, and no other but the history, the deploy self-check and its trigger', () => {
+    // The history (test/infra/history.test.ts), the self-check (test/infra/self-check.test.ts) and the trigger's
+    // provider, which CDK's `triggers` adds.
+    const others = [
+      'HistoryFunction',
+      'SelfCheckFunction',
+      'AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler',
+    ];
     expect(Object.keys(resourcesOfType(template(), 'AWS::Lambda::Function'))).toHaveLength(
       FUNCTION_IDS.length + others.length,
     );

@@ -45,6 +45,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-SQS3',
     ]);
     for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(80);
   });
@@ -71,7 +72,24 @@ describe('cdk-nag AwsSolutions checks', () => {
     const iam = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     expect(iam.length).toBeGreaterThan(0);
     for (const ack of iam)
-      expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/(SelfCheck\/)?\w*FunctionRole$/);
+      expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/(SelfCheck\/|History\/)?\w*FunctionRole$/);
+  });
+
+  it("names dynamodb:ListStreams besides X-Ray in the wildcard acknowledgement of the history function's role only", () => {
+    const iam = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
+    const naming = iam.filter((ack) => ack.reason.includes('dynamodb:ListStreams')).map((ack) => ack.path);
+    expect(naming.sort()).toEqual([
+      'PetStoreInventory-production/History/FunctionRole',
+      'PetStoreInventory-staging/History/FunctionRole',
+    ]);
+  });
+
+  it('acknowledges the missing dead-letter queue (SQS3) only on the history on-failure queue, itself a dead-letter destination', () => {
+    const sqs3 = acknowledgements(synthesized.app).filter((ack) => ack.id === 'AwsSolutions-SQS3');
+    expect(sqs3.map((ack) => ack.path).sort()).toEqual([
+      'PetStoreInventory-production/History/FailedRecords',
+      'PetStoreInventory-staging/History/FailedRecords',
+    ]);
   });
 
   it('fails synth on a finding nobody acknowledged', () => {

@@ -26,6 +26,7 @@ const DEPLOYED_FUNCTIONS = [
   'list-store-orders',
   'authorizer',
   'self-check',
+  'record-history',
 ];
 
 describe('Benchmark: npm run bench -- --smoke', () => {
@@ -57,16 +58,22 @@ describe('Benchmark: npm run bench -- --smoke', () => {
       expectFigures(figure, ['bundleBytes', 'initMsMedian', 'initRatio', 'coldPathMsMedian', 'coldPathRatio']);
   });
 
-  it('reports PATCH p50 and p99 through the gateway and as raw UpdateItem, with ratios', () => {
+  it('reports PATCH p50 and p99 through the gateway, with and without expectedQuantity, and as raw UpdateItem, with ratios', () => {
     expectFigures(results.patch as Record<string, unknown>, [
       'iterations',
       'gatewayP50Ms',
       'gatewayP99Ms',
+      'gatewayCasP50Ms',
+      'gatewayCasP99Ms',
       'rawUpdateItemP50Ms',
       'rawUpdateItemP99Ms',
       'ratioP50',
       'ratioP99',
+      'casRatioP50',
+      'casRatioP99',
     ]);
+    const targets = (results.targets as { target: string }[]).map((target) => target.target);
+    expect(targets).toContain('PATCH p50: with expectedQuantity / without');
   });
 
   it('reports the streamed list at three sizes: first and last byte in-process, naive, via npm start with and without gzip, exact', () => {

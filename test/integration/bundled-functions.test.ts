@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
+import { HistoryTable } from '../../functions/store/history-table';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../../tooling/deployed-bundles';
 import { tokenAuthorizerEvent } from '../../tooling/lambda-events';
 import { aLambdaContext, anApiGatewayEvent } from '../fixtures/builders';
@@ -18,7 +19,7 @@ const run = promisify(execFile);
 
 /** The per-bundle budget (issue 10): 250 KB, taken as 250,000 bytes, as `npm run bench` checks it. */
 const BUNDLE_BUDGET_BYTES = 250_000;
-const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 'self-check'];
+const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 'self-check', 'record-history'];
 
 /**
  * Requires a bundle in a fresh node (as the Lambda runtime would, with its \`awslambda\` global from the stand-in in
@@ -124,6 +125,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '',
       INVENTORY_TABLE_NAME: stack.tables.inventory,
       API_KEYS_TABLE_NAME: stack.tables.apiKeys,
+      INVENTORY_HISTORY_TABLE_NAME: stack.tables.history,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       HOME: home,
@@ -296,6 +298,61 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(result?.statusCode).toBe(500);
     expect(logs).toMatch(/functions\/store\/inventory-table\.ts:\d+:\d+/);
     expect(logs).not.toMatch(/index\.js:1:\d{4,}/);
+  });
+
+  it('records a stock change from a DynamoDB stream event into the history table, int64 petId exact', async () => {
+    // Prepare: the record Lambda would deliver for a PATCH of pet 9223372036854775807 from 2 to 5.
+    const lastChange = {
+      M: {
+        source: { S: 'api' },
+        actor: { S: 'key_bundle' },
+        requestId: { S: 'req-b' },
+        at: { S: '2026-11-23T10:00:00.000Z' },
+      },
+    };
+    const image = (quantity: number) => ({
+      petId: { N: '9223372036854775807' },
+      quantity: { N: String(quantity) },
+      status: { S: 'pending' },
+    });
+    const event = {
+      Records: [
+        {
+          eventID: 'e1',
+          eventName: 'MODIFY',
+          eventSource: 'aws:dynamodb',
+          dynamodb: {
+            ApproximateCreationDateTime: 1_795_430_000,
+            Keys: { petId: { N: '9223372036854775807' } },
+            OldImage: image(2),
+            NewImage: { ...image(5), lastChange },
+            SequenceNumber: '4000000000000000000001',
+            StreamViewType: 'NEW_AND_OLD_IMAGES',
+          },
+        },
+      ],
+    };
+    // Act
+    const { result, error } = await invoke('record-history', event);
+    // Assess
+    expect(error).toBeUndefined();
+    expect(result).toMatchObject({ batchItemFailures: [] });
+    const rows = await new HistoryTable({ client: stack.client, tableName: stack.tables.history }).listFor(
+      '9223372036854775807',
+    );
+    expect(rows).toEqual([
+      {
+        petId: '9223372036854775807',
+        at: '2026-11-23T10:00:00.000Z',
+        previousQuantity: 2,
+        quantity: 5,
+        previousStatus: 'pending',
+        status: 'pending',
+        source: 'api',
+        actor: 'key_bundle',
+        requestId: 'req-b',
+      },
+    ]);
   });
 
   it('answers the 501 routes', async () => {

@@ -6,7 +6,7 @@ import { inventoryCsv } from '../../cli/commands/inventory';
 import { run } from '../../cli/run';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { InventoryTable } from '../../functions/store/inventory-table';
+import { InventoryTable, LAST_CHANGE, toChangeOrigin } from '../../functions/store/inventory-table';
 import { freePort, startDynamoDbLocal } from '../../tooling/dynamodb-local';
 import type { TableNames } from '../../tooling/tables';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
@@ -47,10 +47,14 @@ describe('CLI: inventory import', () => {
   const cli = async (
     tables: TableNames,
     argv: string[],
-    { endpoint = testEndpoint(), ...options }: { tty?: boolean; endpoint?: string } = {},
+    {
+      endpoint = testEndpoint(),
+      env = {},
+      ...options
+    }: { tty?: boolean; endpoint?: string; env?: Record<string, string> } = {},
   ) => {
     const io = aCapturedIo({
-      env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys },
+      env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys, ...env },
       cwd: dir,
       ...options,
     });
@@ -67,17 +71,17 @@ describe('CLI: inventory import', () => {
     client.destroy();
   });
 
-  it('imports 30,000 rows and a re-run leaves the same table, nothing duplicated', async () => {
+  it('imports 30,000 rows and a re-run leaves the same stock, nothing duplicated', async () => {
     // Prepare
     const tables = await freshTables(client);
     const items = manyItems(30_000);
     const file = aFile('30k.csv', csvOf(items));
 
-    // Act
+    // Act: each run signs its rows (lastChange), so the stock is compared without the signature.
     const first = await cli(tables, ['inventory', 'import', file]);
-    const afterFirst = await snapshotTable(client, tables.inventory);
+    const afterFirst = await snapshotTable(client, tables.inventory, { omit: [LAST_CHANGE] });
     const second = await cli(tables, ['inventory', 'import', file]);
-    const afterSecond = await snapshotTable(client, tables.inventory);
+    const afterSecond = await snapshotTable(client, tables.inventory, { omit: [LAST_CHANGE] });
 
     // Assess
     expect(first.code).toBe(0);
@@ -129,7 +133,9 @@ describe('CLI: inventory import', () => {
       expect(Number(written)).toBeGreaterThan(0);
       expect(Number(written)).toBeLessThan(6_000);
       expect(rerun.code).toBe(0);
-      expect(await snapshotTable(own, tables.inventory)).toBe(await snapshotTable(client, once.inventory));
+      expect(await snapshotTable(own, tables.inventory, { omit: [LAST_CHANGE] })).toBe(
+        await snapshotTable(client, once.inventory, { omit: [LAST_CHANGE] }),
+      );
     } finally {
       own.destroy();
       await dynamo.stop();
@@ -219,6 +225,34 @@ describe('CLI: inventory import', () => {
     expect(snapshot).toContain('"petId",{"N":"9007199254740993"}');
     expect(snapshot).toContain('"petId",{"N":"-9223372036854775808"}');
     expect(snapshot).toContain('"quantity",{"N":"2147483647"}');
+  });
+
+  it('signs every row it writes with who and why for the history: import, the file, the operator and a run id per run', async () => {
+    // Prepare
+    const tables = await freshTables(client);
+    const file = aFile('signed.csv', csvOf(manyItems(40)));
+    const origins = async () => {
+      const page = await client.send(new ScanCommand({ TableName: tables.inventory, ConsistentRead: true }));
+      return (page.Items ?? []).map((item) => toChangeOrigin(item));
+    };
+
+    // Act
+    const started = new Date().toISOString();
+    await cli(tables, ['inventory', 'import', file], { env: { USER: 'ops-anna' } });
+    const first = await origins();
+    await cli(tables, ['inventory', 'import', file], { env: { USER: 'ops-anna' } });
+    const second = await origins();
+
+    // Assess
+    expect(first).toHaveLength(40);
+    for (const origin of first) {
+      expect(origin).toMatchObject({ source: 'import' });
+      expect(origin?.actor).toMatch(/^import \S*signed\.csv by ops-anna@\S+ run [0-9a-f-]{36}$/);
+      expect(origin?.at.localeCompare(started)).toBeGreaterThanOrEqual(0);
+      expect(origin?.requestId).toBeUndefined();
+    }
+    expect(new Set(first.map((origin) => origin?.actor)).size).toBe(1);
+    expect(second[0]?.actor).not.toBe(first[0]?.actor);
   });
 
   it('validates and writes nothing with --dry-run', async () => {

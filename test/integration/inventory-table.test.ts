@@ -1,11 +1,17 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { InventoryItemNotFoundError, StorageUnavailableError } from '../../functions/inventory/errors';
-import type { InventoryItem } from '../../functions/inventory/types';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  InventoryItemNotFoundError,
+  QuantityConflictError,
+  StorageUnavailableError,
+} from '../../functions/inventory/errors';
+import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { InventoryTable } from '../../functions/store/inventory-table';
+import { InventoryTable, toChangeOrigin } from '../../functions/store/inventory-table';
 import { freePort } from '../../tooling/dynamodb-local';
 import type { TableNames } from '../../tooling/tables';
 import { freshTables, putItems, snapshotTable, testClient } from '../helpers/local-stack';
+
+const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_test', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
 
 describe('Store: InventoryTable against DynamoDB Local', () => {
   let client: DynamoDBClient;
@@ -30,7 +36,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
     const listed = await repository.listAll();
-    const updated = await repository.setQuantity('9223372036854775807', 42);
+    const updated = await repository.setQuantity('9223372036854775807', { quantity: 42 }, ORIGIN);
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
@@ -102,7 +108,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
     await putItems(client, tables.inventory, [{ petId: '5', quantity: 1, status: 'sold', padding: 'keep me' }]);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
-    const updated = await repository.setQuantity('5', 0);
+    const updated = await repository.setQuantity('5', { quantity: 0 }, ORIGIN);
     expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold' });
     expect(await snapshotTable(client, tables.inventory)).toContain('keep me');
   });
@@ -111,8 +117,51 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     await putItems(client, tables.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
     const before = await snapshotTable(client, tables.inventory);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
-    await expect(repository.setQuantity('2', 5)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
+    await expect(repository.setQuantity('2', { quantity: 5 }, ORIGIN)).rejects.toBeInstanceOf(
+      InventoryItemNotFoundError,
+    );
     expect(await snapshotTable(client, tables.inventory)).toBe(before);
+  });
+
+  it('writes who and why (lastChange) on the entry in the same update as the quantity', async () => {
+    // Prepare
+    await putItems(client, tables.inventory, [{ petId: '6', quantity: 1, status: 'available' }]);
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
+    // Act
+    await repository.setQuantity('6', { quantity: 2 }, ORIGIN);
+    // Assess
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '6' } }, ConsistentRead: true }),
+    );
+    expect(toChangeOrigin(Item ?? {})).toEqual(ORIGIN);
+  });
+
+  it('applies a compare-and-set update when the stored quantity is the expected one', async () => {
+    await putItems(client, tables.inventory, [{ petId: '7', quantity: 12, status: 'pending' }]);
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
+    const updated = await repository.setQuantity('7', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
+    expect(updated).toEqual({ petId: '7', quantity: 13, status: 'pending' });
+  });
+
+  it('refuses a stale compare-and-set with the current quantity from the failed condition, changing nothing', async () => {
+    // Prepare
+    await putItems(client, tables.inventory, [{ petId: '7', quantity: 12, status: 'pending' }]);
+    const before = await snapshotTable(client, tables.inventory);
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
+    // Act
+    const refusal = await repository.setQuantity('7', { quantity: 11, expectedQuantity: 10 }, ORIGIN).catch((e) => e);
+    // Assess
+    expect(refusal).toBeInstanceOf(QuantityConflictError);
+    expect(refusal).toMatchObject({ petId: '7', expectedQuantity: 10, currentQuantity: 12 });
+    expect(await snapshotTable(client, tables.inventory)).toBe(before);
+  });
+
+  it('tells a missing entry from a conflict: compare-and-set on a pet with no entry is not found', async () => {
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
+    await expect(repository.setQuantity('8', { quantity: 1, expectedQuantity: 0 }, ORIGIN)).rejects.toBeInstanceOf(
+      InventoryItemNotFoundError,
+    );
+    expect(await snapshotTable(client, tables.inventory)).toBe('');
   });
 
   it('turns unreachable storage into StorageUnavailableError within the retry budget', async () => {
@@ -127,7 +176,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const started = Date.now();
     // Act + Assess
     await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(repository.setQuantity('1', 1)).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(repository.setQuantity('1', { quantity: 1 }, ORIGIN)).rejects.toBeInstanceOf(StorageUnavailableError);
     expect(Date.now() - started).toBeLessThan(10_000);
     deadClient.destroy();
   });

@@ -28,6 +28,10 @@ describe('Function: run (usage)', () => {
     [['inventory', 'import', 'x.csv', '--format', 'xml'], /--format must be one of csv, json/],
     [['inventory', 'import', 'x.csv', '--concurrency', '0'], /--concurrency must be an integer from 1 to 64/],
     [['inventory', 'export', '--format', 'xml'], /--format must be one of json, csv/],
+    [['inventory', 'history'], /inventory history needs PETID/],
+    [['inventory', 'history', 'seven'], /PETID: petId must be a decimal integer/],
+    [['inventory', 'history', '7', '--format', 'csv'], /--format must be one of table, json/],
+    [['inventory', 'history', '7', '--since', 'yesterday'], /--since must be an ISO 8601 date/],
     [['inventory', 'export', '--stage', 'dev'], /--stage must be one of staging, production; got "dev"/],
     [['inventory', 'export', '--stage', 'staging', '--endpoint', NOWHERE], /--stage and --endpoint cannot be used/],
     [['keys', 'list', '--endpoint', 'localhost:8000'], /--endpoint must be an http or https URL/],
@@ -116,9 +120,23 @@ describe('Function: resolveTarget (--stage)', () => {
   const outputs = {
     InventoryTableName: 'PetStoreInventory-staging-InventoryTable-ABC',
     ApiKeysTableName: 'PetStoreInventory-staging-ApiKeysTable-DEF',
+    InventoryHistoryTableName: 'PetStoreInventory-staging-HistoryTable-GHI',
     ApiUrl: 'https://example.execute-api.eu-west-1.amazonaws.com/v1',
     AuthorizerCacheTtlSeconds: '60',
   };
+
+  it('says to redeploy when `inventory history --stage` meets a stack deployed before the history existed', async () => {
+    // Prepare
+    const { InventoryHistoryTableName: _, ...older } = outputs;
+    const io = aCapturedIo({ env: {} });
+    // Act
+    const code = await run(['inventory', 'history', '1', '--stage', 'staging'], io, {
+      readStackOutputs: async () => ({ region: 'eu-west-1', outputs: older }),
+    });
+    // Assess
+    expect(code).toBe(1);
+    expect(io.stderr.text).toMatch(/^error: stage staging .* has no history table output: redeploy the stack/);
+  });
 
   it('takes the table names and the authorizer cache TTL from the stack outputs of the stage', async () => {
     // Prepare
@@ -134,7 +152,11 @@ describe('Function: resolveTarget (--stage)', () => {
 
     // Assess
     expect(asked).toEqual(['PetStoreInventory-staging']);
-    expect(target.tables).toEqual({ inventory: outputs.InventoryTableName, apiKeys: outputs.ApiKeysTableName });
+    expect(target.tables).toEqual({
+      inventory: outputs.InventoryTableName,
+      apiKeys: outputs.ApiKeysTableName,
+      history: outputs.InventoryHistoryTableName,
+    });
     expect(target.authorizerCacheTtlSeconds).toBe(60);
     expect(target.description).toBe('stage staging (stack PetStoreInventory-staging, eu-west-1)');
     expect(cacheNote(target)).toMatch(/The staging API keeps accepting this key for up to 60 s/);
@@ -170,7 +192,11 @@ describe('Function: resolveTarget (--stage)', () => {
     target.close();
 
     // Act & Assess
-    expect(target.tables).toEqual({ inventory: 'petstore-inventory', apiKeys: 'petstore-api-keys' });
+    expect(target.tables).toEqual({
+      inventory: 'petstore-inventory',
+      apiKeys: 'petstore-api-keys',
+      history: 'petstore-inventory-history',
+    });
     expect(target.description).toBe('local DynamoDB at http://127.0.0.1:8000');
     expect(cacheNote(target)).toMatch(/restart it to refuse the key now/);
     expect(cacheNote(target)).toMatch(/AUTHORIZER_CACHE_TTL_SECONDS, 300 s by default/);

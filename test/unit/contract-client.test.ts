@@ -69,6 +69,30 @@ describe('Client: generated types and exact int64', () => {
     );
   });
 
+  it('sends expectedQuantity and returns a 409 as a typed CONFLICT error (compare-and-set)', async () => {
+    // Prepare
+    const seen: Request[] = [];
+    const fakeFetch = async (input: Parameters<typeof fetch>[0]) => {
+      seen.push(input as Request);
+      return new Response(
+        '{"code":"CONFLICT","message":"The stored quantity of petId 7 is 14, not the expected 12; nothing was changed.","status":409}',
+        { status: 409, headers: { 'Content-Type': 'application/json' } },
+      );
+    };
+    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+    // Act
+    const { data, error, response } = await client.PATCH('/inventory/{petId}', {
+      params: { path: { petId: 7n } },
+      body: { quantity: 15, expectedQuantity: 12 },
+    });
+    // Assess
+    expect(await seen[0]?.text()).toBe('{"quantity":15,"expectedQuantity":12}');
+    expect(response.status).toBe(409);
+    expect(data).toBeUndefined();
+    const code: 'CONFLICT' | undefined = error?.code === 'CONFLICT' ? error.code : undefined;
+    expect(code).toBe('CONFLICT');
+  });
+
   it('sends the key as a bearer token and returns the typed data with exact ids', async () => {
     // Prepare
     const seen: Request[] = [];

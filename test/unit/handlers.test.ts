@@ -44,6 +44,59 @@ describe('Function: updateInventory', () => {
     expect(repository.items.get('1')).toEqual({ petId: '1', quantity: 9, status: 'pending' });
   });
 
+  it('sets the quantity when expectedQuantity matches the stored quantity (compare-and-set)', async () => {
+    const { repository, handler } = setup();
+    const result = await handler(anApiGatewayEvent({ body: '{"quantity":4,"expectedQuantity":3}' }), aLambdaContext());
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('{"petId":1,"quantity":4,"status":"pending"}');
+    expect(repository.items.get('1')?.quantity).toBe(4);
+  });
+
+  it('answers 409 CONFLICT naming the current quantity, and changes nothing, for a stale expectedQuantity', async () => {
+    // Prepare
+    const { repository, handler } = setup();
+    // Act
+    const result = await handler(anApiGatewayEvent({ body: '{"quantity":8,"expectedQuantity":7}' }), aLambdaContext());
+    // Assess
+    expect(result.statusCode).toBe(409);
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    expect(body(result)).toEqual({
+      code: 'CONFLICT',
+      message: 'The stored quantity of petId 1 is 3, not the expected 7; nothing was changed.',
+      status: 409,
+    });
+    expect(repository.items.get('1')?.quantity).toBe(3);
+    expect(repository.origins.size).toBe(0);
+  });
+
+  it('answers 400 VALIDATION_FAILED for a bad expectedQuantity and changes nothing', async () => {
+    const { repository, handler } = setup();
+    const result = await handler(anApiGatewayEvent({ body: '{"quantity":8,"expectedQuantity":-3}' }), aLambdaContext());
+    expect(result.statusCode).toBe(400);
+    expect(body(result)).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(body(result).message).toMatch(/^expectedQuantity must be an integer/);
+    expect(repository.items.get('1')?.quantity).toBe(3);
+  });
+
+  it("writes who and why with the change: source api, the caller's key id, the request id and the time", async () => {
+    // Prepare
+    const { repository, handler } = setup();
+    const before = new Date().toISOString();
+    // Act
+    await handler(
+      anApiGatewayEvent({
+        body: '{"quantity":9}',
+        requestContext: { requestId: 'req-origin', authorizer: { principalId: 'key_abc', keyId: 'key_abc' } },
+      }),
+      aLambdaContext(),
+    );
+    // Assess
+    const origin = repository.origins.get('1');
+    expect(origin).toMatchObject({ source: 'api', actor: 'key_abc', requestId: 'req-origin' });
+    expect(origin?.at.localeCompare(before)).toBeGreaterThanOrEqual(0);
+    expect(origin?.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
   it('answers 404 NOT_FOUND and creates nothing when the pet has no entry', async () => {
     const { repository, handler } = setup();
     const result = await handler(anApiGatewayEvent({ pathParameters: { petId: '2' } }), aLambdaContext());

@@ -22,6 +22,18 @@ describe('Domain: parseInventoryUpdate', () => {
   });
 
   it.each([
+    ['{"quantity":6,"expectedQuantity":5}', { quantity: 6, expectedQuantity: 5 }],
+    ['{"expectedQuantity":0,"quantity":2147483647}', { quantity: 2147483647, expectedQuantity: 0 }],
+    ['{"quantity":0,"expectedQuantity":2147483647}', { quantity: 0, expectedQuantity: 2147483647 }],
+  ])('accepts %p with a compare-and-set expectedQuantity', (text, update) => {
+    expect(parseInventoryUpdate(text)).toEqual(update);
+  });
+
+  it('leaves expectedQuantity out when the body has none, so the update is unconditional', () => {
+    expect(parseInventoryUpdate('{"quantity":5}')).not.toHaveProperty('expectedQuantity');
+  });
+
+  it.each([
     ['{"quantity":-1}', /quantity must be an integer from 0 to 2147483647; got -1/],
     ['{"quantity":2147483648}', /got 2147483648/],
     ['{"quantity":1.5}', /without a fraction or exponent/],
@@ -33,7 +45,16 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"quantity":[5]}', /got an array/],
     ['{"quantity":true}', /got a boolean/],
     ['{}', /quantity is required/],
-    ['{"quantity":5,"status":"sold"}', /Unknown member "status"/],
+    ['{"quantity":5,"status":"sold"}', /Unknown member "status"; the body takes only quantity and expectedQuantity/],
+    ['{"expectedQuantity":5}', /quantity is required/],
+    ['{"quantity":5,"expectedQuantity":-1}', /expectedQuantity must be an integer from 0 to 2147483647; got -1/],
+    ['{"quantity":5,"expectedQuantity":2147483648}', /expectedQuantity must be .*; got 2147483648/],
+    ['{"quantity":5,"expectedQuantity":4.0}', /expectedQuantity must be .* without a fraction or exponent/],
+    ['{"quantity":5,"expectedQuantity":4e0}', /expectedQuantity must be .* without a fraction or exponent/],
+    ['{"quantity":5,"expectedQuantity":"4"}', /expectedQuantity must be .*; got a string/],
+    ['{"quantity":5,"expectedQuantity":null}', /expectedQuantity must be .*; got null/],
+    ['{"quantity":5,"expectedQuantity":4,"expectedQuantity":3}', /repeats a member/],
+    ['{"quantity":5,"expected":4}', /Unknown member "expected"/],
     ['{"qty":5}', /Unknown member "qty"/],
     ['{"__proto__":{"quantity":5}}', /Unknown member "__proto__"/],
     ['{"quantity":5,"quantity":6}', /repeats a member/],

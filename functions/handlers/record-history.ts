@@ -1,0 +1,83 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import middy from '@middy/core';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { ENV, intEnv, once, requireEnv } from '../config';
+import { logger } from '../http/logger';
+import { METRIC_NAMES } from '../http/metric-names';
+import { metrics } from '../http/metrics';
+import { type EntryWrite, type HistoryRecorder, historyEntryFor, type StoredEntry } from '../inventory/history';
+import { lambdaDynamoClient } from '../store/dynamo-client';
+import { HistoryTable } from '../store/history-table';
+import { toChangeOrigin, toInventoryItem } from '../store/inventory-table';
+
+/** Dependencies of the history function. */
+export interface RecordHistoryDeps {
+  history: HistoryRecorder;
+}
+
+/**
+ * The history function: reads a batch of the inventory table's stream (new and old images) and writes one history
+ * row per change of quantity or status. Rows are keyed by their record, so the batch is written in parallel and a
+ * redelivered record rewrites its own row. Records it could not write are returned as batch item failures (Lambda
+ * resumes from the lowest): retried, bisected, and in the end sent to the on-failure queue by the event source
+ * mapping, never dropped here.
+ */
+export function createHandler(deps: RecordHistoryDeps | (() => RecordHistoryDeps)) {
+  const resolve = typeof deps === 'function' ? deps : () => deps;
+  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(logMetrics(metrics))
+    .handler(async function recordHistory(event) {
+      const { history } = resolve();
+      let recorded = 0;
+      const outcomes = await Promise.allSettled(
+        event.Records.map(async (record) => {
+          const sequenceNumber = record.dynamodb?.SequenceNumber;
+          if (sequenceNumber === undefined) throw new Error(`Stream record ${record.eventID} has no sequence number`);
+          const entry = historyEntryFor(entryWriteOf(record));
+          if (entry) {
+            await history.record(entry, sequenceNumber);
+            recorded++;
+          }
+        }),
+      );
+      const batchItemFailures = outcomes.flatMap((outcome, index) => {
+        if (outcome.status === 'fulfilled') return [];
+        const record = event.Records[index];
+        logger.error('stream record not recorded', {
+          eventID: record?.eventID,
+          sequenceNumber: record?.dynamodb?.SequenceNumber,
+          error: outcome.reason as Error,
+        });
+        return [{ itemIdentifier: record?.dynamodb?.SequenceNumber ?? '' }];
+      });
+      metrics.addMetric(METRIC_NAMES.historyEntriesRecorded, 'Count', recorded);
+      metrics.addMetric(METRIC_NAMES.historyRecordsFailed, 'Count', batchItemFailures.length);
+      return { batchItemFailures };
+    });
+}
+
+/** The entry before and after the write a stream record reports (its images are the table's attribute maps). */
+export function entryWriteOf(record: DynamoDBRecord): EntryWrite {
+  const seconds = record.dynamodb?.ApproximateCreationDateTime;
+  const recordedAt = new Date(seconds === undefined ? Date.now() : seconds * 1000).toISOString();
+  const stored = (image: Record<string, unknown> | undefined): StoredEntry | undefined => {
+    if (image === undefined) return undefined;
+    const row = image as Record<string, AttributeValue>;
+    const origin = toChangeOrigin(row);
+    return { ...toInventoryItem(row), ...(origin ? { origin } : {}) };
+  };
+  return { before: stored(record.dynamodb?.OldImage), after: stored(record.dynamodb?.NewImage), recordedAt };
+}
+
+export const handler = createHandler(
+  once(() => ({
+    history: new HistoryTable({
+      client: lambdaDynamoClient(),
+      tableName: requireEnv(ENV.historyTable),
+      retentionDays: intEnv(ENV.historyRetentionDays, 90),
+    }),
+  })),
+);

@@ -1,0 +1,75 @@
+import type { ChangeOrigin, ChangeSource, InventoryItem, PetStatus } from './types';
+
+/**
+ * The history of stock changes: which change of an entry is worth a history row, and what the row says. Pure: the
+ * history function feeds it the entry before and after each write, as the inventory table's stream reports them.
+ */
+
+/** Who made a change; `unknown` when the writer put no {@link ChangeOrigin} of its own on the entry. */
+export type HistorySource = ChangeSource | 'unknown';
+
+/** One change of an inventory entry, as the history keeps it. */
+export interface HistoryEntry {
+  petId: string;
+  /** When the writer made the change (ISO 8601 UTC). */
+  at: string;
+  /** null when the change created the entry. */
+  previousQuantity: number | null;
+  quantity: number;
+  /** null when the change created the entry. */
+  previousStatus: PetStatus | null;
+  status: PetStatus;
+  source: HistorySource;
+  actor: string;
+  requestId?: string;
+}
+
+/** An entry as stored, with the origin its last writer put on it. */
+export interface StoredEntry extends InventoryItem {
+  origin?: ChangeOrigin;
+}
+
+/** One write of an entry, as the table's stream reports it. */
+export interface EntryWrite {
+  /** The entry before the write; undefined when the write created it. */
+  before?: StoredEntry;
+  /** The entry after the write; undefined when the write deleted it. */
+  after?: StoredEntry;
+  /** When DynamoDB recorded the write (ISO 8601 UTC): the time of a change whose writer said none. */
+  recordedAt: string;
+}
+
+/**
+ * The history row of a write, or undefined when the write changed neither quantity nor status (an import that
+ * rewrites a row unchanged) or deleted the entry (no writer deletes entries). A writer that left the previous
+ * origin on the entry did not say who it is: its change is recorded as `unknown` rather than credited to another.
+ */
+export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
+  const { before, after } = write;
+  if (!after) return undefined;
+  if (before && before.quantity === after.quantity && before.status === after.status) return undefined;
+  const origin = after.origin && !sameOrigin(after.origin, before?.origin) ? after.origin : undefined;
+  return {
+    petId: after.petId,
+    at: origin?.at ?? write.recordedAt,
+    previousQuantity: before?.quantity ?? null,
+    quantity: after.quantity,
+    previousStatus: before?.status ?? null,
+    status: after.status,
+    source: origin?.source ?? 'unknown',
+    actor: origin?.actor ?? 'unknown',
+    ...(origin?.requestId === undefined ? {} : { requestId: origin.requestId }),
+  };
+}
+
+function sameOrigin(a: ChangeOrigin, b: ChangeOrigin | undefined): boolean {
+  return (
+    b !== undefined && a.source === b.source && a.actor === b.actor && a.at === b.at && a.requestId === b.requestId
+  );
+}
+
+/** The storage port of the history: one row per change, keyed by the change's position in the table's stream. */
+export interface HistoryRecorder {
+  /** Writes the row of one change; writing the same change twice leaves one row. */
+  record(entry: HistoryEntry, sequenceNumber: string): Promise<void>;
+}

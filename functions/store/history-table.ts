@@ -1,0 +1,140 @@
+import { type AttributeValue, type DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
+import { isPetStatus, type PetStatus } from '../inventory/types';
+import { translateStorageError } from './storage-errors';
+
+/** Options of {@link HistoryTable}. */
+export interface HistoryTableOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /**
+   * Days a row is kept: its `expiresAt` (the table's TTL attribute) is its `at` plus this many days.
+   * @default 90
+   */
+  retentionDays?: number;
+}
+
+/** Digits of the longest stream sequence number (DynamoDB Streams `StreamRecord.SequenceNumber`: 21 to 40). */
+const SEQUENCE_DIGITS = 40;
+const SECONDS_PER_DAY = 86_400;
+
+/**
+ * The inventory history table: partition `petId` (Number, int64 exact as in the inventory table), sort key
+ * `sequence` (the stream record's sequence number, zero-padded so that text order is number order), so one Query
+ * reads one pet's changes in the order DynamoDB made them. A row is written with a plain PutItem of a key and
+ * content derived from the stream record alone: a record delivered twice is the same row, written twice.
+ */
+export class HistoryTable implements HistoryRecorder {
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+  private readonly retentionSeconds: number;
+
+  constructor(options: HistoryTableOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.retentionSeconds = (options.retentionDays ?? 90) * SECONDS_PER_DAY;
+  }
+
+  /** Writes the row of one change; `sequenceNumber` is its stream record's. */
+  async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
+    const expiresAt = Math.floor(Date.parse(entry.at) / 1000) + this.retentionSeconds;
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            petId: { N: entry.petId },
+            sequence: { S: historySortKey(sequenceNumber) },
+            at: { S: entry.at },
+            previousQuantity: entry.previousQuantity === null ? { NULL: true } : { N: String(entry.previousQuantity) },
+            quantity: { N: String(entry.quantity) },
+            previousStatus: entry.previousStatus === null ? { NULL: true } : { S: entry.previousStatus },
+            status: { S: entry.status },
+            source: { S: entry.source },
+            actor: { S: entry.actor },
+            ...(entry.requestId === undefined ? {} : { requestId: { S: entry.requestId } }),
+            expiresAt: { N: String(expiresAt) },
+          },
+        }),
+      );
+    } catch (error) {
+      translateStorageError(error, 'PutItem');
+    }
+  }
+
+  /** One pet's changes, oldest first; with `since` (ISO 8601 UTC), only those at or after it. */
+  async listFor(petId: string, options: { since?: string } = {}): Promise<HistoryEntry[]> {
+    const entries: HistoryEntry[] = [];
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      try {
+        const page = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'petId = :petId',
+            ExpressionAttributeValues: {
+              ':petId': { N: petId },
+              ...(options.since === undefined ? {} : { ':since': { S: options.since } }),
+            },
+            ...(options.since === undefined
+              ? {}
+              : { FilterExpression: '#at >= :since', ExpressionAttributeNames: { '#at': 'at' } }),
+            ScanIndexForward: true,
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const row of page.Items ?? []) entries.push(toHistoryEntry(row));
+        startKey = page.LastEvaluatedKey;
+      } catch (error) {
+        return translateStorageError(error, 'Query');
+      }
+    } while (startKey);
+    return entries;
+  }
+}
+
+/** The sort key of a stream record's row: its sequence number, zero-padded to the longest there is. */
+export function historySortKey(sequenceNumber: string): string {
+  if (!/^[0-9]{1,40}$/.test(sequenceNumber)) throw new Error(`Not a stream sequence number: ${sequenceNumber}`);
+  return sequenceNumber.padStart(SEQUENCE_DIGITS, '0');
+}
+
+/** Converts a stored history row; a row that breaks the model is a data defect. */
+export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntry {
+  const petId = row.petId?.N;
+  const at = row.at?.S;
+  const quantity = row.quantity?.N;
+  const status = row.status?.S;
+  const previousStatus = row.previousStatus?.S ?? null;
+  const source = row.source?.S;
+  const actor = row.actor?.S;
+  if (
+    petId === undefined ||
+    at === undefined ||
+    quantity === undefined ||
+    !isPetStatus(status) ||
+    (previousStatus !== null && !isPetStatus(previousStatus)) ||
+    !isHistorySource(source) ||
+    actor === undefined
+  ) {
+    throw new Error(`History row of pet ${petId ?? '?'} does not match the HistoryEntry model`);
+  }
+  const previousQuantity = row.previousQuantity?.N;
+  const requestId = row.requestId?.S;
+  return {
+    petId,
+    at,
+    previousQuantity: previousQuantity === undefined ? null : Number(previousQuantity),
+    quantity: Number(quantity),
+    previousStatus: previousStatus as PetStatus | null,
+    status,
+    source,
+    actor,
+    ...(requestId === undefined ? {} : { requestId }),
+  };
+}
+
+function isHistorySource(value: unknown): value is HistorySource {
+  return value === 'api' || value === 'import' || value === 'unknown';
+}

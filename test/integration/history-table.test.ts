@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import type { HistoryEntry } from '../../functions/inventory/history';
+import { HistoryTable, historySortKey } from '../../functions/store/history-table';
+import { ensureTables, inventoryStreamArn, type TableNames } from '../../tooling/tables';
+import { freshTables, testClient } from '../helpers/local-stack';
+
+function anEntry(overrides: Partial<HistoryEntry> = {}): HistoryEntry {
+  return {
+    petId: '9223372036854775807',
+    at: '2026-11-23T10:00:00.000Z',
+    previousQuantity: 3,
+    quantity: 4,
+    previousStatus: 'available',
+    status: 'available',
+    source: 'api',
+    actor: 'key_1',
+    requestId: 'req-1',
+    ...overrides,
+  };
+}
+
+describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTables with the shared key schema)', () => {
+  let client: DynamoDBClient;
+  let tables: TableNames;
+
+  beforeAll(async () => {
+    client = testClient();
+  });
+  beforeEach(async () => {
+    tables = await freshTables(client);
+  });
+  afterAll(() => client.destroy());
+
+  it("lists one pet's changes in stream order, numerically, whatever the length of the sequence numbers", async () => {
+    // Prepare: written out of order; '900' < '1000' as numbers, not as text.
+    const history = new HistoryTable({ client, tableName: tables.history });
+    await history.record(anEntry({ quantity: 3, previousQuantity: null, previousStatus: null }), '900');
+    await history.record(anEntry({ previousQuantity: 4, quantity: 5 }), '100000000000000000001');
+    await history.record(anEntry({ previousQuantity: 3, quantity: 4 }), '1000');
+    await history.record(anEntry({ petId: '2', quantity: 99 }), '950');
+    // Act
+    const listed = await history.listFor('9223372036854775807');
+    // Assess
+    expect(listed.map((entry) => [entry.previousQuantity, entry.quantity])).toEqual([
+      [null, 3],
+      [3, 4],
+      [4, 5],
+    ]);
+    expect(listed[0]).toEqual(anEntry({ quantity: 3, previousQuantity: null, previousStatus: null }));
+  });
+
+  it('keeps one row for a record delivered twice (the same sequence number)', async () => {
+    const history = new HistoryTable({ client, tableName: tables.history });
+    await history.record(anEntry(), '4242');
+    await history.record(anEntry(), '4242');
+    expect(await history.listFor('9223372036854775807')).toEqual([anEntry()]);
+  });
+
+  it('lists only the changes at or after --since', async () => {
+    const history = new HistoryTable({ client, tableName: tables.history });
+    await history.record(anEntry({ at: '2026-10-31T23:59:59.999Z', quantity: 1 }), '1');
+    await history.record(anEntry({ at: '2026-11-01T00:00:00.000Z', quantity: 2 }), '2');
+    await history.record(anEntry({ at: '2026-11-02T08:00:00.000Z', quantity: 3 }), '3');
+    const listed = await history.listFor('9223372036854775807', { since: '2026-11-01T00:00:00.000Z' });
+    expect(listed.map((entry) => entry.quantity)).toEqual([2, 3]);
+  });
+
+  it('sets the TTL attribute expiresAt to the change time plus the retention, in epoch seconds', async () => {
+    // Prepare
+    const history = new HistoryTable({ client, tableName: tables.history, retentionDays: 730 });
+    // Act
+    await history.record(anEntry({ petId: '5' }), '77');
+    // Assess
+    const { Item } = await client.send(
+      new GetItemCommand({
+        TableName: tables.history,
+        Key: { petId: { N: '5' }, sequence: { S: historySortKey('77') } },
+      }),
+    );
+    expect(Item?.expiresAt).toEqual({ N: String(Date.parse('2026-11-23T10:00:00.000Z') / 1000 + 730 * 86_400) });
+  });
+
+  it('refuses a sort key that is not a stream sequence number', () => {
+    expect(() => historySortKey('12a')).toThrow(/Not a stream sequence number/);
+    expect(historySortKey('111')).toBe(`${'0'.repeat(37)}111`);
+  });
+
+  it('turns on the stream (new and old images) of an inventory table created before it existed', async () => {
+    // Prepare: an inventory table as npm start made it before the history (no stream).
+    const suffix = randomUUID().slice(0, 8);
+    const names = {
+      inventory: `old-inventory-${suffix}`,
+      apiKeys: `old-keys-${suffix}`,
+      history: `old-history-${suffix}`,
+    };
+    await client.send(
+      new CreateTableCommand({
+        TableName: names.inventory,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
+        KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
+      }),
+    );
+    await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: names.inventory });
+    // Act
+    await ensureTables(client, names);
+    // Assess
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: names.inventory }));
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(await inventoryStreamArn(client, names.inventory)).toBe(Table?.LatestStreamArn);
+  });
+});

@@ -1,0 +1,192 @@
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { createHandler as createHistoryFunction } from '../../functions/handlers/record-history';
+import type { ChangeOrigin } from '../../functions/inventory/types';
+import { HistoryTable } from '../../functions/store/history-table';
+import { InventoryTable, inventoryAttributes } from '../../functions/store/inventory-table';
+import { type DiscardedBatch, type StreamPoller, startStreamPoller } from '../../tooling/stream-poller';
+import { inventoryStreamArn, type TableNames } from '../../tooling/tables';
+import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
+
+const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * The local stand-in for Lambda's event source mapping on a DynamoDB stream, against DynamoDB Local's stream. Each
+ * behaviour follows the AWS Lambda Developer Guide: "Using AWS Lambda with Amazon DynamoDB" (event shape, polling,
+ * error handling, bisection, on-failure destinations) and "Configuring partial batch response with DynamoDB and
+ * Lambda" (checkpoint at the lowest reported failure; an empty or unknown itemIdentifier fails the whole batch).
+ */
+describe('Local runner: the stream poller that stands in for the history event source mapping', () => {
+  let client: DynamoDBClient;
+  let tables: TableNames;
+  let poller: StreamPoller | undefined;
+  let events: DynamoDBStreamEvent[];
+
+  const put = (petId: string, quantity: number) =>
+    client.send(
+      new PutItemCommand({
+        TableName: tables.inventory,
+        Item: inventoryAttributes({ petId, quantity, status: 'available' }),
+      }),
+    );
+  const start = async (
+    respond: (event: DynamoDBStreamEvent, call: number) => DynamoDBBatchResponse | undefined,
+    options: { batchSize?: number; retryAttempts?: number; onDiscard?: (batch: DiscardedBatch) => void } = {},
+  ) => {
+    poller = startStreamPoller({
+      endpoint: testEndpoint(),
+      streamArn: await inventoryStreamArn(client, tables.inventory),
+      pollIntervalMs: 50,
+      log: () => undefined,
+      ...options,
+      handler: async (event) => {
+        events.push(event);
+        return respond(event, events.length);
+      },
+    });
+  };
+  const sequences = (event: DynamoDBStreamEvent | undefined) =>
+    (event?.Records ?? []).map((record) => record.dynamodb?.SequenceNumber);
+
+  beforeAll(() => {
+    client = testClient();
+  });
+  beforeEach(async () => {
+    tables = await freshTables(client, { stream: true });
+    events = [];
+  });
+  afterEach(async () => {
+    await poller?.stop();
+    poller = undefined;
+  });
+  afterAll(() => client.destroy());
+
+  it('invokes the function with the DynamoDBStreamEvent Lambda sends: images, keys, sequence numbers, source ARN', async () => {
+    // Prepare
+    await put('9223372036854775807', 1);
+    await put('9223372036854775807', 2);
+    const streamArn = await inventoryStreamArn(client, tables.inventory);
+    // Act
+    await start(() => ({ batchItemFailures: [] }));
+    await waitFor(() => events.flatMap((event) => event.Records).length >= 2);
+    // Assess
+    const [created, modified] = events.flatMap((event) => event.Records);
+    expect(created).toMatchObject({
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      eventSourceARN: streamArn,
+      dynamodb: {
+        Keys: { petId: { N: '9223372036854775807' } },
+        NewImage: { petId: { N: '9223372036854775807' }, quantity: { N: '1' }, status: { S: 'available' } },
+        StreamViewType: 'NEW_AND_OLD_IMAGES',
+      },
+    });
+    expect(created?.dynamodb).not.toHaveProperty('OldImage');
+    expect(modified).toMatchObject({
+      eventName: 'MODIFY',
+      dynamodb: { OldImage: { quantity: { N: '1' } }, NewImage: { quantity: { N: '2' } } },
+    });
+    // Epoch seconds, as in the Lambda event (the Streams API returns a date).
+    expect(Number.isInteger(created?.dynamodb?.ApproximateCreationDateTime)).toBe(true);
+    expect(BigInt(modified?.dynamodb?.SequenceNumber ?? '0')).toBeGreaterThan(
+      BigInt(created?.dynamodb?.SequenceNumber ?? '0'),
+    );
+  });
+
+  it('retries from the lowest reported batch item failure, not from the start of the batch', async () => {
+    // Prepare
+    for (const quantity of [1, 2, 3, 4]) await put('1', quantity);
+    // Act: the first call reports records 3 and 2 (in that order) as failed; the later calls succeed.
+    await start((event, call) =>
+      call === 1
+        ? {
+            batchItemFailures: [
+              { itemIdentifier: event.Records[2]?.dynamodb?.SequenceNumber ?? '' },
+              { itemIdentifier: event.Records[1]?.dynamodb?.SequenceNumber ?? '' },
+            ],
+          }
+        : { batchItemFailures: [] },
+    );
+    await waitFor(() => events.length >= 2);
+    // Assess
+    const first = sequences(events[0]);
+    expect(first).toHaveLength(4);
+    expect(sequences(events[1])).toEqual(first.slice(1));
+  });
+
+  it('retries the whole batch when a reported itemIdentifier is empty', async () => {
+    for (const quantity of [1, 2, 3]) await put('1', quantity);
+    await start((_, call) =>
+      call === 1 ? { batchItemFailures: [{ itemIdentifier: '' }] } : { batchItemFailures: [] },
+    );
+    await waitFor(() => events.length >= 2);
+    expect(sequences(events[1])).toEqual(sequences(events[0]));
+  });
+
+  it('splits a batch in two when the invocation fails (bisect on error) and retries the first half', async () => {
+    for (const quantity of [1, 2, 3, 4]) await put('1', quantity);
+    await start((_, call) => {
+      if (call === 1) throw new Error('function crashed');
+      return { batchItemFailures: [] };
+    });
+    await waitFor(() => events.length >= 3);
+    const all = sequences(events[0]);
+    expect(sequences(events[1])).toEqual(all.slice(0, 2));
+    expect(sequences(events[2])).toEqual(all.slice(2));
+  });
+
+  it('gives a failing batch up after the retry attempts, reports it as the on-failure destination would, and goes on', async () => {
+    // Prepare: record 1 always fails.
+    await put('1', 1);
+    await put('1', 2);
+    const discarded: DiscardedBatch[] = [];
+    // Act
+    await start(
+      (event) => {
+        const failing = event.Records.find((record) => record.dynamodb?.NewImage?.quantity?.N === '1');
+        return { batchItemFailures: failing ? [{ itemIdentifier: failing.dynamodb?.SequenceNumber ?? '' }] : [] };
+      },
+      { retryAttempts: 2, batchSize: 1, onDiscard: (batch) => discarded.push(batch) },
+    );
+    await waitFor(() => events.some((event) => event.Records[0]?.dynamodb?.NewImage?.quantity?.N === '2'));
+    // Assess: one first attempt and two retries of the poison record, then the next record.
+    const poison = sequences(events[0])[0];
+    expect(events.slice(0, 3).map((event) => sequences(event))).toEqual([[poison], [poison], [poison]]);
+    expect(discarded).toEqual([
+      expect.objectContaining({ firstSequenceNumber: poison, lastSequenceNumber: poison, size: 1, attempts: 3 }),
+    ]);
+  });
+
+  it('runs the history function so a change is in the history table within two seconds', async () => {
+    // Prepare
+    await put('42', 12);
+    const history = new HistoryTable({ client, tableName: tables.history });
+    poller = startStreamPoller({
+      endpoint: testEndpoint(),
+      streamArn: await inventoryStreamArn(client, tables.inventory),
+      handler: createHistoryFunction({ history }),
+      log: () => undefined,
+    });
+    const inventory = new InventoryTable({ client, tableName: tables.inventory });
+    // Act
+    const changed = Date.now();
+    await inventory.setQuantity('42', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
+    await waitFor(async () => (await history.listFor('42')).length === 2);
+    // Assess
+    expect(Date.now() - changed).toBeLessThan(2000);
+    const rows = await history.listFor('42');
+    expect(rows.map((row) => [row.previousQuantity, row.quantity, row.source])).toEqual([
+      [null, 12, 'unknown'],
+      [12, 13, 'api'],
+    ]);
+    expect(rows[1]).toMatchObject({ actor: 'key_1', requestId: 'req-1', at: ORIGIN.at });
+  });
+});

@@ -1,0 +1,243 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { historyEntryJson, historyTableText, parseSince } from '../../cli/commands/history';
+import { UsageError } from '../../cli/errors';
+import { createHandler, entryWriteOf } from '../../functions/handlers/record-history';
+import {
+  type HistoryEntry,
+  type HistoryRecorder,
+  historyEntryFor,
+  type StoredEntry,
+} from '../../functions/inventory/history';
+import type { ChangeOrigin } from '../../functions/inventory/types';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-table';
+import { aLambdaContext } from '../fixtures/builders';
+
+const API: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
+const IMPORT: ChangeOrigin = {
+  source: 'import',
+  actor: 'import stock.csv by ops@host run 1',
+  at: '2026-11-23T09:00:00.000Z',
+};
+
+function anEntry(overrides: Partial<StoredEntry> = {}): StoredEntry {
+  return { petId: '1', quantity: 3, status: 'available', ...overrides };
+}
+
+/** A stream record as Lambda delivers it (images as the inventory table stores entries). */
+function aStreamRecord(
+  sequenceNumber: string,
+  before: StoredEntry | undefined,
+  after: StoredEntry | undefined,
+): DynamoDBRecord {
+  const image = (entry: StoredEntry | undefined) =>
+    entry && {
+      ...inventoryAttributes(entry),
+      ...(entry.origin ? { [LAST_CHANGE]: changeOriginAttribute(entry.origin) } : {}),
+    };
+  return {
+    eventID: `event-${sequenceNumber}`,
+    eventName: before ? (after ? 'MODIFY' : 'REMOVE') : 'INSERT',
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      ApproximateCreationDateTime: 1_795_430_000,
+      Keys: { petId: { N: (after ?? before)?.petId ?? '1' } },
+      ...(before ? { OldImage: image(before) as never } : {}),
+      ...(after ? { NewImage: image(after) as never } : {}),
+      SequenceNumber: sequenceNumber,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  };
+}
+
+class RecordingHistory implements HistoryRecorder {
+  readonly rows = new Map<string, HistoryEntry>();
+  failOn = new Set<string>();
+  async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
+    if (this.failOn.has(sequenceNumber)) throw new Error('ProvisionedThroughputExceededException');
+    this.rows.set(sequenceNumber, entry);
+  }
+}
+
+describe('Domain: historyEntryFor', () => {
+  it('records a created entry with null previous quantity and status', () => {
+    const entry = historyEntryFor({ after: anEntry({ origin: IMPORT }), recordedAt: '2026-11-23T09:00:01.000Z' });
+    expect(entry).toEqual({
+      petId: '1',
+      at: IMPORT.at,
+      previousQuantity: null,
+      quantity: 3,
+      previousStatus: null,
+      status: 'available',
+      source: 'import',
+      actor: IMPORT.actor,
+    });
+  });
+
+  it('records a quantity change with the writer, its request id and its time', () => {
+    const entry = historyEntryFor({
+      before: anEntry({ origin: IMPORT }),
+      after: anEntry({ quantity: 4, origin: API }),
+      recordedAt: '2026-11-23T10:00:01.000Z',
+    });
+    expect(entry).toEqual({
+      petId: '1',
+      at: API.at,
+      previousQuantity: 3,
+      quantity: 4,
+      previousStatus: 'available',
+      status: 'available',
+      source: 'api',
+      actor: 'key_1',
+      requestId: 'req-1',
+    });
+  });
+
+  it('records a status change with the quantity unchanged', () => {
+    const entry = historyEntryFor({
+      before: anEntry({ origin: API }),
+      after: anEntry({ status: 'sold', origin: IMPORT }),
+      recordedAt: '2026-11-23T10:00:01.000Z',
+    });
+    expect(entry).toMatchObject({ previousQuantity: 3, quantity: 3, previousStatus: 'available', status: 'sold' });
+  });
+
+  it('records nothing for a write that changed neither quantity nor status (an import rewriting a row unchanged)', () => {
+    const write = { before: anEntry({ origin: API }), after: anEntry({ origin: IMPORT }), recordedAt: IMPORT.at };
+    expect(historyEntryFor(write)).toBeUndefined();
+  });
+
+  it('records nothing for a deleted entry', () => {
+    expect(historyEntryFor({ before: anEntry({ origin: API }), recordedAt: API.at })).toBeUndefined();
+  });
+
+  it('credits a change to unknown, at the time DynamoDB recorded it, when the writer left the previous origin', () => {
+    const entry = historyEntryFor({
+      before: anEntry({ origin: API }),
+      after: anEntry({ quantity: 9, origin: API }),
+      recordedAt: '2026-11-23T11:00:00.000Z',
+    });
+    expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
+    expect(entry).not.toHaveProperty('requestId');
+  });
+
+  it('credits a change to unknown when the writer put no origin at all', () => {
+    const entry = historyEntryFor({ after: anEntry(), recordedAt: '2026-11-23T11:00:00.000Z' });
+    expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
+  });
+});
+
+describe('Function: recordHistory', () => {
+  it('reads the entry before and after from the stream images, and the record time from ApproximateCreationDateTime', () => {
+    const write = entryWriteOf(
+      aStreamRecord('101', anEntry({ origin: IMPORT }), anEntry({ quantity: 5, origin: API })),
+    );
+    expect(write).toEqual({
+      before: { petId: '1', quantity: 3, status: 'available', origin: IMPORT },
+      after: { petId: '1', quantity: 5, status: 'available', origin: API },
+      recordedAt: new Date(1_795_430_000 * 1000).toISOString(),
+    });
+  });
+
+  it('keeps an int64 petId exact from the stream image to the history row', async () => {
+    const history = new RecordingHistory();
+    const pet = '9223372036854775807';
+    await createHandler({ history })(
+      { Records: [aStreamRecord('7', undefined, anEntry({ petId: pet, origin: API }))] },
+      aLambdaContext(),
+    );
+    expect(history.rows.get('7')?.petId).toBe(pet);
+  });
+
+  it('writes one row per change, keyed by its sequence number, skips unchanged rewrites and reports no failure', async () => {
+    // Prepare
+    const history = new RecordingHistory();
+    const records = [
+      aStreamRecord('100', undefined, anEntry({ origin: IMPORT })),
+      aStreamRecord('101', anEntry({ origin: IMPORT }), anEntry({ quantity: 4, origin: API })),
+      aStreamRecord('102', anEntry({ quantity: 4, origin: API }), anEntry({ quantity: 4, origin: IMPORT })),
+    ];
+    // Act
+    const response = await createHandler({ history })({ Records: records }, aLambdaContext());
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect([...history.rows.keys()].sort()).toEqual(['100', '101']);
+    expect(history.rows.get('101')).toMatchObject({ previousQuantity: 3, quantity: 4, actor: 'key_1' });
+  });
+
+  it('reports the records it could not write by sequence number, so Lambda retries from the lowest', async () => {
+    // Prepare
+    const history = new RecordingHistory();
+    history.failOn = new Set(['201', '203']);
+    const records = ['200', '201', '202', '203'].map((sequence, i) =>
+      aStreamRecord(sequence, anEntry({ quantity: i, origin: IMPORT }), anEntry({ quantity: i + 1, origin: API })),
+    );
+    // Act
+    const response = await createHandler({ history })({ Records: records }, aLambdaContext());
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '201' }, { itemIdentifier: '203' }] });
+    expect([...history.rows.keys()].sort()).toEqual(['200', '202']);
+  });
+
+  it('reports a record whose image breaks the model instead of crashing the batch', async () => {
+    const history = new RecordingHistory();
+    const broken = aStreamRecord('300', undefined, anEntry({ origin: API }));
+    if (broken.dynamodb?.NewImage) broken.dynamodb.NewImage.quantity = { S: 'lots' };
+    const fine = aStreamRecord('301', undefined, anEntry({ petId: '2', origin: API }));
+    const response = await createHandler({ history })({ Records: [broken, fine] }, aLambdaContext());
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '300' }] });
+    expect([...history.rows.keys()]).toEqual(['301']);
+  });
+});
+
+describe('CLI: inventory history output', () => {
+  const entries: HistoryEntry[] = [
+    {
+      petId: '9223372036854775807',
+      at: IMPORT.at,
+      previousQuantity: null,
+      quantity: 3,
+      previousStatus: null,
+      status: 'available',
+      source: 'import',
+      actor: IMPORT.actor,
+    },
+    {
+      petId: '9223372036854775807',
+      at: API.at,
+      previousQuantity: 3,
+      quantity: 4,
+      previousStatus: 'available',
+      status: 'available',
+      source: 'api',
+      actor: 'key_1',
+      requestId: 'req-1',
+    },
+  ];
+
+  it('writes each entry as JSON with petId as its exact digits and null where nothing came before', () => {
+    expect(historyEntryJson(entries[0] as HistoryEntry)).toBe(
+      '{"petId":9223372036854775807,"at":"2026-11-23T09:00:00.000Z","previousQuantity":null,"quantity":3,' +
+        '"previousStatus":null,"status":"available","source":"import","actor":"import stock.csv by ops@host run 1"}',
+    );
+    expect(JSON.parse(historyEntryJson(entries[1] as HistoryEntry))).toMatchObject({ requestId: 'req-1' });
+  });
+
+  it('aligns a table with "-" where the entry was created', () => {
+    const lines = historyTableText(entries).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^at\s+quantity\s+status\s+source\s+actor\s+requestId$/);
+    expect(lines[1]).toMatch(/^2026-11-23T09:00:00\.000Z\s+- -> 3\s+- -> available\s+import\s+import stock\.csv/);
+    expect(lines[2]).toMatch(/3 -> 4\s+available -> available\s+api\s+key_1\s+req-1$/);
+  });
+
+  it.each([
+    ['2026-11-01', '2026-11-01T00:00:00.000Z'],
+    ['2026-11-01T09:30Z', '2026-11-01T09:30:00.000Z'],
+    ['2026-11-01T09:30:15.5+02:00', '2026-11-01T07:30:15.500Z'],
+  ])('reads --since %p as %p (UTC)', (raw, iso) => {
+    expect(parseSince(raw)).toBe(iso);
+  });
+
+  it.each(['yesterday', '2026-11-01T09:30:00', '2026-13-01', '1700000000'])('refuses --since %p', (raw) => {
+    expect(() => parseSince(raw)).toThrow(UsageError);
+  });
+});
