@@ -27,11 +27,14 @@ export interface Route {
    */
   streaming?: boolean;
   /**
-   * The function's timeout, and for a streamed route the integration's too. @default 10 (API Gateway's buffered
-   * integrations give up at 29 s anyway)
+   * The function's timeout, and for a streamed route the integration's too. @default
+   * {@link DEFAULT_FUNCTION_TIMEOUT_SECONDS} (API Gateway's buffered integrations give up at 29 s anyway)
    */
   timeoutSeconds?: number;
 }
+
+/** Timeout of every function without its own: the SDK's bounded retries give up well within it. */
+export const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
 
 /** Timeout of `GET /inventory`, which streams the whole inventory (docs/performance.md, "Timeout"). */
 export const LIST_INVENTORY_TIMEOUT_SECONDS = 120;
@@ -73,7 +76,7 @@ export const ROUTES: readonly Route[] = [
   },
 ];
 
-/** When `GET /pets/{petId}` was deprecated (its `Deprecation` header): one date for the API, every stage sends it. */
+/** When `GET /pets/{petId}` was deprecated (its `Deprecation` header): one date for the API, which the stack passes to the function. */
 export const PETS_DEPRECATED_AT = '2026-11-22';
 
 /** The authorizer's module under `functions/handlers/`. */

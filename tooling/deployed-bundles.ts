@@ -49,7 +49,12 @@ export function synthesizeDeployedBundles(): DeployedBundles {
     },
     {},
   );
-  app.synth();
+  try {
+    app.synth();
+  } catch (error) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
+  }
   const template = JSON.parse(readFileSync(join(outdir, `${staging}.template.json`), 'utf8')) as {
     Resources: Record<string, { Metadata?: Record<string, string> }>;
   };

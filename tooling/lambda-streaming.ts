@@ -235,7 +235,7 @@ export async function invokeToEnd(
   }
   const { response, completion } = invokeStreamingHandler(handler, event, context);
   const { statusCode, headers, body } = await response;
-  // Without keepBody the bytes are counted and dropped, as Lambda passes them on: a probe measuring the function's
+  // With keepBody: false the bytes are counted and dropped, as Lambda passes them on: a probe measuring the function's
   // memory must not hold the whole body itself.
   const parts: Buffer[] = [];
   let bodyBytes = 0;

@@ -1,4 +1,5 @@
 import { ENV, optionalEnv } from '../config';
+import { METRIC_NAMES } from '../http/metric-names';
 import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
@@ -25,7 +26,7 @@ function parseDate(value: string | undefined): Date | undefined {
 
 /** `GET /pets/{petId}` (deprecated): the spec does not define its behaviour, so it answers 501. */
 export const handler = createApiHandler(async function getPet() {
-  metrics.addMetric('DeprecatedRouteCalled', 'Count', 1);
+  metrics.addMetric(METRIC_NAMES.deprecatedRouteCalled, 'Count', 1);
   return errorResponse(
     'NOT_IMPLEMENTED',
     'GET /pets/{petId} is deprecated and its behaviour is not defined by this service; use GET /inventory.',

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ENV, once, requireEnv } from '../config';
 import { readJsonBody } from '../http/json-body';
+import { METRIC_NAMES } from '../http/metric-names';
 import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
@@ -28,7 +29,7 @@ export function createHandler(deps: UpdateInventoryDeps | (() => UpdateInventory
     const petId = parsePetId(event.pathParameters?.petId);
     const update = parseInventoryUpdate(readJsonBody(event));
     const item = await resolve().repository.setQuantity(petId, update, apiChangeOrigin(event));
-    metrics.addMetric('InventoryUpdated', 'Count', 1);
+    metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);
     return jsonResponse(200, inventoryItemJson(item));
   });
 }

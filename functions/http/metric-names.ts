@@ -26,6 +26,12 @@ export const METRIC_NAMES = {
   internalError: 'InternalError',
   /** A route answered 503 because DynamoDB failed or throttled. */
   storageUnavailable: 'StorageUnavailable',
+  /** An entry's quantity was set. */
+  inventoryUpdated: 'InventoryUpdated',
+  /** The deprecated GET /pets/{petId} was called (who still depends on it before its sunset). */
+  deprecatedRouteCalled: 'DeprecatedRouteCalled',
+  /** An operation the service does not implement (GET /store/orders) was called. */
+  unimplementedRouteCalled: 'UnimplementedRouteCalled',
   /** A route refused the request with a 4xx. */
   clientError: 'ClientError',
   /** The authorizer accepted a key. */

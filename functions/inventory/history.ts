@@ -51,7 +51,8 @@ export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
   const origin = after.origin && !sameOrigin(after.origin, before?.origin) ? after.origin : undefined;
   return {
     petId: after.petId,
-    at: origin?.at ?? write.recordedAt,
+    // A writer's clock string that is not a date would make the row's TTL NaN and the write fail: the stream's own.
+    at: origin && !Number.isNaN(Date.parse(origin.at)) ? origin.at : write.recordedAt,
     previousQuantity: before?.quantity ?? null,
     quantity: after.quantity,
     previousStatus: before?.status ?? null,

@@ -137,12 +137,15 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
   ];
   if (options.write === true) {
     checks.push({
-      name: 'PATCH of the first entry with its own quantity answers 200 and the same entry',
+      name: 'PATCH of the first entry with its own quantity (compare-and-set) answers 200 and the same entry',
       run: async () => {
         const first = listed?.first;
         if (!first)
           return listed ? 'the inventory is empty: nothing to update' : 'not sent: the list could not be read';
-        const answer = await send('PATCH', `/inventory/${first.petId}`, json, `{"quantity":${first.quantity}}`);
+        // Compare-and-set: a stock change made since the list was read is never overwritten.
+        const body = `{"quantity":${first.quantity},"expectedQuantity":${first.quantity}}`;
+        const answer = await send('PATCH', `/inventory/${first.petId}`, json, body);
+        if (answer.status === 409 && expectError(answer, 409, 'CONFLICT') === undefined) return undefined;
         if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
         const expected = new RegExp(
           `^\\{"petId":${first.petId},"quantity":${first.quantity},"status":"(available|pending|sold)"\\}$`,

@@ -29,6 +29,7 @@ import { API_STAGE_NAME, allowedMethods, ROUTES, type Route } from '../../functi
 import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
+  CORS_PREFLIGHT,
   errorTemplate,
   GATEWAY_RESPONSES,
   gatewayResponse,
@@ -88,7 +89,6 @@ function literal(value: string): string {
 }
 
 /** The Error body as a mapping template (its home is infra/gateway-responses.ts). */
-export { errorTemplate };
 
 /**
  * The REST API of one stage: its deployment stage is `v1`, its routes come from ROUTES, and every method, including
@@ -145,9 +145,10 @@ export class InventoryApi extends Construct {
         ? {
             defaultCorsPreflightOptions: {
               allowOrigins: [...corsOrigins],
-              allowMethods: [...new Set(ROUTES.map((route) => route.method)), 'OPTIONS'],
-              allowHeaders: ['Authorization', 'Content-Type'],
-              maxAge: Duration.hours(1),
+              allowMethods: [...CORS_PREFLIGHT.allowMethods],
+              allowHeaders: [...CORS_PREFLIGHT.allowHeaders],
+              maxAge: Duration.seconds(CORS_PREFLIGHT.maxAgeSeconds),
+              statusCode: CORS_PREFLIGHT.status,
             },
           }
         : {}),

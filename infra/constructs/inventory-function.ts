@@ -5,6 +5,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../functions/http/metric-names';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes';
 import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
 
 /**
@@ -18,7 +19,7 @@ export const DEFAULT_MEMORY_MB = 256;
  */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
 /** Timeout of every function: the SDK's bounded retries give up well within it (functions/store/dynamo-client.ts). */
-export const DEFAULT_TIMEOUT = Duration.seconds(10);
+export const DEFAULT_TIMEOUT = Duration.seconds(DEFAULT_FUNCTION_TIMEOUT_SECONDS);
 
 /** Properties of an {@link InventoryFunction}. */
 export interface InventoryFunctionProps {

@@ -13,7 +13,14 @@ import type {
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { parseAllowedOrigins } from '../../functions/http/cors';
 import { COMMON_HEADERS, LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
-import { API_STAGE_NAME, AUTHORIZER_HANDLER, allowedMethods, ROUTES, type Route } from '../../functions/routes';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_HANDLER,
+  allowedMethods,
+  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+  ROUTES,
+  type Route,
+} from '../../functions/routes';
 import {
   apiGatewayProxyEvent,
   LOCAL_ACCOUNT,
@@ -43,6 +50,8 @@ import {
 import { policyAllows } from './policy';
 import { createThrottle, type ThrottleSettings } from './throttle';
 
+/** Authorizer decisions kept at most (the local cache is per gateway process). */
+const AUTHORIZER_CACHE_MAX_ENTRIES = 10_000;
 /** API Gateway's payload limit for a REST API ("Amazon API Gateway quotas"). */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** API Gateway's limit on the total size of all header values of a REST API request ("Amazon API Gateway quotas"). */
@@ -282,6 +291,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   ): Promise<GatewayAnswer | APIGatewayAuthorizerResult> {
     if (authorization === undefined || !validation.test(authorization)) return answer('UNAUTHORIZED', requestId);
     const cached = authorizerCache.get(authorization);
+    if (cached && cached.expiresAt <= Date.now()) authorizerCache.delete(authorization);
     let result: APIGatewayAuthorizerResult;
     if (cached && cached.expiresAt > Date.now()) {
       result = cached.result;
@@ -304,7 +314,14 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
         return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
       }
       result = received;
-      if (ttlMs > 0) authorizerCache.set(authorization, { result, expiresAt: Date.now() + ttlMs });
+      if (ttlMs > 0) {
+        // Bounded, oldest first: every distinct token (a fuzz run, a long session) would otherwise stay forever.
+        if (authorizerCache.size >= AUTHORIZER_CACHE_MAX_ENTRIES) {
+          const oldest = authorizerCache.keys().next().value;
+          if (oldest !== undefined) authorizerCache.delete(oldest);
+        }
+        authorizerCache.set(authorization, { result, expiresAt: Date.now() + ttlMs });
+      }
     }
     return policyAllows(result, methodArn) ? result : answer('ACCESS_DENIED', requestId);
   }
@@ -347,7 +364,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     const context = lambdaContext({
       functionName: route.operationId,
       requestId: randomUUID(),
-      timeoutMs: (route.timeoutSeconds ?? 29) * 1000,
+      timeoutMs: (route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000,
     });
     let handler: LambdaHandler<APIGatewayProxyEvent, unknown>;
     try {

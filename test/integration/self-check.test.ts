@@ -255,7 +255,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
             keys,
             baseUrl: settling.url,
             keyName: 'self-check settling',
-            remainingTimeMs: () => 120_000,
+            remainingTimeMs: () => 240_000,
             settleMs: 10_000,
             retryDelayMs: 20,
           }),

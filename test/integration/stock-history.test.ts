@@ -166,6 +166,9 @@ describe('No lost updates, and every stock change on record (npm start)', () => 
       [null, 1, null, 'pending'],
       [1, 6, 'pending', 'pending'],
     ]);
+    // A marker change written after the import: once it is on record, every earlier stream record has been read.
+    expect((await patch('1', '{"quantity":13}')).status).toBe(200);
+    await historyUntil('1', (found) => found.some((row) => row.quantity === 13));
     const pet2 = await history('2');
     expect(pet2.map((row) => [row.previousQuantity, row.quantity, row.actor])).toEqual([
       [null, 3, 'npm start demo inventory'],
@@ -173,17 +176,21 @@ describe('No lost updates, and every stock change on record (npm start)', () => 
   }, 60_000);
 
   it('prints the history as a table, and only the changes since a time with --since', async () => {
-    // Prepare
-    const rows = await historyUntil('500', (found) => found.length >= 4);
+    // Prepare: a pet of this test's own, created by an import and changed twice.
+    writeFileSync(join(dir, 'pet-600.csv'), 'petId,quantity,status\n600,5,available\n');
+    expect((await cli(['inventory', 'import', 'pet-600.csv'])).code).toBe(0);
+    expect((await patch('600', '{"quantity":7}')).status).toBe(200);
+    expect((await patch('600', '{"quantity":9}')).status).toBe(200);
+    const rows = await historyUntil('600', (found) => found.length >= 3);
     const since = rows[2]?.at ?? '';
     // Act
-    const table = await cli(['inventory', 'history', '500']);
-    const recent = await cli(['inventory', 'history', '500', '--since', since, '--format', 'json']);
+    const table = await cli(['inventory', 'history', '600']);
+    const recent = await cli(['inventory', 'history', '600', '--since', since, '--format', 'json']);
     // Assess
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^at\s+quantity\s+status\s+source\s+actor\s+requestId$/);
     expect(table.stdout).toMatch(/- -> 5\s+- -> available\s+import/);
-    expect(table.stderr).toMatch(/^4 changes of petId 500 in petstore-inventory-history \(DynamoDB at /);
+    expect(table.stderr).toMatch(/^3 changes of petId 600 in petstore-inventory-history \(DynamoDB at /);
     expect((JSON.parse(recent.stdout) as HistoryRow[]).map((row) => row.quantity)).toEqual(
       rows.filter((row) => row.at >= since).map((row) => row.quantity),
     );

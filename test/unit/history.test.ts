@@ -59,6 +59,14 @@ class RecordingHistory implements HistoryRecorder {
 }
 
 describe('Domain: historyEntryFor', () => {
+  it("keeps the writer and takes the stream's time when the writer's time is not a date (its TTL would be NaN)", () => {
+    const entry = historyEntryFor({
+      after: anEntry({ origin: { ...IMPORT, at: 'yesterday' } }),
+      recordedAt: '2026-11-23T09:00:01.000Z',
+    });
+    expect(entry).toMatchObject({ at: '2026-11-23T09:00:01.000Z', source: 'import', actor: IMPORT.actor });
+  });
+
   it('records a created entry with null previous quantity and status', () => {
     const entry = historyEntryFor({ after: anEntry({ origin: IMPORT }), recordedAt: '2026-11-23T09:00:01.000Z' });
     expect(entry).toEqual({
