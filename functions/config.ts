@@ -18,6 +18,8 @@ export const ENV = {
   selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
   /** The stage name: the `stage` dimension of every custom metric. */
   stage: 'STAGE',
+  /** Read units per second the list's Scan may average (half the inventory table's read cap on a stage). */
+  listReadUnitsPerSecond: 'LIST_READ_UNITS_PER_SECOND',
   dynamoMaxAttempts: 'DYNAMODB_MAX_ATTEMPTS',
   dynamoConnectionTimeoutMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
   dynamoRequestTimeoutMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',

@@ -93,6 +93,8 @@ export class InventoryStack extends Stack {
       const environment: Record<string, string> = { [ENV.stage]: config.stage };
       if (route.access.length > 0) environment[ENV.inventoryTable] = this.inventoryTable.tableName;
       if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
+      if (route.access.includes('inventory:read'))
+        environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
       if (route.deprecated) {
         environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
         if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;

@@ -5,6 +5,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { backoffDelayMs, sleep } from '../../functions/store/backoff';
 import { inventoryAttributes } from '../../functions/store/inventory-table';
 import { isStorageUnavailable } from '../../functions/store/storage-errors';
 
@@ -76,7 +77,7 @@ export async function writeInventory<T extends InventoryItem>(
   const maxAttempts = Math.max(1, options.maxAttempts ?? 10);
   const baseDelayMs = options.baseDelayMs ?? 50;
   const maxDelayMs = options.maxDelayMs ?? 5000;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const wait = options.sleep ?? sleep;
   const random = options.random ?? Math.random;
   const toItem = options.toItem ?? inventoryAttributes;
   const batches: (readonly T[])[] = [];
@@ -106,8 +107,7 @@ export async function writeInventory<T extends InventoryItem>(
         throw new Error(`DynamoDB left ${unprocessed.length} items unprocessed after ${maxAttempts} attempts`);
       pending = unprocessed;
       retries++;
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      await sleep(Math.floor(random() * ceiling));
+      await wait(backoffDelayMs(attempt, baseDelayMs, maxDelayMs, random));
     }
   };
 

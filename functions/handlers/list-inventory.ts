@@ -1,19 +1,27 @@
 import { Readable } from 'node:stream';
-import { ENV, once, requireEnv } from '../config';
+import { ENV, intEnv, once, requireEnv } from '../config';
 import { METRIC_NAMES } from '../http/metric-names';
 import { metrics } from '../http/metrics';
 import { COMMON_HEADERS } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { inventoryListChunks } from '../inventory/json';
 import type { InventoryRepository } from '../inventory/repository';
-import { lambdaDynamoClient } from '../store/dynamo-client';
+import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../routes';
+import { createDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
+import { ReadPace } from '../store/read-pace';
 
 /**
  * Entries serialized per chunk of the streamed body: chunks of tens of KB keep writes few and the memory held by
  * the stream small (see docs/performance.md).
  */
 export const ENTRIES_PER_CHUNK = 1024;
+
+/**
+ * How long after a list starts a throttled Scan page is still read again: half the function's time, so that the
+ * body of the largest list still has the other half (docs/performance.md, "The list against the read cap").
+ */
+const THROTTLE_WINDOW_MS = (LIST_INVENTORY_TIMEOUT_SECONDS * 1000) / 2;
 
 /** Dependencies of `GET /inventory`. */
 export interface ListInventoryDeps {
@@ -38,8 +46,13 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
   });
 }
 
+// The list's table, paced to its share of the read cap, on a client that slows down when throttled.
 export const handler = createHandler(
   once(() => ({
-    repository: new InventoryTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.inventoryTable) }),
+    repository: new InventoryTable({
+      client: createDynamoClient({ retryMode: 'adaptive' }),
+      tableName: requireEnv(ENV.inventoryTable),
+      pace: () => new ReadPace(intEnv(ENV.listReadUnitsPerSecond, 0), THROTTLE_WINDOW_MS),
+    }),
   })),
 );

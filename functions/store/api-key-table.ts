@@ -23,18 +23,18 @@ export interface ApiKeyTableOptions {
  * docs/performance.md, "lib-dynamodb").
  */
 export class ApiKeyTable implements ApiKeyRepository {
-  private readonly client: DynamoDBClient;
-  private readonly tableName: string;
+  readonly #client: DynamoDBClient;
+  readonly #tableName: string;
 
   constructor(options: ApiKeyTableOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
+    this.#client = options.client;
+    this.#tableName = options.tableName;
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     try {
-      const result = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: { keyHash: { S: keyHash } }, ConsistentRead: true }),
+      const result = await this.#client.send(
+        new GetItemCommand({ TableName: this.#tableName, Key: { keyHash: { S: keyHash } }, ConsistentRead: true }),
       );
       return result.Item ? toRecord(result.Item) : undefined;
     } catch (error) {
@@ -43,9 +43,9 @@ export class ApiKeyTable implements ApiKeyRepository {
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
-    await this.client.send(
+    await this.#client.send(
       new PutItemCommand({
-        TableName: this.tableName,
+        TableName: this.#tableName,
         Item: toItem(record),
         ConditionExpression: 'attribute_not_exists(keyHash)',
       }),
@@ -54,7 +54,10 @@ export class ApiKeyTable implements ApiKeyRepository {
 
   async list(): Promise<ApiKeyRecord[]> {
     const records: ApiKeyRecord[] = [];
-    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName, ConsistentRead: true }))
+    for await (const page of paginateScan(
+      { client: this.#client },
+      { TableName: this.#tableName, ConsistentRead: true },
+    ))
       for (const item of page.Items ?? []) records.push(toRecord(item));
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
   }
@@ -64,9 +67,9 @@ export class ApiKeyTable implements ApiKeyRepository {
     if (!record) return undefined;
     if (record.revokedAt) return record;
     const revokedAt = now.toISOString();
-    await this.client.send(
+    await this.#client.send(
       new UpdateItemCommand({
-        TableName: this.tableName,
+        TableName: this.#tableName,
         Key: { keyHash: { S: record.keyHash } },
         UpdateExpression: 'SET revokedAt = :revokedAt',
         ConditionExpression: 'attribute_exists(keyHash)',
@@ -77,7 +80,7 @@ export class ApiKeyTable implements ApiKeyRepository {
   }
 
   async delete(keyHash: string): Promise<void> {
-    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: { keyHash: { S: keyHash } } }));
+    await this.#client.send(new DeleteItemCommand({ TableName: this.#tableName, Key: { keyHash: { S: keyHash } } }));
   }
 }
 

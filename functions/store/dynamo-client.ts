@@ -9,6 +9,12 @@ export interface DynamoClientOptions {
   connectionTimeoutMs?: number;
   /** Milliseconds per attempt (`DYNAMODB_REQUEST_TIMEOUT_MS`); 0 waits forever. @default 2000 */
   requestTimeoutMs?: number;
+  /**
+   * `adaptive` adds the SDK's client-side rate limiting: after throttling, every call through this client slows to
+   * the rate DynamoDB accepts (for a parallel Scan, whose segments share the client).
+   * @default 'standard'
+   */
+  retryMode?: 'standard' | 'adaptive';
   /** @default the SDK's resolution (`AWS_ENDPOINT_URL_DYNAMODB`, then the region's endpoint) */
   endpoint?: string;
   /** @default the SDK's resolution (`AWS_REGION`) */
@@ -29,6 +35,7 @@ export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBC
     ...(options.region ? { region: options.region } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     maxAttempts: Math.max(1, options.maxAttempts ?? intEnv(ENV.dynamoMaxAttempts, 3)),
+    retryMode: options.retryMode ?? 'standard',
     requestHandler: {
       connectionTimeout: options.connectionTimeoutMs ?? intEnv(ENV.dynamoConnectionTimeoutMs, 1000),
       requestTimeout: options.requestTimeoutMs ?? intEnv(ENV.dynamoRequestTimeoutMs, 2000),

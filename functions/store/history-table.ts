@@ -25,23 +25,23 @@ const SECONDS_PER_DAY = 86_400;
  * content derived from the stream record alone: a record delivered twice is the same row, written twice.
  */
 export class HistoryTable implements HistoryRecorder {
-  private readonly client: DynamoDBClient;
-  private readonly tableName: string;
-  private readonly retentionSeconds: number;
+  readonly #client: DynamoDBClient;
+  readonly #tableName: string;
+  readonly #retentionSeconds: number;
 
   constructor(options: HistoryTableOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-    this.retentionSeconds = (options.retentionDays ?? 90) * SECONDS_PER_DAY;
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+    this.#retentionSeconds = (options.retentionDays ?? 90) * SECONDS_PER_DAY;
   }
 
   /** Writes the row of one change; `sequenceNumber` is its stream record's. */
   async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
-    const expiresAt = Math.floor(Date.parse(entry.at) / 1000) + this.retentionSeconds;
+    const expiresAt = Math.floor(Date.parse(entry.at) / 1000) + this.#retentionSeconds;
     try {
-      await this.client.send(
+      await this.#client.send(
         new PutItemCommand({
-          TableName: this.tableName,
+          TableName: this.#tableName,
           Item: {
             petId: { N: entry.petId },
             sequence: { S: historySortKey(sequenceNumber) },
@@ -68,9 +68,9 @@ export class HistoryTable implements HistoryRecorder {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       try {
-        const page = await this.client.send(
+        const page = await this.#client.send(
           new QueryCommand({
-            TableName: this.tableName,
+            TableName: this.#tableName,
             KeyConditionExpression: 'petId = :petId',
             ExpressionAttributeValues: {
               ':petId': { N: petId },

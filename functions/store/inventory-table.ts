@@ -1,8 +1,14 @@
-import { type AttributeValue, type DynamoDBClient, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  ScanCommand,
+  type ScanCommandOutput,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository } from '../inventory/repository';
 import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
-import { translateStorageError } from './storage-errors';
+import { isThrottling, translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
 export interface InventoryTableOptions {
@@ -18,6 +24,23 @@ export interface InventoryTableOptions {
    * @default 25000
    */
   entriesPerSegment?: number;
+  /**
+   * A new pace for each list (`ReadPace`, functions/store/read-pace.ts): keeps its Scan to a rate of read units and
+   * waits out throttled pages. @default none: full speed, and a page throttled past the client's retries fails
+   */
+  pace?: () => ScanPace;
+}
+
+/** How a list's Scan is kept to a rate and what it does when a page is throttled; see `ReadPace`. */
+export interface ScanPace {
+  /** Whether pages should report their consumed capacity. */
+  readonly paced: boolean;
+  /** Waits, if need be, before the next page. */
+  beforePage(): Promise<void>;
+  /** Counts what a page consumed. */
+  consumed(units: number | undefined): void;
+  /** Waits before a throttled page is read again; false when it must not be. */
+  afterThrottle(): Promise<boolean>;
 }
 
 /**
@@ -26,36 +49,42 @@ export interface InventoryTableOptions {
  * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion.
  */
 export class InventoryTable implements InventoryRepository {
-  private readonly client: DynamoDBClient;
-  private readonly tableName: string;
-  private readonly maxScanSegments: number;
-  private readonly entriesPerSegment: number;
+  readonly #client: DynamoDBClient;
+  readonly #tableName: string;
+  readonly #maxScanSegments: number;
+  readonly #entriesPerSegment: number;
+  readonly #pace: (() => ScanPace) | undefined;
   /** Entries the previous list of this instance found; unknown until the first. */
-  private lastListed: number | undefined;
+  #lastListed: number | undefined;
 
   constructor(options: InventoryTableOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-    this.maxScanSegments = options.maxScanSegments ?? 4;
-    this.entriesPerSegment = options.entriesPerSegment ?? 25_000;
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+    this.#maxScanSegments = options.maxScanSegments ?? 4;
+    this.#entriesPerSegment = options.entriesPerSegment ?? 25_000;
+    this.#pace = options.pace;
   }
 
   /**
    * Every entry, sorted by petId. A large table is read as a parallel Scan sized from the previous list; the first
-   * list of an instance (a cold start) reads one segment, so a small store pays one connection, not four.
+   * list of an instance (a cold start) reads one segment, so a small store pays one connection, not four. All
+   * segments share the list's pace.
    */
   async listAll(): Promise<InventoryItem[]> {
-    const total = this.scanSegmentsFor(this.lastListed);
-    const segments = await Promise.all(Array.from({ length: total }, (_, segment) => this.scanSegment(segment, total)));
+    const total = this.scanSegmentsFor(this.#lastListed);
+    const pace = this.#pace?.();
+    const segments = await Promise.all(
+      Array.from({ length: total }, (_, segment) => this.#scanSegment(segment, total, pace)),
+    );
     const items = segments.flat().sort((a, b) => comparePetIds(a.petId, b.petId));
-    this.lastListed = items.length;
+    this.#lastListed = items.length;
     return items;
   }
 
   /** How many Scan segments a list of about `entries` entries gets. */
   scanSegmentsFor(entries: number | undefined): number {
     if (entries === undefined) return 1;
-    return Math.min(this.maxScanSegments, Math.max(1, Math.ceil(entries / this.entriesPerSegment)));
+    return Math.min(this.#maxScanSegments, Math.max(1, Math.ceil(entries / this.#entriesPerSegment)));
   }
 
   /**
@@ -66,9 +95,9 @@ export class InventoryTable implements InventoryRepository {
   async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
     const expected = update.expectedQuantity;
     try {
-      const result = await this.client.send(
+      const result = await this.#client.send(
         new UpdateItemCommand({
-          TableName: this.tableName,
+          TableName: this.#tableName,
           Key: { petId: { N: petId } },
           UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
           ConditionExpression:
@@ -95,29 +124,34 @@ export class InventoryTable implements InventoryRepository {
     }
   }
 
-  /** Reads every page of one Scan segment; a table larger than one 1 MB page comes back whole. */
-  private async scanSegment(segment: number, totalSegments: number): Promise<InventoryItem[]> {
+  /** Reads every page of one Scan segment at the list's pace; a throttled page is read again when the pace allows. */
+  async #scanSegment(segment: number, totalSegments: number, pace?: ScanPace): Promise<InventoryItem[]> {
     const items: InventoryItem[] = [];
     let startKey: Record<string, AttributeValue> | undefined;
-    do {
+    for (;;) {
+      await pace?.beforePage();
+      let page: ScanCommandOutput;
       try {
-        const page = await this.client.send(
+        page = await this.#client.send(
           new ScanCommand({
-            TableName: this.tableName,
+            TableName: this.#tableName,
             ConsistentRead: true,
             ...(totalSegments > 1 ? { Segment: segment, TotalSegments: totalSegments } : {}),
             ProjectionExpression: 'petId, quantity, #status',
             ExpressionAttributeNames: { '#status': 'status' },
             ExclusiveStartKey: startKey,
+            ...(pace?.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
           }),
         );
-        for (const row of page.Items ?? []) items.push(toInventoryItem(row));
-        startKey = page.LastEvaluatedKey;
       } catch (error) {
+        if (pace && isThrottling(error) && (await pace.afterThrottle())) continue;
         return translateStorageError(error, 'Scan');
       }
-    } while (startKey);
-    return items;
+      pace?.consumed(page.ConsumedCapacity?.CapacityUnits);
+      for (const row of page.Items ?? []) items.push(toInventoryItem(row));
+      startKey = page.LastEvaluatedKey;
+      if (!startKey) return items;
+    }
   }
 }
 

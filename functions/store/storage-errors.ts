@@ -1,9 +1,12 @@
 import { StorageUnavailableError } from '../inventory/errors';
 
-const UNAVAILABLE_NAMES = new Set([
+const THROTTLING_NAMES = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
+]);
+const UNAVAILABLE_NAMES = new Set([
+  ...THROTTLING_NAMES,
   'InternalServerError',
   'ServiceUnavailable',
   'TimeoutError',
@@ -20,6 +23,11 @@ const NETWORK_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
+
+/** Whether DynamoDB refused a request for throughput (a table's cap, a hot partition, the account's quota). */
+export function isThrottling(error: unknown): boolean {
+  return error instanceof Error && THROTTLING_NAMES.has(error.name);
+}
 
 /**
  * Whether a storage error means "try again later" (throttling, time-out, network, 5xx) rather than a defect such

@@ -159,6 +159,14 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     }
   });
 
+  it("paces the list's Scan to half the inventory table's read cap, and tells no other function a pace", () => {
+    const cap = stage === 'production' ? 4000 : 1000;
+    expect(environmentOf(template(), 'ListInventoryFunction')[ENV.listReadUnitsPerSecond]).toBe(String(cap / 2));
+    for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'ListInventoryFunction')) {
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.listReadUnitsPerSecond);
+    }
+  });
+
   it('tells the deprecated pets function its deprecation date and, with none configured, no sunset', () => {
     expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe(PETS_DEPRECATED_AT);
     expect(environmentOf(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);

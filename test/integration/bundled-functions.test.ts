@@ -13,7 +13,8 @@ import { HistoryTable } from '../../functions/store/history-table';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../../tooling/deployed-bundles';
 import { tokenAuthorizerEvent } from '../../tooling/lambda-events';
 import { aLambdaContext, anApiGatewayEvent } from '../fixtures/builders';
-import { startTestStack, type TestStack } from '../helpers/local-stack';
+import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
+import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
 
@@ -259,6 +260,28 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(error).toBeUndefined();
     expect(result?.statusCode).toBe(200);
     expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+  });
+
+  it("reads the list at its stage pace and waits out Scan pages throttled past the SDK's retries (read cap reached)", async () => {
+    // Prepare: the first four Scans throttled, one more than the SDK's three attempts, at a stand-in endpoint.
+    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation, n) => operation === 'Scan' && n < 4);
+    try {
+      // Act
+      const { result, error } = await invoke(
+        'list-inventory',
+        anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
+        { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url, LIST_READ_UNITS_PER_SECOND: '500' },
+      );
+      // Assess: the whole list; every Scan asked for its consumed capacity, which the pace counts.
+      expect(error).toBeUndefined();
+      expect(result?.statusCode).toBe(200);
+      expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+      const scans = endpoint.calls.filter((call) => call.operation === 'Scan');
+      expect(scans.map((call) => call.throttled)).toEqual([true, true, true, true, false]);
+      for (const scan of scans) expect(JSON.parse(scan.body)).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it('updates an entry and answers the stored item', async () => {

@@ -1,4 +1,4 @@
-import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
@@ -7,9 +7,55 @@ import {
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { InventoryTable, toChangeOrigin } from '../../functions/store/inventory-table';
+import { type PaceClock, ReadPace } from '../../functions/store/read-pace';
 import { freePort } from '../../tooling/dynamodb-local';
 import type { TableNames } from '../../tooling/tables';
-import { freshTables, putItems, snapshotTable, testClient } from '../helpers/local-stack';
+import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
+import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
+
+/** A clock that only moves when slept on: the pace's waits are then exact and cost no real time. */
+function virtualClock(): PaceClock & { slept: number[] } {
+  let now = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+    },
+  };
+}
+
+/** The read units each page of a single-segment, strongly consistent Scan of the table consumes, in order. */
+async function unitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
+  const units: number[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return units;
+}
+
+/** Entries of about 1 KB each, so a few thousand fill several 1 MB Scan pages. */
+function paddedItems(count: number) {
+  const padding = 'x'.repeat(1000);
+  return Array.from({ length: count }, (_, i) => ({
+    petId: String(count - i),
+    quantity: i % 50,
+    status: 'available' as const,
+    padding,
+  }));
+}
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_test', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
 
@@ -48,13 +94,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
   it('returns every entry of a table larger than one 1 MB Scan page, ordered numerically', async () => {
     // Prepare: 2,600 rows of ~1 KB each is ~2.6 MB: at least three pages for a single segment.
-    const padding = 'x'.repeat(1000);
-    const items = Array.from({ length: 2600 }, (_, i) => ({
-      petId: String(2600 - i),
-      quantity: i % 50,
-      status: 'available' as const,
-      padding,
-    }));
+    const items = paddedItems(2600);
     await putItems(client, tables.inventory, items);
     const repository = new InventoryTable({ client, tableName: tables.inventory, entriesPerSegment: 1000 });
     // Act: the first list reads one segment; the second is sized from it (2,600 / 1,000 -> 3 segments).
@@ -162,6 +202,139 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       InventoryItemNotFoundError,
     );
     expect(await snapshotTable(client, tables.inventory)).toBe('');
+  });
+
+  it("paces the list's Scan to readUnitsPerSecond from the capacity DynamoDB reports, the first second's worth at once", async () => {
+    // Prepare: ~3 MB, three or four Scan pages of ~257 read units each (a strongly consistent unit is 4 KB).
+    await putItems(client, tables.inventory, paddedItems(3000));
+    const pages = await unitsPerPage(client, tables.inventory);
+    const clock = virtualClock();
+    const rate = 100;
+    const repository = new InventoryTable({
+      client,
+      tableName: tables.inventory,
+      pace: () => new ReadPace(rate, 0, clock),
+    });
+    // Act
+    const listed = await repository.listAll();
+    // Assess: before each page after the first, the pace waits until the units so far, less one second's worth, fit
+    // the rate; with no other reader, the list ends at (all but the last page's units - rate) / rate seconds.
+    expect(listed).toHaveLength(3000);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    const beforeLastPage = pages.slice(0, -1).reduce((sum, units) => sum + units, 0);
+    const expectedMs = ((beforeLastPage - rate) / rate) * 1000;
+    expect(clock.now()).toBeGreaterThanOrEqual(expectedMs);
+    expect(clock.now()).toBeLessThan(expectedMs + pages.length);
+    expect(clock.slept).toHaveLength(pages.length - 1);
+  });
+
+  it('reads at full speed, without waiting, when no pace is set', async () => {
+    await putItems(client, tables.inventory, paddedItems(3000));
+    const clock = virtualClock();
+    const repository = new InventoryTable({
+      client,
+      tableName: tables.inventory,
+      pace: () => new ReadPace(0, 0, clock),
+    });
+    expect(await repository.listAll()).toHaveLength(3000);
+    expect(clock.slept).toEqual([]);
+  });
+
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
+    'waits out Scan pages throttled (%s) past the client retries and lists every entry once',
+    async (errorType) => {
+      // Prepare: every other Scan request throttled at a stand-in endpoint; the client makes one attempt per call.
+      await putItems(client, tables.inventory, paddedItems(2600));
+      const endpoint = await startThrottlingEndpoint(
+        testEndpoint(),
+        (operation, n) => operation === 'Scan' && n % 2 === 0,
+        errorType,
+      );
+      const throttledClient = createDynamoClient({
+        endpoint: endpoint.url,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        maxAttempts: 1,
+      });
+      const clock = virtualClock();
+      const repository = new InventoryTable({
+        client: throttledClient,
+        tableName: tables.inventory,
+        pace: () => new ReadPace(0, 60_000, clock),
+      });
+      try {
+        // Act
+        const listed = await repository.listAll();
+        // Assess
+        expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
+        const scans = endpoint.calls.filter((call) => call.operation === 'Scan');
+        const throttled = scans.filter((call) => call.throttled).length;
+        expect(throttled).toBeGreaterThanOrEqual(3);
+        expect(scans.length).toBe(2 * throttled);
+        expect(clock.slept).toHaveLength(throttled);
+        for (const wait of clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
+      } finally {
+        throttledClient.destroy();
+        await endpoint.close();
+      }
+    },
+  );
+
+  it('gives up with StorageUnavailableError once throttling outlasts the window, after backing off, changing nothing', async () => {
+    // Prepare: every Scan throttled.
+    await putItems(client, tables.inventory, paddedItems(10));
+    const before = await snapshotTable(client, tables.inventory);
+    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation) => operation === 'Scan');
+    const throttledClient = createDynamoClient({
+      endpoint: endpoint.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+    const clock = virtualClock();
+    const repository = new InventoryTable({
+      client: throttledClient,
+      tableName: tables.inventory,
+      pace: () => new ReadPace(0, 20_000, clock),
+    });
+    try {
+      // Act + Assess: retried with growing waits (full jitter, so only their bounds are known) until the window
+      // would be passed, then the list fails as storage unavailable (a 503 with Retry-After for the client).
+      await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(clock.slept.length).toBeGreaterThanOrEqual(4);
+      expect(clock.now()).toBeLessThanOrEqual(20_000);
+      for (const wait of clock.slept) expect(wait).toBeLessThanOrEqual(5_000);
+      expect(endpoint.calls).toHaveLength(clock.slept.length + 1);
+      expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    } finally {
+      throttledClient.destroy();
+      await endpoint.close();
+    }
+  });
+
+  it('fails a throttled list at once when its pace gives no throttle window', async () => {
+    await putItems(client, tables.inventory, paddedItems(10));
+    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation) => operation === 'Scan');
+    const throttledClient = createDynamoClient({
+      endpoint: endpoint.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+    const clock = virtualClock();
+    try {
+      const repository = new InventoryTable({
+        client: throttledClient,
+        tableName: tables.inventory,
+        pace: () => new ReadPace(0, 0, clock),
+      });
+      await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(endpoint.calls).toHaveLength(1);
+      expect(clock.slept).toEqual([]);
+    } finally {
+      throttledClient.destroy();
+      await endpoint.close();
+    }
   });
 
   it('turns unreachable storage into StorageUnavailableError within the retry budget', async () => {

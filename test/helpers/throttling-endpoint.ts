@@ -1,0 +1,58 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A DynamoDB endpoint in front of DynamoDB Local that throttles the requests a test chooses. */
+export interface ThrottlingEndpoint {
+  url: string;
+  /** Requests seen, in order: the operation (e.g. `Scan`), whether it was throttled, and its JSON body. */
+  calls: { operation: string; throttled: boolean; body: string }[];
+  close(): Promise<void>;
+}
+
+/**
+ * DynamoDB Local never throttles, so this stand-in answers the requests `throttle` picks as DynamoDB does past a
+ * table's read cap: HTTP 400 with a throttling error type and its ThrottlingReasons (DynamoDB Developer Guide,
+ * "Diagnosing throttling"); every other request is passed on to DynamoDB Local unchanged.
+ */
+export async function startThrottlingEndpoint(
+  target: string,
+  throttle: (operation: string, index: number) => boolean,
+  errorType = 'ThrottlingException',
+): Promise<ThrottlingEndpoint> {
+  const calls: ThrottlingEndpoint['calls'] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+    const throttled = throttle(operation, calls.filter((call) => call.operation === operation).length);
+    calls.push({ operation, throttled, body: body.toString('utf8') });
+    if (throttled) {
+      res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
+      res.end(
+        JSON.stringify({
+          __type: `com.amazonaws.dynamodb.v20120810#${errorType}`,
+          message: 'Throughput exceeds the maximum throughput configured for the table',
+          ThrottlingReasons: [{ reason: 'TableReadMaxOnDemandThroughputExceeded', resource: 'arn:test' }],
+        }),
+      );
+      return;
+    }
+    const forward = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    forward.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
