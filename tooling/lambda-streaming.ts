@@ -100,16 +100,23 @@ export interface StreamedHttpResponse {
 
 type StreamingHandler = (event: unknown, responseStream: LocalResponseStream, context: unknown) => unknown;
 
+/** A running streaming invocation: see {@link invokeStreamingHandler}. */
+export interface StreamingInvocation {
+  response: Promise<StreamedHttpResponse>;
+  completion: Promise<void>;
+  /**
+   * Stops the function as Lambda does at its timeout: before the prelude `response` rejects with `reason`, after it
+   * `body` is destroyed; whatever the handler writes or returns later goes nowhere.
+   */
+  stop(reason: Error): void;
+}
+
 /**
  * Invokes a streaming handler as the runtime does and reads its output as API Gateway does. `response` resolves
  * once the prelude and delimiter have arrived, and rejects when the function fails (or ends) before them: API
  * Gateway then has no response to send, only an integration failure. A failure after them destroys `body`.
  */
-export function invokeStreamingHandler(
-  handler: unknown,
-  event: unknown,
-  context: unknown,
-): { response: Promise<StreamedHttpResponse>; completion: Promise<void> } {
+export function invokeStreamingHandler(handler: unknown, event: unknown, context: unknown): StreamingInvocation {
   const stream = new LocalResponseStream();
   const body = new PassThrough();
   let head: Buffer = Buffer.alloc(0);
@@ -198,7 +205,7 @@ export function invokeStreamingHandler(
   })();
   // The caller watches `response` and `body`; an unobserved completion must not crash the process.
   completion.catch(() => undefined);
-  return { response, completion };
+  return { response, completion, stop: fail };
 }
 
 /**

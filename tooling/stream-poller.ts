@@ -221,7 +221,8 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   };
 
   let stopped = false;
-  let wake: (() => void) | undefined;
+  /** The loop's sleep between polls, while it sleeps: stop() ends it at once and clears its timer. */
+  let sleeping: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   const loop = (async () => {
     const interval = options.pollIntervalMs ?? 250;
     while (!stopped) {
@@ -232,9 +233,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       }
       if (stopped) break;
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, interval);
+        sleeping = { timer: setTimeout(resolve, interval), wake: resolve };
       });
+      sleeping = undefined;
     }
   })();
 
@@ -242,7 +243,11 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     discarded,
     stop: async () => {
       stopped = true;
-      wake?.();
+      // A pending sleep timer would keep the process (and a test run) alive for up to an interval after stop.
+      if (sleeping) {
+        clearTimeout(sleeping.timer);
+        sleeping.wake();
+      }
       await loop;
       client.destroy();
     },

@@ -84,6 +84,11 @@ export interface LocalGatewayOptions {
   serveExtra?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
   /** Loads a handler module by name; tests may inject faults here. @default import from functions/handlers */
   loadHandler?: (name: string) => Promise<LambdaHandler<unknown, unknown>>;
+  /**
+   * Each function's timeout in milliseconds, by its module name (a route's `handler`, or the authorizer's); tests
+   * shorten it. @default {@link defaultFunctionTimeoutMs}, the timeouts the stack sets
+   */
+  functionTimeoutMs?: (name: string) => number;
 }
 
 /** A running local gateway. */
@@ -141,6 +146,35 @@ function safeDecode(segment: string): string {
     return decodeURIComponent(segment);
   } catch {
     return segment;
+  }
+}
+
+/**
+ * A function's timeout as the stack sets it: the route's own, else DEFAULT_FUNCTION_TIMEOUT_SECONDS, which is also
+ * the authorizer's (InventoryFunction's default).
+ */
+export function defaultFunctionTimeoutMs(name: string): number {
+  if (name === AUTHORIZER_HANDLER) return DEFAULT_FUNCTION_TIMEOUT_SECONDS * 1000;
+  const route = ROUTES.find((candidate) => candidate.handler === name);
+  return (route?.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * Invokes a buffered function as Lambda does, up to its timeout: its result (or its error), or TIMED_OUT if it has
+ * not returned by then. Its late result or error is dropped, as a stopped Lambda instance never delivers one.
+ */
+async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolveTimedOut) => {
+    // Unref'd and cleared on return: a pending timeout never keeps the process (or a test run) alive.
+    timer = setTimeout(resolveTimedOut, timeoutMs, TIMED_OUT).unref();
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(invoke), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -278,6 +312,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   const ttlMs = (options.authorizerCacheTtlSeconds ?? 300) * 1000;
   const log = options.log ?? ((line: string) => console.log(line));
   const load = options.loadHandler ?? importHandler;
+  const timeoutOf = options.functionTimeoutMs ?? defaultFunctionTimeoutMs;
   const corsOrigins = options.corsOrigins ?? parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
   const allowRequest = createThrottle(options.throttling, options.clock);
   const authorizerCache = new Map<string, CachedDecision>();
@@ -300,15 +335,16 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       let returned: unknown;
       try {
         const authorizer = (await load(AUTHORIZER_HANDLER)) as LambdaHandler<APIGatewayTokenAuthorizerEvent, unknown>;
-        returned = await authorizer(
-          event,
-          lambdaContext({ functionName: 'authorizer', requestId: randomUUID(), timeoutMs: 10_000 }),
-        );
+        const timeoutMs = timeoutOf(AUTHORIZER_HANDLER);
+        const context = lambdaContext({ functionName: 'authorizer', requestId: randomUUID(), timeoutMs });
+        returned = await invokeWithin(() => authorizer(event, context), timeoutMs);
       } catch (error) {
         if (error instanceof Error && error.message === 'Unauthorized') return answer('UNAUTHORIZED', requestId);
         // Any other error from a TOKEN authorizer is a 500 AuthorizerConfigurationException on a stage.
         return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
       }
+      // An authorizer Lambda stopped at its timeout is a function error like any but `Unauthorized`.
+      if (returned === TIMED_OUT) return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
       const received = throughLambda(returned)?.value as APIGatewayAuthorizerResult | undefined;
       if (!received?.policyDocument || typeof received.principalId !== 'string') {
         return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
@@ -361,11 +397,10 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     // Lambda refuses an invocation whose event is over its payload limit; API Gateway reports the integration failed.
     const delivered = throughLambda(event) as { value: APIGatewayProxyEvent; bytes: number };
     if (delivered.bytes > LAMBDA_MAX_PAYLOAD_BYTES) return answer('INTEGRATION_FAILURE', requestId);
-    const context = lambdaContext({
-      functionName: route.operationId,
-      requestId: randomUUID(),
-      timeoutMs: (route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000,
-    });
+    // Only the function's timeout is enforced: the stack never sets it longer than the integration's (29 s buffered,
+    // the function's own when streamed; test/infra/api.test.ts holds it to that), so INTEGRATION_TIMEOUT cannot occur.
+    const timeoutMs = timeoutOf(route.handler);
+    const context = lambdaContext({ functionName: route.operationId, requestId: randomUUID(), timeoutMs });
     let handler: LambdaHandler<APIGatewayProxyEvent, unknown>;
     try {
       handler = (await load(route.handler)) as LambdaHandler<APIGatewayProxyEvent, unknown>;
@@ -376,19 +411,30 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       // The STREAM integration invokes with InvokeWithResponseStream: no 6 MB limit on the answer, which passes on
       // from the prelude as it comes; a function that fails before its prelude is a failed integration.
       if (!isStreamingHandler(handler)) return answer('INTEGRATION_FAILURE', requestId);
+      const invocation = invokeStreamingHandler(handler, delivered.value, context);
+      // Lambda stops the function at its timeout, a function error: before the prelude the integration failed, after
+      // it the response is cut off as for any failure (sendStreamed).
+      const stopAtTimeout = () => invocation.stop(new Error(`Task timed out after ${timeoutMs} ms`));
+      const timer = setTimeout(stopAtTimeout, timeoutMs).unref();
+      invocation.completion.then(
+        () => clearTimeout(timer),
+        () => clearTimeout(timer),
+      );
       try {
-        return await invokeStreamingHandler(handler, delivered.value, context).response;
+        return await invocation.response;
       } catch {
         return answer('INTEGRATION_FAILURE', requestId);
       }
     }
     let result: unknown;
     try {
-      result = await handler(delivered.value, context);
+      result = await invokeWithin(() => handler(delivered.value, context), timeoutMs);
     } catch {
       // A function that throws is a Lambda function error: the integration failed.
       return answer('INTEGRATION_FAILURE', requestId);
     }
+    // So is one Lambda stops at its timeout ("Task timed out").
+    if (result === TIMED_OUT) return answer('INTEGRATION_FAILURE', requestId);
     if (!isProxyResult(result)) return answer('API_CONFIGURATION_ERROR', requestId);
     // Lambda carries the result back serialized: over its payload limit the integration fails.
     if ((result.body?.length ?? 0) > RESPONSE_SIZE_CHECK_FROM) {

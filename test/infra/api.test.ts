@@ -2,10 +2,17 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { ERROR_CODES } from '../../functions/http/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { API_STAGE_NAME, allowedMethods, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../functions/routes';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_HANDLER,
+  allowedMethods,
+  LIST_INVENTORY_TIMEOUT_SECONDS,
+  ROUTES,
+} from '../../functions/routes';
 import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
 import { gatewayResponse } from '../../infra/gateway-responses';
 import { functionId } from '../../infra/inventory-stack';
+import { defaultFunctionTimeoutMs } from '../../infra/local/gateway';
 import { accountStackName, STACK_OUTPUTS } from '../../infra/shared-names';
 import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
 import {
@@ -152,6 +159,26 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       expect(buffered.integration.ResponseTransferMode).toBeUndefined();
       expect(JSON.stringify(buffered.integration.Uri)).toContain('/2015-03-31/functions/');
     }
+  });
+
+  /**
+   * "Amazon API Gateway quotas" (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html): a REST
+   * integration times out at 29 s unless set otherwise. With every function's timeout at most its integration's, a
+   * hung function is stopped by Lambda (a function error, INTEGRATION_FAILURE) and never meets INTEGRATION_TIMEOUT:
+   * the local gateway enforces only the function timeouts, with these very values.
+   */
+  it("gives no route function a timeout longer than its integration's, and the local gateway the same timeouts", () => {
+    const functionTimeoutSeconds = (id: string) => {
+      const logicalId = logicalIdStartingWith(template(), 'AWS::Lambda::Function', id);
+      return resourcesOfType(template(), 'AWS::Lambda::Function')[logicalId]?.Timeout as number;
+    };
+    for (const route of ROUTES) {
+      const method = only(methods().filter((m) => m.path === route.path && m.httpMethod === route.method));
+      const seconds = functionTimeoutSeconds(functionId(route.operationId));
+      expect(seconds * 1000).toBeLessThanOrEqual(method.integration.TimeoutInMillis ?? 29_000);
+      expect(defaultFunctionTimeoutMs(route.handler)).toBe(seconds * 1000);
+    }
+    expect(defaultFunctionTimeoutMs(AUTHORIZER_HANDLER)).toBe(functionTimeoutSeconds('AuthorizerFunction') * 1000);
   });
 
   it('has no Lambda-backed method that the route table (and so the local gateway) does not know', () => {

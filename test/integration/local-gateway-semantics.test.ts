@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
+import { AUTHORIZER_HANDLER } from '../../functions/routes';
 import {
   corsPreflightHeaders,
   errorTemplate,
@@ -14,7 +15,7 @@ import {
   type LocalGateway,
   startLocalGateway,
 } from '../../infra/local/gateway';
-import { streamifyResponse } from '../../tooling/lambda-streaming';
+import { type LocalResponseStream, streamifyResponse } from '../../tooling/lambda-streaming';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 import { entriesBreakingAt } from '../helpers/streaming';
@@ -45,9 +46,25 @@ function rawHttp(requestLine: string, headers: [string, string][], body = ''): s
 
 let events: APIGatewayProxyEvent[] = [];
 let authorizerCalls = 0;
-let authorizerMode: 'real' | 'throws' | 'malformed' = 'real';
-let functionMode: 'real' | 'throws' | 'too-large' | 'malformed' = 'real';
-let listMode: 'real' | 'fails-before-prelude' | 'fails-after-prelude' = 'real';
+let authorizerMode: 'real' | 'throws' | 'malformed' | 'hangs' = 'real';
+let functionMode: 'real' | 'throws' | 'too-large' | 'malformed' | 'hangs' | 'near-deadline' | 'late' | 'late-throw' =
+  'real';
+let listMode: 'real' | 'fails-before-prelude' | 'fails-after-prelude' | 'hangs-before-prelude' | 'hangs-after-prelude' =
+  'real';
+/** Settles once a function that outlived its timeout has delivered its late result (or error) or written again. */
+let lateDelivery: Promise<void> = Promise.resolve();
+/** A function that never returns, as one stuck on a call that never answers. */
+const never = () => new Promise<never>(() => undefined);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** How long before its deadline (by its context) the near-deadline function starts its real work. */
+const NEAR_DEADLINE_MARGIN_MS = 250;
+/** The streaming runtime's `HttpResponseStream.from`, as a handler reaches it through the `awslambda` global. */
+const httpResponseStream = (stream: unknown, prelude: Record<string, unknown>) =>
+  (
+    globalThis as unknown as {
+      awslambda: { HttpResponseStream: { from(s: unknown, p: Record<string, unknown>): LocalResponseStream } };
+    }
+  ).awslambda.HttpResponseStream.from(stream, prelude);
 
 /** Entries whose serialization fails past the first chunks: a list function failing after its first byte. */
 const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
@@ -62,6 +79,17 @@ async function loadHandler(name: string) {
     return streamifyResponse(async (event: unknown, stream: unknown, context: unknown) => {
       events.push(event as APIGatewayProxyEvent);
       if (listMode === 'fails-before-prelude') throw new Error('function crashed');
+      if (listMode === 'hangs-before-prelude') return never();
+      if (listMode === 'hangs-after-prelude') {
+        const body = httpResponseStream(stream, { statusCode: 200, headers: { 'Content-Type': 'application/json' } });
+        body.write('[{"petId":1,"quantity":12,');
+        const done = (context as { getRemainingTimeInMillis(): number }).getRemainingTimeInMillis() + 100;
+        // Writes the rest after its deadline: the client must never see it.
+        lateDelivery = sleep(done).then(() => {
+          body.end('"status":"available"}]');
+        });
+        return never();
+      }
       const streaming = (listMode === 'fails-after-prelude' ? BREAKING_LIST : handler) as unknown as (
         ...args: unknown[]
       ) => Promise<void>;
@@ -73,6 +101,7 @@ async function loadHandler(name: string) {
       authorizerCalls++;
       if (authorizerMode === 'throws') throw new Error('AuthorizerFailure');
       if (authorizerMode === 'malformed') return { principalId: 7 };
+      if (authorizerMode === 'hangs') return never();
     }
     if (name === 'get-pet') {
       if (functionMode === 'throws') throw new Error('function crashed');
@@ -80,6 +109,18 @@ async function loadHandler(name: string) {
       if (functionMode === 'too-large') {
         return { statusCode: 200, headers: {}, body: `"${'x'.repeat(LAMBDA_MAX_PAYLOAD_BYTES)}"` };
       }
+      if (functionMode === 'hangs') return never();
+      if (functionMode === 'late' || functionMode === 'late-throw') {
+        const late = sleep(context.getRemainingTimeInMillis() + 100);
+        lateDelivery = late;
+        await late;
+        if (functionMode === 'late-throw') throw new Error('function failed after its timeout');
+        return { statusCode: 200, headers: {}, body: '{"answered":"too late"}' };
+      }
+    }
+    if (name !== 'authorizer' && functionMode === 'near-deadline') {
+      // Starts its real work with only the margin left before its deadline, as its context tells it.
+      await sleep(context.getRemainingTimeInMillis() - NEAR_DEADLINE_MARGIN_MS);
     }
     return handler(event, context);
   };
@@ -502,5 +543,118 @@ describe('Local gateway: CORS preflight with several allowed origins', () => {
     expectGatewayAnswer(response, 'UNAUTHORIZED');
     // A gateway response cannot echo one of several origins, so it sends none (as the stack's).
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+/**
+ * "Configure Lambda function timeout" (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html): Lambda
+ * stops a function at its timeout, an invocation that failed. "Handling Lambda errors with an API Gateway API"
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html): API Gateway answers a function error
+ * as an internal error, here the INTEGRATION_FAILURE type, as for a function that throws; a TOKEN authorizer's error is
+ * the AUTHORIZER_CONFIGURATION_ERROR type ("Call an API with an API Gateway Lambda authorizer", above). "Troubleshoot
+ * issues with response streaming in API Gateway"
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/response-streaming-troubleshoot.html): a stream cut off
+ * by the Lambda timeout leaves the client with "transfer closed with outstanding read data remaining".
+ * The timeouts are shortened here; the gateway's defaults are the stack's (test/infra/api.test.ts).
+ */
+describe('Local gateway: function timeouts, enforced as Lambda does', () => {
+  const FUNCTION_TIMEOUT_MS = 500;
+  // Longer for the authorizer: the real one reads DynamoDB Local and must answer in time on a busy machine.
+  const AUTHORIZER_TIMEOUT_MS = 1000;
+  let gateway: LocalGateway;
+
+  beforeAll(async () => {
+    gateway = await startLocalGateway(0, {
+      log: () => undefined,
+      loadHandler,
+      functionTimeoutMs: (name) => (name === AUTHORIZER_HANDLER ? AUTHORIZER_TIMEOUT_MS : FUNCTION_TIMEOUT_MS),
+    });
+  });
+  afterAll(() => gateway.close());
+  beforeEach(() => {
+    gateway.clearAuthorizerCache();
+    authorizerMode = 'real';
+    functionMode = 'real';
+    listMode = 'real';
+    lateDelivery = Promise.resolve();
+  });
+
+  const get = (path: string) => rawRequest(gateway.url, { method: 'GET', path, headers: stack.authHeader });
+
+  it('answers the INTEGRATION_FAILURE response (503, Retry-After, request id) when a buffered function has not returned by its timeout', async () => {
+    functionMode = 'hangs';
+    const response = await get('/v1/pets/1');
+    expectGatewayAnswer(response, 'INTEGRATION_FAILURE');
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+  });
+
+  it("answers what a buffered function returns just inside its timeout, by its context's remaining time", async () => {
+    functionMode = 'near-deadline';
+    const response = await rawRequest(gateway.url, {
+      method: 'PATCH',
+      path: '/v1/inventory/2',
+      headers: { ...stack.authHeader, 'Content-Type': 'application/json' },
+      body: Buffer.from('{"quantity":4}'),
+    });
+    expect(response.status).toBe(200);
+    expect(response.text).toBe('{"petId":2,"quantity":4,"status":"pending"}');
+  });
+
+  it.each([
+    ['returns', 'late'],
+    ['throws', 'late-throw'],
+  ] as const)(
+    'drops what a function %s after its timeout: the client has INTEGRATION_FAILURE and the gateway goes on',
+    async (_outcome, mode) => {
+      // Act
+      functionMode = mode;
+      const response = await get('/v1/pets/1');
+      await lateDelivery;
+      await sleep(20);
+      functionMode = 'real';
+      const next = await get('/v1/pets/1');
+      // Assess: an unhandled late rejection would have failed this test.
+      expectGatewayAnswer(response, 'INTEGRATION_FAILURE');
+      expect(next.status).toBe(501);
+    },
+  );
+
+  it('answers INTEGRATION_FAILURE when the streaming function has not sent its prelude by its timeout', async () => {
+    listMode = 'hangs-before-prelude';
+    expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
+  });
+
+  it('closes the connection without the terminating chunk when the streaming function times out after part of its body', async () => {
+    // Act
+    listMode = 'hangs-after-prelude';
+    const response = await socketExchange(
+      gateway.url,
+      rawHttp('GET /v1/inventory HTTP/1.1', [
+        ['Host', 'localhost'],
+        ['Authorization', stack.authHeader.Authorization as string],
+        ['Connection', 'close'],
+      ]),
+    );
+    await lateDelivery;
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.headers['transfer-encoding']).toBe('chunked');
+    expect(response.text).toContain('[{"petId":1,"quantity":12,');
+    expect(response.text).not.toContain('"status":"available"}]');
+    expect(response.text.endsWith('0\r\n\r\n')).toBe(false);
+  });
+
+  it('answers the AUTHORIZER_CONFIGURATION_ERROR response (503, Retry-After) when the authorizer has not answered by its timeout, and caches no decision', async () => {
+    // Act
+    authorizerMode = 'hangs';
+    const response = await get('/v1/inventory');
+    authorizerMode = 'real';
+    const next = await get('/v1/store/orders');
+    // Assess
+    expectGatewayAnswer(response, 'AUTHORIZER_CONFIGURATION_ERROR');
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(next.status).toBe(501);
   });
 });

@@ -39,7 +39,12 @@ describe('Local runner: the stream poller that stands in for the history event s
     );
   const start = async (
     respond: (event: DynamoDBStreamEvent, call: number) => DynamoDBBatchResponse | undefined,
-    options: { batchSize?: number; retryAttempts?: number; onDiscard?: (batch: DiscardedBatch) => void } = {},
+    options: {
+      batchSize?: number;
+      retryAttempts?: number;
+      onDiscard?: (batch: DiscardedBatch) => void;
+      pollIntervalMs?: number;
+    } = {},
   ) => {
     poller = startStreamPoller({
       endpoint: testEndpoint(),
@@ -163,6 +168,29 @@ describe('Local runner: the stream poller that stands in for the history event s
     expect(discarded).toEqual([
       expect.objectContaining({ firstSequenceNumber: poison, lastSequenceNumber: poison, size: 1, attempts: 3 }),
     ]);
+  });
+
+  it('stops at once while it sleeps between polls (a 30 s interval), leaving no timer behind', async () => {
+    // Prepare: the poller has delivered a record and sleeps until its next poll.
+    const pendingTimers = () => process.getActiveResourcesInfo().filter((type) => type === 'Timeout').length;
+    const before = pendingTimers();
+    await put('1', 1);
+    await start(() => undefined, { pollIntervalMs: 30_000 });
+    await waitFor(() => events.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Act
+    let guard: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      (poller as StreamPoller).stop().then(() => 'stopped'),
+      new Promise((resolve) => {
+        guard = setTimeout(resolve, 5000, 'still waiting after 5 s');
+      }),
+    ]);
+    clearTimeout(guard);
+    poller = undefined;
+    // Assess
+    expect(outcome).toBe('stopped');
+    expect(pendingTimers()).toBeLessThanOrEqual(before);
   });
 
   it('runs the history function so a change is in the history table within two seconds', async () => {
