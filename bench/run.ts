@@ -16,13 +16,19 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, DynamoDBRecord } from 'aws-lambda';
+import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { inventoryListChunks } from '../functions/inventory/json';
 import { comparePetIds } from '../functions/inventory/repository';
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
+import {
+  changeOriginAttribute,
+  inventoryAttributes,
+  LAST_CHANGE,
+  signedInventoryAttributes,
+} from '../functions/store/inventory-table';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { HISTORY_STREAM_MAPPING } from '../infra/shared-names';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';
@@ -199,7 +205,14 @@ async function main(): Promise<void> {
     const authHeader = { Authorization: `Bearer ${api.apiKey}` };
     const seed = async (from: number, to: number) => {
       if (!client) return;
-      await writeInventory(inventory(from, to), { client, tableName: tables.inventory, concurrency: 4 });
+      // Signed as an import signs its rows: the items, and so the Scan's pages and read units, of a real store.
+      const actor = importActor(`bench-${to}.csv`, process.env);
+      await writeInventory(inventory(from, to), {
+        client,
+        tableName: tables.inventory,
+        concurrency: 4,
+        toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
+      });
     };
 
     await seed(0, COLD_PATH_INVENTORY);

@@ -5,7 +5,7 @@ import { SERVICE_NAME } from '../functions/http/metric-names';
 import type { InventoryItem } from '../functions/inventory/types';
 import { ApiKeyTable } from '../functions/store/api-key-table';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
+import { signedInventoryAttributes } from '../functions/store/inventory-table';
 import { HISTORY_STREAM_MAPPING } from '../infra/shared-names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
 import { type StreamHandler, type StreamPoller, type StreamPollerOptions, startStreamPoller } from './stream-poller';
@@ -68,14 +68,11 @@ export async function seedDemoInventory(client: DynamoDBClient, tableName: strin
     await client.send(
       new PutItemCommand({
         TableName: tableName,
-        Item: {
-          ...inventoryAttributes(item),
-          [LAST_CHANGE]: changeOriginAttribute({
-            source: 'import',
-            actor: 'npm start demo inventory',
-            at: new Date().toISOString(),
-          }),
-        },
+        Item: signedInventoryAttributes(item, {
+          source: 'import',
+          actor: 'npm start demo inventory',
+          at: new Date().toISOString(),
+        }),
       }),
     );
   }

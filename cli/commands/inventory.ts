@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { createInventoryClient } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-table';
+import { signedInventoryAttributes } from '../../functions/store/inventory-table';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
@@ -62,10 +62,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
       client: target.client,
       tableName,
       concurrency,
-      toItem: (item) => ({
-        ...inventoryAttributes(item),
-        [LAST_CHANGE]: changeOriginAttribute({ source: 'import', actor, at: new Date().toISOString() }),
-      }),
+      toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
       onProgress: (written) => progress.update(written),
     });
     progress.finish();

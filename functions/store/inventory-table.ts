@@ -186,6 +186,11 @@ export function inventoryAttributes(item: InventoryItem): Record<string, Attribu
   return { petId: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } };
 }
 
+/** An entry as a writer other than the API stores it: the entry and who wrote it, in one item. */
+export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOrigin): Record<string, AttributeValue> {
+  return { ...inventoryAttributes(item), [LAST_CHANGE]: changeOriginAttribute(origin) };
+}
+
 /** Converts a stored row; a row that breaks the model is a data defect, not a client error. */
 export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
   const petId = row.petId?.N;

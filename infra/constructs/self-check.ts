@@ -16,11 +16,11 @@ export const SELF_CHECK_HANDLER = 'self-check';
 export const SELF_CHECK_TABLE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
 
 /**
- * Time the self-check may take: its checks wait up to 10 s each (60 s for the list's first entry), room for the cold
- * start of every function they reach on a first deploy and for a large store's Scan, and failing checks are retried
- * for up to a minute while a new deployment settles: a worst-case run (110 s) and a retry fit.
+ * Time the self-check may take: its checks wait up to 10 s each (the list's first entry as long as the list may
+ * run), room for the cold start of every function they reach on a first deploy and for a large store's paced Scan,
+ * and failing checks are retried for up to a minute while a new deployment settles: a worst-case run and a retry fit.
  */
-export const SELF_CHECK_TIMEOUT = Duration.minutes(4);
+export const SELF_CHECK_TIMEOUT = Duration.minutes(6);
 
 /** How long the trigger waits for the self-check's answer: longer than the function may run. */
 export const SELF_CHECK_TRIGGER_TIMEOUT = SELF_CHECK_TIMEOUT.plus(Duration.minutes(1));

@@ -103,11 +103,11 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
     expect(Variables).not.toHaveProperty(ENV.inventoryTable);
   });
 
-  it('runs for 4 minutes (a worst-case run with a large store, cold starts, one retry while settling) on Node 24, arm64', () => {
+  it('runs for 6 minutes (a worst-case run with a large store, cold starts, one retry while settling) on Node 24, arm64', () => {
     expect(selfCheckFunction(template())).toMatchObject({
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
-      Timeout: 240,
+      Timeout: 360,
       Handler: 'index.handler',
     });
   });
