@@ -240,51 +240,16 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(clock.slept).toEqual([]);
   });
 
-  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
-    'waits out Scan pages throttled (%s) past the client retries and lists every entry once',
-    async (errorType) => {
-      // Prepare: every other Scan request throttled at a stand-in endpoint; the client makes one attempt per call.
-      await putItems(client, tables.inventory, paddedItems(2600));
-      const endpoint = await startThrottlingEndpoint(
-        testEndpoint(),
-        (operation, n) => operation === 'Scan' && n % 2 === 0,
-        errorType,
-      );
-      const throttledClient = createDynamoClient({
-        endpoint: endpoint.url,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        maxAttempts: 1,
-      });
-      const clock = virtualClock();
-      const repository = new InventoryTable({
-        client: throttledClient,
-        tableName: tables.inventory,
-        pace: () => new ReadPace(0, 60_000, clock),
-      });
-      try {
-        // Act
-        const listed = await repository.listAll();
-        // Assess
-        expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
-        const scans = endpoint.calls.filter((call) => call.operation === 'Scan');
-        const throttled = scans.filter((call) => call.throttled).length;
-        expect(throttled).toBeGreaterThanOrEqual(3);
-        expect(scans.length).toBe(2 * throttled);
-        expect(clock.slept).toHaveLength(throttled);
-        for (const wait of clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
-      } finally {
-        throttledClient.destroy();
-        await endpoint.close();
-      }
-    },
-  );
-
-  it('gives up with StorageUnavailableError once throttling outlasts the window, after backing off, changing nothing', async () => {
-    // Prepare: every Scan throttled.
-    await putItems(client, tables.inventory, paddedItems(10));
-    const before = await snapshotTable(client, tables.inventory);
-    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation) => operation === 'Scan');
+  /**
+   * The test table behind a stand-in endpoint that throttles the Scans `throttle` picks, read by a client that makes
+   * one attempt per call, with a pace of no rate and `throttleWindowMs` on a virtual clock.
+   */
+  async function throttledTable(
+    throttle: (operation: string, index: number) => boolean,
+    throttleWindowMs: number,
+    errorType?: string,
+  ) {
+    const endpoint = await startThrottlingEndpoint(testEndpoint(), throttle, errorType);
     const throttledClient = createDynamoClient({
       endpoint: endpoint.url,
       region: 'us-east-1',
@@ -295,45 +260,66 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const repository = new InventoryTable({
       client: throttledClient,
       tableName: tables.inventory,
-      pace: () => new ReadPace(0, 20_000, clock),
+      pace: () => new ReadPace(0, throttleWindowMs, clock),
     });
+    const close = async () => {
+      throttledClient.destroy();
+      await endpoint.close();
+    };
+    return { repository, endpoint, clock, close };
+  }
+
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
+    'waits out Scan pages throttled (%s) past the client retries and lists every entry once',
+    async (errorType) => {
+      // Prepare: every other Scan request throttled.
+      await putItems(client, tables.inventory, paddedItems(2600));
+      const throttled = await throttledTable((operation, n) => operation === 'Scan' && n % 2 === 0, 60_000, errorType);
+      try {
+        // Act
+        const listed = await throttled.repository.listAll();
+        // Assess
+        expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
+        const scans = throttled.endpoint.calls.filter((call) => call.operation === 'Scan');
+        const refused = scans.filter((call) => call.throttled).length;
+        expect(refused).toBeGreaterThanOrEqual(3);
+        expect(scans.length).toBe(2 * refused);
+        expect(throttled.clock.slept).toHaveLength(refused);
+        for (const wait of throttled.clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
+      } finally {
+        await throttled.close();
+      }
+    },
+  );
+
+  it('gives up with StorageUnavailableError once throttling outlasts the window, after backing off, changing nothing', async () => {
+    // Prepare: every Scan throttled.
+    await putItems(client, tables.inventory, paddedItems(10));
+    const before = await snapshotTable(client, tables.inventory);
+    const throttled = await throttledTable((operation) => operation === 'Scan', 20_000);
     try {
       // Act + Assess: retried with growing waits (full jitter, so only their bounds are known) until the window
       // would be passed, then the list fails as storage unavailable (a 503 with Retry-After for the client).
-      await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
-      expect(clock.slept.length).toBeGreaterThanOrEqual(4);
-      expect(clock.now()).toBeLessThanOrEqual(20_000);
-      for (const wait of clock.slept) expect(wait).toBeLessThanOrEqual(5_000);
-      expect(endpoint.calls).toHaveLength(clock.slept.length + 1);
+      await expect(throttled.repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(throttled.clock.slept.length).toBeGreaterThanOrEqual(4);
+      expect(throttled.clock.now()).toBeLessThanOrEqual(20_000);
+      for (const wait of throttled.clock.slept) expect(wait).toBeLessThanOrEqual(5_000);
+      expect(throttled.endpoint.calls).toHaveLength(throttled.clock.slept.length + 1);
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
     } finally {
-      throttledClient.destroy();
-      await endpoint.close();
+      await throttled.close();
     }
   });
 
   it('fails a throttled list at once when its pace gives no throttle window', async () => {
     await putItems(client, tables.inventory, paddedItems(10));
-    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation) => operation === 'Scan');
-    const throttledClient = createDynamoClient({
-      endpoint: endpoint.url,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-    });
-    const clock = virtualClock();
+    const throttled = await throttledTable((operation) => operation === 'Scan', 0);
     try {
-      const repository = new InventoryTable({
-        client: throttledClient,
-        tableName: tables.inventory,
-        pace: () => new ReadPace(0, 0, clock),
-      });
-      await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
-      expect(endpoint.calls).toHaveLength(1);
-      expect(clock.slept).toEqual([]);
+      await expect(throttled.repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(throttled.endpoint.calls).toHaveLength(1);
+      expect(throttled.clock.slept).toEqual([]);
     } finally {
-      throttledClient.destroy();
-      await endpoint.close();
+      await throttled.close();
     }
   });
 
