@@ -16,19 +16,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, DynamoDBRecord } from 'aws-lambda';
-import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { inventoryListChunks } from '../functions/inventory/json';
 import { comparePetIds } from '../functions/inventory/repository';
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import {
-  changeOriginAttribute,
-  inventoryAttributes,
-  LAST_CHANGE,
-  signedInventoryAttributes,
-} from '../functions/store/inventory-table';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { HISTORY_STREAM_MAPPING } from '../infra/shared-names';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../tooling/deployed-bundles';
@@ -37,10 +31,11 @@ import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from
 import { installLambdaStreamingRuntime } from '../tooling/lambda-streaming';
 import { type LocalApiProcess, startLocalApiProcess } from '../tooling/local-api-process';
 import { configureFunctionEnvironment } from '../tooling/local-environment';
-import { LOCAL_TABLE_NAMES } from '../tooling/tables';
+import { ensureTables, LOCAL_TABLE_NAMES } from '../tooling/tables';
 import { bundleSubjects, type ColdStartResult, measureColdStarts, NAIVE_HANDLER } from './cold-start';
 import { closeHttp, type ListTimes, measureList, measurePatch, type PatchResult } from './latency';
 import { type InvokeProbe, runProbe } from './probe-child';
+import { measureReadUnits, type ReadUnitsFigure } from './read-units';
 import { markdownTable, round } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -57,6 +52,8 @@ interface Profile {
   patchWarmup: number;
   sizes: readonly number[];
   listRounds: readonly number[];
+  /** Entries per writer in the read-units measurement (several 1 MB Scan pages when signed). */
+  readUnitsEntries: number;
 }
 
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
@@ -66,6 +63,7 @@ const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
     patchWarmup: 40,
     sizes: [1_000, 10_000, 100_000],
     listRounds: [15, 9, 5],
+    readUnitsEntries: 20_000,
   },
   large: {
     coldRuns: 15,
@@ -73,8 +71,16 @@ const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
     patchWarmup: 40,
     sizes: [1_000, 10_000, 100_000, 1_000_000],
     listRounds: [15, 9, 5, 2],
+    readUnitsEntries: 20_000,
   },
-  smoke: { coldRuns: 2, patchIterations: 15, patchWarmup: 3, sizes: [20, 60, 150], listRounds: [2, 2, 2] },
+  smoke: {
+    coldRuns: 2,
+    patchIterations: 15,
+    patchWarmup: 3,
+    sizes: [20, 60, 150],
+    listRounds: [2, 2, 2],
+    readUnitsEntries: 500,
+  },
 };
 
 const { values: args } = parseArgs({
@@ -205,14 +211,11 @@ async function main(): Promise<void> {
     const authHeader = { Authorization: `Bearer ${api.apiKey}` };
     const seed = async (from: number, to: number) => {
       if (!client) return;
-      // Signed as an import signs its rows: the items, and so the Scan's pages and read units, of a real store.
-      const actor = importActor(`bench-${to}.csv`, process.env);
-      await writeInventory(inventory(from, to), {
-        client,
-        tableName: tables.inventory,
-        concurrency: 4,
-        toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
-      });
+      // The attributes the list reads, unsigned: the function's work per entry is the same with a lastChange (the
+      // Scan projects it away), but DynamoDB Local scans about 1 MB/s, and a 1,000,000-entry store signed as an import
+      // (~185 MB of items) would keep it past the list's 120 s before the function did anything. What signing costs
+      // every list, in read units, is measured on its own (measureReadUnits).
+      await writeInventory(inventory(from, to), { client, tableName: tables.inventory, concurrency: 4 });
     };
 
     await seed(0, COLD_PATH_INVENTORY);
@@ -249,6 +252,11 @@ async function main(): Promise<void> {
     const otherMemory = await measureFunctionMemory(deployed, functionEnv, api.apiKey);
     // Its PATCH scenario changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
     await seed(0, 20);
+
+    progress(`read units of the list's Scan per writer (${profile.readUnitsEntries} entries each, a table of its own)`);
+    const readUnitsTables = { ...tables, inventory: `${tables.inventory}-read-units` };
+    await ensureTables(client, readUnitsTables, { inventoryStream: false });
+    const readUnits = await measureReadUnits(client, readUnitsTables.inventory, inventory(0, profile.readUnitsEntries));
 
     installLambdaStreamingRuntime();
     const { handler: listHandler } = await import('../functions/handlers/list-inventory');
@@ -295,7 +303,7 @@ async function main(): Promise<void> {
     const memory = deployed.bundles.map((bundle) =>
       bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.get(bundle.handler),
     ) as MemoryFigure[];
-    const results = summarize({ coldStart, patch, list, memory, seconds: (Date.now() - startedAt) / 1000 });
+    const results = summarize({ coldStart, patch, list, memory, readUnits, seconds: (Date.now() - startedAt) / 1000 });
     writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${render(results)}\n\nWritten to ${args.out}\n`);
   } finally {
@@ -408,6 +416,7 @@ function summarize(parts: {
   patch: PatchResult;
   list: ListFigure[];
   memory: MemoryFigure[];
+  readUnits: ReadUnitsFigure[];
   seconds: number;
 }) {
   const targets: Target[] = [];
@@ -442,6 +451,7 @@ function summarize(parts: {
     patch: parts.patch,
     list: parts.list,
     memory: parts.memory,
+    readUnits: parts.readUnits,
     targets,
   };
 }
@@ -453,7 +463,7 @@ function kb(bytes: number): string {
 }
 
 function render(results: Results): string {
-  const { coldStart, patch, list, memory, targets } = results;
+  const { coldStart, patch, list, memory, readUnits, targets } = results;
   return [
     `## Cold start (median of ${coldStart.runs} fresh node processes; naive handler: init ${coldStart.naiveInitMsMedian} ms, cold path ${coldStart.naiveColdPathMsMedian} ms)`,
     markdownTable(
@@ -522,6 +532,12 @@ function render(results: Results): string {
         `${m.maxRssAfterInitMb} MB`,
         `${m.heapUsedPeakMb} MB`,
       ]),
+    ),
+    '',
+    "## Read units of the list's Scan (strongly consistent, one segment, as DynamoDB Local reports them)",
+    markdownTable(
+      ['entries written by', 'entries', 'pages', 'read units', 'per 1,000,000 entries'],
+      readUnits.map((r) => [r.writer, r.entries, r.pages, r.units, r.unitsPerMillionEntries]),
     ),
     '',
     '## Targets',
