@@ -73,8 +73,10 @@ export class InventoryTable implements InventoryRepository {
   async listAll(): Promise<InventoryItem[]> {
     const total = this.scanSegmentsFor(this.#lastListed);
     const pace = this.#pace?.();
+    // The first segment to fail stops the others: the list has failed, and their pages would only cost read units.
+    const failure = new AbortController();
     const segments = await Promise.all(
-      Array.from({ length: total }, (_, segment) => this.#scanSegment(segment, total, pace)),
+      Array.from({ length: total }, (_, segment) => this.#scanSegment(segment, total, failure, pace)),
     );
     const items = segments.flat().sort((a, b) => comparePetIds(a.petId, b.petId));
     this.#lastListed = items.length;
@@ -124,12 +126,21 @@ export class InventoryTable implements InventoryRepository {
     }
   }
 
-  /** Reads every page of one Scan segment at the list's pace; a throttled page is read again when the pace allows. */
-  async #scanSegment(segment: number, totalSegments: number, pace?: ScanPace): Promise<InventoryItem[]> {
+  /**
+   * Reads every page of one Scan segment at the list's pace; a throttled page is read again when the pace allows.
+   * A segment that fails aborts `failure`, which stops the others (in flight or before their next page).
+   */
+  async #scanSegment(
+    segment: number,
+    totalSegments: number,
+    failure: AbortController,
+    pace?: ScanPace,
+  ): Promise<InventoryItem[]> {
     const items: InventoryItem[] = [];
     let startKey: Record<string, AttributeValue> | undefined;
     for (;;) {
       await pace?.beforePage();
+      failure.signal.throwIfAborted();
       let page: ScanCommandOutput;
       try {
         page = await this.#client.send(
@@ -142,9 +153,11 @@ export class InventoryTable implements InventoryRepository {
             ExclusiveStartKey: startKey,
             ...(pace?.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
           }),
+          { abortSignal: failure.signal },
         );
       } catch (error) {
         if (pace && isThrottling(error) && (await pace.afterThrottle())) continue;
+        failure.abort();
         return translateStorageError(error, 'Scan');
       }
       pace?.consumed(page.ConsumedCapacity?.CapacityUnits);

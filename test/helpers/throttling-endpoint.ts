@@ -16,7 +16,7 @@ export interface ThrottlingEndpoint {
  */
 export async function startThrottlingEndpoint(
   target: string,
-  throttle: (operation: string, index: number) => boolean,
+  throttle: (operation: string, index: number, body: string) => boolean,
   errorType = 'ThrottlingException',
 ): Promise<ThrottlingEndpoint> {
   const calls: ThrottlingEndpoint['calls'] = [];
@@ -25,8 +25,9 @@ export async function startThrottlingEndpoint(
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
-    const throttled = throttle(operation, calls.filter((call) => call.operation === operation).length);
-    calls.push({ operation, throttled, body: body.toString('utf8') });
+    const text = body.toString('utf8');
+    const throttled = throttle(operation, calls.filter((call) => call.operation === operation).length, text);
+    calls.push({ operation, throttled, body: text });
     if (throttled) {
       res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
       res.end(

@@ -245,9 +245,10 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
    * one attempt per call, with a pace of no rate and `throttleWindowMs` on a virtual clock.
    */
   async function throttledTable(
-    throttle: (operation: string, index: number) => boolean,
+    throttle: (operation: string, index: number, body: string) => boolean,
     throttleWindowMs: number,
     errorType?: string,
+    tableOptions: { entriesPerSegment?: number } = {},
   ) {
     const endpoint = await startThrottlingEndpoint(testEndpoint(), throttle, errorType);
     const throttledClient = createDynamoClient({
@@ -261,6 +262,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       client: throttledClient,
       tableName: tables.inventory,
       pace: () => new ReadPace(0, throttleWindowMs, clock),
+      ...tableOptions,
     });
     const close = async () => {
       throttledClient.destroy();
@@ -306,6 +308,34 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       for (const wait of throttled.clock.slept) expect(wait).toBeLessThanOrEqual(5_000);
       expect(throttled.endpoint.calls).toHaveLength(throttled.clock.slept.length + 1);
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it('stops the other segments of a parallel Scan once one has failed: no more pages read for a failed list', async () => {
+    // Prepare: ~12 MB, so each of 4 segments has about three 1 MB pages; the first list sizes the next at 4 segments.
+    await putItems(client, tables.inventory, paddedItems(12_000));
+    let armed = false;
+    const throttled = await throttledTable(
+      (operation, _, body) => armed && operation === 'Scan' && JSON.parse(body).Segment === 0,
+      0,
+      undefined,
+      { entriesPerSegment: 3000 },
+    );
+    try {
+      expect(await throttled.repository.listAll()).toHaveLength(12_000);
+      const before = throttled.endpoint.calls.length;
+      armed = true;
+      // Act: segment 0 is throttled with no window, so it fails at its first page.
+      await expect(throttled.repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Assess: the other three sent their first page at most (aborted in flight or answered), never a next one.
+      const others = throttled.endpoint.calls
+        .slice(before)
+        .filter((call) => call.operation === 'Scan' && JSON.parse(call.body).Segment !== 0);
+      expect(others.length).toBeLessThanOrEqual(3);
+      expect(others.every((call) => JSON.parse(call.body).ExclusiveStartKey === undefined)).toBe(true);
     } finally {
       await throttled.close();
     }
