@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-table';
+import { scanReadUnitsPerPage } from '../tooling/tables';
 
 /** What one strongly consistent, single-segment Scan of the whole table consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {
@@ -44,28 +45,12 @@ export async function measureReadUnits(
   const figures: ReadUnitsFigure[] = [];
   for (const [writer, toItem] of writers) {
     await writeInventory(items, { client, tableName, concurrency: 4, toItem });
-    let units = 0;
-    let pages = 0;
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await client.send(
-        new ScanCommand({
-          TableName: tableName,
-          ConsistentRead: true,
-          ProjectionExpression: 'petId, quantity, #status',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ReturnConsumedCapacity: 'TOTAL',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      units += page.ConsumedCapacity?.CapacityUnits ?? Number.NaN;
-      pages += 1;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = await scanReadUnitsPerPage(client, tableName);
+    const units = pages.reduce((sum, pageUnits) => sum + pageUnits, 0);
     figures.push({
       writer,
       entries: items.length,
-      pages,
+      pages: pages.length,
       units,
       unitsPerMillionEntries: Math.round((units / items.length) * 1_000_000),
     });

@@ -56,23 +56,18 @@ interface Profile {
   readUnitsEntries: number;
 }
 
+const FULL: Profile = {
+  coldRuns: 15,
+  patchIterations: 600,
+  patchWarmup: 40,
+  sizes: [1_000, 10_000, 100_000],
+  listRounds: [15, 9, 5],
+  readUnitsEntries: 20_000,
+};
+
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
-  full: {
-    coldRuns: 15,
-    patchIterations: 600,
-    patchWarmup: 40,
-    sizes: [1_000, 10_000, 100_000],
-    listRounds: [15, 9, 5],
-    readUnitsEntries: 20_000,
-  },
-  large: {
-    coldRuns: 15,
-    patchIterations: 600,
-    patchWarmup: 40,
-    sizes: [1_000, 10_000, 100_000, 1_000_000],
-    listRounds: [15, 9, 5, 2],
-    readUnitsEntries: 20_000,
-  },
+  full: FULL,
+  large: { ...FULL, sizes: [...FULL.sizes, 1_000_000], listRounds: [...FULL.listRounds, 2] },
   smoke: {
     coldRuns: 2,
     patchIterations: 15,

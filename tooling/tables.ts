@@ -1,11 +1,13 @@
 import {
   type AttributeDefinition,
+  type AttributeValue,
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
   type KeySchemaElement,
   paginateListTables,
   ResourceInUseException,
+  ScanCommand,
   type StreamSpecification,
   UpdateTableCommand,
   waitUntilTableExists,
@@ -102,4 +104,28 @@ async function ensureStream(client: DynamoDBClient, tableName: string, stream: S
   if (Table?.StreamSpecification?.StreamEnabled) return;
   await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
+}
+
+/**
+ * The read units each page of a strongly consistent, single-segment Scan of the whole table consumes, in order, as
+ * DynamoDB reports them (`ReturnConsumedCapacity`), with the list's projection (a Scan's units do not depend on it).
+ */
+export async function scanReadUnitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
+  const units: number[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ConsistentRead: true,
+        ProjectionExpression: 'petId, quantity, #status',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ReturnConsumedCapacity: 'TOTAL',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return units;
 }

@@ -1,4 +1,4 @@
-import { type AttributeValue, type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
@@ -9,7 +9,7 @@ import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { InventoryTable, toChangeOrigin } from '../../functions/store/inventory-table';
 import { type PaceClock, ReadPace } from '../../functions/store/read-pace';
 import { freePort } from '../../tooling/dynamodb-local';
-import type { TableNames } from '../../tooling/tables';
+import { scanReadUnitsPerPage, type TableNames } from '../../tooling/tables';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
@@ -25,25 +25,6 @@ function virtualClock(): PaceClock & { slept: number[] } {
       now += ms;
     },
   };
-}
-
-/** The read units each page of a single-segment, strongly consistent Scan of the table consumes, in order. */
-async function unitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
-  const units: number[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        ReturnConsumedCapacity: 'TOTAL',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return units;
 }
 
 /** Entries of about 1 KB each, so a few thousand fill several 1 MB Scan pages. */
@@ -207,7 +188,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it("paces the list's Scan to readUnitsPerSecond from the capacity DynamoDB reports, the first second's worth at once", async () => {
     // Prepare: ~3 MB, three or four Scan pages of ~257 read units each (a strongly consistent unit is 4 KB).
     await putItems(client, tables.inventory, paddedItems(3000));
-    const pages = await unitsPerPage(client, tables.inventory);
+    const pages = await scanReadUnitsPerPage(client, tables.inventory);
     const clock = virtualClock();
     const rate = 100;
     const repository = new InventoryTable({
