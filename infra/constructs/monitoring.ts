@@ -224,7 +224,7 @@ export class Monitoring extends Construct {
       'InventoryListSizeAlarm',
       listed,
       config.listedEntries,
-      `A list answered ${config.listedEntries} entries or more: it nears what the list function can hold`,
+      `A list answered ${config.listedEntries} entries or more: it nears the largest list the stage can answer`,
       'InventoryListSizeAlarm',
       once,
     );

@@ -6,6 +6,7 @@ import {
   assertDeployable,
   contextLookup,
   DEFAULT_REGION,
+  listReadPace,
   PLACEHOLDER_ACCOUNT,
   STAGES,
   stageConfig,
@@ -20,6 +21,15 @@ import {
 } from './synth';
 
 describe('Stage configuration', () => {
+  it("paces the list at half the inventory table's read cap, in whole units even for an odd cap", () => {
+    expect(listReadPace(4000)).toBe(2000);
+    expect(listReadPace(1001)).toBe(500);
+    for (const stage of STAGES) {
+      const config = stageConfig(stage);
+      expect(config.listReadUnitsPerSecond).toBe(listReadPace(config.maxReadRequestUnits.inventory));
+    }
+  });
+
   it('gives both stages an explicit placeholder account and the default region when nothing is configured', () => {
     for (const stage of STAGES) {
       expect(

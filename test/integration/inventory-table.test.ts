@@ -1,4 +1,4 @@
-import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand, type ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
@@ -7,7 +7,7 @@ import {
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { InventoryTable, toChangeOrigin } from '../../functions/store/inventory-table';
-import { type PaceClock, ReadPace } from '../../functions/store/read-pace';
+import { PAGE_UNITS, type PaceClock, ReadPace } from '../../functions/store/read-pace';
 import { freePort } from '../../tooling/dynamodb-local';
 import { scanReadUnitsPerPage, type TableNames } from '../../tooling/tables';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
@@ -185,7 +185,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(await snapshotTable(client, tables.inventory)).toBe('');
   });
 
-  it("paces the list's Scan to readUnitsPerSecond from the capacity DynamoDB reports, the first second's worth at once", async () => {
+  it("paces the list's Scan to readUnitsPerSecond from the capacity DynamoDB reports, booking each page before it is sent", async () => {
     // Prepare: ~3 MB, three or four Scan pages of ~257 read units each (a strongly consistent unit is 4 KB).
     await putItems(client, tables.inventory, paddedItems(3000));
     const pages = await scanReadUnitsPerPage(client, tables.inventory);
@@ -198,15 +198,55 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     });
     // Act
     const listed = await repository.listAll();
-    // Assess: before each page after the first, the pace waits until the units so far, less one second's worth, fit
-    // the rate; with no other reader, the list ends at (all but the last page's units - rate) / rate seconds.
+    // Assess: before each page the pace waits until the units so far and the page's booking (a full page) fit the
+    // rate with one second's worth at once: at 100 units/s even the first page waits, and the last is sent at
+    // ((all but the last page's units) + one page) / rate - 1 seconds.
     expect(listed).toHaveLength(3000);
     expect(pages.length).toBeGreaterThanOrEqual(3);
     const beforeLastPage = pages.slice(0, -1).reduce((sum, units) => sum + units, 0);
-    const expectedMs = ((beforeLastPage - rate) / rate) * 1000;
-    expect(clock.now()).toBeGreaterThanOrEqual(expectedMs);
-    expect(clock.now()).toBeLessThan(expectedMs + pages.length);
-    expect(clock.slept).toHaveLength(pages.length - 1);
+    const expectedMs = ((beforeLastPage + PAGE_UNITS) / rate - 1) * 1000;
+    expect(clock.now()).toBeCloseTo(expectedMs, 6);
+    expect(clock.slept).toHaveLength(pages.length);
+  });
+
+  it('never lets the segments of a parallel Scan send, pages in flight included, more than one second ahead of the rate', async () => {
+    // Prepare: ~4 MB in four segments (the first list sizes the second), on the real clock; every Scan recorded.
+    await putItems(client, tables.inventory, paddedItems(4000));
+    const rate = 600;
+    const sends: { at: number; units: number }[] = [];
+    let start = 0;
+    const recordingClient = new Proxy(client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: ScanCommand, options?: object) => {
+          const at = Date.now() - start;
+          const page = (await target.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
+          sends.push({ at, units: page.ConsumedCapacity?.CapacityUnits ?? Number.NaN });
+          return page;
+        };
+      },
+    });
+    const repository = new InventoryTable({
+      client: recordingClient,
+      tableName: tables.inventory,
+      entriesPerSegment: 1000,
+      pace: () => new ReadPace(rate, 0),
+    });
+    await repository.listAll();
+    sends.length = 0;
+    // Act
+    start = Date.now();
+    const listed = await repository.listAll();
+    // Assess: by each send, the units of the pages sent so far (that one included) are within rate x (1 s + time).
+    expect(listed).toHaveLength(4000);
+    expect(sends.length).toBeGreaterThanOrEqual(4);
+    const ordered = [...sends].sort((a, b) => a.at - b.at);
+    let sent = 0;
+    for (const send of ordered) {
+      sent += send.units;
+      expect(sent).toBeLessThanOrEqual(rate * (1 + send.at / 1000));
+    }
+    expect(ordered.at(-1)?.at).toBeGreaterThan(((sent - (ordered.at(-1)?.units ?? 0)) / rate - 1) * 1000);
   });
 
   it('reads at full speed, without waiting, when no pace is set', async () => {

@@ -56,6 +56,8 @@ let lateDelivery: Promise<void> = Promise.resolve();
 /** A function that never returns, as one stuck on a call that never answers. */
 const never = () => new Promise<never>(() => undefined);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** How long after its deadline a late function returns or throws. */
+const LATE_BY_MS = 1000;
 /** How long before its deadline (by its context) the near-deadline function starts its real work: room for a PATCH on a busy machine. */
 const NEAR_DEADLINE_MARGIN_MS = 1000;
 /** The streaming runtime's `HttpResponseStream.from`, as a handler reaches it through the `awslambda` global. */
@@ -111,7 +113,8 @@ async function loadHandler(name: string) {
       }
       if (functionMode === 'hangs') return never();
       if (functionMode === 'late' || functionMode === 'late-throw') {
-        const late = sleep(context.getRemainingTimeInMillis() + 100);
+        // Well after the deadline, so the gateway's answer (at the deadline) comes first even on a busy machine.
+        const late = sleep(context.getRemainingTimeInMillis() + LATE_BY_MS);
         lateDelivery = late;
         await late;
         if (functionMode === 'late-throw') throw new Error('function failed after its timeout');
@@ -609,7 +612,14 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
     async (_outcome, mode) => {
       // Act
       functionMode = mode;
+      let lateDelivered = false;
       const response = await get('/v1/pets/1');
+      void lateDelivery.then(() => {
+        lateDelivered = true;
+      });
+      // The answer came at the timeout, not from the late result: without the timeout it would follow the late throw.
+      await Promise.resolve();
+      expect(lateDelivered).toBe(false);
       await lateDelivery;
       await sleep(20);
       functionMode = 'real';
