@@ -1,4 +1,4 @@
-import { type AttributeValue, type DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
 import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
 import { isPetStatus, type PetStatus } from '../inventory/types';
 import { translateStorageError } from './storage-errors';
@@ -65,38 +65,35 @@ export class HistoryTable implements HistoryRecorder {
   /** One pet's changes, oldest first; with `since` (ISO 8601 UTC), only those at or after it. */
   async listFor(petId: string, options: { since?: string } = {}): Promise<HistoryEntry[]> {
     const entries: HistoryEntry[] = [];
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      try {
-        const page = await this.#client.send(
-          new QueryCommand({
-            TableName: this.#tableName,
-            KeyConditionExpression: 'petId = :petId',
-            ExpressionAttributeValues: {
-              ':petId': { N: petId },
-              ...(options.since === undefined ? {} : { ':since': { S: options.since } }),
-            },
-            ...(options.since === undefined
-              ? {}
-              : { FilterExpression: '#at >= :since', ExpressionAttributeNames: { '#at': 'at' } }),
-            ScanIndexForward: true,
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const row of page.Items ?? []) entries.push(toHistoryEntry(row));
-        startKey = page.LastEvaluatedKey;
-      } catch (error) {
-        return translateStorageError(error, 'Query');
-      }
-    } while (startKey);
+    const pages = paginateQuery(
+      { client: this.#client },
+      {
+        TableName: this.#tableName,
+        KeyConditionExpression: 'petId = :petId',
+        ExpressionAttributeValues: {
+          ':petId': { N: petId },
+          ...(options.since === undefined ? {} : { ':since': { S: options.since } }),
+        },
+        ...(options.since === undefined
+          ? {}
+          : { FilterExpression: '#at >= :since', ExpressionAttributeNames: { '#at': 'at' } }),
+        ScanIndexForward: true,
+        ConsistentRead: true,
+      },
+    );
+    try {
+      for await (const page of pages) for (const row of page.Items ?? []) entries.push(toHistoryEntry(row));
+    } catch (error) {
+      return translateStorageError(error, 'Query');
+    }
     return entries;
   }
 }
 
 /** The sort key of a stream record's row: its sequence number, zero-padded to the longest there is. */
 export function historySortKey(sequenceNumber: string): string {
-  if (!/^[0-9]{1,40}$/.test(sequenceNumber)) throw new Error(`Not a stream sequence number: ${sequenceNumber}`);
+  if (!/^[0-9]+$/.test(sequenceNumber) || sequenceNumber.length > SEQUENCE_DIGITS)
+    throw new Error(`Not a stream sequence number: ${sequenceNumber}`);
   return sequenceNumber.padStart(SEQUENCE_DIGITS, '0');
 }
 
