@@ -6,25 +6,10 @@ import {
   GetItemCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import type { HistoryEntry } from '../../functions/inventory/history';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
 import { ensureTables, inventoryStreamArn, type TableNames } from '../../tooling/tables';
+import { aHistoryEntry } from '../fixtures/builders';
 import { freshTables, testClient } from '../helpers/local-stack';
-
-function anEntry(overrides: Partial<HistoryEntry> = {}): HistoryEntry {
-  return {
-    petId: '9223372036854775807',
-    at: '2026-11-23T10:00:00.000Z',
-    previousQuantity: 3,
-    quantity: 4,
-    previousStatus: 'available',
-    status: 'available',
-    source: 'api',
-    actor: 'key_1',
-    requestId: 'req-1',
-    ...overrides,
-  };
-}
 
 describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTables with the shared key schema)', () => {
   let client: DynamoDBClient;
@@ -41,10 +26,10 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
   it("lists one pet's changes in stream order, numerically, whatever the length of the sequence numbers", async () => {
     // Prepare: written out of order; '900' < '1000' as numbers, not as text.
     const history = new HistoryTable({ client, tableName: tables.history });
-    await history.record(anEntry({ quantity: 3, previousQuantity: null, previousStatus: null }), '900');
-    await history.record(anEntry({ previousQuantity: 4, quantity: 5 }), '100000000000000000001');
-    await history.record(anEntry({ previousQuantity: 3, quantity: 4 }), '1000');
-    await history.record(anEntry({ petId: '2', quantity: 99 }), '950');
+    await history.record(aHistoryEntry({ quantity: 3, previousQuantity: null, previousStatus: null }), '900');
+    await history.record(aHistoryEntry({ previousQuantity: 4, quantity: 5 }), '100000000000000000001');
+    await history.record(aHistoryEntry({ previousQuantity: 3, quantity: 4 }), '1000');
+    await history.record(aHistoryEntry({ petId: '2', quantity: 99 }), '950');
     // Act
     const listed = await history.listFor('9223372036854775807');
     // Assess
@@ -53,21 +38,21 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
       [3, 4],
       [4, 5],
     ]);
-    expect(listed[0]).toEqual(anEntry({ quantity: 3, previousQuantity: null, previousStatus: null }));
+    expect(listed[0]).toEqual(aHistoryEntry({ quantity: 3, previousQuantity: null, previousStatus: null }));
   });
 
   it('keeps one row for a record delivered twice (the same sequence number)', async () => {
     const history = new HistoryTable({ client, tableName: tables.history });
-    await history.record(anEntry(), '4242');
-    await history.record(anEntry(), '4242');
-    expect(await history.listFor('9223372036854775807')).toEqual([anEntry()]);
+    await history.record(aHistoryEntry(), '4242');
+    await history.record(aHistoryEntry(), '4242');
+    expect(await history.listFor('9223372036854775807')).toEqual([aHistoryEntry()]);
   });
 
   it('lists only the changes at or after --since', async () => {
     const history = new HistoryTable({ client, tableName: tables.history });
-    await history.record(anEntry({ at: '2026-10-31T23:59:59.999Z', quantity: 1 }), '1');
-    await history.record(anEntry({ at: '2026-11-01T00:00:00.000Z', quantity: 2 }), '2');
-    await history.record(anEntry({ at: '2026-11-02T08:00:00.000Z', quantity: 3 }), '3');
+    await history.record(aHistoryEntry({ at: '2026-10-31T23:59:59.999Z', quantity: 1 }), '1');
+    await history.record(aHistoryEntry({ at: '2026-11-01T00:00:00.000Z', quantity: 2 }), '2');
+    await history.record(aHistoryEntry({ at: '2026-11-02T08:00:00.000Z', quantity: 3 }), '3');
     const listed = await history.listFor('9223372036854775807', { since: '2026-11-01T00:00:00.000Z' });
     expect(listed.map((entry) => entry.quantity)).toEqual([2, 3]);
   });
@@ -76,7 +61,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     // Prepare
     const history = new HistoryTable({ client, tableName: tables.history, retentionDays: 730 });
     // Act
-    await history.record(anEntry({ petId: '5' }), '77');
+    await history.record(aHistoryEntry({ petId: '5' }), '77');
     // Assess
     const { Item } = await client.send(
       new GetItemCommand({
