@@ -4,7 +4,14 @@ import { ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
 import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
-import { logicalIdStartingWith, only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+import {
+  logicalIdStartingWith,
+  only,
+  type RawResource,
+  resourcesOfType,
+  type SynthesizedApp,
+  synthesizeApp,
+} from './synth';
 
 let synthesized: SynthesizedApp;
 
@@ -13,13 +20,6 @@ beforeAll(() => {
 });
 
 afterAll(() => synthesized.dispose());
-
-type RawResource = {
-  Type: string;
-  DeletionPolicy?: string;
-  UpdateReplacePolicy?: string;
-  Properties: Record<string, unknown>;
-};
 
 const TABLES = [
   { id: 'InventoryTable', logicalId: 'InventoryTableFD135387', key: INVENTORY_TABLE_KEY },

@@ -3,7 +3,15 @@ import { ENV } from '../../functions/config';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
-import { logicalIdStartingWith, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+import {
+  logicalIdStartingWith,
+  type PolicyStatement,
+  type RawResource,
+  resourcesOfType,
+  roleStatements,
+  type SynthesizedApp,
+  synthesizeApp,
+} from './synth';
 
 let synthesized: SynthesizedApp;
 
@@ -12,12 +20,6 @@ beforeAll(() => {
 });
 
 afterAll(() => synthesized.dispose());
-
-interface Statement {
-  Action: string | string[];
-  Effect: string;
-  Resource: unknown;
-}
 
 const FUNCTION_IDS = [...ROUTES.map((route) => functionId(route.operationId)), 'AuthorizerFunction'];
 
@@ -31,13 +33,8 @@ function environmentOf(template: Template, id: string): Record<string, unknown> 
 }
 
 /** Every statement of every policy attached to the function's role. */
-function statementsOf(template: Template, id: string): Statement[] {
-  const roleId = (functionProps(template, id).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
-    .filter((policy) =>
-      (policy.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })),
-    )
-    .flatMap((policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement);
+function statementsOf(template: Template, id: string): PolicyStatement[] {
+  return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', id));
 }
 
 /** The statements beyond writing its own logs and X-Ray traces: what the function may do to data. */
@@ -173,7 +170,6 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   });
 });
 
-type RawResource = { Type: string; Properties: Record<string, unknown>; UpdatePolicy?: Record<string, unknown> };
 type AliasUpdatePolicy = { CodeDeployLambdaAliasUpdate: { DeploymentGroupName: { Ref: string } } };
 
 describe.each(STAGES)('Roll-out of the %s stage', (stage) => {

@@ -3,7 +3,16 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
 import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
-import { buildApp, logicalIdStartingWith, only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+import {
+  buildApp,
+  logicalIdStartingWith,
+  only,
+  type RawResource,
+  resourcesOfType,
+  roleStatements,
+  type SynthesizedApp,
+  synthesizeApp,
+} from './synth';
 
 let synthesized: SynthesizedApp;
 
@@ -13,18 +22,6 @@ beforeAll(() => {
 
 afterAll(() => synthesized.dispose());
 
-type RawResource = {
-  Type: string;
-  DeletionPolicy?: string;
-  UpdateReplacePolicy?: string;
-  Properties: Record<string, unknown>;
-};
-interface Statement {
-  Action: string | string[];
-  Effect: string;
-  Resource: unknown;
-}
-
 describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
   const template = () => synthesized.templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
@@ -33,13 +30,7 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
   const historyFunctionId = () => logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'HistoryFunction');
   const queueId = () => logicalIdStartingWith(template(), 'AWS::SQS::Queue', 'HistoryFailedRecords');
   const mapping = () => only(Object.values(resourcesOfType(template(), 'AWS::Lambda::EventSourceMapping')));
-  const statements = (): Statement[] => {
-    const fn = resources()[historyFunctionId()]?.Properties as { Role: { 'Fn::GetAtt': [string, string] } };
-    const roleRef = JSON.stringify({ Ref: fn.Role['Fn::GetAtt'][0] });
-    return Object.values(resourcesOfType(template(), 'AWS::IAM::Policy'))
-      .filter((policy) => (policy.Roles as unknown[]).some((role) => JSON.stringify(role) === roleRef))
-      .flatMap((policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement);
-  };
+  const statements = () => roleStatements(template(), historyFunctionId());
 
   it('turns on the stream of the inventory table (new and old images) and keeps its logical ID', () => {
     expect(resources().InventoryTableFD135387?.Properties.StreamSpecification).toEqual({

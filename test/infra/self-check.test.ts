@@ -6,7 +6,16 @@ import { STAGE_FINGERPRINT_PROPERTY } from '../../infra/constructs/self-check';
 import type { InventoryStack } from '../../infra/inventory-stack';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
-import { buildApp, logicalIdStartingWith, only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+import {
+  buildApp,
+  logicalIdStartingWith,
+  only,
+  type PolicyStatement,
+  resourcesOfType,
+  roleStatements,
+  type SynthesizedApp,
+  synthesizeApp,
+} from './synth';
 
 let synthesized: SynthesizedApp;
 
@@ -15,11 +24,6 @@ beforeAll(() => {
 });
 
 afterAll(() => synthesized.dispose());
-
-interface Statement {
-  Action: string | string[];
-  Resource: unknown;
-}
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] }>;
 
@@ -41,11 +45,8 @@ function selfCheckFunction(template: Template): Record<string, unknown> {
 }
 
 /** Every statement of every policy attached to the self-check function's role. */
-function selfCheckStatements(template: Template): Statement[] {
-  const roleId = (selfCheckFunction(template).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Roles) === JSON.stringify([{ Ref: roleId }]))
-    .flatMap((policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement);
+function selfCheckStatements(template: Template): PolicyStatement[] {
+  return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', 'SelfCheckFunction'));
 }
 
 describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
@@ -131,7 +132,7 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
       'AWSCDKTriggerCustomResourceProviderCustomResourceProviderRole',
     );
     const policies = resourcesOfType(template(), 'AWS::IAM::Role')[provider]?.Policies as {
-      PolicyDocument: { Statement: Statement[] };
+      PolicyDocument: { Statement: PolicyStatement[] };
     }[];
     const selfCheckId = logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'SelfCheckFunction');
     expect(policies.flatMap((policy) => policy.PolicyDocument.Statement)).toEqual([

@@ -50,6 +50,22 @@ export function synthesizeApp(extraContext: Record<string, unknown> = {}): Synth
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 
+/** A resource of a synthesized template as the tests read it. */
+export type RawResource = {
+  Type: string;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+  UpdatePolicy?: Record<string, unknown>;
+  Properties: Record<string, unknown>;
+};
+
+/** One statement of an IAM policy document. */
+export interface PolicyStatement {
+  Action: string | string[];
+  Effect: string;
+  Resource: unknown;
+}
+
 /** One API Gateway method of a template, with its full resource path. */
 export interface TemplateMethod {
   logicalId: string;
@@ -117,4 +133,13 @@ export function logicalIdStartingWith(template: Template, type: string, prefix: 
 export function only<T>(items: readonly T[]): T {
   if (items.length !== 1) throw new Error(`Expected exactly one element, found ${items.length}`);
   return items[0] as T;
+}
+
+/** Every statement of every IAM policy attached to the role of the function with logical ID `functionId`. */
+export function roleStatements(template: Template, functionId: string): PolicyStatement[] {
+  const fn = resourcesOfType(template, 'AWS::Lambda::Function')[functionId] as { Role: { 'Fn::GetAtt': [string] } };
+  const roleRef = JSON.stringify({ Ref: fn.Role['Fn::GetAtt'][0] });
+  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
+    .filter((policy) => (policy.Roles as unknown[]).some((role) => JSON.stringify(role) === roleRef))
+    .flatMap((policy) => (policy.PolicyDocument as { Statement: PolicyStatement[] }).Statement);
 }
