@@ -19,6 +19,20 @@ const IMPORT: ChangeOrigin = {
   at: '2026-11-23T09:00:00.000Z',
 };
 
+/** The history row of an import that created pet `petId` with 3 available. */
+function importCreation(petId: string): HistoryEntry {
+  return {
+    petId,
+    at: IMPORT.at,
+    previousQuantity: null,
+    quantity: 3,
+    previousStatus: null,
+    status: 'available',
+    source: 'import',
+    actor: IMPORT.actor,
+  };
+}
+
 function anEntry(overrides: Partial<StoredEntry> = {}): StoredEntry {
   return { petId: '1', quantity: 3, status: 'available', ...overrides };
 }
@@ -69,16 +83,7 @@ describe('Domain: historyEntryFor', () => {
 
   it('records a created entry with null previous quantity and status', () => {
     const entry = historyEntryFor({ after: anEntry({ origin: IMPORT }), recordedAt: '2026-11-23T09:00:01.000Z' });
-    expect(entry).toEqual({
-      petId: '1',
-      at: IMPORT.at,
-      previousQuantity: null,
-      quantity: 3,
-      previousStatus: null,
-      status: 'available',
-      source: 'import',
-      actor: IMPORT.actor,
-    });
+    expect(entry).toEqual(importCreation('1'));
   });
 
   it('records a quantity change with the writer, its request id and its time', () => {
@@ -190,16 +195,7 @@ describe('Function: recordHistory', () => {
 
 describe('CLI: inventory history output', () => {
   const entries: HistoryEntry[] = [
-    {
-      petId: '9223372036854775807',
-      at: IMPORT.at,
-      previousQuantity: null,
-      quantity: 3,
-      previousStatus: null,
-      status: 'available',
-      source: 'import',
-      actor: IMPORT.actor,
-    },
+    importCreation('9223372036854775807'),
     aHistoryEntry({ at: API.at }),
   ];
 
