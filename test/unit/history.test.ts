@@ -194,10 +194,7 @@ describe('Function: recordHistory', () => {
 });
 
 describe('CLI: inventory history output', () => {
-  const entries: HistoryEntry[] = [
-    importCreation('9223372036854775807'),
-    aHistoryEntry({ at: API.at }),
-  ];
+  const entries: HistoryEntry[] = [importCreation('9223372036854775807'), aHistoryEntry({ at: API.at })];
 
   it('writes each entry as JSON with petId as its exact digits and null where nothing came before', () => {
     expect(historyEntryJson(entries[0] as HistoryEntry)).toBe(
