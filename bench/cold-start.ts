@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { DeployedBundle } from '../tooling/deployed-bundles';
+import type { DeployedBundle } from '../infra/synthesized-assets';
 import { runProbe } from './probe-child';
 import { alternate, median, ratio, round } from './stats';
 

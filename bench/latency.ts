@@ -3,8 +3,8 @@ import { gunzipSync } from 'node:zlib';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { changeOriginAttribute, LAST_CHANGE } from '../functions/store/inventory-table';
-import { apiGatewayProxyEvent, lambdaContext } from '../tooling/lambda-events';
-import { invokeStreamingHandler } from '../tooling/lambda-streaming';
+import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
+import { invokeStreamingHandler } from '../local/lambda/streaming';
 import { alternate, median, quantile, ratio, round } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lambdaContext } from '../tooling/lambda-events';
+import { lambdaContext } from '../local/lambda/events';
 
 const PROBE = join(import.meta.dirname, 'probe.mjs');
 

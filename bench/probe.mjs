@@ -19,7 +19,7 @@ if (!modulePath || !['init', 'cold', 'invoke'].includes(mode)) {
 }
 // The Lambda runtime defines `awslambda` before loading a function; a streaming handler reads it at import. The
 // stand-in is loaded before the clock starts, as the runtime's own code is not part of a function's init.
-const lambda = await import(new URL('../tooling/lambda-streaming.ts', import.meta.url).href);
+const lambda = await import(new URL('../local/lambda/streaming.ts', import.meta.url).href);
 lambda.installLambdaStreamingRuntime();
 const started = performance.now();
 const mod = modulePath.endsWith('.mjs')

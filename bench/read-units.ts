@@ -4,7 +4,7 @@ import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-table';
-import { scanReadUnitsPerPage } from '../tooling/tables';
+import { scanReadUnitsPerPage } from '../local/tables';
 
 /** What one strongly consistent, single-segment Scan of the whole table consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {

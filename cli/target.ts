@@ -3,9 +3,8 @@ import { DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } 
 import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { isStorageUnavailable } from '../functions/store/storage-errors';
-import { STACK_OUTPUTS, STAGES, type StageName as Stage, stackName } from '../infra/shared-names';
-import { useLocalCredentials } from '../tooling/dynamodb-local';
-import { LOCAL_TABLE_NAMES, type TableNames } from '../tooling/tables';
+import { LOCAL_TABLE_NAMES, type TableNames, useLocalCredentials } from '../service/local-dynamodb';
+import { STACK_OUTPUTS, STAGES, type StageName as Stage, stackName } from '../service/names';
 import { type ApiGatewayClientFactory, createApiGatewayClient, flushAuthorizerCache } from './authorizer-cache';
 import { CliError, UsageError } from './errors';
 

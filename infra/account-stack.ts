@@ -2,7 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'a
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { accountStackName } from './shared-names';
+import { accountStackName } from '../service/names';
 
 /** Properties of an {@link ApiGatewayAccountStack}. */
 export interface ApiGatewayAccountStackProps extends Omit<StackProps, 'env' | 'stackName'> {

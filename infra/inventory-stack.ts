@@ -3,7 +3,8 @@ import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } fr
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
-import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../functions/routes';
+import { API_KEYS_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from '../service/names';
+import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../service/routes';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
@@ -11,7 +12,6 @@ import { InventoryHistory } from './constructs/inventory-history';
 import { Monitoring } from './constructs/monitoring';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
-import { API_KEYS_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from './shared-names';
 import type { StageConfig } from './stage-config';
 
 /** Properties of an {@link InventoryStack}. */

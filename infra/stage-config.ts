@@ -1,9 +1,9 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseAllowedOrigins } from '../functions/http/cors';
-import { PETS_DEPRECATED_AT } from '../functions/routes';
-
-import { STAGES, type StageName } from './shared-names';
+import { STAGES, type StageName } from '../service/names';
+import { PETS_DEPRECATED_AT } from '../service/routes';
+import { STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
 
 export { STAGES, type StageName };
 
@@ -83,7 +83,7 @@ export interface StageConfig {
   /** Explicit account and region of the stack. */
   env: { account: string; region: string };
   /** Stage-wide API Gateway throttling (steady requests per second and burst). */
-  throttling: { rateLimit: number; burstLimit: number };
+  throttling: ThrottleSettings;
   /**
    * Seconds API Gateway caches an authorizer decision per token: also how long a revoked key keeps working.
    * @default 300
@@ -172,7 +172,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
   return {
     stage,
     env: { account, region },
-    throttling: production ? { rateLimit: 100, burstLimit: 200 } : { rateLimit: 20, burstLimit: 40 },
+    throttling: STAGE_THROTTLING[stage],
     authorizerCacheTtlSeconds: 300,
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
     logLevel: 'INFO',

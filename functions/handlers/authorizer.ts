@@ -2,12 +2,12 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { METRIC_NAMES } from '../../service/metric-names';
 import { authorize, UnauthorizedError } from '../api-keys/authorize';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { ENV, once, requireEnv } from '../config';
-import { logger } from '../http/logger';
-import { METRIC_NAMES } from '../http/metric-names';
-import { metrics } from '../http/metrics';
+import { logger } from '../observability/logger';
+import { metrics } from '../observability/metrics';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/dynamo-client';
 

@@ -1,9 +1,9 @@
+import { METRIC_NAMES } from '../../service/metric-names';
+import { PETS_DEPRECATED_AT } from '../../service/routes';
 import { ENV, optionalEnv } from '../config';
-import { METRIC_NAMES } from '../http/metric-names';
-import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
-import { PETS_DEPRECATED_AT } from '../routes';
+import { metrics } from '../observability/metrics';
 
 /**
  * The headers that mark `/pets/{petId}` deprecated: `Deprecation` (RFC 9745, the date it was deprecated) and, when

@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
+import { COMMON_HEADERS } from '../../service/common-headers';
+import { METRIC_NAMES } from '../../service/metric-names';
+import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../../service/routes';
 import { ENV, intEnv, once, requireEnv } from '../config';
-import { METRIC_NAMES } from '../http/metric-names';
-import { metrics } from '../http/metrics';
-import { COMMON_HEADERS } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { inventoryListChunks } from '../inventory/json';
 import type { InventoryRepository } from '../inventory/repository';
-import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../routes';
+import { metrics } from '../observability/metrics';
 import { createDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
 import { ReadPace } from '../store/read-pace';

@@ -1,7 +1,7 @@
-import { METRIC_NAMES } from '../http/metric-names';
-import { metrics } from '../http/metrics';
+import { METRIC_NAMES } from '../../service/metric-names';
 import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
+import { metrics } from '../observability/metrics';
 
 /** `GET /store/orders`: the spec does not define its behaviour, so it answers 501. */
 export const handler = createApiHandler(async function listStoreOrders() {

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { ENV, once, requireEnv } from '../config';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { runSelfCheck } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/dynamo-client';

@@ -1,8 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { METRIC_NAMES } from '../../service/metric-names';
 import { ENV, once, requireEnv } from '../config';
 import { readJsonBody } from '../http/json-body';
-import { METRIC_NAMES } from '../http/metric-names';
-import { metrics } from '../http/metrics';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
@@ -10,6 +9,7 @@ import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
 import type { ChangeOrigin } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
+import { metrics } from '../observability/metrics';
 import { lambdaDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
 

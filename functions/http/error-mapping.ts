@@ -1,11 +1,11 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
   ValidationError,
 } from '../inventory/errors';
-import { RETRY_AFTER_SECONDS } from './error-codes';
 import { HttpError } from './http-error';
 import { errorResponse } from './responses';
 

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from './error-codes';
+import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 
 /**
  * An error meant for the client: the response is the Error body with `code`, `message` and the status belonging to

@@ -2,13 +2,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { COMMON_HEADERS } from '../../service/common-headers';
+import { METRIC_NAMES } from '../../service/metric-names';
 import { ENV, optionalEnv } from '../config';
+import { logger } from '../observability/logger';
+import { metrics } from '../observability/metrics';
 import { cors, parseAllowedOrigins } from './cors';
 import { isServerFault, toErrorResponse } from './error-mapping';
-import { logger } from './logger';
-import { METRIC_NAMES } from './metric-names';
-import { metrics } from './metrics';
-import { COMMON_HEADERS } from './responses';
 
 /** What an API handler body receives and returns; the shared chain does the rest. */
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

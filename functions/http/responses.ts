@@ -1,14 +1,9 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ERROR_CODES, type ErrorCode } from './error-codes';
+import { COMMON_HEADERS } from '../../service/common-headers';
+import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 
 /** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"): 6 MB, as 6 MiB. */
 export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
-
-/** Headers every response carries: inventory figures change with every update, so nothing may cache them. */
-export const COMMON_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Type': 'application/json',
-  'Cache-Control': 'no-store',
-};
 
 /** A JSON response from an already serialized body. */
 export function jsonResponse(

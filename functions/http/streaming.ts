@@ -2,10 +2,10 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { METRIC_NAMES } from '../../service/metric-names';
+import { logger } from '../observability/logger';
+import { metrics } from '../observability/metrics';
 import { streamedContentEncoding } from './content-encoding';
-import { logger } from './logger';
-import { METRIC_NAMES } from './metric-names';
-import { metrics } from './metrics';
 import { sharedChain } from './middleware';
 
 /*

@@ -5,7 +5,7 @@
  * self-check (the stage's trigger) run these same checks; this module uses nothing but the global `fetch`.
  */
 
-import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../routes';
+import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../../service/routes';
 
 /** Milliseconds each request may take: room for the cold start of the function it reaches. */
 export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import { type ApiKeyRecord, generateApiKey } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import {
   failedChecks,
   runSmokeChecks,

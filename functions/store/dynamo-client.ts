@@ -24,7 +24,7 @@ export interface DynamoClientOptions {
 }
 
 /**
- * Builds the AWS SDK DynamoDB client every caller uses (functions, operator CLI, local tooling, tests), with
+ * Builds the AWS SDK DynamoDB client every caller uses (functions, operator CLI, npm start, the bench, tests), with
  * bounded retries and time-outs, so that a throttled or unreachable table becomes a 503 within a few seconds
  * instead of a hang until the Lambda time-out: worst case about maxAttempts × requestTimeout plus back-off.
  */

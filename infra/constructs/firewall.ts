@@ -1,9 +1,10 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { ERROR_CODES, type ErrorCode } from '../../functions/http/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { COMMON_HEADERS, errorBody } from '../../functions/http/responses';
+import { errorBody } from '../../functions/http/responses';
+import { COMMON_HEADERS } from '../../service/common-headers';
+import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 import type { FirewallConfig } from '../stage-config';
 
 /** Properties of an {@link InventoryFirewall}. */

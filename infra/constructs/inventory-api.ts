@@ -24,8 +24,7 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { COMMON_HEADERS } from '../../functions/http/responses';
-import { API_STAGE_NAME, allowedMethods, ROUTES, type Route } from '../../functions/routes';
+import { COMMON_HEADERS } from '../../service/common-headers';
 import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
@@ -35,7 +34,8 @@ import {
   gatewayResponse,
   gatewayResponseHeaders,
   methodNotAllowedMessage,
-} from '../gateway-responses';
+} from '../../service/gateway-responses';
+import { API_STAGE_NAME, allowedMethods, ROUTES, type Route } from '../../service/routes';
 import type { CustomDomainConfig } from '../stage-config';
 
 /** Properties of an {@link InventoryApi}. */
@@ -88,7 +88,7 @@ function literal(value: string): string {
   return `'${value}'`;
 }
 
-/** The Error body as a mapping template (its home is infra/gateway-responses.ts). */
+/** The Error body as a mapping template (its home is service/gateway-responses.ts). */
 
 /**
  * The REST API of one stage: its deployment stage is `v1`, its routes come from ROUTES, and every method, including

@@ -1,8 +1,8 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { accountStackName, stackName } from '../../service/names';
 import { ApiGatewayAccountStack } from '../account-stack';
 import { InventoryStack } from '../inventory-stack';
-import { accountStackName, stackName } from '../shared-names';
 import {
   assertDeployable,
   contextLookup,

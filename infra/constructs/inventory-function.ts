@@ -4,8 +4,8 @@ import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { SERVICE_NAME } from '../../functions/http/metric-names';
-import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes';
+import { SERVICE_NAME } from '../../service/metric-names';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../service/routes';
 import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
 
 /**

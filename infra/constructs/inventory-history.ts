@@ -6,7 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
-import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY } from '../shared-names';
+import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY } from '../../service/names';
 import { InventoryFunction } from './inventory-function';
 
 /** The history function's module under `functions/handlers/`. */

@@ -21,8 +21,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../functions/http/metric-names';
-import type { Route } from '../../functions/routes';
+import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../service/metric-names';
+import type { Route } from '../../service/routes';
 import type { AlarmConfig } from '../stage-config';
 
 /** A table and its read cap. */

@@ -1,4 +1,4 @@
-import { startDynamoDbLocal } from '../../tooling/dynamodb-local';
+import { startDynamoDbLocal } from '../../local/dynamodb-local';
 
 /** Starts one DynamoDB Local (in memory, free port) for every integration test file; each file uses its own tables. */
 export default async function globalSetup(): Promise<void> {

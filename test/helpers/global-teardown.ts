@@ -1,4 +1,4 @@
-import type { DynamoDbLocal } from '../../tooling/dynamodb-local';
+import type { DynamoDbLocal } from '../../local/dynamodb-local';
 
 export default async function globalTeardown(): Promise<void> {
   await (globalThis as { __DYNAMODB_LOCAL__?: DynamoDbLocal }).__DYNAMODB_LOCAL__?.stop();

@@ -6,9 +6,10 @@ import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { inventoryAttributes } from '../../functions/store/inventory-table';
-import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../infra/local/gateway';
-import { configureFunctionEnvironment } from '../../tooling/local-environment';
-import { ensureTables, type TableNames } from '../../tooling/tables';
+import { configureFunctionEnvironment } from '../../local/environment';
+import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../local/gateway';
+import { ensureTables } from '../../local/tables';
+import type { TableNames } from '../../service/local-dynamodb';
 
 /** The DynamoDB Local that globalSetup started. */
 export function testEndpoint(): string {

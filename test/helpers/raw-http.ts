@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { ROUTES } from '../../functions/routes';
-import { matchPath } from '../../infra/local/gateway';
+import { matchPath } from '../../local/gateway';
+import { ROUTES } from '../../service/routes';
 import { assertMatchesContract } from './contract';
 
 /** A response read byte for byte, with no client-side normalisation. */

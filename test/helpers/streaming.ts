@@ -1,7 +1,7 @@
 import { constants, gunzipSync } from 'node:zlib';
 import type { InventoryRepository } from '../../functions/inventory/repository';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { invokeStreamingHandler } from '../../tooling/lambda-streaming';
+import { invokeStreamingHandler } from '../../local/lambda/streaming';
 
 /** What a client of a streamed response would have received. */
 export interface StreamedOutcome {

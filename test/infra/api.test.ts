@@ -1,20 +1,20 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { ERROR_CODES } from '../../functions/http/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
+import { functionId } from '../../infra/inventory-stack';
+import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
+import { defaultFunctionTimeoutMs } from '../../local/gateway';
+import { ERROR_CODES } from '../../service/error-codes';
+import { gatewayResponse } from '../../service/gateway-responses';
+import { accountStackName, STACK_OUTPUTS } from '../../service/names';
 import {
   API_STAGE_NAME,
   AUTHORIZER_HANDLER,
   allowedMethods,
   LIST_INVENTORY_TIMEOUT_SECONDS,
   ROUTES,
-} from '../../functions/routes';
-import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
-import { gatewayResponse } from '../../infra/gateway-responses';
-import { functionId } from '../../infra/inventory-stack';
-import { defaultFunctionTimeoutMs } from '../../infra/local/gateway';
-import { accountStackName, STACK_OUTPUTS } from '../../infra/shared-names';
-import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
+} from '../../service/routes';
 import {
   logicalIdStartingWith,
   only,

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
-import { ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
-import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
+import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../../service/names';
+import { ROUTES } from '../../service/routes';
 import {
   logicalIdStartingWith,
   only,

@@ -1,8 +1,8 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
-import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../functions/routes';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
+import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../service/routes';
 import {
   logicalIdStartingWith,
   type PolicyStatement,

@@ -1,5 +1,5 @@
-import { RETRY_AFTER_SECONDS } from '../../functions/http/error-codes';
-import { ROUTES } from '../../functions/routes';
+import { STAGES } from '../../infra/stage-config';
+import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
   CORS_PREFLIGHT,
   corsPreflightHeaders,
@@ -7,8 +7,8 @@ import {
   GATEWAY_RESPONSES,
   gatewayResponse,
   renderTemplate,
-} from '../../infra/gateway-responses';
-import { STAGES } from '../../infra/stage-config';
+} from '../../service/gateway-responses';
+import { ROUTES } from '../../service/routes';
 import { assertMatchesContract } from '../helpers/contract';
 import { resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
 

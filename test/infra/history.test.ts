@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
-import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../infra/shared-names';
 import { STAGES } from '../../infra/stage-config';
+import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../service/names';
 import {
   buildApp,
   logicalIdStartingWith,

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
-import { ROUTES } from '../../functions/routes';
 import { STAGE_FINGERPRINT_PROPERTY } from '../../infra/constructs/self-check';
 import type { InventoryStack } from '../../infra/inventory-stack';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
+import { ROUTES } from '../../service/routes';
 import {
   buildApp,
   logicalIdStartingWith,

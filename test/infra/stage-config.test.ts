@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ROUTES } from '../../functions/routes';
 import { functionId, InventoryStack } from '../../infra/inventory-stack';
-import { STACK_OUTPUTS, stackName } from '../../infra/shared-names';
 import {
   assertDeployable,
   contextLookup,
@@ -11,6 +9,8 @@ import {
   STAGES,
   stageConfig,
 } from '../../infra/stage-config';
+import { STACK_OUTPUTS, stackName } from '../../service/names';
+import { ROUTES } from '../../service/routes';
 import {
   buildApp,
   logicalIdStartingWith,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createInventoryApp, type InventoryApp } from '../../infra/constructs/inventory-app';
 import type { StageName } from '../../infra/stage-config';
-import { cdkJsonContext } from '../../tooling/deployed-bundles';
+import { cdkJsonContext } from '../../infra/synthesized-assets';
 
 /** A synthesized app: the templates of both stages and of the account stacks, and the cdk-nag report. */
 export interface SynthesizedApp extends InventoryApp {

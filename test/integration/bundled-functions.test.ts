@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { HistoryTable } from '../../functions/store/history-table';
-import { type DeployedBundles, synthesizeDeployedBundles } from '../../tooling/deployed-bundles';
-import { tokenAuthorizerEvent } from '../../tooling/lambda-events';
+import { type DeployedBundles, synthesizeDeployedBundles } from '../../infra/synthesized-assets';
+import { tokenAuthorizerEvent } from '../../local/lambda/events';
 import { aLambdaContext, anApiGatewayEvent } from '../fixtures/builders';
 import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
@@ -24,7 +24,7 @@ const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 
 
 /**
  * Requires a bundle in a fresh node (as the Lambda runtime would, with its \`awslambda\` global from the stand-in in
- * tooling/), invokes its handler once and reads its answer to the end, streamed or not, and prints it.
+ * local/lambda/), invokes its handler once and reads its answer to the end, streamed or not, and prints it.
  */
 const INVOKE = `
 const [file, event, context, runtime] = process.argv.slice(1);
@@ -38,7 +38,7 @@ import(runtime).then(async (lambda) => {
 );`;
 
 /** The Lambda streaming stand-in, imported by INVOKE with Node's own type stripping. */
-const LAMBDA_RUNTIME = pathToFileURL(join(import.meta.dirname, '..', '..', 'tooling', 'lambda-streaming.ts')).href;
+const LAMBDA_RUNTIME = pathToFileURL(join(import.meta.dirname, '..', '..', 'local', 'lambda', 'streaming.ts')).href;
 
 /** The credentials Lambda hands a function (its role's session), as environment variables. */
 const LAMBDA_CREDENTIALS = {

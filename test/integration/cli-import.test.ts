@@ -7,8 +7,8 @@ import { run } from '../../cli/run';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { InventoryTable, LAST_CHANGE, toChangeOrigin } from '../../functions/store/inventory-table';
-import { freePort, startDynamoDbLocal } from '../../tooling/dynamodb-local';
-import type { TableNames } from '../../tooling/tables';
+import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
+import type { TableNames } from '../../service/local-dynamodb';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 

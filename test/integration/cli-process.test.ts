@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import type { TableNames } from '../../tooling/tables';
+import type { TableNames } from '../../service/local-dynamodb';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 import { runProcess } from '../helpers/process';
 

@@ -1,4 +1,4 @@
-import { corsPreflightHeaders } from '../../infra/gateway-responses';
+import { corsPreflightHeaders } from '../../service/gateway-responses';
 import { call, jsonHeaders } from '../helpers/http';
 import { startTestStack, type TestStack } from '../helpers/local-stack';
 import { socketExchange } from '../helpers/raw-http';

@@ -5,8 +5,8 @@ import { createInventoryClient, type InventoryClient } from '../../client/index'
 import { createHandler as createSelfCheck } from '../../functions/handlers/self-check';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { type LocalApiProcess, startLocalApiProcess } from '../../tooling/local-api-process';
-import { LOCAL_TABLE_NAMES } from '../../tooling/tables';
+import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
+import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
 import { aLambdaContext } from '../fixtures/builders';
 import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
 

@@ -7,7 +7,8 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
-import { ensureTables, inventoryStreamArn, type TableNames } from '../../tooling/tables';
+import { ensureTables, inventoryStreamArn } from '../../local/tables';
+import type { TableNames } from '../../service/local-dynamodb';
 import { aHistoryEntry } from '../fixtures/builders';
 import { freshTables, testClient } from '../helpers/local-stack';
 

@@ -8,8 +8,9 @@ import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/type
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { InventoryTable, toChangeOrigin } from '../../functions/store/inventory-table';
 import { PAGE_UNITS, type PaceClock, ReadPace } from '../../functions/store/read-pace';
-import { freePort } from '../../tooling/dynamodb-local';
-import { scanReadUnitsPerPage, type TableNames } from '../../tooling/tables';
+import { freePort } from '../../local/dynamodb-local';
+import { scanReadUnitsPerPage } from '../../local/tables';
+import type { TableNames } from '../../service/local-dynamodb';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 

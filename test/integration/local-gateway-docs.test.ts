@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { parse } from 'yaml';
-import { createDocsHandler } from '../../infra/local/docs';
-import { type LocalGateway, startLocalGateway } from '../../infra/local/gateway';
+import { createDocsHandler } from '../../local/docs';
+import { type LocalGateway, startLocalGateway } from '../../local/gateway';
 
 /** A GET with the Host header a browser sends for the name the page was opened with. */
 function getWithHost(

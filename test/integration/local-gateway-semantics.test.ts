@@ -1,21 +1,21 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
-import { AUTHORIZER_HANDLER } from '../../functions/routes';
+import {
+  GATEWAY_MAX_HEADER_VALUE_BYTES,
+  importHandler,
+  type LocalGateway,
+  startLocalGateway,
+} from '../../local/gateway';
+import { type LocalResponseStream, streamifyResponse } from '../../local/lambda/streaming';
 import {
   corsPreflightHeaders,
   errorTemplate,
   type GatewayResponseType,
   gatewayResponse,
   renderTemplate,
-} from '../../infra/gateway-responses';
-import {
-  GATEWAY_MAX_HEADER_VALUE_BYTES,
-  importHandler,
-  type LocalGateway,
-  startLocalGateway,
-} from '../../infra/local/gateway';
-import { type LocalResponseStream, streamifyResponse } from '../../tooling/lambda-streaming';
+} from '../../service/gateway-responses';
+import { AUTHORIZER_HANDLER } from '../../service/routes';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 import { entriesBreakingAt } from '../helpers/streaming';

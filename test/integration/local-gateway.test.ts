@@ -1,5 +1,5 @@
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { importHandler } from '../../infra/local/gateway';
+import { importHandler } from '../../local/gateway';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
 import { putItems, snapshotTable, startTestStack, TEST_INVENTORY, type TestStack } from '../helpers/local-stack';
 

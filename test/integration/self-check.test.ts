@@ -6,8 +6,8 @@ import { createHandler, handler } from '../../functions/handlers/self-check';
 import { ABSENT_PET_ID, failedChecks, runSmokeChecks, type SmokeCheckResult } from '../../functions/self-check/checks';
 import { runSelfCheck, SelfCheckFailedError } from '../../functions/self-check/self-check';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { importHandler, type LocalGateway, startLocalGateway } from '../../infra/local/gateway';
-import { freePort } from '../../tooling/dynamodb-local';
+import { freePort } from '../../local/dynamodb-local';
+import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
 import { aLambdaContext, InMemoryApiKeyRepository } from '../fixtures/builders';
 import { putItems, snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../cli/run';
-import { type LocalApiProcess, startLocalApiProcess } from '../../tooling/local-api-process';
+import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { call, jsonHeaders } from '../helpers/http';
 

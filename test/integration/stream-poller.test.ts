@@ -4,8 +4,9 @@ import { createHandler as createHistoryFunction } from '../../functions/handlers
 import type { ChangeOrigin } from '../../functions/inventory/types';
 import { HistoryTable } from '../../functions/store/history-table';
 import { InventoryTable, inventoryAttributes } from '../../functions/store/inventory-table';
-import { type DiscardedBatch, type StreamPoller, startStreamPoller } from '../../tooling/stream-poller';
-import { inventoryStreamArn, type TableNames } from '../../tooling/tables';
+import { type DiscardedBatch, type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
+import { inventoryStreamArn } from '../../local/tables';
+import type { TableNames } from '../../service/local-dynamodb';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import { createInventoryClient, INT64_PROPERTIES, parseExactJson, stringifyExactJson } from '../../client/index';
-import { EXACT_JSON_SCRIPT, localizeContract } from '../../infra/local/docs';
+import { EXACT_JSON_SCRIPT, localizeContract } from '../../local/docs';
 import { loadContract, OPENAPI_PATH } from '../helpers/contract';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -1,9 +1,9 @@
 import { deprecationHeaders } from '../../functions/handlers/get-pet';
-import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../functions/http/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
-import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../functions/routes';
-import { GATEWAY_RESPONSES } from '../../infra/gateway-responses';
+import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../service/error-codes';
+import { GATEWAY_RESPONSES } from '../../service/gateway-responses';
+import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../service/routes';
 import { documentedMethods, loadContract, resolveRef } from '../helpers/contract';
 
 interface Operation {

@@ -4,7 +4,7 @@ import {
   type GatewayResponseType,
   gatewayResponse,
   renderTemplate,
-} from '../../infra/gateway-responses';
+} from '../../service/gateway-responses';
 
 /**
  * "Gateway response types for API Gateway"

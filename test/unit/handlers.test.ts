@@ -4,13 +4,13 @@ import { deprecationHeaders, handler as getPet } from '../../functions/handlers/
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
-import { logger } from '../../functions/http/logger';
-import { defaultDimensions, METRIC_NAMES } from '../../functions/http/metric-names';
-import { metrics } from '../../functions/http/metrics';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryRepository } from '../../functions/inventory/repository';
-import { ROUTES } from '../../functions/routes';
+import { logger } from '../../functions/observability/logger';
+import { defaultDimensions, metrics } from '../../functions/observability/metrics';
+import { METRIC_NAMES } from '../../service/metric-names';
+import { ROUTES } from '../../service/routes';
 import {
   aLambdaContext,
   anApiGatewayEvent,

@@ -1,8 +1,8 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { corsPreflightHeaders } from '../../infra/gateway-responses';
-import { matchPath, resourceOf } from '../../infra/local/gateway';
-import { arnMatches, policyAllows } from '../../infra/local/policy';
-import { createThrottle, TokenBucket, throttlingFromEnv } from '../../infra/local/throttle';
+import { matchPath, resourceOf } from '../../local/gateway';
+import { arnMatches, policyAllows } from '../../local/policy';
+import { createThrottle, TokenBucket, throttlingFromEnv } from '../../local/throttle';
+import { corsPreflightHeaders } from '../../service/gateway-responses';
 
 function policy(...statements: { Effect: 'Allow' | 'Deny'; Resource: string }[]): APIGatewayAuthorizerResult {
   return {

@@ -11,13 +11,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMap, isSeq, parseDocument } from 'yaml';
-import { errorBody } from '../../functions/http/responses';
-import { API_STAGE_NAME } from '../../functions/routes';
+import { errorBody } from '../functions/http/responses';
+import { API_STAGE_NAME } from '../service/routes';
 
 /** Where the docs are served. */
 export const DOCS_PATH = '/docs';
 
-const REPO_ROOT = join(import.meta.dirname, '..', '..');
+const REPO_ROOT = join(import.meta.dirname, '..');
 
 /** Files of swagger-ui-dist the page uses, with their media types. */
 const ASSETS: Readonly<Record<string, string>> = {

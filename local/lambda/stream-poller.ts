@@ -6,7 +6,7 @@ import {
   type _Record as StreamsRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { lambdaContext } from './lambda-events';
+import { lambdaContext } from './events';
 
 /** A stream-triggered function, as the event source mapping invokes it. */
 export type StreamHandler = (

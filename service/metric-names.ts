@@ -1,5 +1,3 @@
-import { ENV } from '../config';
-
 /**
  * The custom metrics the functions emit (Powertools, CloudWatch EMF) and the alarms in the stack read, named once.
  * Every metric carries the dimensions `service` and, on a deployed stage, `stage`.
@@ -11,15 +9,6 @@ export const SERVICE_NAME = 'pet-store-inventory';
 
 /** The dimension that keeps two stages in one account apart; its value is the `STAGE` variable the stack sets. */
 export const STAGE_DIMENSION = 'stage';
-
-/**
- * The dimensions every metric (and log line) of this function instance carries besides `service`: the stage, when
- * the stack set one (absent locally), so the alarms of one stage never count another stage's metrics.
- */
-export function defaultDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const stage = env[ENV.stage];
-  return stage ? { [STAGE_DIMENSION]: stage } : {};
-}
 
 export const METRIC_NAMES = {
   /** A route answered 500: a fault in our code or configuration. */

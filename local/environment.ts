@@ -1,15 +1,21 @@
 import { type DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../functions/api-keys/key';
 import { ENV } from '../functions/config';
-import { SERVICE_NAME } from '../functions/http/metric-names';
 import type { InventoryItem } from '../functions/inventory/types';
 import { ApiKeyTable } from '../functions/store/api-key-table';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { signedInventoryAttributes } from '../functions/store/inventory-table';
-import { HISTORY_STREAM_MAPPING } from '../infra/shared-names';
+import { LOCAL_TABLE_NAMES, type TableNames } from '../service/local-dynamodb';
+import { SERVICE_NAME } from '../service/metric-names';
+import { HISTORY_STREAM_MAPPING } from '../service/names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
-import { type StreamHandler, type StreamPoller, type StreamPollerOptions, startStreamPoller } from './stream-poller';
-import { ensureTables, inventoryStreamArn, LOCAL_TABLE_NAMES, type TableNames } from './tables';
+import {
+  type StreamHandler,
+  type StreamPoller,
+  type StreamPollerOptions,
+  startStreamPoller,
+} from './lambda/stream-poller';
+import { ensureTables, inventoryStreamArn } from './tables';
 
 /** The demo inventory `npm start` loads into an empty table; includes the largest int64 id on purpose. */
 export const DEMO_INVENTORY: readonly InventoryItem[] = [

@@ -18,7 +18,7 @@ export const INVENTORY_STREAM_VIEW = 'NEW_AND_OLD_IMAGES';
 
 /**
  * How the history function reads the inventory table's stream: the deployed event source mapping and the poller of
- * `npm start` (tooling/stream-poller.ts) both use these. Bisection isolates a poison record in a few retries; after
+ * `npm start` (local/lambda/stream-poller.ts) both use these. Bisection isolates a poison record in a few retries; after
  * the retries (or once a record is older than the age limit) the batch goes to the on-failure queue, with time left
  * within the stream's 24 hours to replay it (docs/deploying.md).
  */

@@ -1,6 +1,6 @@
 /**
  * A stand-in for the Lambda Node.js runtime's response streaming, for whatever runs a streaming handler outside
- * Lambda: the local gateway (`npm start`), the tests and the bench probes. It never ships in a bundle (tooling/).
+ * Lambda: the local gateway (`npm start`), the tests and the bench probes. It never ships in a bundle (local/).
  *
  * It follows the runtime's documented contract ("Writing response streaming-enabled Lambda functions", and the
  * runtime interface client it describes): `awslambda.streamifyResponse(handler)` marks the handler, which the runtime

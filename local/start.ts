@@ -4,26 +4,19 @@
  * Ctrl-C stops everything cleanly.
  */
 import { join } from 'node:path';
-import { intEnv } from '../../functions/config';
-import {
-  registerLocalKey,
-  seedDemoInventory,
-  startHistoryPoller,
-  startLocalEnvironment,
-} from '../../tooling/local-environment';
-import type { StreamPoller } from '../../tooling/stream-poller';
+import { intEnv } from '../functions/config';
+import { STAGE_THROTTLING } from '../service/stage-limits';
 import { createDocsHandler, DOCS_PATH } from './docs';
+import { registerLocalKey, seedDemoInventory, startHistoryPoller, startLocalEnvironment } from './environment';
 import { startLocalGateway } from './gateway';
+import type { StreamPoller } from './lambda/stream-poller';
 import { throttlingFromEnv } from './throttle';
 
 async function main(): Promise<void> {
   const started = Date.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
-  // The stage config loads aws-cdk-lib: started now, it loads while DynamoDB Local starts.
-  const stageConfigLoading = import('../stage-config');
-  stageConfigLoading.catch(() => undefined);
-  const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '..', '.local', 'dynamodb');
+  const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '.local', 'dynamodb');
   const env = await startLocalEnvironment({ port: intEnv('DYNAMODB_PORT', 8000), dataDir });
   let gateway: Awaited<ReturnType<typeof startLocalGateway>> | undefined;
   let history: StreamPoller | undefined;
@@ -45,7 +38,7 @@ async function main(): Promise<void> {
     const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(env.client, env.tables.inventory);
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
     // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
-    const throttling = throttlingFromEnv((await stageConfigLoading).stageConfig('staging').throttling);
+    const throttling = throttlingFromEnv(STAGE_THROTTLING.staging);
     gateway = await startLocalGateway(intEnv('PORT', 3000), {
       authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', 300),
       throttling,

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CfnResource, Stack } from 'aws-cdk-lib';
-import { PROJECT_ROOT } from '../infra/bundling';
-import { createInventoryApp } from '../infra/constructs/inventory-app';
-import { InventoryFunction } from '../infra/constructs/inventory-function';
-import { stackName } from '../infra/shared-names';
+import { stackName } from '../service/names';
+import { PROJECT_ROOT } from './bundling';
+import { createInventoryApp } from './constructs/inventory-app';
+import { InventoryFunction } from './constructs/inventory-function';
 
 /** The feature flags and settings of cdk.json, so callers synthesize what `npm run synth` does. */
 export function cdkJsonContext(): Record<string, unknown> {

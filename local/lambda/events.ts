@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
-import { API_STAGE_NAME } from '../functions/routes';
+import { API_STAGE_NAME } from '../../service/routes';
 
 /** The account, region and API id events carry outside AWS (the local gateway, tests, the benchmark). */
 export const LOCAL_ACCOUNT = '123456789012';

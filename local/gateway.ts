@@ -10,31 +10,10 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { parseAllowedOrigins } from '../../functions/http/cors';
-import { COMMON_HEADERS, LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
-import {
-  API_STAGE_NAME,
-  AUTHORIZER_HANDLER,
-  allowedMethods,
-  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
-  ROUTES,
-  type Route,
-} from '../../functions/routes';
-import {
-  apiGatewayProxyEvent,
-  LOCAL_ACCOUNT,
-  LOCAL_API_ID,
-  LOCAL_REGION,
-  lambdaContext,
-  tokenAuthorizerEvent,
-} from '../../tooling/lambda-events';
-import {
-  installLambdaStreamingRuntime,
-  invokeStreamingHandler,
-  isStreamingHandler,
-  type StreamedHttpResponse,
-} from '../../tooling/lambda-streaming';
+import { BEARER_VALIDATION_REGEX } from '../functions/api-keys/key';
+import { parseAllowedOrigins } from '../functions/http/cors';
+import { LAMBDA_MAX_PAYLOAD_BYTES } from '../functions/http/responses';
+import { COMMON_HEADERS } from '../service/common-headers';
 import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
@@ -46,9 +25,32 @@ import {
   gatewayResponseHeaders,
   methodNotAllowedMessage,
   renderTemplate,
-} from '../gateway-responses';
+} from '../service/gateway-responses';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_HANDLER,
+  allowedMethods,
+  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+  ROUTES,
+  type Route,
+} from '../service/routes';
+import type { ThrottleSettings } from '../service/stage-limits';
+import {
+  apiGatewayProxyEvent,
+  LOCAL_ACCOUNT,
+  LOCAL_API_ID,
+  LOCAL_REGION,
+  lambdaContext,
+  tokenAuthorizerEvent,
+} from './lambda/events';
+import {
+  installLambdaStreamingRuntime,
+  invokeStreamingHandler,
+  isStreamingHandler,
+  type StreamedHttpResponse,
+} from './lambda/streaming';
 import { policyAllows } from './policy';
-import { createThrottle, type ThrottleSettings } from './throttle';
+import { createThrottle } from './throttle';
 
 /** Authorizer decisions kept at most (the local cache is per gateway process). */
 const AUTHORIZER_CACHE_MAX_ENTRIES = 10_000;
@@ -58,7 +60,7 @@ const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 export const GATEWAY_MAX_HEADER_VALUE_BYTES = 10_240;
 /** Node's parser limit on the whole header section, kept above API Gateway's so that the gateway's check decides. */
 const NODE_MAX_HEADER_BYTES = 64 * 1024;
-const HANDLERS_DIR = join(import.meta.dirname, '..', '..', 'functions', 'handlers');
+const HANDLERS_DIR = join(import.meta.dirname, '..', 'functions', 'handlers');
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -106,7 +108,7 @@ interface CachedDecision {
   expiresAt: number;
 }
 
-/** Response API Gateway itself would send, per `infra/gateway-responses.ts`. */
+/** Response API Gateway itself would send, per `service/gateway-responses.ts`. */
 interface GatewayAnswer {
   statusCode: number;
   headers: Record<string, string>;

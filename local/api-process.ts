@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../infra/bundling';
 import { freePort } from './dynamodb-local';
+
+const PROJECT_ROOT = join(import.meta.dirname, '..');
 
 /** A running `npm start` in a child process (its own DynamoDB Local included). */
 export interface LocalApiProcess {
@@ -32,7 +33,7 @@ export interface LocalApiProcessOptions {
 }
 
 /**
- * Starts `npm start`'s script (`tsx infra/local/start.ts`) in memory on free ports and resolves on its ready line.
+ * Starts `npm start`'s script (`tsx local/start.ts`) in memory on free ports and resolves on its ready line.
  * `node --import tsx` is what `tsx` runs, without a wrapper process between a caller's signal and the script.
  */
 export async function startLocalApiProcess(options: LocalApiProcessOptions = {}): Promise<LocalApiProcess> {
@@ -45,7 +46,7 @@ export async function startLocalApiProcess(options: LocalApiProcessOptions = {})
     ...options.env,
   };
   if (options.env?.PETSTORE_API_KEY === undefined) delete env.PETSTORE_API_KEY;
-  const child = spawn(process.execPath, ['--import', 'tsx', join('infra', 'local', 'start.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join('local', 'start.ts')], {
     cwd: PROJECT_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,14 +1,10 @@
+import type { ThrottleSettings } from '../service/stage-limits';
+
 /**
  * The stage's throttling, as API Gateway applies it ("Throttle requests to your REST APIs for better throughput in
  * API Gateway"): a token bucket per method that holds at most `burstLimit` tokens, refills at `rateLimit` tokens a
  * second and starts full; a request takes a token or is refused with 429.
  */
-
-/** Steady requests per second and burst of a stage. */
-export interface ThrottleSettings {
-  rateLimit: number;
-  burstLimit: number;
-}
 
 /** Milliseconds from any fixed origin. */
 export type Clock = () => number;

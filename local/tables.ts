@@ -12,27 +12,8 @@ import {
   UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import {
-  API_KEYS_TABLE_KEY,
-  HISTORY_TABLE_KEY,
-  INVENTORY_STREAM_VIEW,
-  INVENTORY_TABLE_KEY,
-} from '../infra/shared-names';
-
-/** Names of the service's tables. */
-export interface TableNames {
-  inventory: string;
-  apiKeys: string;
-  /** The inventory history (fed by the inventory table's stream). */
-  history: string;
-}
-
-/** Table names of the local gateway (the deployed stack lets CloudFormation name them). */
-export const LOCAL_TABLE_NAMES: TableNames = {
-  inventory: 'petstore-inventory',
-  apiKeys: 'petstore-api-keys',
-  history: 'petstore-inventory-history',
-};
+import type { TableNames } from '../service/local-dynamodb';
+import { API_KEYS_TABLE_KEY, HISTORY_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY } from '../service/names';
 
 const INVENTORY_STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW };
 

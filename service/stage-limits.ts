@@ -1,0 +1,16 @@
+import type { StageName } from './names';
+
+/** Steady requests per second and burst of a stage (API Gateway's stage throttling). */
+export interface ThrottleSettings {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/**
+ * Each stage's API Gateway throttling. The stack sets it on the stage (infra/stage-config.ts) and `npm start` applies
+ * staging's, so a client meets 429 locally as it would on the stage; declared here so neither reaches into the other.
+ */
+export const STAGE_THROTTLING: Readonly<Record<StageName, ThrottleSettings>> = {
+  staging: { rateLimit: 20, burstLimit: 40 },
+  production: { rateLimit: 100, burstLimit: 200 },
+};
