@@ -7,9 +7,14 @@ import {
   paginateScan,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { API_KEYS_TABLE_KEY } from '../../service/names';
 import type { ApiKeyRecord } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
-import { translateStorageError } from './storage-errors';
+import { MalformedRowError, translateStorageError } from './storage-errors';
+
+/** The table's key attribute: the record's `keyHash`. */
+const KEY = API_KEYS_TABLE_KEY.name;
 
 /** Options of {@link ApiKeyTable}. */
 export interface ApiKeyTableOptions {
@@ -18,47 +23,43 @@ export interface ApiKeyTableOptions {
 }
 
 /**
- * The API keys table, keyed by `keyHash` (hex SHA-256 of the key); the key itself is never stored. Low-level
- * attribute maps rather than lib-dynamodb's document client: the authorizer's bundle has no room for it (see
- * docs/performance.md, "lib-dynamodb").
+ * The API keys table, keyed by `keyHash` (hex SHA-256 of the key); the key itself is never stored. Every attribute
+ * is a string, so rows are converted with the SDK's marshall/unmarshall and checked against the model on the way out.
  */
 export class ApiKeyTable implements ApiKeyRepository {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
 
   constructor(options: ApiKeyTableOptions) {
-    this.#client = options.client;
-    this.#tableName = options.tableName;
+    this.client = options.client;
+    this.tableName = options.tableName;
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     try {
-      const result = await this.#client.send(
-        new GetItemCommand({ TableName: this.#tableName, Key: { keyHash: { S: keyHash } }, ConsistentRead: true }),
+      const result = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: keyOf(keyHash), ConsistentRead: true }),
       );
-      return result.Item ? toRecord(result.Item) : undefined;
+      return result.Item ? toApiKeyRecord(result.Item) : undefined;
     } catch (error) {
       return translateStorageError(error, 'GetItem');
     }
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
-    await this.#client.send(
+    await this.client.send(
       new PutItemCommand({
-        TableName: this.#tableName,
-        Item: toItem(record),
-        ConditionExpression: 'attribute_not_exists(keyHash)',
+        TableName: this.tableName,
+        Item: marshall(record, { removeUndefinedValues: true }),
+        ConditionExpression: `attribute_not_exists(${KEY})`,
       }),
     );
   }
 
   async list(): Promise<ApiKeyRecord[]> {
     const records: ApiKeyRecord[] = [];
-    for await (const page of paginateScan(
-      { client: this.#client },
-      { TableName: this.#tableName, ConsistentRead: true },
-    ))
-      for (const item of page.Items ?? []) records.push(toRecord(item));
+    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName, ConsistentRead: true }))
+      for (const item of page.Items ?? []) records.push(toApiKeyRecord(item));
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
   }
 
@@ -67,41 +68,41 @@ export class ApiKeyTable implements ApiKeyRepository {
     if (!record) return undefined;
     if (record.revokedAt) return record;
     const revokedAt = now.toISOString();
-    await this.#client.send(
+    await this.client.send(
       new UpdateItemCommand({
-        TableName: this.#tableName,
-        Key: { keyHash: { S: record.keyHash } },
+        TableName: this.tableName,
+        Key: keyOf(record.keyHash),
         UpdateExpression: 'SET revokedAt = :revokedAt',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeValues: { ':revokedAt': { S: revokedAt } },
+        ConditionExpression: `attribute_exists(${KEY})`,
+        ExpressionAttributeValues: marshall({ ':revokedAt': revokedAt }),
       }),
     );
     return { ...record, revokedAt };
   }
 
   async delete(keyHash: string): Promise<void> {
-    await this.#client.send(new DeleteItemCommand({ TableName: this.#tableName, Key: { keyHash: { S: keyHash } } }));
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: keyOf(keyHash) }));
   }
 }
 
-function toItem(record: ApiKeyRecord): Record<string, AttributeValue> {
-  const item: Record<string, AttributeValue> = {
-    keyHash: { S: record.keyHash },
-    keyId: { S: record.keyId },
-    name: { S: record.name },
-    createdAt: { S: record.createdAt },
-  };
-  if (record.revokedAt) item.revokedAt = { S: record.revokedAt };
-  return item;
+/** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, never a record with blanks. */
+export function toApiKeyRecord(item: Record<string, AttributeValue>): ApiKeyRecord {
+  const { keyHash, keyId, name, createdAt, revokedAt } = unmarshall(item);
+  // The hash is not a secret (the key has 256 random bits) but the key id is what an operator knows a key by.
+  const row = typeof keyId === 'string' ? keyId : '?';
+  const refuse = (attribute: string) => new MalformedRowError('ApiKeyRecord', row, attribute);
+  if (!isText(keyHash)) throw refuse('keyHash');
+  if (!isText(keyId)) throw refuse('keyId');
+  if (typeof name !== 'string') throw refuse('name');
+  if (!isText(createdAt)) throw refuse('createdAt');
+  if (revokedAt !== undefined && !isText(revokedAt)) throw refuse('revokedAt');
+  return { keyHash, keyId, name, createdAt, ...(revokedAt === undefined ? {} : { revokedAt }) };
 }
 
-function toRecord(item: Record<string, AttributeValue>): ApiKeyRecord {
-  const record: ApiKeyRecord = {
-    keyHash: item.keyHash?.S ?? '',
-    keyId: item.keyId?.S ?? '',
-    name: item.name?.S ?? '',
-    createdAt: item.createdAt?.S ?? '',
-  };
-  if (item.revokedAt?.S) record.revokedAt = item.revokedAt.S;
-  return record;
+function keyOf(keyHash: string): Record<string, AttributeValue> {
+  return marshall({ [KEY]: keyHash });
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
 }

@@ -1,7 +1,7 @@
 import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
 import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
 import { isPetStatus, type PetStatus } from '../inventory/types';
-import { translateStorageError } from './storage-errors';
+import { MalformedRowError, translateStorageError } from './storage-errors';
 
 /** Options of {@link HistoryTable}. */
 export interface HistoryTableOptions {
@@ -25,23 +25,23 @@ const SECONDS_PER_DAY = 86_400;
  * content derived from the stream record alone: a record delivered twice is the same row, written twice.
  */
 export class HistoryTable implements HistoryRecorder {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #retentionSeconds: number;
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+  private readonly retentionSeconds: number;
 
   constructor(options: HistoryTableOptions) {
-    this.#client = options.client;
-    this.#tableName = options.tableName;
-    this.#retentionSeconds = (options.retentionDays ?? 90) * SECONDS_PER_DAY;
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.retentionSeconds = (options.retentionDays ?? 90) * SECONDS_PER_DAY;
   }
 
   /** Writes the row of one change; `sequenceNumber` is its stream record's. */
   async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
-    const expiresAt = Math.floor(Date.parse(entry.at) / 1000) + this.#retentionSeconds;
+    const expiresAt = Math.floor(Date.parse(entry.at) / 1000) + this.retentionSeconds;
     try {
-      await this.#client.send(
+      await this.client.send(
         new PutItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Item: {
             petId: { N: entry.petId },
             sequence: { S: historySortKey(sequenceNumber) },
@@ -66,9 +66,9 @@ export class HistoryTable implements HistoryRecorder {
   async listFor(petId: string, options: { since?: string } = {}): Promise<HistoryEntry[]> {
     const entries: HistoryEntry[] = [];
     const pages = paginateQuery(
-      { client: this.#client },
+      { client: this.client },
       {
-        TableName: this.#tableName,
+        TableName: this.tableName,
         KeyConditionExpression: 'petId = :petId',
         ExpressionAttributeValues: {
           ':petId': { N: petId },
@@ -97,7 +97,7 @@ export function historySortKey(sequenceNumber: string): string {
   return sequenceNumber.padStart(SEQUENCE_DIGITS, '0');
 }
 
-/** Converts a stored history row; a row that breaks the model is a data defect. */
+/** Converts a stored history row; a row that breaks the model is a {@link MalformedRowError}. */
 export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntry {
   const petId = row.petId?.N;
   const at = row.at?.S;
@@ -106,17 +106,15 @@ export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntr
   const previousStatus = row.previousStatus?.S ?? null;
   const source = row.source?.S;
   const actor = row.actor?.S;
-  if (
-    petId === undefined ||
-    at === undefined ||
-    quantity === undefined ||
-    !isPetStatus(status) ||
-    (previousStatus !== null && !isPetStatus(previousStatus)) ||
-    !isHistorySource(source) ||
-    actor === undefined
-  ) {
-    throw new Error(`History row of pet ${petId ?? '?'} does not match the HistoryEntry model`);
-  }
+  const refuse = (attribute: string) =>
+    new MalformedRowError('HistoryEntry', `${petId ?? '?'}/${row.sequence?.S ?? '?'}`, attribute);
+  if (petId === undefined) throw refuse('petId');
+  if (at === undefined) throw refuse('at');
+  if (quantity === undefined) throw refuse('quantity');
+  if (!isPetStatus(status)) throw refuse('status');
+  if (previousStatus !== null && !isPetStatus(previousStatus)) throw refuse('previousStatus');
+  if (!isHistorySource(source)) throw refuse('source');
+  if (actor === undefined) throw refuse('actor');
   const previousQuantity = row.previousQuantity?.N;
   const requestId = row.requestId?.S;
   return {

@@ -8,7 +8,7 @@ import {
 import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository } from '../inventory/repository';
 import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
-import { isThrottling, translateStorageError } from './storage-errors';
+import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
 export interface InventoryTableOptions {
@@ -49,20 +49,20 @@ export interface ScanPace {
  * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion.
  */
 export class InventoryTable implements InventoryRepository {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #maxScanSegments: number;
-  readonly #entriesPerSegment: number;
-  readonly #pace: (() => ScanPace) | undefined;
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+  private readonly maxScanSegments: number;
+  private readonly entriesPerSegment: number;
+  private readonly pace: (() => ScanPace) | undefined;
   /** Entries the previous list of this instance found; unknown until the first. */
-  #lastListed: number | undefined;
+  private lastListed: number | undefined;
 
   constructor(options: InventoryTableOptions) {
-    this.#client = options.client;
-    this.#tableName = options.tableName;
-    this.#maxScanSegments = options.maxScanSegments ?? 4;
-    this.#entriesPerSegment = options.entriesPerSegment ?? 25_000;
-    this.#pace = options.pace;
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.maxScanSegments = options.maxScanSegments ?? 4;
+    this.entriesPerSegment = options.entriesPerSegment ?? 25_000;
+    this.pace = options.pace;
   }
 
   /**
@@ -71,22 +71,22 @@ export class InventoryTable implements InventoryRepository {
    * segments share the list's pace.
    */
   async listAll(): Promise<InventoryItem[]> {
-    const total = this.scanSegmentsFor(this.#lastListed);
-    const pace = this.#pace?.();
+    const total = this.scanSegmentsFor(this.lastListed);
+    const pace = this.pace?.();
     // The first segment to fail stops the others: the list has failed, and their pages would only cost read units.
     const failure = new AbortController();
     const segments = await Promise.all(
-      Array.from({ length: total }, (_, segment) => this.#scanSegment(segment, total, failure, pace)),
+      Array.from({ length: total }, (_, segment) => this.scanSegment(segment, total, failure, pace)),
     );
     const items = segments.flat().sort((a, b) => comparePetIds(a.petId, b.petId));
-    this.#lastListed = items.length;
+    this.lastListed = items.length;
     return items;
   }
 
   /** How many Scan segments a list of about `entries` entries gets. */
   scanSegmentsFor(entries: number | undefined): number {
     if (entries === undefined) return 1;
-    return Math.min(this.#maxScanSegments, Math.max(1, Math.ceil(entries / this.#entriesPerSegment)));
+    return Math.min(this.maxScanSegments, Math.max(1, Math.ceil(entries / this.entriesPerSegment)));
   }
 
   /**
@@ -97,9 +97,9 @@ export class InventoryTable implements InventoryRepository {
   async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
     const expected = update.expectedQuantity;
     try {
-      const result = await this.#client.send(
+      const result = await this.client.send(
         new UpdateItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { petId: { N: petId } },
           UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
           ConditionExpression:
@@ -130,7 +130,7 @@ export class InventoryTable implements InventoryRepository {
    * Reads every page of one Scan segment at the list's pace; a throttled page is read again when the pace allows.
    * A segment that fails aborts `failure`, which stops the others (in flight or before their next page).
    */
-  async #scanSegment(
+  private async scanSegment(
     segment: number,
     totalSegments: number,
     failure: AbortController,
@@ -143,9 +143,9 @@ export class InventoryTable implements InventoryRepository {
       failure.signal.throwIfAborted();
       let page: ScanCommandOutput;
       try {
-        page = await this.#client.send(
+        page = await this.client.send(
           new ScanCommand({
-            TableName: this.#tableName,
+            TableName: this.tableName,
             ConsistentRead: true,
             ...(totalSegments > 1 ? { Segment: segment, TotalSegments: totalSegments } : {}),
             ProjectionExpression: 'petId, quantity, #status',
@@ -204,13 +204,14 @@ export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOri
   return { ...inventoryAttributes(item), [LAST_CHANGE]: changeOriginAttribute(origin) };
 }
 
-/** Converts a stored row; a row that breaks the model is a data defect, not a client error. */
+/** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, not a client error. */
 export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
   const petId = row.petId?.N;
   const quantity = row.quantity?.N;
   const status = row.status?.S;
-  if (petId === undefined || quantity === undefined || !isPetStatus(status)) {
-    throw new Error(`Inventory row ${petId ?? '?'} does not match the InventoryItem model`);
-  }
+  const refuse = (attribute: string) => new MalformedRowError('InventoryItem', petId ?? '?', attribute);
+  if (petId === undefined) throw refuse('petId');
+  if (quantity === undefined) throw refuse('quantity');
+  if (!isPetStatus(status)) throw refuse('status');
   return { petId, quantity: Number(quantity), status };
 }

@@ -27,12 +27,12 @@ const THROTTLE_MIN_MS = 100;
  */
 export class ReadPace implements ScanPace {
   readonly paced: boolean;
-  readonly #rate: number;
-  readonly #throttleWindowMs: number;
-  readonly #clock: PaceClock;
-  readonly #start: number;
-  #spent = 0;
-  #throttles = 0;
+  private readonly rate: number;
+  private readonly throttleWindowMs: number;
+  private readonly clock: PaceClock;
+  private readonly start: number;
+  private spent = 0;
+  private throttles = 0;
 
   /**
    * @param unitsPerSecond read units per second the read may average, with one second's worth (pages in flight
@@ -41,10 +41,10 @@ export class ReadPace implements ScanPace {
    */
   constructor(unitsPerSecond: number, throttleWindowMs: number, clock: PaceClock = SYSTEM_CLOCK) {
     this.paced = unitsPerSecond > 0;
-    this.#rate = unitsPerSecond;
-    this.#throttleWindowMs = throttleWindowMs;
-    this.#clock = clock;
-    this.#start = clock.now();
+    this.rate = unitsPerSecond;
+    this.throttleWindowMs = throttleWindowMs;
+    this.clock = clock;
+    this.start = clock.now();
   }
 
   /**
@@ -54,23 +54,22 @@ export class ReadPace implements ScanPace {
    */
   async beforePage(): Promise<void> {
     if (!this.paced) return;
-    const wait = this.#start + ((this.#spent + PAGE_UNITS) / this.#rate - 1) * 1000 - this.#clock.now();
-    this.#spent += PAGE_UNITS;
-    if (wait > 0) await this.#clock.sleep(wait);
+    const wait = this.start + ((this.spent + PAGE_UNITS) / this.rate - 1) * 1000 - this.clock.now();
+    this.spent += PAGE_UNITS;
+    if (wait > 0) await this.clock.sleep(wait);
   }
 
   /** Replaces a page's booking with the read units it consumed. */
   consumed(units: number | undefined): void {
-    this.#spent += (units ?? PAGE_UNITS) - PAGE_UNITS;
+    this.spent += (units ?? PAGE_UNITS) - PAGE_UNITS;
   }
 
   /** Waits before a throttled page is read again; false, without waiting, once the window would be passed. */
   async afterThrottle(): Promise<boolean> {
-    this.#throttles += 1;
-    const delay =
-      THROTTLE_MIN_MS + backoffDelayMs(this.#throttles, THROTTLE_BASE_MS, THROTTLE_MAX_MS - THROTTLE_MIN_MS);
-    if (this.#clock.now() + delay > this.#start + this.#throttleWindowMs) return false;
-    await this.#clock.sleep(delay);
+    this.throttles += 1;
+    const delay = THROTTLE_MIN_MS + backoffDelayMs(this.throttles, THROTTLE_BASE_MS, THROTTLE_MAX_MS - THROTTLE_MIN_MS);
+    if (this.clock.now() + delay > this.start + this.throttleWindowMs) return false;
+    await this.clock.sleep(delay);
     return true;
   }
 }

@@ -49,3 +49,22 @@ export function translateStorageError(error: unknown, operation: string): never 
     throw new StorageUnavailableError(`${operation} failed: storage unavailable`, { cause: error });
   throw error;
 }
+
+/**
+ * A stored row that breaks the model of its table (an attribute missing or of another type): a data defect, written
+ * by something other than these adapters, that stays a 500 and pages someone. Every adapter refuses such a row with
+ * this error rather than filling in a default.
+ */
+export class MalformedRowError extends Error {
+  override readonly name = 'MalformedRowError';
+  constructor(
+    /** The model the row should hold, e.g. `InventoryItem`. */
+    readonly model: string,
+    /** What identifies the row in a log line (never a secret). */
+    readonly row: string,
+    /** The first attribute found missing or of the wrong type. */
+    readonly attribute: string,
+  ) {
+    super(`${model} row ${row} does not match the model: attribute ${attribute} is missing or of the wrong type`);
+  }
+}

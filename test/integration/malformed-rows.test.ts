@@ -1,0 +1,91 @@
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { hashApiKey } from '../../functions/api-keys/key';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { HistoryTable, historySortKey } from '../../functions/store/history-table';
+import { InventoryTable } from '../../functions/store/inventory-table';
+import { MalformedRowError } from '../../functions/store/storage-errors';
+import type { TableNames } from '../../service/local-dynamodb';
+import { freshTables, testClient } from '../helpers/local-stack';
+
+/**
+ * Rows written by something other than the adapters (a console edit, an old import) that break the model: every
+ * adapter refuses them with the same error, naming the attribute, and never fills in a default.
+ */
+describe('Store: every adapter refuses a row that breaks its model with MalformedRowError (DynamoDB Local)', () => {
+  let client: DynamoDBClient;
+  let tables: TableNames;
+
+  beforeAll(async () => {
+    client = testClient();
+    tables = await freshTables(client);
+  });
+  afterAll(() => client.destroy());
+
+  it('ApiKeyTable refuses a key row with no name, on lookup and on list, instead of a record with a blank name', async () => {
+    // Prepare
+    const keyHash = hashApiKey('psk_malformed-row');
+    await client.send(
+      new PutItemCommand({
+        TableName: tables.apiKeys,
+        Item: { keyHash: { S: keyHash }, keyId: { S: 'key_nameless' }, createdAt: { S: '2026-11-23T10:00:00.000Z' } },
+      }),
+    );
+    const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
+    // Act
+    const lookup = keys.findByHash(keyHash);
+    const list = keys.list();
+    // Assess
+    await expect(lookup).rejects.toThrow(MalformedRowError);
+    await expect(lookup).rejects.toMatchObject({ model: 'ApiKeyRecord', row: 'key_nameless', attribute: 'name' });
+    await expect(list).rejects.toMatchObject({ name: 'MalformedRowError', attribute: 'name' });
+  });
+
+  it('ApiKeyTable refuses a key row whose createdAt is a number rather than a timestamp string', async () => {
+    const keyHash = hashApiKey('psk_numeric-created-at');
+    await client.send(
+      new PutItemCommand({
+        TableName: tables.apiKeys,
+        Item: { keyHash: { S: keyHash }, keyId: { S: 'key_numeric' }, name: { S: 'n' }, createdAt: { N: '1' } },
+      }),
+    );
+    await expect(new ApiKeyTable({ client, tableName: tables.apiKeys }).findByHash(keyHash)).rejects.toMatchObject({
+      name: 'MalformedRowError',
+      attribute: 'createdAt',
+    });
+  });
+
+  it('InventoryTable refuses the row an update returns when it has no status', async () => {
+    await client.send(
+      new PutItemCommand({ TableName: tables.inventory, Item: { petId: { N: '77' }, quantity: { N: '1' } } }),
+    );
+    const inventory = new InventoryTable({ client, tableName: tables.inventory });
+    const update = inventory.setQuantity(
+      '77',
+      { quantity: 2 },
+      { source: 'api', actor: 'key_test', at: '2026-11-23T10:00:00.000Z' },
+    );
+    await expect(update).rejects.toThrow(MalformedRowError);
+    await expect(update).rejects.toMatchObject({ model: 'InventoryItem', row: '77', attribute: 'status' });
+  });
+
+  it('HistoryTable refuses a history row with no actor', async () => {
+    await client.send(
+      new PutItemCommand({
+        TableName: tables.history,
+        Item: {
+          petId: { N: '78' },
+          sequence: { S: historySortKey('5') },
+          at: { S: '2026-11-23T10:00:00.000Z' },
+          previousQuantity: { NULL: true },
+          quantity: { N: '3' },
+          previousStatus: { NULL: true },
+          status: { S: 'available' },
+          source: { S: 'api' },
+        },
+      }),
+    );
+    const listed = new HistoryTable({ client, tableName: tables.history }).listFor('78');
+    await expect(listed).rejects.toThrow(MalformedRowError);
+    await expect(listed).rejects.toMatchObject({ model: 'HistoryEntry', attribute: 'actor' });
+  });
+});
