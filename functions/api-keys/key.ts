@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** Every key starts with this, so secret scanners and people can recognise a leaked one. */
 export const API_KEY_PREFIX = 'psk_';
@@ -43,13 +43,6 @@ export function isWellFormedApiKey(token: string): boolean {
 export function parseBearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   return BEARER_PATTERN.exec(header)?.[1];
-}
-
-/** Compares two hex hashes in constant time. */
-export function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**
