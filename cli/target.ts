@@ -8,7 +8,7 @@ import { STACK_OUTPUTS, STAGES, type StageName as Stage, stackName } from '../se
 import { type ApiGatewayClientFactory, createApiGatewayClient, flushAuthorizerCache } from './authorizer-cache';
 import { CliError, UsageError } from './errors';
 
-/** Where a command acts: a DynamoDB endpoint and the two table names. */
+/** Where a command acts: a DynamoDB endpoint and the service's table names (inventory, API keys, history). */
 export interface Target {
   client: DynamoDBClient;
   tables: TableNames;

@@ -65,3 +65,14 @@ export function once<T>(build: () => T): () => T {
     return built.value;
   };
 }
+
+/**
+ * A handler's dependencies: the object itself (tests pass one pointed at DynamoDB Local), or a function that builds
+ * them (the module's `handler` passes a {@link once}, so the environment is read on the first invocation).
+ */
+export type Deps<T> = T | (() => T);
+
+/** The function that returns a handler's dependencies, whichever way they were given. */
+export function resolveDeps<T extends object>(deps: Deps<T>): () => T {
+  return typeof deps === 'function' ? deps : () => deps;
+}

@@ -1,15 +1,15 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { authorize, UnauthorizedError } from '../api-keys/authorize';
 import type { ApiKeyRepository } from '../api-keys/repository';
-import { ENV, once, requireEnv } from '../config';
+import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
+import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
+import { annotateTrace } from '../observability/tracer';
 import { ApiKeyTable } from '../store/api-key-table';
-import { lambdaDynamoClient } from '../store/dynamo-client';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of the bearer-token authorizer. */
 export interface AuthorizerDeps {
@@ -22,28 +22,30 @@ export interface AuthorizerDeps {
  * never logged. Every decision is counted: a refused key is a thrown error to Lambda, so its `Errors` metric cannot
  * tell a refusal from an outage, and `AuthorizerUnavailable` can.
  */
-export function createHandler(deps: AuthorizerDeps | (() => AuthorizerDeps)) {
-  const resolve = typeof deps === 'function' ? deps : () => deps;
-  return middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logMetrics(metrics))
-    .handler(async function authorizeBearerToken(event) {
+export function createHandler(deps: Deps<AuthorizerDeps>) {
+  const resolve = resolveDeps(deps);
+  return observed(middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()).handler(
+    async function authorizeBearerToken(event) {
       try {
         const result = await authorize(resolve().keys, event.authorizationToken, event.methodArn);
         logger.info('key accepted', { keyId: result.principalId });
         metrics.addMetric(METRIC_NAMES.apiKeyAccepted, 'Count', 1);
+        annotateTrace({ route: 'authorizer', outcome: 'accepted' });
         return result;
       } catch (error) {
         if (error instanceof UnauthorizedError) {
           logger.info('key refused');
           metrics.addMetric(METRIC_NAMES.apiKeyRefused, 'Count', 1);
+          annotateTrace({ route: 'authorizer', outcome: 'refused' });
           throw new Error('Unauthorized');
         }
         logger.error('authorization failed', { error: error as Error });
         metrics.addMetric(METRIC_NAMES.authorizerUnavailable, 'Count', 1);
+        annotateTrace({ route: 'authorizer', outcome: 'unavailable' });
         throw new Error('AuthorizerFailure');
       }
-    });
+    },
+  );
 }
 
 export const handler = createHandler(

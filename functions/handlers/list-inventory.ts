@@ -2,13 +2,13 @@ import { Readable } from 'node:stream';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../../service/routes';
-import { ENV, intEnv, once, requireEnv } from '../config';
+import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
 import { createStreamingApiHandler } from '../http/streaming';
 import { inventoryListChunks } from '../inventory/json';
 import type { InventoryRepository } from '../inventory/repository';
 import { metrics } from '../observability/metrics';
-import { createDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
+import { createLambdaDynamoClient } from '../store/lambda-dynamo-client';
 import { ReadPace } from '../store/read-pace';
 
 /**
@@ -33,8 +33,8 @@ export interface ListInventoryDeps {
  * before the first byte (the order needs every entry), so a storage failure is still a 503 Error body; the body is
  * then written in chunks, gzipped when the client accepts it (functions/http/content-encoding.ts).
  */
-export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps)) {
-  const resolve = typeof deps === 'function' ? deps : () => deps;
+export function createHandler(deps: Deps<ListInventoryDeps>) {
+  const resolve = resolveDeps(deps);
   return createStreamingApiHandler(async function listInventory() {
     const items = await resolve().repository.listAll();
     metrics.addMetric(METRIC_NAMES.inventoryEntriesListed, 'Count', items.length);
@@ -50,7 +50,7 @@ export function createHandler(deps: ListInventoryDeps | (() => ListInventoryDeps
 export const handler = createHandler(
   once(() => ({
     repository: new InventoryTable({
-      client: createDynamoClient({ retryMode: 'adaptive' }),
+      client: createLambdaDynamoClient({ retryMode: 'adaptive' }),
       tableName: requireEnv(ENV.inventoryTable),
       pace: () => new ReadPace(intEnv(ENV.listReadUnitsPerSecond, 0), THROTTLE_WINDOW_MS),
     }),

@@ -1,16 +1,16 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
-import { ENV, intEnv, once, requireEnv } from '../config';
+import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
 import { type EntryWrite, type HistoryRecorder, historyEntryFor, type StoredEntry } from '../inventory/history';
+import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
-import { lambdaDynamoClient } from '../store/dynamo-client';
+import { annotateTrace } from '../observability/tracer';
 import { HistoryTable } from '../store/history-table';
 import { toChangeOrigin, toInventoryItem } from '../store/inventory-table';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of the history function. */
 export interface RecordHistoryDeps {
@@ -24,39 +24,37 @@ export interface RecordHistoryDeps {
  * resumes from the lowest): retried, bisected, and in the end sent to the on-failure queue by the event source
  * mapping, never dropped here.
  */
-export function createHandler(deps: RecordHistoryDeps | (() => RecordHistoryDeps)) {
-  const resolve = typeof deps === 'function' ? deps : () => deps;
-  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logMetrics(metrics))
-    .handler(async function recordHistory(event) {
-      const { history } = resolve();
-      let recorded = 0;
-      const outcomes = await Promise.allSettled(
-        event.Records.map(async (record) => {
-          const sequenceNumber = record.dynamodb?.SequenceNumber;
-          if (sequenceNumber === undefined) throw new Error(`Stream record ${record.eventID} has no sequence number`);
-          const entry = historyEntryFor(entryWriteOf(record));
-          if (entry) {
-            await history.record(entry, sequenceNumber);
-            recorded++;
-          }
-        }),
-      );
-      const batchItemFailures = outcomes.flatMap((outcome, index) => {
-        if (outcome.status === 'fulfilled') return [];
-        const record = event.Records[index];
-        logger.error('stream record not recorded', {
-          eventID: record?.eventID,
-          sequenceNumber: record?.dynamodb?.SequenceNumber,
-          error: outcome.reason as Error,
-        });
-        return [{ itemIdentifier: record?.dynamodb?.SequenceNumber ?? '' }];
+export function createHandler(deps: Deps<RecordHistoryDeps>) {
+  const resolve = resolveDeps(deps);
+  return observed(middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()).handler(async function recordHistory(event) {
+    const { history } = resolve();
+    let recorded = 0;
+    const outcomes = await Promise.allSettled(
+      event.Records.map(async (record) => {
+        const sequenceNumber = record.dynamodb?.SequenceNumber;
+        if (sequenceNumber === undefined) throw new Error(`Stream record ${record.eventID} has no sequence number`);
+        const entry = historyEntryFor(entryWriteOf(record));
+        if (entry) {
+          await history.record(entry, sequenceNumber);
+          recorded++;
+        }
+      }),
+    );
+    const batchItemFailures = outcomes.flatMap((outcome, index) => {
+      if (outcome.status === 'fulfilled') return [];
+      const record = event.Records[index];
+      logger.error('stream record not recorded', {
+        eventID: record?.eventID,
+        sequenceNumber: record?.dynamodb?.SequenceNumber,
+        error: outcome.reason as Error,
       });
-      metrics.addMetric(METRIC_NAMES.historyEntriesRecorded, 'Count', recorded);
-      metrics.addMetric(METRIC_NAMES.historyRecordsFailed, 'Count', batchItemFailures.length);
-      return { batchItemFailures };
+      return [{ itemIdentifier: record?.dynamodb?.SequenceNumber ?? '' }];
     });
+    metrics.addMetric(METRIC_NAMES.historyEntriesRecorded, 'Count', recorded);
+    metrics.addMetric(METRIC_NAMES.historyRecordsFailed, 'Count', batchItemFailures.length);
+    annotateTrace({ route: 'inventory stream', outcome: batchItemFailures.length === 0 ? 'recorded' : 'partial' });
+    return { batchItemFailures };
+  });
 }
 
 /** The entry before and after the write a stream record reports (its images are the table's attribute maps). */

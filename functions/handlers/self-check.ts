@@ -1,11 +1,10 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ApiKeyRepository } from '../api-keys/repository';
-import { ENV, once, requireEnv } from '../config';
-import { logger } from '../observability/logger';
+import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
+import { observed } from '../observability/chain';
 import { runSelfCheck } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
-import { lambdaDynamoClient } from '../store/dynamo-client';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of the deploy self-check. */
 export interface SelfCheckDeps {
@@ -27,11 +26,10 @@ export interface SelfCheckReport {
  * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`). A failed check throws,
  * which fails the trigger and so the deployment, and CloudFormation rolls back. The key is never logged.
  */
-export function createHandler(deps: SelfCheckDeps | (() => SelfCheckDeps)) {
-  const resolve = typeof deps === 'function' ? deps : () => deps;
-  return middy<unknown, SelfCheckReport>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .handler(async function checkDeployedStage(_event, context) {
+export function createHandler(deps: Deps<SelfCheckDeps>) {
+  const resolve = resolveDeps(deps);
+  return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
+    async function checkDeployedStage(_event, context) {
       const { keys, baseUrl, settleMs } = resolve();
       const results = await runSelfCheck({
         keys,
@@ -42,7 +40,8 @@ export function createHandler(deps: SelfCheckDeps | (() => SelfCheckDeps)) {
         ...(settleMs === undefined ? {} : { settleMs }),
       });
       return { baseUrl, passed: results.map(({ name }) => name) };
-    });
+    },
+  );
 }
 
 export const handler = createHandler(

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
-import { ENV, once, requireEnv } from '../config';
+import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
 import { readJsonBody } from '../http/json-body';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
@@ -10,8 +10,8 @@ import type { InventoryRepository } from '../inventory/repository';
 import type { ChangeOrigin } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
 import { metrics } from '../observability/metrics';
-import { lambdaDynamoClient } from '../store/dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of `PATCH /inventory/{petId}`. */
 export interface UpdateInventoryDeps {
@@ -23,8 +23,8 @@ export interface UpdateInventoryDeps {
  * is `expectedQuantity`, when the body has it), leaves its status, and answers with the entry as stored. Checks run
  * in the documented order: petId, then body, then existence and the expected quantity.
  */
-export function createHandler(deps: UpdateInventoryDeps | (() => UpdateInventoryDeps)) {
-  const resolve = typeof deps === 'function' ? deps : () => deps;
+export function createHandler(deps: Deps<UpdateInventoryDeps>) {
+  const resolve = resolveDeps(deps);
   return createApiHandler(async function updateInventory(event) {
     const petId = parsePetId(event.pathParameters?.petId);
     const update = parseInventoryUpdate(readJsonBody(event));

@@ -1,9 +1,10 @@
-import { pipeline, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { headerValue } from './headers';
 import { HttpError } from './http-error';
+import type { StreamedApiResult } from './responses';
 
 /** The codings a streamed body can be sent in: API Gateway does not compress a streamed response itself. */
 export type ContentCoding = 'gzip' | 'identity';
@@ -64,19 +65,12 @@ function acceptEncodingOf(event: APIGatewayProxyEvent): string | undefined {
 /** gzip level of streamed bodies: zlib's default (6), chosen against levels 1 and 9 in docs/performance.md. */
 const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION;
 
-/** A streamed success body, as a handler returns it in middy's streaming mode. */
-interface StreamedResult {
-  statusCode: number;
-  headers?: Record<string, string>;
-  body: Readable | string;
-}
-
 /**
  * Content negotiation of a streamed body: the coding is chosen before the handler runs (406 NOT_ACCEPTABLE with the
  * Error body when none is acceptable, before any work), and a success body that is a stream is gzipped here when
  * chosen, with `Content-Encoding` and `Vary: Accept-Encoding`. Error bodies stay identity.
  */
-export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, StreamedResult> {
+export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, StreamedApiResult> {
   const chosen = new WeakMap<object, ContentCoding>();
   return {
     before: function negotiateCoding(request) {

@@ -1,12 +1,12 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { ENV, optionalEnv } from '../config';
+import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
+import { annotateTrace } from '../observability/tracer';
 import { cors, parseAllowedOrigins } from './cors';
 import { isServerFault, toErrorResponse } from './error-mapping';
 
@@ -21,15 +21,18 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
   return {
     name: 'httpApi',
     before: function appendCorrelationKeys({ event }) {
+      const route = `${event.httpMethod} ${event.resource}`;
       logger.appendKeys({
         requestId: event.requestContext?.requestId,
         keyId: event.requestContext?.authorizer?.keyId,
-        route: `${event.httpMethod} ${event.resource}`,
+        route,
       });
+      annotateTrace({ route });
     },
     after: function addCommonHeaders(request) {
       if (request.response) {
         request.response.headers = { ...COMMON_HEADERS, ...request.response.headers };
+        annotateTrace({ outcome: String(request.response.statusCode) });
       }
     },
     onError: function respondWithErrorBody(request) {
@@ -46,6 +49,7 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
         logger.info('request refused', { status: response.statusCode, reason: request.error?.message });
         metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
       }
+      annotateTrace({ outcome: String(response.statusCode) });
       request.response = response;
     },
   };
@@ -54,22 +58,20 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
 /** Allowed origins, read once per function instance. */
 const ALLOWED_ORIGINS = parseAllowedOrigins(optionalEnv(ENV.corsAllowedOrigins));
 
-/**
- * Wraps an API handler body in the shared middy chain: logger context, metrics, then the HTTP concern.
- * `logEvent: false` wins over POWERTOOLS_LOGGER_LOG_EVENT: the event carries the caller's bearer key.
- */
+/** Wraps an API handler body in the shared middy chain: tracer, logger context, metrics, then the HTTP concern. */
 export function createApiHandler(handler: ApiHandler) {
   return sharedChain(middy<APIGatewayProxyEvent, APIGatewayProxyResult>()).handler(handler);
 }
 
 /**
- * The middlewares every API function runs, in order, on a chain of either execution mode. httpApi shapes the
+ * The middlewares every API function runs, in order, on a chain of either execution mode: the Powertools chain of
+ * every function (functions/observability/chain.ts), CORS, then httpApi. httpApi shapes the
  * response's headers and Error bodies, which are the same objects whatever the body is (string or stream).
  */
 export function sharedChain<R>(
   chain: MiddyfiedHandler<APIGatewayProxyEvent, R>,
 ): MiddyfiedHandler<APIGatewayProxyEvent, R> {
-  chain.use(injectLambdaContext(logger, { resetKeys: true, logEvent: false })).use(logMetrics(metrics));
+  observed(chain);
   // Before httpApi, so that its after/onError run last and see the final response, Error bodies included.
   const corsMiddleware = cors(ALLOWED_ORIGINS);
   if (corsMiddleware) chain.use(corsMiddleware);

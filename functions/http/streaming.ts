@@ -7,21 +7,18 @@ import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
 import { streamedContentEncoding } from './content-encoding';
 import { sharedChain } from './middleware';
+import type { StreamedApiResult } from './responses';
 
 /*
  * The streaming variant of the API chain, in a module of its own so that the buffered functions' bundles carry
  * none of it (middy's streamify mode, node:stream, content negotiation).
  */
 
-/** What a streaming API handler body returns: the status and headers, and the body as a stream of its chunks. */
-export interface StreamedApiResult {
-  statusCode: number;
-  headers?: Record<string, string>;
-  body: Readable;
-}
-
 /** A streaming API handler body; failures before it returns get the usual Error bodies. */
-export type StreamingApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<StreamedApiResult>;
+export type StreamingApiHandler = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<StreamedApiResult<Readable>>;
 
 /** Time left when a stream still running gives up, so that its failure is logged before Lambda stops the function. */
 export const STREAM_DEADLINE_MARGIN_MS = 1000;

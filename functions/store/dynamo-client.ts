@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ENV, intEnv, once } from '../config';
+import { ENV, intEnv } from '../config';
 
 /** Bounds of a DynamoDB client; each defaults to its `DYNAMODB_*` environment variable, then to the value shown. */
 export interface DynamoClientOptions {
@@ -47,6 +47,3 @@ export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBC
     },
   });
 }
-
-/** The function instance's one client, built on first use and reused by every invocation (keep-alive). */
-export const lambdaDynamoClient = once(() => createDynamoClient());

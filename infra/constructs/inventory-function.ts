@@ -9,8 +9,8 @@ import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../service/routes';
 import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
 
 /**
- * Memory of every function: Lambda gives CPU in proportion to memory, and init and p99 are CPU-bound, so the
- * default leaves headroom over the measured peak (docs/performance.md, "Memory sizes").
+ * Memory of a function that sets none (listInventory sets its own): Lambda gives CPU in proportion to memory, and
+ * init and p99 are CPU-bound, so the default leaves headroom over the measured peak (docs/performance.md, "Memory sizes").
  */
 export const DEFAULT_MEMORY_MB = 256;
 /**
@@ -18,7 +18,10 @@ export const DEFAULT_MEMORY_MB = 256;
  * from its measured peak at 1,000,000 entries (docs/performance.md, "Largest inventory").
  */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
-/** Timeout of every function: the SDK's bounded retries give up well within it (functions/store/dynamo-client.ts). */
+/**
+ * Timeout of a function whose route sets none (listInventory has its own): the SDK's bounded retries give up well
+ * within it (functions/store/dynamo-client.ts).
+ */
 export const DEFAULT_TIMEOUT = Duration.seconds(DEFAULT_FUNCTION_TIMEOUT_SECONDS);
 
 /** Properties of an {@link InventoryFunction}. */
@@ -99,6 +102,8 @@ export class InventoryFunction extends NodejsFunction {
         ...BUNDLED_FUNCTION_ENVIRONMENT,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        // Powertools' default in Lambda, written out: the DynamoDB subsegments under active tracing need it.
+        POWERTOOLS_TRACE_ENABLED: 'true',
         ...props.environment,
       },
     });

@@ -91,6 +91,8 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'pet-store-inventory',
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        // The tracer's DynamoDB subsegments (functions/observability/tracer.ts) under active tracing.
+        POWERTOOLS_TRACE_ENABLED: 'true',
         // The `stage` dimension of every custom metric the alarms read.
         STAGE: stage,
       });
