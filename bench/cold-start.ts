@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { DeployedBundle } from '../infra/synthesized-assets';
+import { lambdaTraceHeader, startXRayDaemonStandIn, tracingEnvironment } from '../local/lambda/xray-daemon';
 import { runProbe } from './probe-child';
 import { alternate, median, ratio, round } from './stats';
 
@@ -31,6 +32,8 @@ export interface ColdStartFigure {
 /** Cold-start figures of every function and of the naive handler. */
 export interface ColdStartResult {
   runs: number;
+  /** The functions ran with tracing on, as deployed (Powertools Tracer, X-Ray daemon stand-in); the naive has none. */
+  tracing: boolean;
   naiveInitMsMedian: number;
   naiveColdPathMsMedian: number;
   functions: ColdStartFigure[];
@@ -58,6 +61,9 @@ export function bundleSubjects(
  * for those that call it), in a fresh `node` process each time; the median of `runs` processes per module, taken
  * round-robin so that a busy moment of the machine hits every module alike. Init alone would flatter a client that
  * loads its HTTP stack on the first call, as the SDK does; the cold path is what the first caller waits for.
+ * Each process gets the environment Lambda gives a function with active tracing (its own trace id, the X-Ray daemon
+ * address, here a UDP stand-in), so the figure includes the tracer as deployed; a subject that sends no segment
+ * document fails the run, since its figure would not be the deployed one.
  */
 export async function measureColdStarts(
   subjects: readonly ColdStartSubject[],
@@ -67,8 +73,16 @@ export async function measureColdStarts(
 ): Promise<ColdStartResult> {
   const init = new Map<string, number[]>();
   const cold = new Map<string, number[]>();
+  const daemon = await startXRayDaemonStandIn();
+  const traces = new Map<string, string[]>();
   const measure = async (name: string, file: string, event: unknown, sourceMaps: boolean) => {
-    const probe = await runProbe('cold', file, { env, sourceMaps, events: [event] });
+    const trace = lambdaTraceHeader();
+    traces.set(name, [...(traces.get(name) ?? []), trace.traceId]);
+    const probe = await runProbe('cold', file, {
+      env: { ...env, ...tracingEnvironment(daemon.address, trace.header) },
+      sourceMaps,
+      events: [event],
+    });
     if (
       probe.error !== undefined ||
       (probe.failedItems ?? 0) > 0 ||
@@ -78,14 +92,28 @@ export async function measureColdStarts(
     init.set(name, [...(init.get(name) ?? []), probe.initMs]);
     cold.set(name, [...(cold.get(name) ?? []), probe.initMs + probe.firstCallMs]);
   };
-  await alternate(runs, [
-    () => measure('naive', NAIVE_HANDLER, naiveEvent, false),
-    ...subjects.map((subject) => () => measure(subject.name, subject.file, subject.event, subject.sourceMaps ?? false)),
-  ]);
+  try {
+    await alternate(runs, [
+      () => measure('naive', NAIVE_HANDLER, naiveEvent, false),
+      ...subjects.map(
+        (subject) => () => measure(subject.name, subject.file, subject.event, subject.sourceMaps ?? false),
+      ),
+    ]);
+    // Datagrams of the last process may still be on their way.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const traced = new Set(daemon.documents.map((document) => document.trace_id));
+    for (const subject of subjects) {
+      const untraced = (traces.get(subject.name) ?? []).filter((traceId) => !traced.has(traceId)).length;
+      if (untraced > 0) throw new Error(`${subject.name} sent no trace in ${untraced} of its cold starts`);
+    }
+  } finally {
+    await daemon.close();
+  }
   const naiveInit = median(init.get('naive') ?? []);
   const naiveCold = median(cold.get('naive') ?? []);
   return {
     runs,
+    tracing: true,
     naiveInitMsMedian: round(naiveInit),
     naiveColdPathMsMedian: round(naiveCold),
     functions: subjects.map((subject) => {

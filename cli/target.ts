@@ -1,9 +1,14 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { ENV } from '../functions/config';
+import { ENV, numberEnv, PORT_NUMBER } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { isStorageUnavailable } from '../functions/store/storage-errors';
-import { LOCAL_TABLE_NAMES, type TableNames, useLocalCredentials } from '../service/local-dynamodb';
+import {
+  LOCAL_DYNAMODB_PORT,
+  LOCAL_TABLE_NAMES,
+  type TableNames,
+  useLocalCredentials,
+} from '../service/local-dynamodb';
 import { STACK_OUTPUTS, STAGES, type StageName as Stage, stackName } from '../service/names';
 import { type ApiGatewayClientFactory, createApiGatewayClient, flushAuthorizerCache } from './authorizer-cache';
 import { CliError, UsageError } from './errors';
@@ -106,12 +111,11 @@ function resolveLocal(endpointOption: string | undefined, env: Record<string, st
 }
 
 function localPort(env: Record<string, string | undefined>): number {
-  const raw = env.DYNAMODB_PORT;
-  if (raw === undefined || raw === '') return 8000;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 65535)
-    throw new UsageError(`DYNAMODB_PORT must be a port number from 1 to 65535; got "${raw}"`);
-  return port;
+  try {
+    return numberEnv(LOCAL_DYNAMODB_PORT.variable, LOCAL_DYNAMODB_PORT.fallback, PORT_NUMBER, env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 async function resolveStage(

@@ -42,19 +42,54 @@ export function optionalEnv(name: string): string | undefined {
   return value.length > 0 ? value : undefined;
 }
 
+/** What a numeric environment variable may hold. */
+export interface NumberRule {
+  /** Whole numbers only. @default true */
+  integer?: boolean;
+  /** @default 0 */
+  min?: number;
+  /** @default none */
+  max?: number;
+}
+
+/** A TCP port to listen on or connect to: 0 (any free port) is refused, since a caller must know where to connect. */
+export const PORT_NUMBER: NumberRule = { min: 1, max: 65_535 };
+
 /**
- * Reads an optional non-negative integer environment variable (0 is allowed: it turns a time-out off), with a
- * default when it is unset or empty.
+ * Reads an optional numeric environment variable: the one parser every runtime uses (functions, `npm start`, the
+ * CLI), so a value one accepts another cannot refuse. Unset or blank gives `fallback`.
+ *
+ * @throws Error "X must be ..." when it is set to anything the rule does not allow.
+ */
+export function numberEnv(
+  name: string,
+  fallback: number,
+  rule: NumberRule = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const { integer = true, min = 0, max = Number.POSITIVE_INFINITY } = rule;
+  const value = Number(raw);
+  const allowed =
+    (integer ? /^[0-9]+$/.test(raw) && Number.isSafeInteger(value) : /^[0-9]+(\.[0-9]+)?$/.test(raw)) &&
+    value >= min &&
+    value <= max;
+  if (!allowed) {
+    const kind = integer ? 'a whole number' : 'a number';
+    const range = max === Number.POSITIVE_INFINITY ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new Error(`${name} must be ${kind} ${range}; got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * Reads an optional non-negative integer environment variable (0 is allowed: it turns a time-out off).
  *
  * @throws Error when it is set to anything but a non-negative integer.
  */
 export function intEnv(name: string, fallback: number): number {
-  const raw = optionalEnv(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(value))
-    throw new Error(`${name} environment variable must be a non-negative integer`);
-  return value;
+  return numberEnv(name, fallback);
 }
 
 /** Builds a value on first use and returns the same one after: module-scope dependencies that tests can bypass. */

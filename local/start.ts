@@ -4,7 +4,8 @@
  * Ctrl-C stops everything cleanly.
  */
 import { join } from 'node:path';
-import { intEnv } from '../functions/config';
+import { intEnv, numberEnv, PORT_NUMBER } from '../functions/config';
+import { LOCAL_DYNAMODB_PORT } from '../service/local-dynamodb';
 import { STAGE_THROTTLING } from '../service/stage-limits';
 import { createDocsHandler, DOCS_PATH } from './docs';
 import { registerLocalKey, seedDemoInventory, startHistoryPoller, startLocalEnvironment } from './environment';
@@ -17,7 +18,10 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '.local', 'dynamodb');
-  const env = await startLocalEnvironment({ port: intEnv('DYNAMODB_PORT', 8000), dataDir });
+  const env = await startLocalEnvironment({
+    port: numberEnv(LOCAL_DYNAMODB_PORT.variable, LOCAL_DYNAMODB_PORT.fallback, PORT_NUMBER),
+    dataDir,
+  });
   let gateway: Awaited<ReturnType<typeof startLocalGateway>> | undefined;
   let history: StreamPoller | undefined;
   const shutdown = async (signal: string) => {
@@ -39,7 +43,7 @@ async function main(): Promise<void> {
     const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
     // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
     const throttling = throttlingFromEnv(STAGE_THROTTLING.staging);
-    gateway = await startLocalGateway(intEnv('PORT', 3000), {
+    gateway = await startLocalGateway(numberEnv('PORT', 3000, PORT_NUMBER), {
       authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', 300),
       throttling,
       serveExtra: createDocsHandler(),

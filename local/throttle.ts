@@ -1,3 +1,4 @@
+import { numberEnv } from '../functions/config';
 import type { ThrottleSettings } from '../service/stage-limits';
 
 /**
@@ -62,16 +63,9 @@ export function throttlingFromEnv(
   stageDefault: ThrottleSettings,
   env: NodeJS.ProcessEnv = process.env,
 ): ThrottleSettings | undefined {
-  const read = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
-    return value;
-  };
-  const rateLimit = read('PETSTORE_RATE_LIMIT', stageDefault.rateLimit);
-  const burstLimit = read('PETSTORE_BURST_LIMIT', stageDefault.burstLimit);
+  // API Gateway's rate is requests per second (fractions allowed), its burst a count of requests.
+  const rateLimit = numberEnv('PETSTORE_RATE_LIMIT', stageDefault.rateLimit, { integer: false }, env);
+  const burstLimit = numberEnv('PETSTORE_BURST_LIMIT', stageDefault.burstLimit, {}, env);
   if (rateLimit === 0 || burstLimit === 0) return undefined;
-  if (!Number.isInteger(burstLimit)) throw new Error(`PETSTORE_BURST_LIMIT must be a whole number, got ${burstLimit}`);
   return { rateLimit, burstLimit };
 }

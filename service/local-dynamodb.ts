@@ -11,6 +11,9 @@ export interface TableNames {
   history: string;
 }
 
+/** The variable that names DynamoDB Local's port, for `npm start` and the CLI's local target, and its default. */
+export const LOCAL_DYNAMODB_PORT = { variable: 'DYNAMODB_PORT', fallback: 8000 } as const;
+
 /** Table names of the local gateway (the deployed stack lets CloudFormation name them). */
 export const LOCAL_TABLE_NAMES: TableNames = {
   inventory: 'petstore-inventory',

@@ -49,16 +49,16 @@ describe('Function: run (usage)', () => {
     expect(io.stderr.text).toMatch(/^error: [^\n]+ \(run "npm run cli -- help" for usage\)\n$/);
   });
 
-  it('exits 2 when DYNAMODB_PORT is not a port', async () => {
+  it.each(['eighty', '0', '65536'])('exits 2 when DYNAMODB_PORT is %j, not a port to connect to', async (port) => {
     // Prepare
-    const io = aCapturedIo({ env: { DYNAMODB_PORT: 'eighty' } });
+    const io = aCapturedIo({ env: { DYNAMODB_PORT: port } });
 
     // Act
     const code = await run(['keys', 'list'], io);
 
     // Assess
     expect(code).toBe(2);
-    expect(io.stderr.text).toMatch(/DYNAMODB_PORT must be a port number/);
+    expect(io.stderr.text).toMatch(/DYNAMODB_PORT must be a whole number from 1 to 65535/);
   });
 
   it.each([[['help']], [['--help']], [['-h']]])('prints the usage on stdout and exits 0 for %j', async (argv) => {
