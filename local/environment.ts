@@ -7,7 +7,6 @@ import { createDynamoClient } from '../functions/store/dynamo-client';
 import { signedInventoryAttributes } from '../functions/store/inventory-table';
 import { LOCAL_TABLE_NAMES, type TableNames } from '../service/local-dynamodb';
 import { SERVICE_NAME } from '../service/metric-names';
-import { HISTORY_STREAM_MAPPING } from '../service/names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
 import {
   type StreamHandler,
@@ -59,9 +58,6 @@ export async function startHistoryPoller(
     endpoint,
     streamArn: await inventoryStreamArn(client, tables.inventory),
     handler: handler ?? (await import('../functions/handlers/record-history')).handler,
-    batchSize: HISTORY_STREAM_MAPPING.batchSize,
-    retryAttempts: HISTORY_STREAM_MAPPING.retryAttempts,
-    bisectBatchOnError: HISTORY_STREAM_MAPPING.bisectBatchOnError,
     ...rest,
   });
 }

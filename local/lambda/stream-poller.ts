@@ -6,6 +6,7 @@ import {
   type _Record as StreamsRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { HISTORY_STREAM_MAPPING } from '../../service/names';
 import { lambdaContext } from './events';
 
 /** A stream-triggered function, as the event source mapping invokes it. */
@@ -24,18 +25,28 @@ export interface DiscardedBatch {
   reason: string;
 }
 
-/** Options of {@link startStreamPoller}: the event source mapping's settings, as the stack sets them. */
+/**
+ * Options of {@link startStreamPoller}: the event source mapping's settings, each defaulting to the deployed
+ * mapping's (`HISTORY_STREAM_MAPPING`, service/names.ts), so `npm start` runs the history as the stage does.
+ */
 export interface StreamPollerOptions {
   /** The DynamoDB Local endpoint. */
   endpoint: string;
   streamArn: string;
   handler: StreamHandler;
-  /** @default 100 */
+  /** @default HISTORY_STREAM_MAPPING.batchSize */
   batchSize?: number;
-  /** Retries of a failing batch before it is discarded. @default 2 */
+  /** Retries of a failing batch before it is discarded. @default HISTORY_STREAM_MAPPING.retryAttempts */
   retryAttempts?: number;
-  /** Split a batch whose invocation failed in two before retrying it. @default true */
+  /** Split a batch whose invocation failed in two before retrying it. @default HISTORY_STREAM_MAPPING.bisectBatchOnError */
   bisectBatchOnError?: boolean;
+  /**
+   * Records older than this (from their `ApproximateCreationDateTime`) are discarded, not delivered.
+   * @default HISTORY_STREAM_MAPPING.maxRecordAgeSeconds
+   */
+  maxRecordAgeSeconds?: number;
+  /** Milliseconds since the epoch, for the record age. @default Date.now */
+  now?: () => number;
   /** @default 250 (Lambda polls each shard of a DynamoDB stream four times per second) */
   pollIntervalMs?: number;
   /** Where a discarded batch is reported (the deployed stack: an SQS queue). @default a line on stderr */
@@ -71,7 +82,8 @@ interface ShardState {
  * DynamoDB Local's stream with the DynamoDB Streams API and invokes the history function with the
  * DynamoDBStreamEvent Lambda would send, following the mapping's documented semantics ("Using Lambda with DynamoDB",
  * "Configuring partial batch response with DynamoDB and Lambda"): shards in order, a parent before its children,
- * a batch retried from the lowest reported failure, bisected on error, and discarded after the retries.
+ * a batch retried from the lowest reported failure, bisected on error, and discarded after the retries or once its
+ * records are older than the maximum record age.
  */
 export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const client = new DynamoDBStreamsClient({
@@ -80,9 +92,11 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 2,
   });
-  const batchSize = options.batchSize ?? 100;
-  const retryAttempts = options.retryAttempts ?? 2;
-  const bisect = options.bisectBatchOnError ?? true;
+  const batchSize = options.batchSize ?? HISTORY_STREAM_MAPPING.batchSize;
+  const retryAttempts = options.retryAttempts ?? HISTORY_STREAM_MAPPING.retryAttempts;
+  const bisect = options.bisectBatchOnError ?? HISTORY_STREAM_MAPPING.bisectBatchOnError;
+  const maxRecordAgeSeconds = options.maxRecordAgeSeconds ?? HISTORY_STREAM_MAPPING.maxRecordAgeSeconds;
+  const now = options.now ?? Date.now;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const discarded: DiscardedBatch[] = [];
   const onDiscard =
@@ -144,9 +158,40 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     }
   };
 
+  const discard = (shard: ShardState, records: DynamoDBRecord[], reason: string) => {
+    const record: DiscardedBatch = {
+      shardId: shard.shardId,
+      firstSequenceNumber: records[0]?.dynamodb?.SequenceNumber ?? '',
+      lastSequenceNumber: records.at(-1)?.dynamodb?.SequenceNumber ?? '',
+      size: records.length,
+      attempts: shard.attempts,
+      reason,
+    };
+    discarded.push(record);
+    onDiscard(record);
+    shard.pending.splice(0, records.length);
+    shard.attempts = 0;
+    shard.limit = batchSize;
+  };
+
+  /** Whether a record is past the mapping's age limit (records are in stream order: the oldest come first). */
+  const tooOld = (record: DynamoDBRecord) => {
+    const created = record.dynamodb?.ApproximateCreationDateTime;
+    return created !== undefined && now() / 1000 - created > maxRecordAgeSeconds;
+  };
+
   /** Invokes the handler with batches of the shard's pending records until none is left or one fails. */
   const deliver = async (shard: ShardState) => {
     while (shard.pending.length > 0) {
+      const expired = shard.pending.findIndex((record) => !tooOld(record));
+      if (expired !== 0) {
+        discard(
+          shard,
+          shard.pending.slice(0, expired < 0 ? shard.pending.length : expired),
+          'older than the maximum record age',
+        );
+        continue;
+      }
       const batch = shard.pending.slice(0, shard.limit);
       const outcome = await invoke(batch);
       if (outcome.ok) {
@@ -161,19 +206,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       if (outcome.checkpoint > 0) shard.attempts = 0;
       shard.attempts++;
       if (shard.attempts > retryAttempts) {
-        const record: DiscardedBatch = {
-          shardId: shard.shardId,
-          firstSequenceNumber: retried[0]?.dynamodb?.SequenceNumber ?? '',
-          lastSequenceNumber: retried.at(-1)?.dynamodb?.SequenceNumber ?? '',
-          size: retried.length,
-          attempts: shard.attempts,
-          reason: outcome.reason,
-        };
-        discarded.push(record);
-        onDiscard(record);
-        shard.pending.splice(0, retried.length);
-        shard.attempts = 0;
-        shard.limit = batchSize;
+        discard(shard, retried, outcome.reason);
         continue;
       }
       if (bisect && outcome.threw) shard.limit = Math.max(1, Math.ceil(retried.length / 2));

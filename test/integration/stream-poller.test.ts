@@ -7,6 +7,7 @@ import { InventoryTable, inventoryAttributes } from '../../functions/store/inven
 import { type DiscardedBatch, type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
 import { inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
+import { HISTORY_STREAM_MAPPING } from '../../service/names';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
@@ -43,6 +44,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     options: {
       batchSize?: number;
       retryAttempts?: number;
+      now?: () => number;
       onDiscard?: (batch: DiscardedBatch) => void;
       pollIntervalMs?: number;
     } = {},
@@ -169,6 +171,35 @@ describe('Local runner: the stream poller that stands in for the history event s
     expect(discarded).toEqual([
       expect.objectContaining({ firstSequenceNumber: poison, lastSequenceNumber: poison, size: 1, attempts: 3 }),
     ]);
+  });
+
+  it('runs with the deployed mapping settings unless told otherwise (one source, service/names.ts)', async () => {
+    // Prepare: record 1 always fails; the deployed mapping retries it 10 times before it gives up.
+    await put('1', 1);
+    const discarded: DiscardedBatch[] = [];
+    // Act
+    await start(
+      (event) => ({ batchItemFailures: [{ itemIdentifier: event.Records[0]?.dynamodb?.SequenceNumber ?? '' }] }),
+      { onDiscard: (batch) => discarded.push(batch), pollIntervalMs: 10 },
+    );
+    await waitFor(() => discarded.length === 1, 10_000);
+    // Assess
+    expect(events).toHaveLength(1 + HISTORY_STREAM_MAPPING.retryAttempts);
+    expect(discarded[0]).toMatchObject({ size: 1, attempts: 1 + HISTORY_STREAM_MAPPING.retryAttempts });
+  });
+
+  it('discards records older than the maximum record age without invoking the function, as the mapping does', async () => {
+    // Prepare: a clock one second past the age limit of the records about to be written.
+    await put('1', 1);
+    await put('1', 2);
+    const discarded: DiscardedBatch[] = [];
+    const later = () => Date.now() + (HISTORY_STREAM_MAPPING.maxRecordAgeSeconds + 60) * 1000;
+    // Act
+    await start(() => undefined, { now: later, onDiscard: (batch) => discarded.push(batch) });
+    await waitFor(() => discarded.length > 0);
+    // Assess
+    expect(events).toEqual([]);
+    expect(discarded).toEqual([expect.objectContaining({ size: 2, reason: 'older than the maximum record age' })]);
   });
 
   it('stops at once while it sleeps between polls (a 30 s interval), and clears its sleep timer', async () => {
