@@ -1,13 +1,12 @@
 import {
   type AttributeDefinition,
-  type AttributeValue,
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
   type KeySchemaElement,
   paginateListTables,
+  paginateScan,
   ResourceInUseException,
-  ScanCommand,
   type StreamSpecification,
   UpdateTableCommand,
   waitUntilTableExists,
@@ -93,20 +92,16 @@ async function ensureStream(client: DynamoDBClient, tableName: string, stream: S
  */
 export async function scanReadUnitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
   const units: number[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        ProjectionExpression: 'petId, quantity, #status',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ReturnConsumedCapacity: 'TOTAL',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      ConsistentRead: true,
+      ProjectionExpression: 'petId, quantity, #status',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ReturnConsumedCapacity: 'TOTAL',
+    },
+  );
+  for await (const page of pages) units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
   return units;
 }

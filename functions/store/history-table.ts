@@ -1,4 +1,5 @@
 import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
+import { HISTORY_TABLE_KEY } from '../../service/names';
 import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
 import { isPetStatus, type PetStatus } from '../inventory/types';
 import { MalformedRowError, translateStorageError } from './storage-errors';
@@ -17,6 +18,9 @@ export interface HistoryTableOptions {
 /** Digits of the longest stream sequence number (DynamoDB Streams `StreamRecord.SequenceNumber`: 21 to 40). */
 const SEQUENCE_DIGITS = 40;
 const SECONDS_PER_DAY = 86_400;
+/** The table's key attributes (service/names.ts). */
+const PET_ID = HISTORY_TABLE_KEY.partition.name;
+const SEQUENCE = HISTORY_TABLE_KEY.sort.name;
 
 /**
  * The inventory history table: partition `petId` (Number, int64 exact as in the inventory table), sort key
@@ -43,8 +47,8 @@ export class HistoryTable implements HistoryRecorder {
         new PutItemCommand({
           TableName: this.tableName,
           Item: {
-            petId: { N: entry.petId },
-            sequence: { S: historySortKey(sequenceNumber) },
+            [PET_ID]: { N: entry.petId },
+            [SEQUENCE]: { S: historySortKey(sequenceNumber) },
             at: { S: entry.at },
             previousQuantity: entry.previousQuantity === null ? { NULL: true } : { N: String(entry.previousQuantity) },
             quantity: { N: String(entry.quantity) },
@@ -53,7 +57,7 @@ export class HistoryTable implements HistoryRecorder {
             source: { S: entry.source },
             actor: { S: entry.actor },
             ...(entry.requestId === undefined ? {} : { requestId: { S: entry.requestId } }),
-            expiresAt: { N: String(expiresAt) },
+            [HISTORY_TABLE_KEY.timeToLive]: { N: String(expiresAt) },
           },
         }),
       );
@@ -69,7 +73,7 @@ export class HistoryTable implements HistoryRecorder {
       { client: this.client },
       {
         TableName: this.tableName,
-        KeyConditionExpression: 'petId = :petId',
+        KeyConditionExpression: `${PET_ID} = :petId`,
         ExpressionAttributeValues: {
           ':petId': { N: petId },
           ...(options.since === undefined ? {} : { ':since': { S: options.since } }),
@@ -99,7 +103,7 @@ export function historySortKey(sequenceNumber: string): string {
 
 /** Converts a stored history row; a row that breaks the model is a {@link MalformedRowError}. */
 export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntry {
-  const petId = row.petId?.N;
+  const petId = row[PET_ID]?.N;
   const at = row.at?.S;
   const quantity = row.quantity?.N;
   const status = row.status?.S;
@@ -107,7 +111,7 @@ export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntr
   const source = row.source?.S;
   const actor = row.actor?.S;
   const refuse = (attribute: string) =>
-    new MalformedRowError('HistoryEntry', `${petId ?? '?'}/${row.sequence?.S ?? '?'}`, attribute);
+    new MalformedRowError('HistoryEntry', `${petId ?? '?'}/${row[SEQUENCE]?.S ?? '?'}`, attribute);
   if (petId === undefined) throw refuse('petId');
   if (at === undefined) throw refuse('at');
   if (quantity === undefined) throw refuse('quantity');

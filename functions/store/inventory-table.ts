@@ -5,6 +5,7 @@ import {
   type ScanCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { INVENTORY_TABLE_KEY } from '../../service/names';
 import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository } from '../inventory/repository';
 import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
@@ -100,10 +101,12 @@ export class InventoryTable implements InventoryRepository {
       const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: { petId: { N: petId } },
+          Key: { [PET_ID]: { N: petId } },
           UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
           ConditionExpression:
-            expected === undefined ? 'attribute_exists(petId)' : 'attribute_exists(petId) AND quantity = :expected',
+            expected === undefined
+              ? `attribute_exists(${PET_ID})`
+              : `attribute_exists(${PET_ID}) AND quantity = :expected`,
           ExpressionAttributeValues: {
             ':quantity': { N: String(update.quantity) },
             ':change': changeOriginAttribute(origin),
@@ -168,6 +171,9 @@ export class InventoryTable implements InventoryRepository {
   }
 }
 
+/** The table's key attribute (service/names.ts): the entry's petId. */
+const PET_ID = INVENTORY_TABLE_KEY.name;
+
 /** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
 export const LAST_CHANGE = 'lastChange';
 
@@ -196,7 +202,7 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
 
 /** An entry as the attribute map the table stores (petId and quantity as Number attributes). */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
-  return { petId: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } };
+  return { [PET_ID]: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } };
 }
 
 /** An entry as a writer other than the API stores it: the entry and who wrote it, in one item. */
@@ -206,7 +212,7 @@ export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOri
 
 /** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, not a client error. */
 export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
-  const petId = row.petId?.N;
+  const petId = row[PET_ID]?.N;
   const quantity = row.quantity?.N;
   const status = row.status?.S;
   const refuse = (attribute: string) => new MalformedRowError('InventoryItem', petId ?? '?', attribute);

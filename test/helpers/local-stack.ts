@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { writeInventory } from '../../cli/inventory/batch-writer';
 import { generateApiKey } from '../../functions/api-keys/key';
 import type { InventoryItem } from '../../functions/inventory/types';
@@ -67,11 +67,7 @@ export async function snapshotTable(
   options: { omit?: readonly string[] } = {},
 ): Promise<string> {
   const rows: string[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
-    );
+  for await (const page of paginateScan({ client }, { TableName: tableName, ConsistentRead: true }))
     for (const item of page.Items ?? [])
       rows.push(
         JSON.stringify(
@@ -80,8 +76,6 @@ export async function snapshotTable(
             .sort(([a], [b]) => a.localeCompare(b)),
         ),
       );
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
   return rows.sort().join('\n');
 }
 
