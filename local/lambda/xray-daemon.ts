@@ -88,5 +88,7 @@ export function tracingEnvironment(daemonAddress: string, traceHeader: string): 
     POWERTOOLS_TRACE_ENABLED: 'true',
     AWS_XRAY_DAEMON_ADDRESS: daemonAddress,
     _X_AMZN_TRACE_ID: traceHeader,
+    // Unset in Lambda (the X-Ray SDK's automatic mode); empty overrides a caller's manual mode (the tests' default).
+    AWS_XRAY_MANUAL_MODE: '',
   };
 }
