@@ -31,6 +31,9 @@ export const withDynamoDbLocal = {
 /** @type {import('jest').Config} */
 export default {
   testTimeout: 30_000,
+  // Two workers even on two cores (Jest's default would be one): most integration time is spent waiting on DynamoDB
+  // Local, npm start processes and time-outs, which a second file fills.
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...withDynamoDbLocal, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },

@@ -61,6 +61,11 @@ function kb(bytes: number): string {
   return `${round(bytes / 1000)} KB`;
 }
 
+/** Exact, as a bundle's size is compared across runs. */
+function bytes(count: number): string {
+  return `${count.toLocaleString('en-US')} B`;
+}
+
 /** The bundles above {@link REFERENCE_BUNDLE_BYTES}. */
 export function bundlesAboveReference(results: BenchResults): { handler: string; bundleBytes: number }[] {
   return results.coldStart.functions.filter((f) => f.bundleBytes > REFERENCE_BUNDLE_BYTES);
@@ -72,7 +77,7 @@ export function renderSections(results: BenchResults): Record<string, string> {
   const above = bundlesAboveReference(results);
   return {
     run:
-      `Run of ${meta.date.slice(0, 10)} (${meta.date}): \`${meta.command}\` (profile ${meta.profile}, ${meta.seconds} s), ` +
+      `Run of ${meta.date}: \`${meta.command}\` (profile ${meta.profile}, ${meta.seconds} s), ` +
       `Node ${meta.node}, ${meta.cpus} × ${meta.cpuModel}, 1-minute load average ${meta.loadAverage[0]} at the start ` +
       `and ${meta.loadAverage[1]} at the end.`,
     'cold-start': [
@@ -82,7 +87,7 @@ export function renderSections(results: BenchResults): Record<string, string> {
         ['function', 'bundle', 'init ms', 'init vs naive', 'cold path ms', 'cold path vs naive'],
         coldStart.functions.map((f) => [
           f.handler,
-          kb(f.bundleBytes),
+          bytes(f.bundleBytes),
           f.initMsMedian,
           `${f.initRatio}x`,
           f.coldPathMsMedian,
@@ -93,7 +98,7 @@ export function renderSections(results: BenchResults): Record<string, string> {
       above.length === 0
         ? `No bundle is above ${kb(REFERENCE_BUNDLE_BYTES)} (the bundle of aws-samples' serverless-typescript-demo).`
         : `Above ${kb(REFERENCE_BUNDLE_BYTES)} (the bundle of aws-samples' serverless-typescript-demo): ${above
-            .map((f) => `${f.handler} (${kb(f.bundleBytes)})`)
+            .map((f) => `${f.handler} (${bytes(f.bundleBytes)})`)
             .join(', ')}.`,
     ].join('\n'),
     patch: [
