@@ -1,6 +1,7 @@
 /**
- * Three projects: unit (no network), integration (a real DynamoDB Local started once by globalSetup) and infra
- * (CloudFormation synthesized offline). ESM throughout: middy 7 ships ESM only, so Jest runs with
+ * `npm test`: three projects, unit (no network), integration (a real DynamoDB Local started once by globalSetup) and
+ * infra (CloudFormation synthesized offline), none of which asserts on wall-clock time. Load and timing tests live
+ * in jest.load.config.js (`npm run test:load`). ESM throughout: middy 7 ships ESM only, so Jest runs with
  * --experimental-vm-modules (see package.json) and @swc/jest strips types without bundling.
  */
 const swc = [
@@ -12,7 +13,7 @@ const swc = [
   },
 ];
 
-const common = {
+export const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'json'],
@@ -20,18 +21,22 @@ const common = {
   setupFiles: ['<rootDir>/test/helpers/quiet-env.ts', '<rootDir>/test/helpers/lambda-runtime.ts'],
 };
 
+/** Projects whose tests reach the one DynamoDB Local that globalSetup starts. */
+export const withDynamoDbLocal = {
+  ...common,
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+};
+
 /** @type {import('jest').Config} */
 export default {
   testTimeout: 30_000,
+  // Two workers even on two cores (Jest's default would be one): most integration time is spent waiting on DynamoDB
+  // Local, npm start processes and time-outs, which a second file fills.
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    {
-      ...common,
-      displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-    },
+    { ...withDynamoDbLocal, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
 };

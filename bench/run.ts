@@ -1,17 +1,18 @@
 /**
  * `npm run bench`: what users pay for, measured side by side on this machine as ratios (absolute times drift on a
- * shared machine; ratios of interleaved runs do not). Prints a table and writes bench/results.json.
+ * shared machine; ratios of interleaved runs do not). Prints the tables and writes bench/results.json, which
+ * `npm run bench:doc` puts into docs/performance.md (bench/report.ts renders both).
  *
  *   npm run bench                         full run (1k, 10k, 100k entries; a few minutes)
  *   npm run bench -- --large              the full run plus the list at 1,000,000 entries (seeding alone ~4 minutes)
- *   npm run bench -- --smoke              tiny sizes and few iterations (what CI runs, seconds)
+ *   npm run bench -- --smoke              tiny sizes and few iterations (npm run test:load runs it, seconds)
  *   npm run bench -- --out FILE           write the results elsewhere
  *
  * It measures what deploys: the functions' bundles come from synthesizing the stack (its NodejsFunction bundling),
  * and the HTTP figures go through `npm start` in a child process, as a client's calls would.
  */
 import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -33,18 +34,24 @@ import { ensureTables } from '../local/tables';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { HISTORY_STREAM_MAPPING } from '../service/names';
 import { bundleSubjects, type ColdStartResult, measureColdStarts, NAIVE_HANDLER } from './cold-start';
-import { closeHttp, type ListTimes, measureList, measurePatch, type PatchResult } from './latency';
+import { closeHttp, measureList, measurePatch, type PatchResult } from './latency';
 import { type InvokeProbe, runProbe } from './probe-child';
 import { measureReadUnits, type ReadUnitsFigure } from './read-units';
-import { markdownTable, round } from './stats';
+import {
+  type BenchResults,
+  bundlesAboveReference,
+  type ListFigure,
+  type MemoryFigure,
+  REFERENCE_BUNDLE_BYTES,
+  renderReport,
+  type Target,
+} from './report';
+import { round } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** API Gateway streams the first 10 MB of a response unthrottled, then 2 MB/s: the 1M list's gzip target. */
 const UNTHROTTLED_STREAM_BYTES = 10_000_000;
-
-/** The issue's per-bundle budget, in bytes (250 KB, taken as 250,000 bytes). */
-export const BUNDLE_BUDGET_BYTES = 250_000;
 
 interface Profile {
   coldRuns: number;
@@ -123,15 +130,6 @@ function progress(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
 
-/** Peak memory of one function instance (a fresh process running its bundle), in MB. */
-interface MemoryFigure {
-  function: string;
-  scenario: string;
-  maxRssMb: number;
-  maxRssAfterInitMb: number;
-  heapUsedPeakMb: number;
-}
-
 function memoryFigure(fn: string, scenario: string, probe: InvokeProbe): MemoryFigure {
   // 501 is the answer of the two unimplemented routes; any other 5xx means the probe measured a failure.
   const failed = probe.invocations.find(
@@ -153,17 +151,12 @@ function memoryFigure(fn: string, scenario: string, probe: InvokeProbe): MemoryF
   };
 }
 
-interface ListFigure extends ListTimes {
-  entries: number;
-  handlerPeakRssMb: number;
-  naivePeakRssMb: number;
-}
-
 /** The small inventory of the cold-path phase. */
 const COLD_PATH_INVENTORY = 7;
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
+  const loadAtStart = loadavg()[0] ?? 0;
   let deployed: DeployedBundles | undefined;
   let api: LocalApiProcess | undefined;
   let client: DynamoDBClient | undefined;
@@ -298,9 +291,19 @@ async function main(): Promise<void> {
     const memory = deployed.bundles.map((bundle) =>
       bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.get(bundle.handler),
     ) as MemoryFigure[];
-    const results = summarize({ coldStart, patch, list, memory, readUnits, seconds: (Date.now() - startedAt) / 1000 });
+    const results = summarize({
+      coldStart,
+      patch,
+      list,
+      memory,
+      readUnits,
+      seconds: (Date.now() - startedAt) / 1000,
+      loadAverage: [round(loadAtStart, 2), round(loadavg()[0] ?? 0, 2)],
+    });
     writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`${render(results)}\n\nWritten to ${args.out}\n`);
+    process.stdout.write(`${renderReport(results)}\n\nWritten to ${args.out}\n`);
+    for (const bundle of bundlesAboveReference(results))
+      progress(`note: the ${bundle.handler} bundle (${bundle.bundleBytes} bytes) is above ${REFERENCE_BUNDLE_BYTES}`);
   } finally {
     closeHttp();
     client?.destroy();
@@ -399,13 +402,6 @@ async function measureFunctionMemory(
   return figures;
 }
 
-interface Target {
-  target: string;
-  value: number;
-  limit: number;
-  met: boolean;
-}
-
 function summarize(parts: {
   coldStart: ColdStartResult;
   patch: PatchResult;
@@ -413,7 +409,8 @@ function summarize(parts: {
   memory: MemoryFigure[];
   readUnits: ReadUnitsFigure[];
   seconds: number;
-}) {
+  loadAverage: [number, number];
+}): BenchResults {
   const targets: Target[] = [];
   const add = (target: string, value: number, limit: number) =>
     targets.push({ target, value, limit, met: value <= limit });
@@ -427,7 +424,6 @@ function summarize(parts: {
     add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.6);
     // The self-check serves no client: it runs once per deploy, and its first call is six requests to the stage.
     if (fn.handler !== 'self-check') add(`cold path ${fn.handler}: bundle / naive`, fn.coldPathRatio, 0.9);
-    add(`bundle ${fn.handler} (bytes)`, fn.bundleBytes, BUNDLE_BUDGET_BYTES);
   }
   const largest = parts.list.at(-1);
   if (largest) {
@@ -437,8 +433,13 @@ function summarize(parts: {
   return {
     meta: {
       profile: profileName,
+      command: ['npm run bench', ...(process.argv.slice(2).length > 0 ? ['--', ...process.argv.slice(2)] : [])].join(
+        ' ',
+      ),
       node: process.version,
       cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      loadAverage: parts.loadAverage,
       date: new Date().toISOString(),
       seconds: round(parts.seconds),
     },
@@ -449,98 +450,6 @@ function summarize(parts: {
     readUnits: parts.readUnits,
     targets,
   };
-}
-
-type Results = ReturnType<typeof summarize>;
-
-function kb(bytes: number): string {
-  return `${round(bytes / 1000)} KB`;
-}
-
-function render(results: Results): string {
-  const { coldStart, patch, list, memory, readUnits, targets } = results;
-  return [
-    `## Cold start (median of ${coldStart.runs} fresh node processes; naive handler: init ${coldStart.naiveInitMsMedian} ms, cold path ${coldStart.naiveColdPathMsMedian} ms)`,
-    markdownTable(
-      ['function', 'bundle', 'init ms', 'init vs naive', 'cold path ms', 'cold path vs naive'],
-      coldStart.functions.map((f) => [
-        f.handler,
-        kb(f.bundleBytes),
-        f.initMsMedian,
-        `${f.initRatio}x`,
-        f.coldPathMsMedian,
-        `${f.coldPathRatio}x`,
-      ]),
-    ),
-    '',
-    `## PATCH /inventory/{petId} (${patch.iterations} each, alternating)`,
-    markdownTable(
-      ['path', 'p50 ms', 'p99 ms'],
-      [
-        ['local gateway', patch.gatewayP50Ms, patch.gatewayP99Ms],
-        ['local gateway, with expectedQuantity', patch.gatewayCasP50Ms, patch.gatewayCasP99Ms],
-        ['raw UpdateItem', patch.rawUpdateItemP50Ms, patch.rawUpdateItemP99Ms],
-        ['gateway / raw', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
-        ['with / without expectedQuantity', `${patch.casRatioP50}x`, `${patch.casRatioP99}x`],
-      ],
-    ),
-    '',
-    '## GET /inventory (medians; half the ids 19 digits; handler and naive in-process, npm start over HTTP)',
-    markdownTable(
-      [
-        'entries',
-        'handler first byte ms',
-        'handler last byte ms',
-        'naive ms',
-        'handler/naive',
-        'npm start first/last byte ms',
-        'npm start gzip first/last byte ms',
-        'identity',
-        'gzip',
-        'exact',
-        'peak RSS handler',
-        'peak RSS naive',
-      ],
-      list.map((l) => [
-        l.entries,
-        l.handlerTtfbMsMedian,
-        l.handlerMsMedian,
-        l.naiveMsMedian,
-        `${l.handlerVsNaive}x`,
-        `${l.gatewayTtfbMsMedian} / ${l.gatewayMsMedian}`,
-        `${l.gatewayGzipTtfbMsMedian} / ${l.gatewayGzipMsMedian}`,
-        kb(l.identityBytes),
-        kb(l.gzipBytes),
-        l.exact ? 'yes' : 'NO',
-        `${l.handlerPeakRssMb} MB`,
-        `${l.naivePeakRssMb} MB`,
-      ]),
-    ),
-    '',
-    '## Peak memory per function (fresh process, its bundle)',
-    markdownTable(
-      ['function', 'scenario', 'max RSS', 'after init', 'heap peak'],
-      memory.map((m) => [
-        m.function,
-        m.scenario,
-        `${m.maxRssMb} MB`,
-        `${m.maxRssAfterInitMb} MB`,
-        `${m.heapUsedPeakMb} MB`,
-      ]),
-    ),
-    '',
-    "## Read units of the list's Scan (strongly consistent, one segment, as DynamoDB Local reports them)",
-    markdownTable(
-      ['entries written by', 'entries', 'pages', 'read units', 'per 1,000,000 entries'],
-      readUnits.map((r) => [r.writer, r.entries, r.pages, r.units, r.unitsPerMillionEntries]),
-    ),
-    '',
-    '## Targets',
-    markdownTable(
-      ['target', 'value', 'limit', 'met'],
-      targets.map((t) => [t.target, t.value, t.limit, t.met ? 'yes' : 'NO']),
-    ),
-  ].join('\n');
 }
 
 main().catch((error: unknown) => {

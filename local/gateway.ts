@@ -73,7 +73,7 @@ export interface LocalGatewayOptions {
    * @default off: tests, load tests and the bench are never throttled unless they ask
    */
   throttling?: ThrottleSettings;
-  /** The throttling's clock in milliseconds; tests may freeze it. @default performance.now */
+  /** The clock of the throttling and of the authorizer cache's TTL, in milliseconds; tests move it by hand. @default performance.now */
   clock?: () => number;
   /**
    * Browser origins allowed by CORS: with any, OPTIONS is answered as the stage's unauthenticated preflight.
@@ -316,7 +316,8 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   const load = options.loadHandler ?? importHandler;
   const timeoutOf = options.functionTimeoutMs ?? defaultFunctionTimeoutMs;
   const corsOrigins = options.corsOrigins ?? parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
-  const allowRequest = createThrottle(options.throttling, options.clock);
+  const now = options.clock ?? (() => performance.now());
+  const allowRequest = createThrottle(options.throttling, now);
   const authorizerCache = new Map<string, CachedDecision>();
   const validation = new RegExp(BEARER_VALIDATION_REGEX);
   const answer = (type: GatewayResponseType, requestId: string) => gatewayAnswer(type, requestId, corsOrigins);
@@ -328,9 +329,9 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   ): Promise<GatewayAnswer | APIGatewayAuthorizerResult> {
     if (authorization === undefined || !validation.test(authorization)) return answer('UNAUTHORIZED', requestId);
     const cached = authorizerCache.get(authorization);
-    if (cached && cached.expiresAt <= Date.now()) authorizerCache.delete(authorization);
+    if (cached && cached.expiresAt <= now()) authorizerCache.delete(authorization);
     let result: APIGatewayAuthorizerResult;
-    if (cached && cached.expiresAt > Date.now()) {
+    if (cached && cached.expiresAt > now()) {
       result = cached.result;
     } else {
       const event = tokenAuthorizerEvent(authorization, methodArn);
@@ -358,7 +359,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
           const oldest = authorizerCache.keys().next().value;
           if (oldest !== undefined) authorizerCache.delete(oldest);
         }
-        authorizerCache.set(authorization, { result, expiresAt: Date.now() + ttlMs });
+        authorizerCache.set(authorization, { result, expiresAt: now() + ttlMs });
       }
     }
     return policyAllows(result, methodArn) ? result : answer('ACCESS_DENIED', requestId);

@@ -24,6 +24,20 @@ export const SMOKE_LIST_TIMEOUT_MS = (LIST_INVENTORY_TIMEOUT_SECONDS + 15) * 100
  */
 export const ABSENT_PET_ID = '-9223372036854775808';
 
+/**
+ * The name of each smoke check, as every report names them, in the order they run; `compareAndSet` runs only with
+ * `write: true`.
+ */
+export const SMOKE_CHECK_NAMES = {
+  unauthorized: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
+  list: 'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
+  absentPet: `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
+  unknownPath: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
+  methodNotAllowed: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
+  invalidQuantity: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
+  compareAndSet: 'PATCH of the first entry with its own quantity (compare-and-set) answers 200 and the same entry',
+} as const;
+
 /** Options of {@link runSmokeChecks}. */
 export interface SmokeCheckOptions {
   /** The API's base URL, ending in `/v1` (a trailing slash is ignored). */
@@ -77,7 +91,7 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
 
   const checks: Check[] = [
     {
-      name: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
+      name: SMOKE_CHECK_NAMES.unauthorized,
       run: async () => {
         const answer = await send('GET', '/inventory');
         return (
@@ -87,7 +101,7 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
       },
     },
     {
-      name: 'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
+      name: SMOKE_CHECK_NAMES.list,
       run: async () => {
         // Only the head of the list is read: a store of any size is checked in the same time.
         const answer = await requestListHead(`${baseUrl}/inventory`, auth, Math.max(timeoutMs, SMOKE_LIST_TIMEOUT_MS));
@@ -106,7 +120,7 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
       },
     },
     {
-      name: `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
+      name: SMOKE_CHECK_NAMES.absentPet,
       run: async () => {
         // Without the list, the pet's absence is unproven: a PATCH could then change real stock.
         if (!listed) return 'not sent: the list could not be read, so the pet is not known to be absent';
@@ -119,11 +133,11 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
       },
     },
     {
-      name: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
+      name: SMOKE_CHECK_NAMES.unknownPath,
       run: async () => expectError(await send('GET', '/no-such-route', auth), 404, 'NOT_FOUND'),
     },
     {
-      name: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
+      name: SMOKE_CHECK_NAMES.methodNotAllowed,
       run: async () => {
         const answer = await send('DELETE', '/inventory', auth);
         return (
@@ -133,14 +147,14 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
       },
     },
     {
-      name: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
+      name: SMOKE_CHECK_NAMES.invalidQuantity,
       run: async () =>
         expectError(await send('PATCH', '/inventory/1', json, '{"quantity":-1}'), 400, 'VALIDATION_FAILED'),
     },
   ];
   if (options.write === true) {
     checks.push({
-      name: 'PATCH of the first entry with its own quantity (compare-and-set) answers 200 and the same entry',
+      name: SMOKE_CHECK_NAMES.compareAndSet,
       run: async () => {
         const first = listed?.first;
         if (!first)

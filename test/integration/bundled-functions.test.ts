@@ -18,8 +18,6 @@ import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
 
-/** The per-bundle budget (issue 10): 250 KB, taken as 250,000 bytes, as `npm run bench` checks it. */
-const BUNDLE_BUDGET_BYTES = 250_000;
 const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 'self-check', 'record-history'];
 
 /**
@@ -153,11 +151,6 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     const map = JSON.parse(readFileSync(`${deployed.bundle(handler).file}.map`, 'utf8')) as { sources: string[] };
     return [...new Set(map.sources.map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1] ?? ''))];
   }
-
-  it('keeps every bundle within 250 KB', () => {
-    for (const bundle of deployed.bundles)
-      expect([bundle.handler, bundle.bytes <= BUNDLE_BUDGET_BYTES]).toEqual([bundle.handler, true]);
-  });
 
   it('bundles the AWS SDK DynamoDB client in each DynamoDB function, with no credential source but the environment', () => {
     for (const handler of DYNAMODB_FUNCTIONS) {

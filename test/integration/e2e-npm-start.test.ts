@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import type { Middleware } from 'openapi-fetch';
 import { createInventoryClient, type InventoryClient } from '../../client/index';
 import { createHandler as createSelfCheck } from '../../functions/handlers/self-check';
+import { SMOKE_CHECK_NAMES } from '../../functions/self-check/checks';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
@@ -171,58 +172,30 @@ describe('End to end: npm start and the generated client', () => {
         undefined,
         aLambdaContext(),
       );
-      // Assess
-      expect(report.passed).toHaveLength(6);
+      // Assess: every check a deploy runs (all but the write check, which it leaves out) passed, in order.
+      const { compareAndSet: _writeCheck, ...deployChecks } = SMOKE_CHECK_NAMES;
+      expect(report.passed).toEqual(Object.values(deployChecks));
       expect(await keys.list()).toEqual(keysBefore);
     } finally {
       dynamo.destroy();
     }
   });
-});
 
-describe('End to end: throttling and stopping npm start (a process of their own)', () => {
-  let own: LocalApiProcess;
-
-  beforeAll(async () => {
-    own = await startLocalApiProcess({ readyTimeoutMs: READY_TIMEOUT_MS });
-  }, READY_TIMEOUT_MS + 10_000);
-  afterAll(() => own?.kill());
-
-  // "Throttle requests to your REST APIs for better throughput in API Gateway"
-  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html): npm start
-  // applies staging's stage throttling (rate 20/s, burst 40, per method), so a client can try its back-off locally.
-  it("throttles a burst past staging's limit with 429 THROTTLED and Retry-After, as staging does", async () => {
-    // Act: one method (the catch-all's), far past its burst, all at once.
-    const responses = await Promise.all(
-      Array.from({ length: 80 }, async () => {
-        const response = await fetch(`${own.baseUrl}/no/such/route`);
-        return {
-          status: response.status,
-          retryAfter: response.headers.get('retry-after'),
-          body: await response.json(),
-        };
-      }),
-    );
-    // Assess
-    const throttled = responses.filter((response) => response.status === 429);
-    expect(throttled.length).toBeGreaterThanOrEqual(20);
-    expect(responses.filter((response) => response.status === 401).length).toBeGreaterThanOrEqual(40);
-    for (const response of throttled) {
-      expect(response.retryAfter).toBe('1');
-      expect(response.body).toMatchObject({ code: 'THROTTLED', status: 429 });
-    }
-    expect(own.output()).toContain('Throttling: 20 requests/s, burst 40, per method');
+  // The burst itself is a load test (test/load/throttling-npm-start.test.ts): it needs 80 requests within a second.
+  it("applies staging's throttling by default, and says so when it starts", () => {
+    expect(started.output()).toContain('Throttling: 20 requests/s, burst 40, per method');
   });
 
+  // Last: it stops the process the tests above used.
   it(
     'stops on SIGINT with exit code 0 and stops DynamoDB Local',
     async () => {
       // Act
-      const outcome = await own.stop(EXIT_TIMEOUT_MS);
+      const outcome = await started.stop(EXIT_TIMEOUT_MS);
       // Assess
       expect(outcome).toEqual({ code: 0, signal: null });
-      expect(own.output()).toContain('SIGINT: stopping the gateway and DynamoDB Local');
-      expect(await portAccepts(own.dynamoPort)).toBe(false);
+      expect(started.output()).toContain('SIGINT: stopping the gateway and DynamoDB Local');
+      expect(await portAccepts(started.dynamoPort)).toBe(false);
     },
     EXIT_TIMEOUT_MS + 5_000,
   );

@@ -500,6 +500,59 @@ describe('Local gateway: the stage throttling', () => {
 });
 
 /**
+ * "AWS::ApiGateway::Authorizer" (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html),
+ * AuthorizerResultTtlInSeconds: API Gateway caches the authorizer's response for the TTL (300 s unless set); 0 turns
+ * caching off. The cache is per token (identity source) and serves every route.
+ */
+describe("Local gateway: the authorizer cache's TTL", () => {
+  let now = 0;
+  const gateways: LocalGateway[] = [];
+  const gatewayWithTtl = async (authorizerCacheTtlSeconds?: number) => {
+    const gateway = await startLocalGateway(0, {
+      log: () => undefined,
+      loadHandler,
+      clock: () => now,
+      ...(authorizerCacheTtlSeconds === undefined ? {} : { authorizerCacheTtlSeconds }),
+    });
+    gateways.push(gateway);
+    return (path: string) => rawRequest(gateway.url, { method: 'GET', path, headers: stack.authHeader });
+  };
+
+  beforeEach(() => {
+    now = 0;
+    authorizerCalls = 0;
+    authorizerMode = 'real';
+    functionMode = 'real';
+  });
+  afterAll(async () => {
+    for (const gateway of gateways) await gateway.close();
+  });
+
+  it('reuses a decision on every route until 300 s have passed by default, then asks the authorizer again', async () => {
+    // Prepare
+    const get = await gatewayWithTtl();
+    // Act
+    const statuses = [(await get('/v1/inventory')).status];
+    now += 299_999;
+    statuses.push((await get('/v1/store/orders')).status);
+    const callsWithinTtl = authorizerCalls;
+    now += 1;
+    statuses.push((await get('/v1/inventory')).status);
+    // Assess
+    expect(statuses).toEqual([200, 501, 200]);
+    expect(callsWithinTtl).toBe(1);
+    expect(authorizerCalls).toBe(2);
+  });
+
+  it('asks the authorizer on every request when the TTL is 0 (caching off)', async () => {
+    const get = await gatewayWithTtl(0);
+    await get('/v1/inventory');
+    await get('/v1/inventory');
+    expect(authorizerCalls).toBe(2);
+  });
+});
+
+/**
  * "CORS for REST APIs in API Gateway" (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html):
  * the stack's preflight is an OPTIONS method with a MOCK integration and no authorizer on every resource.
  */

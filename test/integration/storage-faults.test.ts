@@ -1,166 +1,66 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generateApiKey } from '../../functions/api-keys/key';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
-import { configureFunctionEnvironment } from '../../local/environment';
-import { type LocalGateway, startLocalGateway } from '../../local/gateway';
-import { ensureTables } from '../../local/tables';
-import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
-import { jsonHeaders } from '../helpers/http';
-import { putItems } from '../helpers/local-stack';
-import { closeRawAgent, type RawResponse, rawRequest } from '../helpers/raw-http';
+import { expectUnavailable, type FaultStack, startFaultStack } from '../helpers/storage-faults';
 
-/** The SDK budget the functions get in this file: 2 attempts of at most 1 s each. */
-const FAULT_ENV = {
-  DYNAMODB_MAX_ATTEMPTS: '2',
-  DYNAMODB_REQUEST_TIMEOUT_MS: '1000',
-  DYNAMODB_CONNECTION_TIMEOUT_MS: '500',
-};
-/** What "a bounded time" means here: the SDK budget plus back-off, with slack for a loaded machine. */
-const BOUND_MS = 8000;
-
+/**
+ * Each test starts from healthy storage and a warm authorizer cache (beforeEach), whatever the test before it left,
+ * so any one of them can run alone. How long the 503s take is a timing figure: test/load/storage-fault-bounds.test.ts.
+ */
 describe('Reliability: DynamoDB paused, stopped and back, through the local gateway', () => {
-  // This file runs its own DynamoDB Local (persistent, fixed port) so that pausing it disturbs no other test.
-  let dataDir: string;
-  let port: number;
-  let dynamo: DynamoDbLocal;
-  let gateway: LocalGateway;
-  let key: string;
-  const saved: Record<string, string | undefined> = {};
-  const figures: string[] = [];
-
-  async function startDynamo(): Promise<DynamoDbLocal> {
-    return startDynamoDbLocal({ port, dataDir });
-  }
+  let stack: FaultStack;
 
   beforeAll(async () => {
-    for (const [name, value] of Object.entries(FAULT_ENV)) {
-      saved[name] = process.env[name];
-      process.env[name] = value;
-    }
-    dataDir = mkdtempSync(join(tmpdir(), 'petstore-faults-'));
-    port = await freePort();
-    dynamo = await startDynamo();
-    const client = createDynamoClient({ endpoint: dynamo.endpoint });
-    await ensureTables(client, LOCAL_TABLE_NAMES);
-    await putItems(client, LOCAL_TABLE_NAMES.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
-    const generated = generateApiKey('faults');
-    await new ApiKeyTable({ client, tableName: LOCAL_TABLE_NAMES.apiKeys }).create(generated.record);
-    client.destroy();
-    key = generated.key;
-    configureFunctionEnvironment(dynamo.endpoint, LOCAL_TABLE_NAMES);
-    gateway = await startLocalGateway(0, { log: () => undefined });
+    stack = await startFaultStack();
   });
-
+  beforeEach(async () => {
+    await stack.heal();
+  });
   afterAll(async () => {
-    closeRawAgent();
-    await gateway?.close();
-    if (dynamo?.process.signalCode === 'SIGSTOP') dynamo.process.kill('SIGCONT');
-    await dynamo?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    console.log(`storage faults: ${figures.join('; ')}`);
+    await stack?.close();
   });
 
-  const list = () =>
-    rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory', headers: { Authorization: `Bearer ${key}` } });
-  const update = (quantity: number) =>
-    rawRequest(gateway.url, {
-      method: 'PATCH',
-      path: '/v1/inventory/1',
-      headers: jsonHeaders({ Authorization: `Bearer ${key}` }),
-      body: JSON.stringify({ quantity }),
-    });
-
-  async function timed(send: () => Promise<RawResponse>): Promise<{ response: RawResponse; ms: number }> {
-    const started = Date.now();
-    const response = await send();
-    return { response, ms: Date.now() - started };
-  }
-
-  function expectUnavailable(response: RawResponse): void {
-    expect(response.status).toBe(503);
-    expect(response.headers['retry-after']).toBe('1');
-    expect(response.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(response.text)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-    expect(response.text).not.toMatch(/Timeout|ECONN|socket|Exception|at /);
-  }
-
-  /** Polls until a call answers 200; returns how long it took. Bounded. */
-  async function timeToRecover(send: () => Promise<RawResponse>): Promise<number> {
-    const started = Date.now();
-    while (Date.now() - started < 30_000) {
-      if ((await send()).status === 200) return Date.now() - started;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('did not recover within 30 s');
-  }
-
-  it('answers 200 while storage is healthy (and warms the authorizer cache)', async () => {
-    expect((await list()).status).toBe(200);
-    expect((await update(2)).status).toBe(200);
+  it('answers 200 while storage is healthy', async () => {
+    expect((await stack.list()).status).toBe(200);
+    expect((await stack.update(2)).status).toBe(200);
   });
 
-  it('answers list and update with 503 SERVICE_UNAVAILABLE and Retry-After within the bound while DynamoDB is paused', async () => {
+  it('answers list and update with 503 SERVICE_UNAVAILABLE and Retry-After while DynamoDB is paused', async () => {
     // Prepare
-    dynamo.process.kill('SIGSTOP');
+    stack.pause();
     // Act
-    const listed = await timed(list);
-    const updated = await timed(() => update(3));
+    const listed = await stack.list();
+    const updated = await stack.update(3);
     // Assess
-    expectUnavailable(listed.response);
-    expectUnavailable(updated.response);
-    expect(listed.ms).toBeLessThan(BOUND_MS);
-    expect(updated.ms).toBeLessThan(BOUND_MS);
-    figures.push(`paused: 503 after ${listed.ms} ms (list), ${updated.ms} ms (update)`);
+    expectUnavailable(listed);
+    expectUnavailable(updated);
   });
 
   it('recovers by itself when DynamoDB resumes, without restarting anything', async () => {
-    dynamo.process.kill('SIGCONT');
-    const ms = await timeToRecover(list);
-    expect((await update(4)).status).toBe(200);
-    figures.push(`resumed: first 200 after ${ms} ms`);
+    // Prepare
+    stack.pause();
+    expectUnavailable(await stack.list());
+    // Act: heal resumes the process and polls until the list answers 200 (or fails the test).
+    await stack.heal();
+    // Assess
+    expect(JSON.parse((await stack.update(4)).text)).toEqual({ petId: 1, quantity: 4, status: 'available' });
   });
 
-  it('answers 503 quickly while DynamoDB is stopped, and recovers when it is started again on the same port', async () => {
+  it('answers 503 while DynamoDB is stopped, and recovers when it is started again on the same port', async () => {
     // Prepare
-    await dynamo.stop();
+    await stack.stop();
     // Act
-    const listed = await timed(list);
-    const updated = await timed(() => update(5));
-    // Assess
-    expectUnavailable(listed.response);
-    expectUnavailable(updated.response);
-    expect(Math.max(listed.ms, updated.ms)).toBeLessThan(BOUND_MS);
-    // Act: storage returns; the gateway and its handlers are the same processes as before.
-    const restartedAt = Date.now();
-    dynamo = await startDynamo();
-    const ms = await timeToRecover(list);
-    // Assess: the data survived and updates work again.
-    const body = JSON.parse((await update(6)).text);
-    expect(body).toEqual({ petId: 1, quantity: 6, status: 'available' });
-    figures.push(
-      `stopped: 503 after ${listed.ms} ms (list), ${updated.ms} ms (update); back ${Date.now() - restartedAt} ms after restart began, first 200 ${ms} ms after DynamoDB answered`,
-    );
+    const listed = await stack.list();
+    const updated = await stack.update(5);
+    await stack.heal();
+    // Assess: the data survived, and the gateway and its handlers are the same as before.
+    expectUnavailable(listed);
+    expectUnavailable(updated);
+    expect(JSON.parse((await stack.update(6)).text)).toEqual({ petId: 1, quantity: 6, status: 'available' });
   });
 
   it('answers with a JSON Error body (503 SERVICE_UNAVAILABLE) when the keys table cannot be read during authorization', async () => {
     // Prepare: no cached decision, storage down.
-    gateway.clearAuthorizerCache();
-    await dynamo.stop();
-    // Act
-    const { response, ms } = await timed(list);
-    // Assess
-    expectUnavailable(response);
-    expect(ms).toBeLessThan(BOUND_MS);
-    figures.push(`keys table down: 503 after ${ms} ms`);
-    dynamo = await startDynamo();
-    await timeToRecover(list);
+    stack.gateway.clearAuthorizerCache();
+    await stack.stop();
+    // Act + Assess
+    expectUnavailable(await stack.list());
   });
 });

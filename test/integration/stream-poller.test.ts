@@ -12,7 +12,8 @@ import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** Polls until `condition` holds; the time limit only ends a run that would otherwise hang (the test's own timeout is 30 s). */
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
@@ -242,7 +243,8 @@ describe('Local runner: the stream poller that stands in for the history event s
     }
   });
 
-  it('runs the history function so a change is in the history table within two seconds', async () => {
+  // How soon a change is on record is a timing figure: test/load/history-latency.test.ts.
+  it('runs the history function on the stream, so a change is in the history table', async () => {
     // Prepare
     await put('42', 12);
     const history = new HistoryTable({ client, tableName: tables.history });
@@ -254,11 +256,9 @@ describe('Local runner: the stream poller that stands in for the history event s
     });
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    const changed = Date.now();
     await inventory.setQuantity('42', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
     await waitFor(async () => (await history.listFor('42')).length === 2);
     // Assess
-    expect(Date.now() - changed).toBeLessThan(2000);
     const rows = await history.listFor('42');
     expect(rows.map((row) => [row.previousQuantity, row.quantity, row.source])).toEqual([
       [null, 12, 'unknown'],

@@ -1,0 +1,208 @@
+/**
+ * The bench's results file and its tables: `npm run bench` prints them, and `npm run bench:doc` writes the same
+ * tables into docs/performance.md from the results file it copies beside it, so the doc shows one run's figures.
+ */
+import type { ColdStartResult } from './cold-start';
+import type { ListTimes, PatchResult } from './latency';
+import type { ReadUnitsFigure } from './read-units';
+import { markdownTable, round } from './stats';
+
+/**
+ * The bundle of aws-samples' serverless-typescript-demo, a well-known reference, in bytes (623 KB): a bundle above
+ * it is flagged in the report. Not a budget: sizes are reported, and the cold path is the target.
+ */
+export const REFERENCE_BUNDLE_BYTES = 623_000;
+
+/** Peak memory of one function instance (a fresh process running its bundle), in MB. */
+export interface MemoryFigure {
+  function: string;
+  scenario: string;
+  maxRssMb: number;
+  maxRssAfterInitMb: number;
+  heapUsedPeakMb: number;
+}
+
+export interface ListFigure extends ListTimes {
+  entries: number;
+  handlerPeakRssMb: number;
+  naivePeakRssMb: number;
+}
+
+export interface Target {
+  target: string;
+  value: number;
+  limit: number;
+  met: boolean;
+}
+
+/** What one run measured, as written to its results file. */
+export interface BenchResults {
+  meta: {
+    profile: string;
+    /** The command that ran, e.g. `npm run bench`. */
+    command: string;
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    /** The 1-minute load average when the run began and when it ended: the machine is shared. */
+    loadAverage: [number, number];
+    date: string;
+    seconds: number;
+  };
+  coldStart: ColdStartResult;
+  patch: PatchResult;
+  list: ListFigure[];
+  memory: MemoryFigure[];
+  readUnits: ReadUnitsFigure[];
+  targets: Target[];
+}
+
+function kb(bytes: number): string {
+  return `${round(bytes / 1000)} KB`;
+}
+
+/** Exact, as a bundle's size is compared across runs. */
+function bytes(count: number): string {
+  return `${count.toLocaleString('en-US')} B`;
+}
+
+/** The bundles above {@link REFERENCE_BUNDLE_BYTES}. */
+export function bundlesAboveReference(results: BenchResults): { handler: string; bundleBytes: number }[] {
+  return results.coldStart.functions.filter((f) => f.bundleBytes > REFERENCE_BUNDLE_BYTES);
+}
+
+/** Each table of a run (and the line naming the run), by the name of its marked section in docs/performance.md. */
+export function renderSections(results: BenchResults): Record<string, string> {
+  const { meta, coldStart, patch, list, memory, readUnits, targets } = results;
+  const above = bundlesAboveReference(results);
+  return {
+    run:
+      `Run of ${meta.date}: \`${meta.command}\` (profile ${meta.profile}, ${meta.seconds} s), ` +
+      `Node ${meta.node}, ${meta.cpus} × ${meta.cpuModel}, 1-minute load average ${meta.loadAverage[0]} at the start ` +
+      `and ${meta.loadAverage[1]} at the end.`,
+    'cold-start': [
+      `Median of ${coldStart.runs} fresh node processes; naive handler: init ${coldStart.naiveInitMsMedian} ms, cold path ${coldStart.naiveColdPathMsMedian} ms.`,
+      '',
+      markdownTable(
+        ['function', 'bundle', 'init ms', 'init vs naive', 'cold path ms', 'cold path vs naive'],
+        coldStart.functions.map((f) => [
+          f.handler,
+          bytes(f.bundleBytes),
+          f.initMsMedian,
+          `${f.initRatio}x`,
+          f.coldPathMsMedian,
+          `${f.coldPathRatio}x`,
+        ]),
+      ),
+      '',
+      above.length === 0
+        ? `No bundle is above ${kb(REFERENCE_BUNDLE_BYTES)} (the bundle of aws-samples' serverless-typescript-demo).`
+        : `Above ${kb(REFERENCE_BUNDLE_BYTES)} (the bundle of aws-samples' serverless-typescript-demo): ${above
+            .map((f) => `${f.handler} (${bytes(f.bundleBytes)})`)
+            .join(', ')}.`,
+    ].join('\n'),
+    patch: [
+      `${patch.iterations} of each, alternating.`,
+      '',
+      markdownTable(
+        ['path', 'p50 ms', 'p99 ms'],
+        [
+          ['local gateway', patch.gatewayP50Ms, patch.gatewayP99Ms],
+          ['local gateway, with expectedQuantity', patch.gatewayCasP50Ms, patch.gatewayCasP99Ms],
+          ['raw UpdateItem', patch.rawUpdateItemP50Ms, patch.rawUpdateItemP99Ms],
+          ['gateway / raw', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
+          ['with / without expectedQuantity', `${patch.casRatioP50}x`, `${patch.casRatioP99}x`],
+        ],
+      ),
+    ].join('\n'),
+    list: markdownTable(
+      [
+        'entries',
+        'handler first byte ms',
+        'handler last byte ms',
+        'naive ms',
+        'handler/naive',
+        'npm start first/last byte ms',
+        'npm start gzip first/last byte ms',
+        'identity',
+        'gzip',
+        'exact',
+        'peak RSS handler',
+        'peak RSS naive',
+      ],
+      list.map((l) => [
+        l.entries,
+        l.handlerTtfbMsMedian,
+        l.handlerMsMedian,
+        l.naiveMsMedian,
+        `${l.handlerVsNaive}x`,
+        `${l.gatewayTtfbMsMedian} / ${l.gatewayMsMedian}`,
+        `${l.gatewayGzipTtfbMsMedian} / ${l.gatewayGzipMsMedian}`,
+        kb(l.identityBytes),
+        kb(l.gzipBytes),
+        l.exact ? 'yes' : 'NO',
+        `${l.handlerPeakRssMb} MB`,
+        `${l.naivePeakRssMb} MB`,
+      ]),
+    ),
+    memory: markdownTable(
+      ['function', 'scenario', 'max RSS', 'after init', 'heap peak'],
+      memory.map((m) => [
+        m.function,
+        m.scenario,
+        `${m.maxRssMb} MB`,
+        `${m.maxRssAfterInitMb} MB`,
+        `${m.heapUsedPeakMb} MB`,
+      ]),
+    ),
+    'read-units': markdownTable(
+      ['entries written by', 'entries', 'pages', 'read units', 'per 1,000,000 entries'],
+      readUnits.map((r) => [r.writer, r.entries, r.pages, r.units, r.unitsPerMillionEntries]),
+    ),
+    targets: markdownTable(
+      ['target', 'value', 'limit', 'met'],
+      targets.map((t) => [t.target, t.value, t.limit, t.met ? 'yes' : 'NO']),
+    ),
+  };
+}
+
+/** The whole report, as `npm run bench` prints it. */
+export function renderReport(results: BenchResults): string {
+  const s = renderSections(results);
+  return [
+    s.run,
+    '',
+    '## Cold start',
+    s['cold-start'],
+    '',
+    '## PATCH /inventory/{petId}',
+    s.patch,
+    '',
+    '## GET /inventory (medians; half the ids 19 digits; handler and naive in-process, npm start over HTTP)',
+    s.list,
+    '',
+    '## Peak memory per function (fresh process, its bundle)',
+    s.memory,
+    '',
+    "## Read units of the list's Scan (strongly consistent, one segment, as DynamoDB Local reports them)",
+    s['read-units'],
+    '',
+    '## Targets',
+    s.targets,
+  ].join('\n');
+}
+
+const BEGIN = /<!-- bench:begin ([a-z-]+) -->\n[\s\S]*?<!-- bench:end -->/g;
+
+/**
+ * `doc` with every marked section (`<!-- bench:begin NAME -->` … `<!-- bench:end -->`) holding the section of that
+ * name rendered from `results`. Throws on a marker with no such section, so a renamed table cannot go stale.
+ */
+export function fillMarkedSections(doc: string, results: BenchResults): string {
+  const sections = renderSections(results);
+  return doc.replace(BEGIN, (_whole, name: string) => {
+    const section = sections[name];
+    if (section === undefined) throw new Error(`docs: no bench section named "${name}"`);
+    return `<!-- bench:begin ${name} -->\n${section}\n<!-- bench:end -->`;
+  });
+}
