@@ -18,8 +18,14 @@ import { type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
 let synthesized: SynthesizedApp;
 const stacks = {} as Record<StageName, ResolvedStack>;
 
+/** The stages as they deploy: production with its alarm destinations (an e-mail and an on-call topic of its own). */
+const ALARM_DESTINATIONS = {
+  'production:alarmEmail': 'oncall@example.com',
+  'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
+};
+
 beforeAll(() => {
-  synthesized = synthesizeApp();
+  synthesized = synthesizeApp(ALARM_DESTINATIONS);
   for (const stage of STAGES) {
     const { account, region } = synthesized.stacks[stage];
     stacks[stage] = new ResolvedStack(synthesized.templates[stage], stackName(stage), account, region);
