@@ -24,7 +24,8 @@ const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
   help: { type: 'boolean', short: 'h' },
 };
 
-const COMMANDS: Record<string, CommandSpec> = {
+/** Every command, by its words (`keys create`); test/infra/permissions.test.ts evaluates what each needs on a stage. */
+export const COMMANDS: Record<string, CommandSpec> = {
   'keys create': {
     usage: 'keys create --name NAME',
     summary: 'issue an API key; prints the key alone on the last line of stdout',

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnResource, Duration, Lazy, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -115,6 +115,20 @@ export class Monitoring extends Construct {
       }),
     );
     this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
+    // A topic policy replaces SNS's default one, so nothing may publish unless it says so: CloudWatch, for this
+    // stage's own alarms only (their CloudFormation-generated ARNs, read once every alarm of the stack exists).
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowThisStageAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnEquals: { 'aws:SourceArn': Lazy.list({ produce: () => stackAlarmArns(Stack.of(this)) }) },
+        },
+      }),
+    );
     if (config.email) this.topic.addSubscription(new EmailSubscription(config.email));
     const actions = [new SnsAction(this.topic)];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', config.topicArn)));
@@ -410,6 +424,15 @@ export class Monitoring extends Construct {
       ...(own ? [own] : []),
     ];
   }
+}
+
+/** The ARN of every CloudWatch alarm of the stack, in construct order. */
+function stackAlarmArns(stack: Stack): string[] {
+  return stack.node
+    .findAll()
+    .filter((construct): construct is CfnResource => CfnResource.isCfnResource(construct))
+    .filter((resource) => resource.cfnResourceType === 'AWS::CloudWatch::Alarm')
+    .map((alarm) => alarm.getAtt('Arn').toString());
 }
 
 /** Two widgets per dashboard row. */

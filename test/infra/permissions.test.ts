@@ -1,0 +1,809 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMANDS } from '../../cli/run';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import { STAGES, type StageName } from '../../infra/stage-config';
+import { STACK_OUTPUTS, stackName } from '../../service/names';
+import { evaluate, type PolicyDocument, type PolicyRequest, ResolvedStack, refersTo } from './policy-evaluation';
+import { type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
+
+/**
+ * Every cross-service permission of both stages, evaluated as IAM evaluates it (identity policies, resource
+ * policies, explicit denies: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html)
+ * on the synthesized templates with their intrinsics resolved to concrete ARNs. Each edge is evaluated with requests
+ * that must be allowed and neighbouring ones that must not, and docs/deploying.md, "Permissions (evaluated)", lists
+ * exactly these edges.
+ */
+
+let synthesized: SynthesizedApp;
+const stacks = {} as Record<StageName, ResolvedStack>;
+
+/** The stages as they deploy: production with its alarm destinations (an e-mail and an on-call topic of its own). */
+const ALARM_DESTINATIONS = {
+  'production:alarmEmail': 'oncall@example.com',
+  'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
+};
+
+beforeAll(() => {
+  synthesized = synthesizeApp(ALARM_DESTINATIONS);
+  for (const stage of STAGES) {
+    const { account, region } = synthesized.stacks[stage];
+    stacks[stage] = new ResolvedStack(synthesized.templates[stage], stackName(stage), account, region);
+  }
+});
+
+afterAll(() => synthesized.dispose());
+
+/** An account that is not the stage's. */
+const OTHER_ACCOUNT = '111122223333';
+
+/** The edges this file evaluates, in order, as registered by {@link edge}. */
+const EDGES: string[] = [];
+
+/** One edge of the table in docs/deploying.md, evaluated on each stage. */
+function edge(name: string, body: (stage: StageName, stack: () => ResolvedStack) => void): void {
+  EDGES.push(name);
+  describe(name, () => {
+    describe.each(STAGES)('%s', (stage) => body(stage, () => stacks[stage]));
+  });
+}
+
+const ALLOWED = 'Allowed';
+
+/** Resource policies CloudFormation attaches to a resource: every statement of every policy resource naming it. */
+function attachedPolicy(stack: ResolvedStack, type: string, listProperty: string, logicalId: string): PolicyDocument {
+  const statements = stack
+    .idsOfType(type)
+    .filter((id) =>
+      ((stack.resource(id).Properties?.[listProperty] ?? []) as unknown[]).some((r) => refersTo(r, logicalId)),
+    )
+    .flatMap((id) => (stack.resolve(stack.resource(id).Properties?.PolicyDocument) as PolicyDocument).Statement);
+  return { Version: '2012-10-17', Statement: statements };
+}
+
+/** The only resource of a type. */
+function onlyId(stack: ResolvedStack, type: string): string {
+  const ids = stack.idsOfType(type);
+  if (ids.length !== 1) throw new Error(`Expected one ${type}, found ${ids.length}`);
+  return ids[0] as string;
+}
+
+/** `ListInventoryFunction23564031` -> `ListInventoryFunction`: the logical ID without CDK's hash. */
+function readableId(logicalId: string): string {
+  return logicalId.replace(/[0-9A-F]{8}$/, '');
+}
+
+/** A request by a role of the stack, with the role's identity policies. */
+function asRole(stack: ResolvedStack, roleId: string, action: string, resource: string): PolicyRequest {
+  return {
+    principal: stack.getAtt(roleId, 'Arn'),
+    action,
+    resource,
+    resourceAccount: stack.account,
+    identityPolicies: stack.rolePolicies(roleId),
+  };
+}
+
+// SNS: a topic policy replaces the default one, so CloudWatch may publish only if the policy says so; a service
+// publishing on behalf of a resource is identified by aws:SourceAccount and aws:SourceArn
+// (https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html,
+// https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html).
+edge('CloudWatch → alarm topic', (stage, stack) => {
+  const otherStage = STAGES.find((candidate) => candidate !== stage) as StageName;
+  const topicOf = () => {
+    const s = stack();
+    const topicId = onlyId(s, 'AWS::SNS::Topic');
+    return { arn: s.ref(topicId), policy: attachedPolicy(s, 'AWS::SNS::TopicPolicy', 'Topics', topicId), topicId };
+  };
+  /** The stack's alarms that notify the topic (an alarm or OK action names it). */
+  const alarmArns = (s: ResolvedStack, topicId: string) =>
+    s
+      .idsOfType('AWS::CloudWatch::Alarm')
+      .filter((id) => {
+        const props = s.resource(id).Properties ?? {};
+        return [...((props.AlarmActions ?? []) as unknown[]), ...((props.OKActions ?? []) as unknown[])].some((a) =>
+          refersTo(a, topicId),
+        );
+      })
+      .map((id) => s.getAtt(id, 'Arn'));
+  const publish = (sourceArn: string, overrides: Partial<PolicyRequest> & { secure?: boolean } = {}) => {
+    const { arn, policy } = topicOf();
+    const sourceAccount = sourceArn.split(':')[4] as string;
+    return evaluate({
+      principal: 'cloudwatch.amazonaws.com',
+      action: 'sns:Publish',
+      resource: arn,
+      resourceAccount: stack().account,
+      context: {
+        'aws:SourceAccount': sourceAccount,
+        'aws:SourceArn': sourceArn,
+        'aws:SecureTransport': String(overrides.secure ?? true),
+      },
+      resourcePolicy: policy,
+      ...(overrides.principal ? { principal: overrides.principal } : {}),
+    });
+  };
+
+  it('lets each alarm of the stage publish over TLS', async () => {
+    const arns = alarmArns(stack(), topicOf().topicId);
+    expect(arns.length).toBeGreaterThan(0);
+    const refused = [];
+    for (const arn of arns) if ((await publish(arn)) !== ALLOWED) refused.push(arn);
+    expect(refused).toEqual([]);
+  });
+
+  it("refuses the other stage's alarms, another account's alarm and another service", async () => {
+    const other = stacks[otherStage];
+    const otherArn = alarmArns(other, onlyId(other, 'AWS::SNS::Topic'))[0] as string;
+    expect(await publish(otherArn)).toBe('ImplicitlyDenied');
+    const [first] = alarmArns(stack(), topicOf().topicId);
+    const foreign = (first as string).replace(`:${stack().account}:`, `:${OTHER_ACCOUNT}:`);
+    expect(await publish(foreign)).toBe('ImplicitlyDenied');
+    expect(await publish(first as string, { principal: 'events.amazonaws.com' })).toBe('ImplicitlyDenied');
+  });
+
+  it("refuses even the stage's own alarm over plain HTTP (the enforceSSL deny)", async () => {
+    const [first] = alarmArns(stack(), topicOf().topicId);
+    expect(await publish(first as string, { secure: false })).toBe('ExplicitlyDenied');
+  });
+});
+
+// A KMS key policy is the key's primary access control: a service principal may use the key only if the key policy
+// allows it (https://docs.aws.amazon.com/kms/latest/developerguide/key-policies.html); SNS publishes to an encrypted
+// topic with the publisher's grant (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).
+edge('CloudWatch → alarm topic key', (_stage, stack) => {
+  const keyRequest = (action: string, sourceAccount: string): PolicyRequest => {
+    const s = stack();
+    const topic = s.resource(onlyId(s, 'AWS::SNS::Topic'));
+    const keyArn = s.resolveString(topic.Properties?.KmsMasterKeyId);
+    const keyId = s.idsOfType('AWS::KMS::Key').find((id) => s.getAtt(id, 'Arn') === keyArn) as string;
+    return {
+      principal: 'cloudwatch.amazonaws.com',
+      action,
+      resource: keyArn,
+      resourceAccount: s.account,
+      context: {
+        'aws:SourceAccount': sourceAccount,
+        'aws:SourceArn': `arn:aws:cloudwatch:${s.region}:${sourceAccount}:alarm:any`,
+      },
+      resourcePolicy: s.resolve(s.resource(keyId).Properties?.KeyPolicy) as PolicyDocument,
+    };
+  };
+
+  it.each(['kms:GenerateDataKey', 'kms:Decrypt'])("allows %s for the stage's account", async (action) => {
+    expect(await evaluate(keyRequest(action, stack().account))).toBe(ALLOWED);
+  });
+
+  it("refuses another account's alarms, and every other use of the key", async () => {
+    expect(await evaluate(keyRequest('kms:GenerateDataKey', OTHER_ACCOUNT))).toBe('ImplicitlyDenied');
+    for (const action of ['kms:Encrypt', 'kms:ReEncryptFrom', 'kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy']) {
+      expect({ action, result: await evaluate(keyRequest(action, stack().account)) }).toEqual({
+        action,
+        result: 'ImplicitlyDenied',
+      });
+    }
+  });
+});
+
+/** The Lambda resource policy of a function or alias ARN, as Lambda builds it from its permissions. */
+function lambdaResourcePolicy(stack: ResolvedStack, targetArn: string): PolicyDocument {
+  const statements = stack
+    .idsOfType('AWS::Lambda::Permission')
+    .map((id) => stack.resource(id).Properties ?? {})
+    .filter((props) => stack.functionArn(props.FunctionName) === targetArn)
+    .map((props) => {
+      const condition: Record<string, Record<string, string>> = {};
+      if (props.SourceArn) condition.ArnLike = { 'AWS:SourceArn': stack.resolveString(props.SourceArn) };
+      if (props.SourceAccount)
+        condition.StringEquals = { 'AWS:SourceAccount': stack.resolveString(props.SourceAccount) };
+      return {
+        Effect: 'Allow',
+        Principal: { Service: props.Principal as string },
+        Action: props.Action as string,
+        Resource: targetArn,
+        ...(Object.keys(condition).length > 0 ? { Condition: condition } : {}),
+      };
+    });
+  return { Version: '2012-10-17', Statement: statements };
+}
+
+/** API Gateway invoking a Lambda ARN on behalf of `sourceArn`. */
+function apiGatewayInvoke(stack: ResolvedStack, targetArn: string, sourceArn: string): Promise<string> {
+  return evaluate({
+    principal: 'apigateway.amazonaws.com',
+    action: 'lambda:InvokeFunction',
+    resource: targetArn,
+    resourceAccount: stack.account,
+    context: { 'aws:SourceArn': sourceArn, 'aws:SourceAccount': sourceArn.split(':')[4] as string },
+    resourcePolicy: lambdaResourcePolicy(stack, targetArn),
+  });
+}
+
+// API Gateway invokes a function only as its resource-based policy allows, matched on the method's execute-api ARN
+// (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway.html#apigateway-permissions,
+// https://docs.aws.amazon.com/lambda/latest/dg/access-control-resource-based.html).
+edge('API Gateway → route functions', (_stage, stack) => {
+  /** Every method of the API with its execute-api ARN (a sample value for each path parameter) and Lambda target. */
+  const methods = () => {
+    const s = stack();
+    const template = synthesized.templates[_stage];
+    const apiId = s.ref(onlyId(s, 'AWS::ApiGateway::RestApi'));
+    const stageName = s.ref(onlyId(s, 'AWS::ApiGateway::Stage'));
+    return templateMethods(template).map((method) => {
+      const path = method.path.replace(/\{[^}]+\}/g, '7');
+      const uri = method.integration.Uri === undefined ? '' : s.resolveString(method.integration.Uri);
+      return {
+        key: `${method.httpMethod} ${method.path}`,
+        arn: (api: string, stageOf = stageName) =>
+          `arn:aws:execute-api:${s.region}:${s.account}:${api}/${stageOf}/${method.httpMethod}${path}`,
+        apiId,
+        target: /\/functions\/(.+)\/invocations$/.exec(uri)?.[1],
+      };
+    });
+  };
+
+  it('invokes each route through its live alias', () => {
+    const targets = methods().flatMap((method) => (method.target ? [method.target] : []));
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) expect(target).toMatch(/:live$/);
+  });
+
+  it("lets API Gateway invoke each alias for its own method's ARN and no other method of the API", async () => {
+    const all = methods();
+    const results: Record<string, string[]> = {};
+    const expected: Record<string, string[]> = {};
+    for (const { target, key } of all) {
+      if (!target) continue;
+      expected[target] = [...(expected[target] ?? []), key];
+      results[target] ??= [];
+    }
+    for (const target of Object.keys(results)) {
+      for (const method of all) {
+        if ((await apiGatewayInvoke(stack(), target, method.arn(method.apiId))) === ALLOWED)
+          results[target]?.push(method.key);
+      }
+    }
+    expect(results).toEqual(expected);
+  });
+
+  it("refuses the same method of another API, another account's API, and the console's test invoke", async () => {
+    for (const method of methods().filter((m) => m.target)) {
+      const target = method.target as string;
+      const own = method.arn(method.apiId);
+      const refused = [
+        method.arn('otherapi01'),
+        own.replace(`:${stack().account}:`, `:${OTHER_ACCOUNT}:`),
+        method.arn(method.apiId, 'test-invoke-stage'),
+      ];
+      for (const sourceArn of refused) {
+        expect({ sourceArn, result: await apiGatewayInvoke(stack(), target, sourceArn) }).toEqual({
+          sourceArn,
+          result: 'ImplicitlyDenied',
+        });
+      }
+    }
+  });
+});
+
+edge('API Gateway → authorizer', (_stage, stack) => {
+  const authorizer = () => {
+    const s = stack();
+    const id = onlyId(s, 'AWS::ApiGateway::Authorizer');
+    const uri = s.resolveString(s.resource(id).Properties?.AuthorizerUri);
+    const target = /\/functions\/(.+)\/invocations$/.exec(uri)?.[1] as string;
+    const apiId = s.ref(onlyId(s, 'AWS::ApiGateway::RestApi'));
+    const arn = (api: string, authorizerId: string) =>
+      `arn:aws:execute-api:${s.region}:${s.account}:${api}/authorizers/${authorizerId}`;
+    return { target, arn, apiId, authorizerId: s.ref(id) };
+  };
+
+  it("lets API Gateway invoke the authorizer's live alias as this API's authorizer", async () => {
+    const { target, arn, apiId, authorizerId } = authorizer();
+    expect(target).toMatch(/:live$/);
+    expect(await apiGatewayInvoke(stack(), target, arn(apiId, authorizerId))).toBe(ALLOWED);
+  });
+
+  it("refuses another authorizer, another API's authorizer, and a method of the API", async () => {
+    const { target, arn, apiId, authorizerId } = authorizer();
+    const s = stack();
+    for (const sourceArn of [
+      arn(apiId, 'other01'),
+      arn('otherapi01', authorizerId),
+      `arn:aws:execute-api:${s.region}:${s.account}:${apiId}/v1/GET/inventory`,
+    ]) {
+      expect({ sourceArn, result: await apiGatewayInvoke(s, target, sourceArn) }).toEqual({
+        sourceArn,
+        result: 'ImplicitlyDenied',
+      });
+    }
+  });
+});
+
+/** The stream mapping of the stack: the role it reads with (its function's), its stream and its on-failure queue. */
+function streamMapping(stack: ResolvedStack) {
+  const props = stack.resource(onlyId(stack, 'AWS::Lambda::EventSourceMapping')).Properties ?? {};
+  const functionId = stack.functionByName(stack.resolveString(props.FunctionName));
+  const destination = (props.DestinationConfig as { OnFailure: { Destination: { 'Fn::GetAtt': [string, string] } } })
+    .OnFailure.Destination;
+  return {
+    roleId: stack.functionRole(functionId),
+    streamArn: stack.resolveString(props.EventSourceArn),
+    queueId: destination['Fn::GetAtt'][0],
+    queueArn: stack.resolveString(destination),
+  };
+}
+
+// A DynamoDB stream mapping reads with the function's execution role, which also sends to the on-failure destination
+// (https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html#events-dynamodb-permissions,
+// https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html).
+edge('Stream mapping → inventory stream', (_stage, stack) => {
+  it('lets the mapping describe and read the stream, and list streams', async () => {
+    const s = stack();
+    const { roleId, streamArn } = streamMapping(s);
+    for (const action of ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']) {
+      expect({ action, result: await evaluate(asRole(s, roleId, action, streamArn)) }).toEqual({
+        action,
+        result: ALLOWED,
+      });
+    }
+    expect(await evaluate(asRole(s, roleId, 'dynamodb:ListStreams', '*'))).toBe(ALLOWED);
+  });
+
+  it("refuses another table's stream and writing to the table it reads", async () => {
+    const s = stack();
+    const { roleId, streamArn } = streamMapping(s);
+    const tableArn = streamArn.replace(/\/stream\/.*$/, '');
+    const otherStream = streamArn.replace(/table\/[^/]+\//, 'table/another-table/');
+    expect(await evaluate(asRole(s, roleId, 'dynamodb:GetRecords', otherStream))).toBe('ImplicitlyDenied');
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem']) {
+      expect({ action, result: await evaluate(asRole(s, roleId, action, tableArn)) }).toEqual({
+        action,
+        result: 'ImplicitlyDenied',
+      });
+    }
+  });
+});
+
+edge('Stream mapping → on-failure queue', (_stage, stack) => {
+  const send = (action: string, secure: boolean, queueArn?: string) => {
+    const s = stack();
+    const mapping = streamMapping(s);
+    return evaluate({
+      ...asRole(s, mapping.roleId, action, queueArn ?? mapping.queueArn),
+      context: { 'aws:SecureTransport': String(secure) },
+      resourcePolicy: attachedPolicy(s, 'AWS::SQS::QueuePolicy', 'Queues', mapping.queueId),
+    });
+  };
+
+  it('lets the mapping send what it gives up on to its queue over TLS', async () => {
+    expect(await send('sqs:SendMessage', true)).toBe(ALLOWED);
+  });
+
+  it('refuses plain HTTP, reading or purging the queue, and another queue', async () => {
+    expect(await send('sqs:SendMessage', false)).toBe('ExplicitlyDenied');
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue']) {
+      expect({ action, result: await send(action, true) }).toEqual({ action, result: 'ImplicitlyDenied' });
+    }
+    const other = `arn:aws:sqs:${stack().region}:${stack().account}:another-queue`;
+    expect(await send('sqs:SendMessage', true, other)).toBe('ImplicitlyDenied');
+  });
+});
+
+/**
+ * What each function's code sends to DynamoDB, by function (logical ID without CDK's hash) and table (likewise; a
+ * table's stream as `<Table> stream`). A function or table of the stacks without a row fails the test: a new one
+ * states here what it may do.
+ */
+const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  // functions/store/inventory-table.ts: the paced Scan of the list.
+  ListInventoryFunction: { InventoryTable: ['Scan'] },
+  // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH.
+  UpdateInventoryFunction: { InventoryTable: ['UpdateItem'] },
+  // 501 answers: no storage.
+  GetPetByIdFunction: {},
+  ListStoreOrdersFunction: {},
+  // functions/store/api-key-table.ts: the key lookup by hash.
+  AuthorizerFunction: { ApiKeysTable: ['GetItem'] },
+  // Its stream mapping reads the stream; functions/store/history-table.ts writes one row per change.
+  HistoryFunction: {
+    HistoryTable: ['PutItem'],
+    'InventoryTable stream': ['DescribeStream', 'GetRecords', 'GetShardIterator'],
+  },
+  // functions/self-check/self-check.ts: writes its short-lived key, deletes it.
+  SelfCheckFunction: { ApiKeysTable: ['DeleteItem', 'PutItem'] },
+  // aws-cdk-lib/triggers' provider: invokes the self-check, no table.
+  AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler: {},
+};
+
+/** The DynamoDB actions evaluated on every table: reads, writes, PartiQL, and table management. */
+const TABLE_ACTIONS = [
+  'GetItem',
+  'BatchGetItem',
+  'Query',
+  'Scan',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'ConditionCheckItem',
+  'PartiQLSelect',
+  'PartiQLInsert',
+  'PartiQLUpdate',
+  'PartiQLDelete',
+  'DescribeTable',
+  'UpdateTable',
+  'DeleteTable',
+  'UpdateTimeToLive',
+  'ExportTableToPointInTime',
+];
+const STREAM_ACTIONS = ['DescribeStream', 'GetRecords', 'GetShardIterator'];
+
+// Same-account access granted by identity policies alone (DynamoDB tables here carry no resource policy):
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html
+edge('Function roles → tables', (_stage, stack) => {
+  /** Every table and table stream of the stack, by readable name, with the actions evaluated on it. */
+  const dataResources = () => {
+    const s = stack();
+    return s.idsOfType('AWS::DynamoDB::Table').flatMap((id) => {
+      const name = readableId(id);
+      const table = { name, arn: s.getAtt(id, 'Arn'), actions: TABLE_ACTIONS };
+      const stream = s.resource(id).Properties?.StreamSpecification
+        ? [{ name: `${name} stream`, arn: s.getAtt(id, 'StreamArn'), actions: STREAM_ACTIONS }]
+        : [];
+      return [table, ...stream];
+    });
+  };
+  const functionIds = () => stack().idsOfType('AWS::Lambda::Function');
+
+  it('has a row for every function of the stack, and no row for a function it does not have', () => {
+    const names = functionIds().map(readableId).sort();
+    expect(names).toEqual(Object.keys(DYNAMODB_ACCESS).sort());
+  });
+
+  it('names only tables of the stack', () => {
+    const known = new Set(dataResources().map((resource) => resource.name));
+    const named = Object.values(DYNAMODB_ACCESS).flatMap((access) => Object.keys(access));
+    expect(named.filter((name) => !known.has(name))).toEqual([]);
+  });
+
+  it('lets each function send exactly the DynamoDB actions its code sends, on every table and stream', async () => {
+    const s = stack();
+    const allowed: Record<string, Record<string, string[]>> = {};
+    const expected: Record<string, Record<string, string[]>> = {};
+    for (const functionId of functionIds()) {
+      const name = readableId(functionId);
+      const roleId = s.functionRole(functionId);
+      allowed[name] = {};
+      expected[name] = Object.fromEntries(
+        Object.entries(DYNAMODB_ACCESS[name] ?? {}).map(([table, actions]) => [table, [...actions].sort()]),
+      );
+      for (const resource of dataResources()) {
+        for (const action of resource.actions) {
+          if ((await evaluate(asRole(s, roleId, `dynamodb:${action}`, resource.arn))) !== ALLOWED) continue;
+          const granted = allowed[name] as Record<string, string[]>;
+          granted[resource.name] = [...(granted[resource.name] ?? []), action].sort();
+        }
+      }
+    }
+    expect(allowed).toEqual(expected);
+  });
+
+  it.each([
+    ['ListInventoryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
+    ['UpdateInventoryFunction', 'dynamodb:DeleteItem', 'InventoryTable'],
+    ['SelfCheckFunction', 'dynamodb:Scan', 'InventoryTable'],
+    ['SelfCheckFunction', 'dynamodb:GetItem', 'ApiKeysTable'],
+    ['AuthorizerFunction', 'dynamodb:PutItem', 'ApiKeysTable'],
+    ['AuthorizerFunction', 'dynamodb:UpdateItem', 'ApiKeysTable'],
+    ['HistoryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
+  ])('refuses %s %s on the %s', async (fn, action, table) => {
+    const s = stack();
+    const functionId = functionIds().find((id) => readableId(id) === fn) as string;
+    const tableId = s.idsOfType('AWS::DynamoDB::Table').find((id) => readableId(id) === table) as string;
+    expect(await evaluate(asRole(s, s.functionRole(functionId), action, s.getAtt(tableId, 'Arn')))).toBe(
+      'ImplicitlyDenied',
+    );
+  });
+});
+
+/** The live aliases CodeDeploy shifts, with their deployment group, its role and its alarms. */
+function deployments(stack: ResolvedStack) {
+  return stack.idsOfType('AWS::Lambda::Alias').flatMap((aliasId) => {
+    const alias = stack.resource(aliasId);
+    const update = alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate as Record<string, unknown> | undefined;
+    if (!update) return [];
+    const groupId = (update.DeploymentGroupName as { Ref: string }).Ref;
+    const group = stack.resource(groupId).Properties ?? {};
+    const alarms = ((group.AlarmConfiguration as { Alarms?: { Name: unknown }[] } | undefined)?.Alarms ?? []).map(
+      (alarm) => `arn:aws:cloudwatch:${stack.region}:${stack.account}:alarm:${stack.resolveString(alarm.Name)}`,
+    );
+    const hooks = ['BeforeAllowTrafficHook', 'AfterAllowTrafficHook'].flatMap((key) =>
+      update[key] === undefined ? [] : [stack.functionArn(update[key])],
+    );
+    return [
+      {
+        aliasArn: stack.ref(aliasId),
+        functionArn: stack.functionArn(alias.Properties?.FunctionName),
+        roleId: (group.ServiceRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+        groupArn: stack.deploymentGroupArn(stack.resolveString(update.ApplicationName), stack.ref(groupId)),
+        alarms,
+        hooks,
+      },
+    ];
+  });
+}
+
+// CodeDeploy acts with the service role of the deployment group, which it assumes through the role's trust policy
+// (https://docs.aws.amazon.com/codedeploy/latest/userguide/getting-started-create-service-role.html); a Lambda
+// deployment reads and moves the alias, reads the alarms and invokes the hooks
+// (https://docs.aws.amazon.com/codedeploy/latest/userguide/deployment-steps-lambda.html).
+edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
+  it('shifts every alias that takes traffic (API Gateway, the stream) through a group that rolls back on alarms', () => {
+    const s = stack();
+    const all = deployments(s);
+    const invoked = new Set([
+      ...s.idsOfType('AWS::Lambda::Permission').map((id) => s.functionArn(s.resource(id).Properties?.FunctionName)),
+      ...s
+        .idsOfType('AWS::Lambda::EventSourceMapping')
+        .map((id) => s.functionArn(s.resource(id).Properties?.FunctionName)),
+    ]);
+    expect(invoked.size).toBeGreaterThan(0);
+    expect([...invoked].filter((arn) => !all.some((d) => d.aliasArn === arn))).toEqual([]);
+    for (const deployment of all) expect(deployment.alarms.length).toBeGreaterThan(0);
+  });
+
+  it('lets CodeDeploy, and only CodeDeploy, assume each deployment role', async () => {
+    const s = stack();
+    for (const roleId of new Set(deployments(s).map((d) => d.roleId))) {
+      const assume = (principal: string) =>
+        evaluate({
+          principal,
+          action: 'sts:AssumeRole',
+          resource: s.getAtt(roleId, 'Arn'),
+          resourceAccount: s.account,
+          resourcePolicy: s.resolve(s.resource(roleId).Properties?.AssumeRolePolicyDocument) as PolicyDocument,
+        });
+      expect(await assume('codedeploy.amazonaws.com')).toBe(ALLOWED);
+      expect(await assume('lambda.amazonaws.com')).toBe('ImplicitlyDenied');
+    }
+  });
+
+  it('lets the role read and move each alias, read its rollback alarms and invoke its hooks', async () => {
+    const s = stack();
+    const refused: string[] = [];
+    for (const d of deployments(s)) {
+      const requests = [
+        ['lambda:GetAlias', d.aliasArn],
+        ['lambda:UpdateAlias', d.aliasArn],
+        ...d.alarms.map((alarm) => ['cloudwatch:DescribeAlarms', alarm]),
+        ...d.hooks.map((hook) => ['lambda:InvokeFunction', hook]),
+      ] as [string, string][];
+      for (const [action, resource] of requests) {
+        if ((await evaluate(asRole(s, d.roleId, action, resource))) !== ALLOWED) refused.push(`${action} ${resource}`);
+      }
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it("lets each hook's own role report its result to its deployment group", async () => {
+    const s = stack();
+    for (const d of deployments(s)) {
+      for (const hook of d.hooks) {
+        const roleId = s.functionRole(s.functionByName(hook));
+        expect(await evaluate(asRole(s, roleId, 'codedeploy:PutLifecycleEventHookExecutionStatus', d.groupArn))).toBe(
+          ALLOWED,
+        );
+      }
+    }
+  });
+
+  it("refuses changing a function's code, deleting an alias, invoking a function that is not a hook, and alarms", async () => {
+    const s = stack();
+    for (const d of deployments(s)) {
+      const requests = [
+        ['lambda:UpdateFunctionCode', d.functionArn],
+        ['lambda:DeleteAlias', d.aliasArn],
+        ['cloudwatch:DeleteAlarms', d.alarms[0] as string],
+        ['cloudwatch:PutMetricAlarm', d.alarms[0] as string],
+        ...(d.hooks.includes(d.functionArn) ? [] : [['lambda:InvokeFunction', d.aliasArn]]),
+      ] as [string, string][];
+      for (const [action, resource] of requests) {
+        expect({ action, resource, result: await evaluate(asRole(s, d.roleId, action, resource)) }).toEqual({
+          action,
+          resource,
+          result: 'ImplicitlyDenied',
+        });
+      }
+    }
+  });
+});
+
+// A CloudFormation custom resource's provider function invokes the trigger's handler with its own role
+// (https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.triggers-readme.html).
+edge('Deploy trigger → self-check', (_stage, stack) => {
+  const trigger = () => {
+    const s = stack();
+    const props = s.resource(onlyId(s, 'Custom::Trigger')).Properties ?? {};
+    const provider = s.functionByName(s.resolveString(props.ServiceToken));
+    return { roleId: s.functionRole(provider), handlerArn: s.resolveString(props.HandlerArn) };
+  };
+
+  it("lets the trigger's provider invoke the self-check version it runs", async () => {
+    const { roleId, handlerArn } = trigger();
+    expect(readableId(stack().functionByName(handlerArn))).toBe('SelfCheckFunction');
+    expect(await evaluate(asRole(stack(), roleId, 'lambda:InvokeFunction', handlerArn))).toBe(ALLOWED);
+  });
+
+  it('refuses invoking any function but the self-check, and changing the self-check', async () => {
+    const s = stack();
+    const { roleId, handlerArn } = trigger();
+    const self = s.functionByName(handlerArn);
+    const others = s
+      .idsOfType('AWS::Lambda::Alias')
+      .filter((id) => !refersTo(s.resource(id).Properties?.FunctionName, self))
+      .map((id) => s.ref(id));
+    expect(others.length).toBeGreaterThan(0);
+    for (const alias of others) {
+      expect({ alias, result: await evaluate(asRole(s, roleId, 'lambda:InvokeFunction', alias)) }).toEqual({
+        alias,
+        result: 'ImplicitlyDenied',
+      });
+    }
+    expect(await evaluate(asRole(s, roleId, 'lambda:UpdateFunctionCode', s.getAtt(self, 'Arn')))).toBe(
+      'ImplicitlyDenied',
+    );
+  });
+});
+
+/** The operator's IAM policy, as docs/cli.md and docs/deploying.md give it. */
+const OPERATOR_POLICY_PATH = 'docs/operator-policy.json';
+function operatorPolicy(): PolicyDocument {
+  return JSON.parse(readFileSync(join(PROJECT_ROOT, OPERATOR_POLICY_PATH), 'utf8')) as PolicyDocument;
+}
+
+/** The stage's resources the CLI reaches with `--stage`: its stack and what the stack outputs name. */
+function operatorTargets(stack: ResolvedStack) {
+  const outputs = synthesized.templates[
+    STAGES.find((stage) => stackName(stage) === stack.stackName) as StageName
+  ].toJSON().Outputs as Record<string, { Value: unknown }>;
+  const output = (key: string) => stack.resolveString(outputs[key]?.Value);
+  const table = (key: string) => `arn:aws:dynamodb:${stack.region}:${stack.account}:table/${output(key)}`;
+  return {
+    stack: `arn:aws:cloudformation:${stack.region}:${stack.account}:stack/${stack.stackName}/0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d`,
+    apiKeys: table(STACK_OUTPUTS.apiKeysTable),
+    inventory: table(STACK_OUTPUTS.inventoryTable),
+    history: table(STACK_OUTPUTS.historyTable),
+    authorizerCache: `arn:aws:apigateway:${stack.region}::/restapis/${output(STACK_OUTPUTS.restApiId)}/stages/${output(
+      STACK_OUTPUTS.apiStageName,
+    )}/cache/authorizers`,
+  };
+}
+
+type OperatorTargets = ReturnType<typeof operatorTargets>;
+
+/**
+ * What each CLI command sends on a stage (cli/target.ts reads the outputs and checks each table exists first;
+ * export and smoke are clients of the API and need only the outputs). A command without a row fails the test.
+ */
+const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => [string, string][]>> = {
+  'keys create': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.apiKeys],
+    ['dynamodb:PutItem', t.apiKeys],
+  ],
+  'keys list': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.apiKeys],
+    ['dynamodb:Scan', t.apiKeys],
+  ],
+  'keys revoke': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.apiKeys],
+    ['dynamodb:Scan', t.apiKeys],
+    ['dynamodb:UpdateItem', t.apiKeys],
+    // FlushStageAuthorizersCache is a DELETE on the stage's authorizer cache
+    // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-control-access-using-iam-policies-to-create-and-manage-api.html).
+    ['apigateway:DELETE', t.authorizerCache],
+  ],
+  'inventory import': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.inventory],
+    ['dynamodb:BatchWriteItem', t.inventory],
+  ],
+  'inventory export': (t) => [['cloudformation:DescribeStacks', t.stack]],
+  'inventory history': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.history],
+    ['dynamodb:Query', t.history],
+  ],
+  smoke: (t) => [['cloudformation:DescribeStacks', t.stack]],
+};
+
+/** What the operator's policy must never allow. */
+const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): [string, string][] => [
+  ['dynamodb:DeleteTable', t.inventory],
+  ['dynamodb:DeleteTable', t.apiKeys],
+  ['dynamodb:DeleteTable', t.history],
+  ['dynamodb:UpdateTable', t.inventory],
+  ['dynamodb:DeleteItem', t.inventory],
+  ['dynamodb:UpdateItem', t.inventory],
+  ['dynamodb:PutItem', t.history],
+  ['dynamodb:DeleteItem', t.apiKeys],
+  ['cloudformation:DeleteStack', t.stack],
+  ['cloudformation:UpdateStack', t.stack],
+  ['apigateway:DELETE', t.authorizerCache.replace(/\/cache\/authorizers$/, '')],
+  ['cloudformation:DescribeStacks', `arn:aws:cloudformation:${stack.region}:${stack.account}:stack/AnotherApp/0a1b`],
+];
+
+// An operator's requests are allowed by their identity policy alone, in their own account
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html).
+edge('Operator → CLI commands', (stage, stack) => {
+  const asOperator = (policy: PolicyDocument, action: string, resource: string) =>
+    evaluate({
+      principal: `arn:aws:iam::${stack().account}:user/operator`,
+      action,
+      resource,
+      resourceAccount: stack().account,
+      identityPolicies: [{ name: 'operator', policy }],
+    });
+
+  it('has a row for every CLI command', () => {
+    expect(Object.keys(OPERATOR_REQUESTS).sort()).toEqual(Object.keys(COMMANDS).sort());
+  });
+
+  it.each(Object.keys(OPERATOR_REQUESTS))('allows everything `%s --stage` sends', async (command) => {
+    const requests = (OPERATOR_REQUESTS[command] as (t: OperatorTargets) => [string, string][])(
+      operatorTargets(stack()),
+    );
+    const refused = [];
+    for (const [action, resource] of requests)
+      if ((await asOperator(operatorPolicy(), action, resource)) !== ALLOWED) refused.push(`${action} ${resource}`);
+    expect(refused).toEqual([]);
+  });
+
+  it('refuses deleting a table, rewriting stock or history, changing the stack, and other stacks', async () => {
+    const t = operatorTargets(stack());
+    for (const [action, resource] of OPERATOR_REFUSED(t, stack())) {
+      expect({ action, resource, result: await asOperator(operatorPolicy(), action, resource) }).toEqual({
+        action,
+        resource,
+        result: 'ImplicitlyDenied',
+      });
+    }
+  });
+
+  it('narrowed to one stage as docs/deploying.md says, reaches that stage and not the other', async () => {
+    const narrowed = JSON.parse(
+      JSON.stringify(operatorPolicy()).replaceAll('PetStoreInventory-*', stackName(stage)),
+    ) as PolicyDocument;
+    const own = operatorTargets(stack());
+    const other = operatorTargets(stacks[STAGES.find((candidate) => candidate !== stage) as StageName]);
+    expect(await asOperator(narrowed, 'dynamodb:PutItem', own.apiKeys)).toBe(ALLOWED);
+    expect(await asOperator(narrowed, 'cloudformation:DescribeStacks', own.stack)).toBe(ALLOWED);
+    expect(await asOperator(narrowed, 'dynamodb:PutItem', other.apiKeys)).toBe('ImplicitlyDenied');
+    expect(await asOperator(narrowed, 'dynamodb:BatchWriteItem', other.inventory)).toBe('ImplicitlyDenied');
+    expect(await asOperator(narrowed, 'cloudformation:DescribeStacks', other.stack)).toBe('ImplicitlyDenied');
+  });
+});
+
+describe('docs/deploying.md, "Permissions (evaluated)"', () => {
+  /** The first cell of each row of the section's table. */
+  const documentedEdges = () => {
+    const text = readFileSync(join(PROJECT_ROOT, 'docs/deploying.md'), 'utf8');
+    const section = text.split(/^## /m).find((part) => part.startsWith('Permissions (evaluated)')) ?? '';
+    const lines = section.split('\n');
+    const start = lines.findIndex((line) => line.startsWith('|'));
+    const end = lines.findIndex((line, index) => index > start && !line.startsWith('|'));
+    return lines.slice(start + 2, end).map((line) => (line.split('|')[1] ?? '').trim());
+  };
+
+  it('lists exactly the edges this file evaluates', () => {
+    expect(documentedEdges()).toEqual(EDGES);
+  });
+
+  it('gives the operator policy by its path', () => {
+    const text = readFileSync(join(PROJECT_ROOT, 'docs/deploying.md'), 'utf8');
+    expect(text).toContain(OPERATOR_POLICY_PATH);
+    expect(readFileSync(join(PROJECT_ROOT, 'docs/cli.md'), 'utf8')).toContain(OPERATOR_POLICY_PATH);
+  });
+});
