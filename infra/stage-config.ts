@@ -240,21 +240,44 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
 }
 
 /**
- * Refuses a deploy that would leave nobody told of an alarm: called by the app when `-c deploying=<stage>` (the
- * `npm run deploy:<stage>` scripts) names this stage. `cdk synth` never calls it, so it keeps working offline.
+ * What a stage still lacks before it may reach a real account (production without an alarm destination), each
+ * naming the setting to set. Empty when the stage is complete.
+ */
+export function missingSettings(config: StageConfig): string[] {
+  const { stage, alarms } = config;
+  if (!alarms.destinationRequired || alarms.email || alarms.topicArn) return [];
+  const upper = stage.toUpperCase();
+  return [
+    `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
+      `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${upper}_ALARM_EMAIL / PETSTORE_${upper}_ALARM_TOPIC_ARN)`,
+  ];
+}
+
+/**
+ * The production guard of every path: a stage whose account is real and whose configuration is incomplete is
+ * refused by any synth or deploy of the app (plain `cdk synth`/`cdk deploy` included); the placeholder account is
+ * never deployable, so offline synth with it keeps working.
+ *
+ * @throws Error naming the settings to set.
+ */
+export function assertComplete(config: StageConfig): void {
+  if (config.env.account === PLACEHOLDER_ACCOUNT) return;
+  const problems = missingSettings(config);
+  if (problems.length > 0)
+    throw new Error(
+      `Refusing to synthesize ${config.stage} for account ${config.env.account}: ${problems.join('; ')}.`,
+    );
+}
+
+/**
+ * Refuses a deploy that would leave nobody told of an alarm, or that targets the placeholder account: called by the
+ * app when `-c deploying=<stage>` (the `npm run deploy:<stage>` scripts) names this stage.
  *
  * @throws Error naming the settings to set.
  */
 export function assertDeployable(config: StageConfig): void {
-  const { stage, alarms } = config;
-  const problems: string[] = [];
-  if (alarms.destinationRequired && !alarms.email && !alarms.topicArn) {
-    problems.push(
-      `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
-        `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${stage.toUpperCase()}_ALARM_EMAIL / ` +
-        `PETSTORE_${stage.toUpperCase()}_ALARM_TOPIC_ARN)`,
-    );
-  }
+  const { stage } = config;
+  const problems = missingSettings(config);
   if (config.env.account === PLACEHOLDER_ACCOUNT) {
     problems.push(`its account is the placeholder ${PLACEHOLDER_ACCOUNT}: set ${stage}:account`);
   }
