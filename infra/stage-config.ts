@@ -35,8 +35,10 @@ export interface AlarmConfig {
   serverErrorRate: number;
   /** The rate alarms stay quiet in a period with fewer requests than this: one failure in three is not an outage. */
   minRequests: number;
-  /** Alarm when the API's p99 latency exceeds this many milliseconds. */
+  /** Alarm when a buffered route's p99 latency reaches this many milliseconds (streamed routes: see below). */
   p99LatencyMs: number;
+  /** Alarm when the streamed list's longest run reaches this share of its function's timeout. */
+  listDurationShare: number;
   /** Alarm when a route function reports at least this many errors (crashes, timeouts) in a period. */
   functionErrors: number;
   /** Alarm when one GET /inventory answer lists this many entries: the list nears what the function can hold. */
@@ -180,6 +182,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       serverErrorRate: production ? 0.01 : 0.05,
       minRequests: production ? 20 : 10,
       p99LatencyMs: production ? 1000 : 2000,
+      listDurationShare: 0.8,
       functionErrors: 1,
       // Production: three quarters of the largest list the function's memory holds; staging: before its paced Scan
       // no longer fits the list's timeout (docs/performance.md, "Largest inventory").

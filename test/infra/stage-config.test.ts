@@ -154,7 +154,9 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
 
     // Act and assess: refused before any stack is built, naming the setting.
     expect(() => createInventoryApp({}, env)).toThrow(ALARM_SETTING);
-    expect(() => createInventoryApp({}, { ...env, PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com' })).not.toThrow();
+    expect(() =>
+      createInventoryApp({}, { ...env, PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com' }),
+    ).not.toThrow();
   });
 
   it('keeps synth working offline on the placeholder account, and never asks staging for a destination', () => {
@@ -179,9 +181,12 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
 
     it('exits non-zero on `cdk synth PetStoreInventory-production` with a real account and no alarm destination, naming the setting', async () => {
       // Act
-      const result = await cdk(['synth', 'PetStoreInventory-production', '--quiet', '-o', join(tmpdir(), 'petstore-guard-test.out')], {
-        PETSTORE_PRODUCTION_ACCOUNT: '123456789012',
-      });
+      const result = await cdk(
+        ['synth', 'PetStoreInventory-production', '--quiet', '-o', join(tmpdir(), 'petstore-guard-test.out')],
+        {
+          PETSTORE_PRODUCTION_ACCOUNT: '123456789012',
+        },
+      );
 
       // Assess
       expect(result.code).not.toBe(0);
