@@ -84,7 +84,9 @@ describe('cdk-nag AwsSolutions checks', () => {
     for (const ack of iam.filter((a) => a.id === 'AwsSolutions-IAM5[Resource::*]'))
       expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/(SelfCheck\/|History\/)?\w*FunctionRole$/);
     for (const ack of iam.filter((a) => a.id !== 'AwsSolutions-IAM5[Resource::*]'))
-      expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/(PreTrafficHookFunctionRole|Rollout\/DeployRole)$/);
+      expect(ack.path).toMatch(
+        /^PetStoreInventory-(staging|production)\/(PreTrafficHookFunctionRole|Rollout\/DeployRole)$/,
+      );
   });
 
   it("names dynamodb:ListStreams besides X-Ray in the wildcard acknowledgement of the history function's role only", () => {
