@@ -108,7 +108,7 @@ export class InventoryRollout extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription:
         'The version being deployed crashed or timed out while CodeDeploy shifted traffic to it: the deploy rolls ' +
-        'back. Runbook: docs/deploying.md, "What a deploy does".',
+        'back. Runbook: docs/deploying.md, "Alarm runbooks", <Function>NewVersionErrorsAlarm.',
     });
   }
 }

@@ -186,9 +186,6 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       .DeploymentGroupName;
     return (resources()[groupRef.Ref] as RawResource).Properties;
   };
-  const alarmRef = (prefix: string) => ({
-    Name: { Ref: logicalIdStartingWith(template(), 'AWS::CloudWatch::Alarm', `Monitoring${prefix}`) },
-  });
 
   it.each(FUNCTION_IDS)('publishes %s as a version behind the alias live', (id) => {
     const { alias } = aliasOf(id);
