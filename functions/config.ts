@@ -16,6 +16,8 @@ export const ENV = {
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
   selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
+  /** The pre-traffic hook's probe of each function, by function name (JSON). */
+  preTrafficTargets: 'PRE_TRAFFIC_TARGETS',
   /** The stage name: the `stage` dimension of every custom metric. */
   stage: 'STAGE',
   /** Read units per second the list's Scan may average (half the inventory table's read cap on a stage). */

@@ -1,10 +1,12 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Arn, ArnFormat, type CfnElement, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
+import type { ProbeTarget } from '../functions/deploy/pre-traffic';
 import { API_KEYS_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from '../service/names';
-import { AUTHORIZER_HANDLER, ROUTES, type TableAccess } from '../service/routes';
+import { AUTHORIZER_HANDLER, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES, type TableAccess } from '../service/routes';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
@@ -50,6 +52,8 @@ export class InventoryStack extends Stack {
   /** Calls the stage as a client after each deployment; a failed check rolls the deployment back. */
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
+  /** CodeDeploy's BeforeAllowTraffic hook of every deployment group. */
+  readonly preTrafficHook: InventoryFunction;
   /** The web ACL in front of the stage, where the stage configures one. */
   readonly firewall?: InventoryFirewall;
 
@@ -159,6 +163,8 @@ export class InventoryStack extends Stack {
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
+      // The check is of the stage as clients reach it: after the web ACL is attached.
+      after: this.firewall ? [this.firewall] : [],
       apiKeysTable: this.apiKeysTable,
       ...functionDefaults,
     });
@@ -167,6 +173,11 @@ export class InventoryStack extends Stack {
       stageName: config.stage,
       stage,
       notImplementedRoutes: ROUTES.filter((route) => route.notImplemented),
+      latencyRoutes: ROUTES.filter((route) => !route.streaming),
+      list: {
+        function: routeFunctions.get('listInventory') as InventoryFunction,
+        timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS),
+      },
       routeFunctions,
       authorizerFunction: authorizer,
       history: {
@@ -183,15 +194,78 @@ export class InventoryStack extends Stack {
       keyRemovalPolicy: config.stateful.removalPolicy,
     });
 
+    const probes = new Map<string, ProbeTarget>();
+    for (const route of ROUTES) probes.set(route.operationId, { route: route.operationId });
+    probes.set(AUTHORIZER_HANDLER, { authorizer: true });
+    probes.set(HISTORY_FUNCTION, { history: true });
+    const preTrafficHook = new InventoryFunction(this, 'PreTrafficHookFunction', {
+      ...functionDefaults,
+      handler: PRE_TRAFFIC_HOOK_HANDLER,
+      description:
+        'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',
+      // The list's probe waits for its first byte, which comes after its Scan.
+      timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS + 60),
+      environment: {
+        [ENV.preTrafficTargets]: Stack.of(this).toJsonString(
+          Object.fromEntries(
+            [...this.functions].map(([name, fn]) => [fn.functionName, probes.get(name) as ProbeTarget]),
+          ),
+        ),
+      },
+    });
+    this.preTrafficHook = preTrafficHook;
+
     this.rollout = new InventoryRollout(this, 'Rollout', {
       trafficShifting: config.trafficShifting,
+      period: config.alarms.period,
+      preTrafficHook,
       functions: new Map(
-        [...this.functions].map(([name, fn]) => [
-          name,
-          { alias: fn.live, rollbackAlarms: this.monitoring.rollbackAlarms(name) },
-        ]),
+        [...this.functions].map(([name, fn]) => [name, { function: fn, errorsAreFaults: name !== AUTHORIZER_HANDLER }]),
       ),
     });
+    const hookRole = preTrafficHook.role as Role;
+    for (const fn of this.functions.values()) {
+      Validations.of(hookRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+        reason:
+          'The pre-traffic hook invokes the version a deployment moves the live alias to (`name:<version>`), ' +
+          "which is only known when CodeDeploy runs: every version of the stage's own functions, nothing else.",
+      });
+    }
+    Validations.of(hookRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:${this.partition}:codedeploy:${this.region}:${this.account}:deploymentgroup:<${this.getLogicalId(this.rollout.application.node.defaultChild as CfnElement)}>/*]`,
+      reason:
+        'The hook reads the deployment target and reports its verdict for the deployment group that called it: ' +
+        "the deployment groups of this stage's CodeDeploy application only (naming each would make a cycle: the " +
+        'groups name the hook).',
+    });
+    preTrafficHook.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        // Versions only: `name:<version>`; the hook never invokes an alias clients use.
+        resources: [...this.functions.values()].map((fn) => `${fn.functionArn}:*`),
+      }),
+    );
+    preTrafficHook.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'codedeploy:ListDeploymentTargets',
+          'codedeploy:GetDeploymentTarget',
+          'codedeploy:PutLifecycleEventHookExecutionStatus',
+        ],
+        resources: [
+          Arn.format(
+            {
+              service: 'codedeploy',
+              resource: 'deploymentgroup',
+              resourceName: `${this.rollout.application.applicationName}/*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            },
+            this,
+          ),
+        ],
+      }),
+    );
 
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
       value: this.api.url,
@@ -223,6 +297,9 @@ export class InventoryStack extends Stack {
     });
   }
 }
+
+/** The pre-traffic hook's module under `functions/handlers/`. */
+export const PRE_TRAFFIC_HOOK_HANDLER = 'pre-traffic-hook';
 
 /** The history function's name in {@link InventoryStack.functions}, its monitoring and its deployment group. */
 export const HISTORY_FUNCTION = 'history';

@@ -35,8 +35,10 @@ export interface AlarmConfig {
   serverErrorRate: number;
   /** The rate alarms stay quiet in a period with fewer requests than this: one failure in three is not an outage. */
   minRequests: number;
-  /** Alarm when the API's p99 latency exceeds this many milliseconds. */
+  /** Alarm when a buffered route's p99 latency reaches this many milliseconds (streamed routes: see below). */
   p99LatencyMs: number;
+  /** Alarm when the streamed list's longest run reaches this share of its function's timeout. */
+  listDurationShare: number;
   /** Alarm when a route function reports at least this many errors (crashes, timeouts) in a period. */
   functionErrors: number;
   /** Alarm when one GET /inventory answer lists this many entries: the list nears what the function can hold. */
@@ -180,6 +182,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       serverErrorRate: production ? 0.01 : 0.05,
       minRequests: production ? 20 : 10,
       p99LatencyMs: production ? 1000 : 2000,
+      listDurationShare: 0.8,
       functionErrors: 1,
       // Production: three quarters of the largest list the function's memory holds; staging: before its paced Scan
       // no longer fits the list's timeout (docs/performance.md, "Largest inventory").
@@ -240,21 +243,44 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
 }
 
 /**
- * Refuses a deploy that would leave nobody told of an alarm: called by the app when `-c deploying=<stage>` (the
- * `npm run deploy:<stage>` scripts) names this stage. `cdk synth` never calls it, so it keeps working offline.
+ * What a stage still lacks before it may reach a real account (production without an alarm destination), each
+ * naming the setting to set. Empty when the stage is complete.
+ */
+export function missingSettings(config: StageConfig): string[] {
+  const { stage, alarms } = config;
+  if (!alarms.destinationRequired || alarms.email || alarms.topicArn) return [];
+  const upper = stage.toUpperCase();
+  return [
+    `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
+      `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${upper}_ALARM_EMAIL / PETSTORE_${upper}_ALARM_TOPIC_ARN)`,
+  ];
+}
+
+/**
+ * The production guard of every path: a stage whose account is real and whose configuration is incomplete is
+ * refused by any synth or deploy of the app (plain `cdk synth`/`cdk deploy` included); the placeholder account is
+ * never deployable, so offline synth with it keeps working.
+ *
+ * @throws Error naming the settings to set.
+ */
+export function assertComplete(config: StageConfig): void {
+  if (config.env.account === PLACEHOLDER_ACCOUNT) return;
+  const problems = missingSettings(config);
+  if (problems.length > 0)
+    throw new Error(
+      `Refusing to synthesize ${config.stage} for account ${config.env.account}: ${problems.join('; ')}.`,
+    );
+}
+
+/**
+ * Refuses a deploy that would leave nobody told of an alarm, or that targets the placeholder account: called by the
+ * app when `-c deploying=<stage>` (the `npm run deploy:<stage>` scripts) names this stage.
  *
  * @throws Error naming the settings to set.
  */
 export function assertDeployable(config: StageConfig): void {
-  const { stage, alarms } = config;
-  const problems: string[] = [];
-  if (alarms.destinationRequired && !alarms.email && !alarms.topicArn) {
-    problems.push(
-      `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
-        `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${stage.toUpperCase()}_ALARM_EMAIL / ` +
-        `PETSTORE_${stage.toUpperCase()}_ALARM_TOPIC_ARN)`,
-    );
-  }
+  const { stage } = config;
+  const problems = missingSettings(config);
   if (config.env.account === PLACEHOLDER_ACCOUNT) {
     problems.push(`its account is the placeholder ${PLACEHOLDER_ACCOUNT}: set ${stage}:account`);
   }

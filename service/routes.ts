@@ -39,6 +39,17 @@ export const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
 /** Timeout of `GET /inventory`, which streams the whole inventory (docs/performance.md, "Timeout"). */
 export const LIST_INVENTORY_TIMEOUT_SECONDS = 120;
 
+/**
+ * Seconds a streamed route's integration waits past its function's timeout: room for the function's init, which
+ * Lambda does not count in the timeout of its first invocation, and for the stream's last bytes.
+ */
+export const STREAM_INTEGRATION_MARGIN_SECONDS = 5;
+
+/** A streamed route's integration timeout: its function's, plus {@link STREAM_INTEGRATION_MARGIN_SECONDS}. */
+export function streamIntegrationTimeoutSeconds(route: Pick<Route, 'timeoutSeconds'>): number {
+  return (route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) + STREAM_INTEGRATION_MARGIN_SECONDS;
+}
+
 export const ROUTES: readonly Route[] = [
   {
     operationId: 'listInventory',

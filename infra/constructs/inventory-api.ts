@@ -35,7 +35,13 @@ import {
   gatewayResponseHeaders,
   methodNotAllowedMessage,
 } from '../../service/gateway-responses';
-import { API_STAGE_NAME, allowedMethods, ROUTES, type Route } from '../../service/routes';
+import {
+  API_STAGE_NAME,
+  allowedMethods,
+  ROUTES,
+  type Route,
+  streamIntegrationTimeoutSeconds,
+} from '../../service/routes';
 import type { CustomDomainConfig } from '../stage-config';
 
 /** Properties of an {@link InventoryApi}. */
@@ -266,14 +272,14 @@ export class InventoryApi extends Construct {
 
 /**
  * A streamed route's integration: the `STREAM` transfer mode (CDK then invokes the alias through Lambda's
- * InvokeWithResponseStream URI) and an integration timeout as long as the function's, which streaming allows past
- * 29 s (up to 15 minutes), so API Gateway never cuts a stream the function can still finish.
+ * InvokeWithResponseStream URI) and an integration timeout a few seconds past the function's, which streaming
+ * allows past 29 s (up to 15 minutes), so API Gateway never cuts a stream the function can still finish.
  */
 function streamingOptions(route: Route): { responseTransferMode?: ResponseTransferMode; timeout?: Duration } {
   if (!route.streaming) return {};
   return {
     responseTransferMode: ResponseTransferMode.STREAM,
-    ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+    timeout: Duration.seconds(streamIntegrationTimeoutSeconds(route)),
   };
 }
 

@@ -4,6 +4,7 @@ import { accountStackName, stackName } from '../../service/names';
 import { ApiGatewayAccountStack } from '../account-stack';
 import { InventoryStack } from '../inventory-stack';
 import {
+  assertComplete,
   assertDeployable,
   contextLookup,
   STAGES,
@@ -25,15 +26,20 @@ export interface InventoryApp {
  * {@link ApiGatewayAccountStack} of its account and region (created once however many stages share them), with the
  * cdk-nag AwsSolutions checks run at synth (a finding that is not acknowledged with a reason fails synth).
  *
- * Context `deploying=<stage>` (set by `npm run deploy:<stage>`) checks that stage can be deployed first
- * ({@link assertDeployable}); plain synth never checks, so it works offline with no configuration.
+ * Every synth refuses a stage whose account is real and whose configuration is incomplete ({@link assertComplete}),
+ * whichever stack the command names: `cdk synth STACK` and `cdk deploy STACK` run the whole app. Context
+ * `deploying=<stage>` (set by `npm run deploy:<stage>`) also refuses that stage on the placeholder account
+ * ({@link assertDeployable}). With the placeholder account, synth works offline with no configuration.
  */
 export function createInventoryApp(props: AppProps = {}, env: NodeJS.ProcessEnv = process.env): InventoryApp {
   const app = new App(props);
   const lookup = contextLookup((key) => app.node.tryGetContext(key), env);
   const configs = STAGES.map((stage) => stageConfig(stage, lookup));
   const deploying = lookup('deploying', 'PETSTORE_DEPLOYING');
-  for (const config of configs) if (config.stage === deploying) assertDeployable(config);
+  for (const config of configs) {
+    if (config.stage === deploying) assertDeployable(config);
+    else assertComplete(config);
+  }
 
   const accountStacks = new Map<string, ApiGatewayAccountStack>();
   const stacks = {} as Record<StageName, InventoryStack>;

@@ -40,6 +40,13 @@ export interface MonitoringProps {
   stage: Stage;
   /** The routes that answer 501 by design: their 5xx are left out of the API error alarm. */
   notImplementedRoutes: readonly Pick<Route, 'method' | 'path'>[];
+  /**
+   * The buffered routes, each watched by its own latency alarm (API Gateway's per-method metrics, which the stage's
+   * `metricsEnabled` turns on). A streamed route's latency runs to its last byte, so it is watched by its budget.
+   */
+  latencyRoutes: readonly Pick<Route, 'operationId' | 'method' | 'path'>[];
+  /** The streamed list's function and its timeout: its duration is alarmed against that budget. */
+  list: { function: IFunction; timeout: Duration };
   /** Every route function by operationId. */
   routeFunctions: ReadonlyMap<string, IFunction>;
   /** The TOKEN authorizer's function. */
@@ -67,7 +74,8 @@ const TABLE_OPERATIONS = [
 /**
  * The stage's alarms, all into one KMS-encrypted SNS topic (plus the configured e-mail and topic), and a dashboard.
  *
- * - What a client notices: API 5xx rate without the designed 501s, and p99 latency.
+ * - What a client notices: API 5xx rate without the designed 501s, each buffered route's p99 latency, and the
+ *   streamed list nearing its time budget (its latency runs to the last byte, so a large list is slow by design).
  * - Our own faults: the functions' InternalError + StorageUnavailable per request; route function crashes (Lambda
  *   `Errors`; the handlers turn every thrown error into a response, so an `Errors` is a crash or timeout); the
  *   authorizer's AuthorizerUnavailable (never its `Errors`: a refused key is a thrown `Unauthorized`).
@@ -75,8 +83,10 @@ const TABLE_OPERATIONS = [
  * - The history: its function's crashes, how far behind the inventory table's stream it is (`IteratorAge`), and
  *   any batch of stream records it gave up on (a message in its on-failure queue).
  *
- * The rate alarms only count periods with at least `minRequests` requests. {@link rollbackAlarms} are the ones a
- * deploy watches to roll back.
+ * The rate and latency alarms only count periods with at least `minRequests` requests. Every operand of a math
+ * alarm that CloudWatch may leave empty (a metric with no data point in a period) is `FILL`ed with 0, so a sum of
+ * sparse metrics still has a value. These alarms page; deploys roll back on each new version's own alarms
+ * (InventoryRollout).
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
@@ -94,6 +104,10 @@ export class Monitoring extends Construct {
   readonly historyFailedRecordsAlarm: Alarm;
   /** Each route function's crashes (Lambda `Errors`), by operationId, and the history function's as `history`. */
   readonly functionErrorAlarms = new Map<string, Alarm>();
+  /** Each buffered route's p99 latency, by operationId. */
+  readonly routeLatencyAlarms = new Map<string, Alarm>();
+  /** The streamed list's longest run nears its timeout. */
+  readonly listDurationAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -188,12 +202,13 @@ export class Monitoring extends Construct {
         }),
       ]),
     );
-    const guarded = (rate: string) => `IF(requests >= ${config.minRequests}, ${rate}, 0)`;
+    const guarded = (value: string, requestsId = 'requests') =>
+      `IF(FILL(${requestsId}, 0) >= ${config.minRequests}, ${value}, 0)`;
     const designed501s = Object.keys(notImplemented)
       .map((name) => ` - FILL(${name}, 0)`)
       .join('');
     const apiServerErrorRate = new MathExpression({
-      expression: guarded(`(FILL(errors, 0)${designed501s}) / requests`),
+      expression: guarded(`(FILL(errors, 0)${designed501s}) / FILL(requests, 0)`),
       usingMetrics: { requests, errors: serverErrors, ...notImplemented },
       label: 'API 5xx per request, without the designed 501s',
       period,
@@ -206,7 +221,7 @@ export class Monitoring extends Construct {
     );
 
     const faults = new MathExpression({
-      expression: guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / requests'),
+      expression: guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / FILL(requests, 0)'),
       usingMetrics: {
         requests,
         internal: custom(METRIC_NAMES.internalError, 'Sum'),
@@ -223,7 +238,56 @@ export class Monitoring extends Construct {
     );
 
     const p99 = stage.metricLatency({ statistic: 'p99', period });
-    add('ApiP99LatencyAlarm', p99, config.p99LatencyMs, `API p99 latency reached ${config.p99LatencyMs} ms`);
+    const methodMetric = (route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string) =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: {
+          ApiName: stage.restApi.restApiName,
+          Method: route.method,
+          Resource: route.path,
+          Stage: stage.stageName,
+        },
+        statistic,
+        period,
+      });
+    const routeLatencies: IMetric[] = [];
+    for (const route of props.latencyRoutes) {
+      const pascal = route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1);
+      const latency = new MathExpression({
+        expression: guarded('FILL(latency, 0)'),
+        usingMetrics: {
+          requests: methodMetric(route, 'Count', 'Sum'),
+          latency: methodMetric(route, 'Latency', 'p99'),
+        },
+        label: `${route.method} ${route.path} p99 latency (ms)`,
+        period,
+      });
+      routeLatencies.push(methodMetric(route, 'Latency', 'p99'));
+      this.routeLatencyAlarms.set(
+        route.operationId,
+        add(
+          `${pascal}LatencyAlarm`,
+          latency,
+          config.p99LatencyMs,
+          `${route.method} ${route.path}: p99 latency reached ${config.p99LatencyMs} ms`,
+          '<Route>LatencyAlarm',
+        ),
+      );
+    }
+    const listBudgetMs = Math.round(props.list.timeout.toMilliseconds() * config.listDurationShare);
+    const listDuration = props.list.function.metricDuration({
+      statistic: 'Maximum',
+      period,
+      label: 'GET /inventory: longest run (ms)',
+    });
+    this.listDurationAlarm = add(
+      'ListInventoryDurationAlarm',
+      listDuration,
+      listBudgetMs,
+      `A GET /inventory ran ${config.listDurationShare * 100} % of its ${props.list.timeout.toHumanString()} ` +
+        'timeout: lists are nearing the point where they are cut off',
+    );
 
     const authorizerUnavailable = custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
     this.authorizerUnavailableAlarm = add(
@@ -303,7 +367,7 @@ export class Monitoring extends Construct {
     for (const [name, { table, maxReadRequestUnits }] of props.tables) {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
       const throttles = new MathExpression({
-        expression: 'reads + writes',
+        expression: 'FILL(reads, 0) + FILL(writes, 0)',
         usingMetrics: {
           reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period }),
           writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period }),
@@ -311,14 +375,23 @@ export class Monitoring extends Construct {
         label: `${name} throttle events`,
         period,
       });
-      const systemErrors = table.metricSystemErrorsForOperations({
-        operations: TABLE_OPERATIONS,
-        statistic: 'Sum',
-        period,
+      const systemErrors = new MathExpression({
+        expression: TABLE_OPERATIONS.map((_, index) => `FILL(op${index}, 0)`).join(' + '),
+        usingMetrics: Object.fromEntries(
+          TABLE_OPERATIONS.map((operation, index) => [
+            `op${index}`,
+            table.metric('SystemErrors', {
+              dimensionsMap: { TableName: table.tableName, Operation: operation },
+              statistic: 'Sum',
+              period,
+            }),
+          ]),
+        ),
         label: `${name} system errors`,
+        period,
       });
       const readUnitsPerSecond = new MathExpression({
-        expression: 'consumed / PERIOD(consumed)',
+        expression: 'FILL(consumed, 0) / PERIOD(consumed)',
         usingMetrics: { consumed: table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }) },
         label: `${name} read units per second (cap ${maxReadRequestUnits})`,
         period,
@@ -372,7 +445,9 @@ export class Monitoring extends Construct {
               stage.metricLatency({ statistic: 'p50', period }),
               p99,
               stage.metricIntegrationLatency({ statistic: 'p99', period }),
+              ...routeLatencies,
             ],
+            right: [listDuration],
             width: 12,
           }),
         ],
@@ -408,21 +483,6 @@ export class Monitoring extends Construct {
         ...pairs(tableWidgets),
       ],
     });
-  }
-
-  /**
-   * The alarms a deploy of one function watches: if one fires during the traffic shift, CodeDeploy moves the alias
-   * back and the stack update fails. Client-visible and fault alarms only: latency and capacity alarms can fire for
-   * reasons a rollback would not fix.
-   */
-  rollbackAlarms(functionName: string): Alarm[] {
-    const own = this.functionErrorAlarms.get(functionName);
-    return [
-      this.apiServerErrorRateAlarm,
-      this.functionFaultRateAlarm,
-      this.authorizerUnavailableAlarm,
-      ...(own ? [own] : []),
-    ];
   }
 }
 

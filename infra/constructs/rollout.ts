@@ -1,16 +1,27 @@
-import { Validations } from 'aws-cdk-lib';
-import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { type CfnElement, type Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { Alias } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { TrafficShifting } from '../stage-config';
+import type { InventoryFunction } from './inventory-function';
 
 /** Properties of an {@link InventoryRollout}. */
 export interface InventoryRolloutProps {
-  /** Each function's `live` alias and the alarms that roll its deploy back, by a readable name. */
-  functions: ReadonlyMap<string, { alias: Alias; rollbackAlarms: readonly IAlarm[] }>;
+  /**
+   * Each function behind a `live` alias, by a readable name, and whether its Lambda `Errors` mean a fault (not for
+   * the authorizer, whose refused keys are thrown `Unauthorized` errors).
+   */
+  functions: ReadonlyMap<string, { function: InventoryFunction; errorsAreFaults: boolean }>;
   trafficShifting: TrafficShifting;
+  /** Period of the new versions' error alarms (the stage's alarm period). */
+  period: Duration;
+  /**
+   * CodeDeploy's BeforeAllowTraffic hook: invokes each new version with a safe request before any traffic
+   * moves to it, and fails the deployment if it answers wrong.
+   */
+  preTrafficHook: IFunction;
 }
 
 /** The AWS managed policy CodeDeploy needs to shift Lambda aliases (CDK attaches it to every Lambda group's role). */
@@ -18,13 +29,17 @@ export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambda
 
 /**
  * Every function's `live` alias moves to the new version through CodeDeploy: one application, one deployment group
- * per function, all with the stage's traffic shifting, automatic rollback when a deployment fails, is stopped, or
- * one of its alarms fires while traffic shifts. A rolled-back deployment fails the CloudFormation update, which
- * then rolls every other alias back too.
+ * per function, all with the stage's traffic shifting. Before any traffic moves, the pre-traffic hook invokes the
+ * new version; while traffic shifts, the group watches only the new version's own alarm (its Lambda `Errors` as
+ * executed through the alias, by `ExecutedVersion`), so an incident of the old version or of the stage never blocks
+ * a deploy, the hotfix included; the stage-wide alarms page. A deployment that fails, is stopped, or whose alarm
+ * fires is rolled back, which fails the CloudFormation update and rolls every other alias back too.
  */
 export class InventoryRollout extends Construct {
   readonly application: LambdaApplication;
   readonly groups = new Map<string, LambdaDeploymentGroup>();
+  /** Each gated function's new-version `Errors` alarm, by name. */
+  readonly newVersionAlarms = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: InventoryRolloutProps) {
     super(scope, id);
@@ -41,20 +56,59 @@ export class InventoryRollout extends Construct {
         'under CodeDeploy/ or tagged for it, invoke only hook functions named CodeDeployHook_*); the role serves ' +
         "this stage's deployment groups only.",
     });
+    const hookId = Stack.of(this).getLogicalId(props.preTrafficHook.node.defaultChild as CfnElement);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${hookId}.Arn>:*]`,
+      reason:
+        "CDK grants a deployment group's role lambda:InvokeFunction on its pre-traffic hook and the hook's versions " +
+        '(`name:*`); the hook is invoked unqualified, and it is the only function this grant names.',
+    });
     const deploymentConfig = LambdaDeploymentConfig[props.trafficShifting];
-    for (const [name, { alias, rollbackAlarms }] of props.functions) {
+    for (const [name, { function: fn, errorsAreFaults }] of props.functions) {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
-      this.groups.set(
-        name,
-        new LambdaDeploymentGroup(this, `${pascal}DeploymentGroup`, {
-          application: this.application,
-          alias,
-          deploymentConfig,
-          role,
-          alarms: [...rollbackAlarms],
-          autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
-        }),
-      );
+      const alarms = errorsAreFaults
+        ? [this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period)]
+        : [];
+      for (const alarm of alarms) this.newVersionAlarms.set(name, alarm);
+      const group = new LambdaDeploymentGroup(this, `${pascal}DeploymentGroup`, {
+        application: this.application,
+        alias: fn.live,
+        deploymentConfig,
+        role,
+        alarms,
+        preHook: props.preTrafficHook,
+        autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: alarms.length > 0 },
+      });
+      this.groups.set(name, group);
     }
+  }
+
+  /**
+   * Lambda `Errors` of the version this deploy publishes, invoked through the `live` alias: Lambda reports alias
+   * invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old version's errors
+   * during the canary are not counted. Each deploy names a new version, which gives the alarm a fresh history.
+   */
+  private newVersionErrorsAlarm(id: string, fn: InventoryFunction, period: Duration): Alarm {
+    return new Alarm(this, id, {
+      metric: new Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Errors',
+        dimensionsMap: {
+          FunctionName: fn.functionName,
+          Resource: `${fn.functionName}:${fn.live.aliasName}`,
+          ExecutedVersion: fn.currentVersion.version,
+        },
+        statistic: 'Sum',
+        period,
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        'The version being deployed crashed or timed out while CodeDeploy shifted traffic to it: the deploy rolls ' +
+        'back. Runbook: docs/deploying.md, "Alarm runbooks", <Function>NewVersionErrorsAlarm.',
+    });
   }
 }

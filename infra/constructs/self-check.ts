@@ -34,6 +34,8 @@ export interface SelfCheckProps {
   api: InventoryApi;
   /** The functions behind the API (routes and authorizer): the check runs once they and their roles are updated. */
   functions: Iterable<IFunction>;
+  /** What else the stage must have in place first (the web ACL association, where there is one). @default none */
+  after?: readonly Construct[];
   /** Where the short-lived key is written. */
   apiKeysTable: ITable;
   logRetention: RetentionDays;
@@ -79,7 +81,12 @@ export class SelfCheck extends Construct {
       handler: this.function,
       timeout: SELF_CHECK_TRIGGER_TIMEOUT,
       executeOnHandlerChange: true,
-      executeAfter: [props.api, ...functions, ...functions.flatMap((fn) => (fn.role ? [fn.role] : []))],
+      executeAfter: [
+        props.api,
+        ...functions,
+        ...functions.flatMap((fn) => (fn.role ? [fn.role] : [])),
+        ...(props.after ?? []),
+      ],
     });
     const triggerResource = this.trigger.node.findChild('Default').node.defaultChild as CfnResource;
     triggerResource.addPropertyOverride(

@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
 import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../../service/names';
-import { ROUTES } from '../../service/routes';
+import { LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
 import {
   logicalIdStartingWith,
   only,
@@ -83,7 +83,11 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
 
 describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
   const template = () => synthesized.templates[stage];
-  const alarms = () => Object.values(resourcesOfType(template(), 'AWS::CloudWatch::Alarm'));
+  /** The paging alarms (the roll-out's new-version gates are tested with the roll-out, test/infra/functions.test.ts). */
+  const alarms = () =>
+    Object.entries(resourcesOfType(template(), 'AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('Monitoring'))
+      .map(([, alarm]) => alarm);
   const topicRef = () => ({ Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') });
 
   it('sends every alarm, and its recovery, to the alarm topic', () => {
@@ -175,7 +179,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
   it('alarms on the API 5xx rate without the designed 501s, only in periods with enough requests', () => {
     const { expression, metrics } = mathOf('ApiServerErrorRateAlarm');
     expect(expression).toBe(
-      `IF(requests >= ${minRequests}, (FILL(errors, 0) - FILL(ni0, 0) - FILL(ni1, 0)) / requests, 0)`,
+      `IF(FILL(requests, 0) >= ${minRequests}, (FILL(errors, 0) - FILL(ni0, 0) - FILL(ni1, 0)) / FILL(requests, 0), 0)`,
     );
     const api = { ApiName: `PetStoreInventory-${stage}`, Stage: stageRef() };
     expect(metrics).toEqual({
@@ -201,7 +205,9 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
 
   it("alarms on the functions' own faults (InternalError + StorageUnavailable of this stage) per request", () => {
     const { expression, metrics } = mathOf('FunctionFaultRateAlarm');
-    expect(expression).toBe(`IF(requests >= ${minRequests}, (FILL(internal, 0) + FILL(unavailable, 0)) / requests, 0)`);
+    expect(expression).toBe(
+      `IF(FILL(requests, 0) >= ${minRequests}, (FILL(internal, 0) + FILL(unavailable, 0)) / FILL(requests, 0), 0)`,
+    );
     expect(metrics.internal).toMatchObject({ ...ownMetric('InternalError'), stat: 'Sum' });
     expect(metrics.unavailable).toMatchObject({ ...ownMetric('StorageUnavailable'), stat: 'Sum' });
     expect(alarm('FunctionFaultRateAlarm').Threshold).toBe(stage === 'production' ? 0.01 : 0.05);
@@ -251,7 +257,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     ['ApiKeys', 'ApiKeysTable9F4DC7E7', stage === 'production' ? 1000 : 200],
   ])('alarms when the %s table reads 80 %% of its read cap per second', (name, logicalId, cap) => {
     const { expression, metrics } = mathOf(`${name}TableReadCapacityAlarm`);
-    expect(expression).toBe('consumed / PERIOD(consumed)');
+    expect(expression).toBe('FILL(consumed, 0) / PERIOD(consumed)');
     expect(metrics.consumed).toEqual({
       metric: 'AWS/DynamoDB/ConsumedReadCapacityUnits',
       dims: { TableName: { Ref: logicalId } },
@@ -276,13 +282,77 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     },
   );
 
-  it('alarms on the API p99 latency with the stage threshold', () => {
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/ApiGateway',
-      MetricName: 'Latency',
-      ExtendedStatistic: 'p99',
-      Threshold: stage === 'production' ? 1000 : 2000,
+  it('has no stage-wide latency alarm: the streamed list counts until its last byte', () => {
+    for (const a of alarms()) {
+      const metrics = [a, ...((a.Metrics as MetricQuery[] | undefined) ?? []).map((q) => q.MetricStat?.Metric ?? {})];
+      for (const m of metrics as { MetricName?: string; Dimensions?: { Name: string }[] }[]) {
+        if (m.MetricName === 'Latency') expect(m.Dimensions?.map((d) => d.Name)).toContain('Resource');
+      }
+    }
+  });
+
+  /**
+   * "Amazon API Gateway dimensions and metrics"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-metrics-and-dimensions.html): a method's
+   * metrics carry ApiName, Method, Resource and Stage, and API Gateway only sends them with detailed metrics on
+   * (the stage's MethodSettings `MetricsEnabled`).
+   */
+  it.each(ROUTES.filter((route) => !route.streaming))(
+    'alarms on the p99 latency of $method $path alone, with the dimensions API Gateway sends per method',
+    (route) => {
+      const name = `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}LatencyAlarm`;
+      const { expression, metrics } = mathOf(name);
+      expect(expression).toBe(`IF(FILL(requests, 0) >= ${minRequests}, FILL(latency, 0), 0)`);
+      const dims = {
+        ApiName: `PetStoreInventory-${stage}`,
+        Method: route.method,
+        Resource: route.path,
+        Stage: stageRef(),
+      };
+      expect(metrics).toEqual({
+        requests: { metric: 'AWS/ApiGateway/Count', dims, stat: 'Sum' },
+        latency: { metric: 'AWS/ApiGateway/Latency', dims, stat: 'p99' },
+      });
+      expect(alarm(name).Threshold).toBe(stage === 'production' ? 1000 : 2000);
+      const [apiStage] = Object.values(resourcesOfType(template(), 'AWS::ApiGateway::Stage'));
+      expect(apiStage?.MethodSettings).toContainEqual(
+        expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', MetricsEnabled: true }),
+      );
+    },
+  );
+
+  it("watches the streamed list by its budget: its longest run against 80 % of the function's timeout", () => {
+    const listRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'ListInventoryFunction') };
+    expect(metricOf('ListInventoryDurationAlarm')).toMatchObject({
+      metric: 'AWS/Lambda/Duration',
+      dims: { FunctionName: listRef },
+      stat: 'Maximum',
     });
+    expect(alarm('ListInventoryDurationAlarm').Threshold).toBe(LIST_INVENTORY_TIMEOUT_SECONDS * 1000 * 0.8);
+    expect(ROUTES.filter((route) => route.streaming).map((route) => route.operationId)).toEqual(['listInventory']);
+  });
+
+  /**
+   * "Use metric math" (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html): an
+   * expression over a metric with no data point at a time has no value there, and FILL fills the gaps. DynamoDB and
+   * API Gateway send many metrics only when something happened, so every metric an alarm's math reads is filled
+   * (PERIOD only reads the period).
+   */
+  it('fills every metric a math alarm reads, so sums of sparse metrics have a value', () => {
+    const mathAlarms = alarms().filter((a) => (a.Metrics as MetricQuery[] | undefined)?.some((q) => q.Expression));
+    expect(mathAlarms.length).toBeGreaterThan(10);
+    for (const a of mathAlarms) {
+      const queries = a.Metrics as MetricQuery[];
+      const ids = queries.filter((q) => q.MetricStat).map((q) => q.Id);
+      const expression = only(queries.filter((q) => q.Expression)).Expression as string;
+      let rest = expression;
+      for (const id of ids) rest = rest.replace(new RegExp(`FILL\\(${id}, 0\\)|PERIOD\\(${id}\\)`, 'g'), '');
+      for (const id of ids)
+        expect({ expression, bare: new RegExp(`\\b${id}\\b`).test(rest) }).toEqual({ expression, bare: false });
+    }
+    for (const name of ['InventoryTableThrottlesAlarm', 'InventoryTableSystemErrorsAlarm']) {
+      expect(mathOf(name).expression).toMatch(/^FILL\(\w+, 0\)( \+ FILL\(\w+, 0\))+$/);
+    }
   });
 
   it.each(ROUTES.map((route) => functionId(route.operationId)))(

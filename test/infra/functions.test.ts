@@ -5,6 +5,7 @@ import { STAGES } from '../../infra/stage-config';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../service/routes';
 import {
   logicalIdStartingWith,
+  only,
   type PolicyStatement,
   type RawResource,
   resourcesOfType,
@@ -63,11 +64,12 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     }
   });
 
-  it('deploys one function per route plus the authorizer, and no other but the history, the deploy self-check and its trigger', () => {
+  it('deploys one function per route plus the authorizer, and no other but the history, the deploy self-check and its trigger, and the pre-traffic hook', () => {
     // The history (test/infra/history.test.ts), the self-check (test/infra/self-check.test.ts) and the trigger's
-    // provider, which CDK's `triggers` adds.
+    // provider, which CDK's `triggers` adds; the pre-traffic hook (the roll-out below).
     const others = [
       'HistoryFunction',
+      'PreTrafficHookFunction',
       'SelfCheckFunction',
       'AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler',
     ];
@@ -186,9 +188,6 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       .DeploymentGroupName;
     return (resources()[groupRef.Ref] as RawResource).Properties;
   };
-  const alarmRef = (prefix: string) => ({
-    Name: { Ref: logicalIdStartingWith(template(), 'AWS::CloudWatch::Alarm', `Monitoring${prefix}`) },
-  });
 
   it.each(FUNCTION_IDS)('publishes %s as a version behind the alias live', (id) => {
     const { alias } = aliasOf(id);
@@ -200,7 +199,7 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     });
   });
 
-  it.each(FUNCTION_IDS)(
+  it.each(FUNCTION_IDS.filter((id) => id !== 'AuthorizerFunction'))(
     'moves the live alias of %s through CodeDeploy, rolling back on failure, stop or alarm',
     (id) => {
       expect(groupOf(id)).toMatchObject({
@@ -217,14 +216,71 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     },
   );
 
-  it.each(FUNCTION_IDS)('rolls %s back on the API, fault and authorizer alarms, and on its own crashes', (id) => {
-    const shared = [
-      alarmRef('ApiServerErrorRateAlarm'),
-      alarmRef('FunctionFaultRateAlarm'),
-      alarmRef('AuthorizerUnavailableAlarm'),
-    ];
-    const own = id === 'AuthorizerFunction' ? [] : [alarmRef(`${id.replace(/Function$/, '')}ErrorsAlarm`)];
-    expect(groupOf(id).AlarmConfiguration).toEqual({ Enabled: true, Alarms: [...shared, ...own] });
+  /**
+   * Lambda reports an invocation through an alias under `FunctionName`, `Resource` (`name:alias`) and
+   * `ExecutedVersion` ("Types of metrics for Lambda functions", dimensions:
+   * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html), so this alarm counts only the
+   * version the deploy publishes; CodeDeploy stops and rolls back a deployment while one of its group's alarms is in
+   * ALARM (https://docs.aws.amazon.com/codedeploy/latest/userguide/deployments-rollback-and-redeploy.html).
+   */
+  it.each(FUNCTION_IDS.filter((id) => id !== 'AuthorizerFunction'))(
+    "gates %s's deploy on its new version's own crashes only, never on a stage-wide alarm",
+    (id) => {
+      const { alarms } = groupOf(id).AlarmConfiguration as { alarms?: unknown; Alarms: { Name: { Ref: string } }[] };
+      expect(alarms).toBeUndefined();
+      const alarm = resources()[
+        only((groupOf(id).AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms).Name.Ref
+      ]?.Properties as Record<string, unknown>;
+      const fnRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', id) };
+      const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
+      expect(alarm).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Statistic: 'Sum',
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm.Dimensions).toEqual([
+        { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionId, 'Version'] } },
+        { Name: 'FunctionName', Value: fnRef },
+        { Name: 'Resource', Value: { 'Fn::Join': ['', [fnRef, ':live']] } },
+      ]);
+      expect(alarm.AlarmActions).toBeUndefined();
+    },
+  );
+
+  it("gates the authorizer's deploy on no alarm (its refused keys are Lambda Errors) but on the pre-traffic hook", () => {
+    expect(groupOf('AuthorizerFunction').AlarmConfiguration).toEqual({ Enabled: false });
+    expect(groupOf('AuthorizerFunction').AutoRollbackConfiguration).toEqual({
+      Enabled: true,
+      Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST'],
+    });
+  });
+
+  /**
+   * "AppSpec 'hooks' section for an AWS Lambda deployment"
+   * (https://docs.aws.amazon.com/codedeploy/latest/userguide/reference-appspec-file-structure-hooks.html): a
+   * BeforeAllowTraffic hook runs before any traffic moves to the new version, and the deployment goes on only when
+   * the hook reports Succeeded with PutLifecycleEventHookExecutionStatus.
+   */
+  it.each(FUNCTION_IDS)('runs the pre-traffic hook on the new version of %s before the alias takes traffic', (id) => {
+    const hookRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'PreTrafficHookFunction') };
+    const update = (aliasOf(id).alias.UpdatePolicy as { CodeDeployLambdaAliasUpdate: Record<string, unknown> })
+      .CodeDeployLambdaAliasUpdate;
+    expect(update.BeforeAllowTrafficHook).toEqual(hookRef);
+    const fnId = logicalIdStartingWith(template(), 'AWS::Lambda::Function', id);
+    const hookStatements = roleStatements(template(), hookRef.Ref);
+    expect(hookStatements).toContainEqual(
+      expect.objectContaining({
+        Action: 'lambda:InvokeFunction',
+        Resource: expect.arrayContaining([{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [fnId, 'Arn'] }, ':*']] }]),
+      }),
+    );
+    expect(JSON.stringify(hookStatements)).toContain('codedeploy:PutLifecycleEventHookExecutionStatus');
+    const probes = JSON.parse(JSON.stringify(environmentOf(template(), 'PreTrafficHookFunction')));
+    expect(JSON.stringify(probes[ENV.preTrafficTargets])).toContain(fnId);
   });
 
   it('lets CodeDeploy act only through a role with the AWS managed Lambda deployment policy', () => {

@@ -173,14 +173,14 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
     expect(failed).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
   });
 
-  it("rolls a deploy of the history function back on its own crashes, like every function's", () => {
+  it("rolls a deploy of the history function back on its new version's own crashes, like every function's", () => {
     const aliasId = logicalIdStartingWith(template(), 'AWS::Lambda::Alias', 'HistoryFunctionLiveAlias');
     const group = (
       resources()[aliasId] as RawResource & { UpdatePolicy: Record<string, { DeploymentGroupName: { Ref: string } }> }
     ).UpdatePolicy.CodeDeployLambdaAliasUpdate?.DeploymentGroupName.Ref;
     const alarms = JSON.stringify(resources()[group ?? '']?.Properties.AlarmConfiguration);
     expect(alarms).toContain(
-      logicalIdStartingWith(template(), 'AWS::CloudWatch::Alarm', 'MonitoringHistoryErrorsAlarm'),
+      logicalIdStartingWith(template(), 'AWS::CloudWatch::Alarm', 'RolloutHistoryNewVersionErrorsAlarm'),
     );
   });
 

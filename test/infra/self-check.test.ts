@@ -80,6 +80,22 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
     expect(dependsOn).toEqual(expect.arrayContaining(expected));
   });
 
+  /**
+   * "Use AWS WAF to protect your REST APIs in API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-control-access-aws-waf.html): the web
+   * ACL applies to a stage once it is associated; the check runs after the association, so it sees what clients see.
+   */
+  it(
+    stage === 'production'
+      ? 'runs after the web ACL is associated with the stage'
+      : 'has no web ACL association to wait for',
+    () => {
+      const associations = Object.keys(resourcesOfType(template(), 'AWS::WAFv2::WebACLAssociation'));
+      expect(associations).toHaveLength(stage === 'production' ? 1 : 0);
+      expect(triggerOf(template()).dependsOn).toEqual(expect.arrayContaining(associations));
+    },
+  );
+
   it("calls the stage's own execute-api URL ending in /v1, and knows the keys table and nothing else", () => {
     const { Variables } = selfCheckFunction(template()).Environment as { Variables: Record<string, unknown> };
     const restApi = logicalIdStartingWith(template(), 'AWS::ApiGateway::RestApi', 'InventoryApi');

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInventoryApp } from '../../infra/constructs/inventory-app';
 import { functionId, InventoryStack } from '../../infra/inventory-stack';
 import {
+  assertComplete,
   assertDeployable,
   contextLookup,
   DEFAULT_REGION,
@@ -11,6 +15,7 @@ import {
 } from '../../infra/stage-config';
 import { STACK_OUTPUTS, stackName } from '../../service/names';
 import { ROUTES } from '../../service/routes';
+import { runProcess } from '../helpers/process';
 import {
   buildApp,
   logicalIdStartingWith,
@@ -140,6 +145,68 @@ describe('Stage configuration', () => {
   });
 });
 
+describe('The production guard on every path (plain cdk synth and cdk deploy too)', () => {
+  const ALARM_SETTING = /production has no alarm destination: set production:alarmEmail or production:alarmTopicArn/;
+
+  it('refuses any synth of the app while production has a real account and no alarm destination', () => {
+    // Prepare: what `PETSTORE_PRODUCTION_ACCOUNT=123456789012 npx cdk synth` hands the app, without `deploying`.
+    const env = { PETSTORE_PRODUCTION_ACCOUNT: '123456789012' };
+
+    // Act and assess: refused before any stack is built, naming the setting.
+    expect(() => createInventoryApp({}, env)).toThrow(ALARM_SETTING);
+    expect(() =>
+      createInventoryApp({}, { ...env, PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com' }),
+    ).not.toThrow();
+  });
+
+  it('keeps synth working offline on the placeholder account, and never asks staging for a destination', () => {
+    expect(() => assertComplete(stageConfig('production'))).not.toThrow();
+    const staging = stageConfig(
+      'staging',
+      contextLookup(() => undefined, { PETSTORE_STAGING_ACCOUNT: '444444444444' }),
+    );
+    expect(() => assertComplete(staging)).not.toThrow();
+  });
+
+  describe('through the installed cdk CLI', () => {
+    /** The CLI with no AWS or stage configuration from this machine, as on a fresh clone. */
+    const cdk = (args: string[], extraEnv: Record<string, string> = {}) => {
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter(([name]) => !/^(AWS_|CDK_|PETSTORE_)/.test(name)),
+      );
+      return runProcess('npx', ['cdk', ...args, '--no-notices'], {
+        env: { ...env, CI: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true', ...extraEnv },
+      });
+    };
+
+    it('exits non-zero on `cdk synth PetStoreInventory-production` with a real account and no alarm destination, naming the setting', async () => {
+      // Act
+      const result = await cdk(
+        ['synth', 'PetStoreInventory-production', '--quiet', '-o', join(tmpdir(), 'petstore-guard-test.out')],
+        {
+          PETSTORE_PRODUCTION_ACCOUNT: '123456789012',
+        },
+      );
+
+      // Assess
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(ALARM_SETTING);
+      expect(result.stderr).toContain('Refusing to synthesize production for account 123456789012');
+    }, 120_000);
+
+    // `cdk list` runs the same app as `cdk synth` without bundling the functions (the infra tests synthesize it).
+    it('runs the app on the placeholder account with no configuration at all', async () => {
+      const result = await cdk(['list']);
+
+      expect(result.stderr).not.toMatch(/Refusing/);
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n')).toEqual(
+        expect.arrayContaining(['PetStoreInventory-production', 'PetStoreInventory-staging']),
+      );
+    }, 120_000);
+  });
+});
+
 describe('A staging stage with every optional setting (and production in an account of its own)', () => {
   let synthesized: SynthesizedApp;
   const origin = 'https://shop.example.com';
@@ -230,7 +297,10 @@ describe('A staging stage with every optional setting (and production in an acco
   it('sends every production alarm, and its recovery, to the configured on-call topic as well as its own', () => {
     const production = synthesized.templates.production;
     const ownTopic = { Ref: logicalIdStartingWith(production, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') };
-    const alarms = Object.values(resourcesOfType(production, 'AWS::CloudWatch::Alarm'));
+    // The paging alarms; the roll-out's new-version gates notify nobody (a failed deploy is the notice).
+    const alarms = Object.entries(resourcesOfType(production, 'AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('Monitoring'))
+      .map(([, alarm]) => alarm);
     expect(alarms.length).toBeGreaterThan(0);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([ownTopic, ONCALL_TOPIC]);

@@ -1,0 +1,140 @@
+import {
+  type CloudFormationClient,
+  DeleteStackCommand,
+  DescribeStacksCommand,
+  ListStackResourcesCommand,
+  type StackResourceSummary,
+  UpdateTerminationProtectionCommand,
+} from '@aws-sdk/client-cloudformation';
+import { type CloudWatchLogsClient, DeleteLogGroupCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { DeleteTableCommand, type DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { type KMSClient, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms';
+import { DeleteQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+
+type Sender = { send: (command: never) => Promise<unknown> };
+
+/** The clients the reset uses; tests pass stand-ins that answer as AWS documents. */
+export interface ResetClients {
+  cloudFormation: Pick<CloudFormationClient, 'send'>;
+  dynamodb: Pick<DynamoDBClient, 'send'>;
+  kms: Pick<KMSClient, 'send'>;
+  sqs: Pick<SQSClient, 'send'>;
+  logs: Pick<CloudWatchLogsClient, 'send'>;
+}
+
+/** A resource a failed create left behind (its DeletionPolicy is Retain, so the rollback skipped deleting it). */
+export interface Leftover {
+  type: string;
+  logicalId: string;
+  physicalId: string;
+}
+
+/** The status of a stack whose first create failed and was rolled back: it can only be deleted. */
+export const FAILED_CREATE_STATUS = 'ROLLBACK_COMPLETE';
+
+/** Days a scheduled KMS key deletion waits (the shortest KMS allows). */
+const KEY_DELETION_DAYS = 7;
+
+/**
+ * Makes a failed first deploy retryable: for a stack in ROLLBACK_COMPLETE (a create that failed, which CloudFormation
+ * can only delete), lists what the rollback retained (ListStackResources: `DELETE_SKIPPED`), lifts termination
+ * protection, deletes the stack, and removes exactly those resources. Any other status is refused: a stack that
+ * ever existed in a good state holds real data.
+ *
+ * @returns the leftovers, and those of a type it does not remove.
+ */
+export async function resetFailedStage(
+  stackName: string,
+  clients: ResetClients,
+  options: { dryRun: boolean; log: (line: string) => void; sleep?: (ms: number) => Promise<void> },
+): Promise<{ leftovers: Leftover[]; notRemoved: Leftover[] }> {
+  const cfn = clients.cloudFormation as Sender;
+  const status = await stackStatus(cfn, stackName);
+  if (status !== FAILED_CREATE_STATUS)
+    throw new Error(
+      `${stackName} is ${status ?? 'not deployed'}, not ${FAILED_CREATE_STATUS}: only a stack whose first create ` +
+        'failed is reset (nothing is changed)',
+    );
+  const leftovers = await retainedResources(cfn, stackName);
+  for (const left of leftovers) options.log(`left behind: ${left.type} ${left.logicalId} ${left.physicalId}`);
+  if (options.dryRun) return { leftovers, notRemoved: [] };
+
+  await cfn.send(
+    new UpdateTerminationProtectionCommand({ StackName: stackName, EnableTerminationProtection: false }) as never,
+  );
+  await cfn.send(new DeleteStackCommand({ StackName: stackName }) as never);
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  for (;;) {
+    const now = await stackStatus(cfn, stackName);
+    if (now === undefined || now === 'DELETE_COMPLETE') break;
+    if (now === 'DELETE_FAILED') throw new Error(`CloudFormation could not delete ${stackName} (DELETE_FAILED)`);
+    await sleep(5000);
+  }
+  options.log(`deleted stack ${stackName}`);
+
+  const notRemoved: Leftover[] = [];
+  for (const left of leftovers) {
+    if (await removeLeftover(left, clients)) options.log(`removed ${left.type} ${left.physicalId}`);
+    else notRemoved.push(left);
+  }
+  for (const left of notRemoved) options.log(`not removed (remove it yourself): ${left.type} ${left.physicalId}`);
+  return { leftovers, notRemoved };
+}
+
+async function stackStatus(cfn: Sender, stackName: string): Promise<string | undefined> {
+  try {
+    const answer = (await cfn.send(new DescribeStacksCommand({ StackName: stackName }) as never)) as {
+      Stacks?: { StackStatus?: string }[];
+    };
+    return answer.Stacks?.[0]?.StackStatus;
+  } catch (error) {
+    if (error instanceof Error && /does not exist/.test(error.message)) return undefined;
+    throw error;
+  }
+}
+
+async function retainedResources(cfn: Sender, stackName: string): Promise<Leftover[]> {
+  const leftovers: Leftover[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = (await cfn.send(new ListStackResourcesCommand({ StackName: stackName, NextToken }) as never)) as {
+      StackResourceSummaries?: StackResourceSummary[];
+      NextToken?: string;
+    };
+    for (const r of page.StackResourceSummaries ?? []) {
+      if (r.ResourceStatus === 'DELETE_SKIPPED' && r.PhysicalResourceId && r.ResourceType && r.LogicalResourceId)
+        leftovers.push({ type: r.ResourceType, logicalId: r.LogicalResourceId, physicalId: r.PhysicalResourceId });
+    }
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return leftovers;
+}
+
+/** Removes one leftover the way its service deletes it; false for a type it does not know. */
+async function removeLeftover(left: Leftover, clients: ResetClients): Promise<boolean> {
+  const send = (client: Pick<Sender, 'send'>, command: unknown) => (client as Sender).send(command as never);
+  switch (left.type) {
+    case 'AWS::DynamoDB::Table':
+      // Production tables refuse deletion until their deletion protection is off.
+      await send(
+        clients.dynamodb,
+        new UpdateTableCommand({ TableName: left.physicalId, DeletionProtectionEnabled: false }),
+      );
+      await send(clients.dynamodb, new DeleteTableCommand({ TableName: left.physicalId }));
+      return true;
+    case 'AWS::KMS::Key':
+      await send(
+        clients.kms,
+        new ScheduleKeyDeletionCommand({ KeyId: left.physicalId, PendingWindowInDays: KEY_DELETION_DAYS }),
+      );
+      return true;
+    case 'AWS::SQS::Queue':
+      await send(clients.sqs, new DeleteQueueCommand({ QueueUrl: left.physicalId }));
+      return true;
+    case 'AWS::Logs::LogGroup':
+      await send(clients.logs, new DeleteLogGroupCommand({ logGroupName: left.physicalId }));
+      return true;
+    default:
+      return false;
+  }
+}

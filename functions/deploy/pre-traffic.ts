@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type CodeDeployClient,
+  GetDeploymentTargetCommand,
+  ListDeploymentTargetsCommand,
+  PutLifecycleEventHookExecutionStatusCommand,
+} from '@aws-sdk/client-codedeploy';
+import { InvokeCommand, InvokeWithResponseStreamCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { API_STAGE_NAME, ROUTES } from '../../service/routes';
+
+/**
+ * What the pre-traffic hook sends a new version, by function name: a route by its operationId, the TOKEN
+ * authorizer, or the history function.
+ */
+export type ProbeTarget = { route: string } | { authorizer: true } | { history: true };
+
+/** The CodeDeploy lifecycle event a hook receives. */
+export interface LifecycleHookEvent {
+  DeploymentId: string;
+  LifecycleEventHookExecutionId: string;
+}
+
+/** What the hook needs: the two clients and the probe of each function. */
+export interface PreTrafficDeps {
+  codeDeploy: Pick<CodeDeployClient, 'send'>;
+  lambda: Pick<LambdaClient, 'send'>;
+  targets: Readonly<Record<string, ProbeTarget>>;
+}
+
+/** A pet id no import creates in practice; the probe's PATCH changes nothing unless it exists with this stock. */
+const PROBE_PET_ID = '-9223372036854775808';
+const MAX_QUANTITY = 2147483647;
+
+/**
+ * CodeDeploy's BeforeAllowTraffic hook: finds the version this deployment moves the `live` alias to, invokes that
+ * version (never the alias: no client traffic is involved) with a request that changes nothing, and reports
+ * Succeeded only when it answers as a working version does; anything else (a crash, a 5xx, a timeout, an unknown
+ * function) reports Failed, so CodeDeploy rolls the deployment back before any traffic moves.
+ *
+ * @returns the verdict reported, with the reason.
+ */
+export async function runPreTrafficCheck(
+  event: LifecycleHookEvent,
+  deps: PreTrafficDeps,
+): Promise<{ status: 'Succeeded' | 'Failed'; reason: string }> {
+  let verdict: { status: 'Succeeded' | 'Failed'; reason: string };
+  try {
+    const target = await deploymentTarget(event.DeploymentId, deps.codeDeploy);
+    const probe = deps.targets[target.functionName];
+    if (!probe) throw new Error(`no probe for function ${target.functionName}`);
+    const qualified = `${target.functionName}:${target.version}`;
+    const problem = await runProbe(qualified, probe, deps.lambda);
+    verdict = problem
+      ? { status: 'Failed', reason: `${qualified}: ${problem}` }
+      : { status: 'Succeeded', reason: `${qualified} answered as expected` };
+  } catch (error) {
+    verdict = { status: 'Failed', reason: error instanceof Error ? error.message : String(error) };
+  }
+  await deps.codeDeploy.send(
+    new PutLifecycleEventHookExecutionStatusCommand({
+      deploymentId: event.DeploymentId,
+      lifecycleEventHookExecutionId: event.LifecycleEventHookExecutionId,
+      status: verdict.status,
+    }),
+  );
+  return verdict;
+}
+
+/** The function and the version a Lambda deployment moves its alias to (its one deployment target). */
+async function deploymentTarget(
+  deploymentId: string,
+  codeDeploy: PreTrafficDeps['codeDeploy'],
+): Promise<{ functionName: string; version: string }> {
+  const { targetIds } = await codeDeploy.send(new ListDeploymentTargetsCommand({ deploymentId }));
+  const targetId = targetIds?.[0];
+  if (!targetId) throw new Error(`deployment ${deploymentId} has no target`);
+  const { deploymentTarget } = await codeDeploy.send(new GetDeploymentTargetCommand({ deploymentId, targetId }));
+  const info = deploymentTarget?.lambdaTarget?.lambdaFunctionInfo;
+  if (!info?.functionName || !info.targetVersion) throw new Error(`deployment ${deploymentId} names no Lambda version`);
+  // The name, whether CodeDeploy gives a name or an ARN.
+  const functionName = info.functionName.split(':function:').pop()?.split(':')[0] ?? info.functionName;
+  return { functionName, version: info.targetVersion };
+}
+
+/** Invokes the version with its probe: undefined when it answered as expected, else what was wrong. */
+async function runProbe(
+  qualified: string,
+  probe: ProbeTarget,
+  lambda: PreTrafficDeps['lambda'],
+): Promise<string | undefined> {
+  if ('authorizer' in probe) {
+    // A well-formed key nobody holds: the authorizer must look it up and refuse it with `Unauthorized`.
+    const event = {
+      type: 'TOKEN',
+      authorizationToken: `Bearer psk_${randomBytes(32).toString('base64url')}`,
+      methodArn: `arn:aws:execute-api:us-east-1:000000000000:probe/${API_STAGE_NAME}/GET/inventory`,
+    };
+    const { FunctionError, payload } = await invoke(lambda, qualified, event);
+    const message = (payload as { errorMessage?: unknown } | undefined)?.errorMessage;
+    return FunctionError && message === 'Unauthorized'
+      ? undefined
+      : `an unknown key was not refused with Unauthorized (${describe(FunctionError, payload)})`;
+  }
+  if ('history' in probe) {
+    const { FunctionError, payload } = await invoke(lambda, qualified, { Records: [] });
+    const failures = (payload as { batchItemFailures?: unknown[] } | undefined)?.batchItemFailures;
+    return !FunctionError && Array.isArray(failures) && failures.length === 0
+      ? undefined
+      : `an empty batch was not accepted (${describe(FunctionError, payload)})`;
+  }
+  const route = ROUTES.find((candidate) => candidate.operationId === probe.route);
+  if (!route) return `no route ${probe.route}`;
+  const event = probeEvent(route.method, route.path);
+  const status = route.streaming
+    ? await streamedStatus(lambda, qualified, event)
+    : await bufferedStatus(lambda, qualified, event);
+  if (typeof status === 'string') return status;
+  const expected = route.notImplemented ? [501] : route.method === 'PATCH' ? [200, 404, 409] : [200];
+  return expected.includes(status) ? undefined : `answered ${status}, expected ${expected.join(' or ')}`;
+}
+
+/** The REST proxy event (payload 1.0) of the route's probe, as API Gateway would send it after the authorizer. */
+function probeEvent(method: string, path: string): Record<string, unknown> {
+  const petId = path.includes('{petId}') ? PROBE_PET_ID : undefined;
+  const concretePath = petId ? path.replace('{petId}', petId) : path;
+  const patch = method === 'PATCH';
+  return {
+    resource: path,
+    path: concretePath,
+    httpMethod: method,
+    headers: patch ? { 'Content-Type': 'application/json' } : { 'Accept-Encoding': 'gzip' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: petId ? { petId } : null,
+    stageVariables: null,
+    // Sets the stock only if it already is this value: a 404 or 409 otherwise.
+    body: patch ? JSON.stringify({ quantity: MAX_QUANTITY, expectedQuantity: MAX_QUANTITY }) : null,
+    isBase64Encoded: false,
+    requestContext: {
+      authorizer: { principalId: 'pre-traffic-hook', keyId: 'pre-traffic-hook' },
+      httpMethod: method,
+      path: `/${API_STAGE_NAME}${concretePath}`,
+      stage: API_STAGE_NAME,
+      requestId: `pre-traffic-${randomBytes(8).toString('hex')}`,
+      requestTimeEpoch: Date.now(),
+      resourcePath: path,
+      identity: { sourceIp: '127.0.0.1', userAgent: 'pre-traffic-hook' },
+      protocol: 'HTTP/1.1',
+    },
+  };
+}
+
+async function invoke(
+  lambda: PreTrafficDeps['lambda'],
+  qualified: string,
+  event: unknown,
+): Promise<{ FunctionError?: string; payload: unknown }> {
+  const result = await lambda.send(
+    new InvokeCommand({ FunctionName: qualified, Payload: new TextEncoder().encode(JSON.stringify(event)) }),
+  );
+  const text = result.Payload ? new TextDecoder().decode(result.Payload) : '';
+  let payload: unknown;
+  try {
+    payload = text ? JSON.parse(text) : undefined;
+  } catch {
+    payload = text;
+  }
+  return { ...(result.FunctionError ? { FunctionError: result.FunctionError } : {}), payload };
+}
+
+async function bufferedStatus(
+  lambda: PreTrafficDeps['lambda'],
+  qualified: string,
+  event: unknown,
+): Promise<number | string> {
+  const { FunctionError, payload } = await invoke(lambda, qualified, event);
+  const status = (payload as { statusCode?: unknown } | undefined)?.statusCode;
+  if (FunctionError || typeof status !== 'number') return `no proxy answer (${describe(FunctionError, payload)})`;
+  return status;
+}
+
+/** The status of a streamed answer: its prelude (JSON, then 8 NUL bytes), read before the body is given up. */
+async function streamedStatus(
+  lambda: PreTrafficDeps['lambda'],
+  qualified: string,
+  event: unknown,
+): Promise<number | string> {
+  const abort = new AbortController();
+  try {
+    const result = await lambda.send(
+      new InvokeWithResponseStreamCommand({
+        FunctionName: qualified,
+        Payload: new TextEncoder().encode(JSON.stringify(event)),
+      }),
+      { abortSignal: abort.signal },
+    );
+    let head = Buffer.alloc(0);
+    for await (const item of result.EventStream ?? []) {
+      if (item.InvokeComplete?.ErrorCode)
+        return `the stream failed: ${item.InvokeComplete.ErrorCode} ${item.InvokeComplete.ErrorDetails ?? ''}`;
+      if (!item.PayloadChunk?.Payload) continue;
+      head = Buffer.concat([head, item.PayloadChunk.Payload]);
+      const end = head.indexOf(Buffer.alloc(8));
+      if (end < 0) continue;
+      const prelude = JSON.parse(head.subarray(0, end).toString('utf8')) as { statusCode?: unknown };
+      return typeof prelude.statusCode === 'number' ? prelude.statusCode : 'a prelude without a status';
+    }
+    return 'the stream ended before its prelude';
+  } finally {
+    abort.abort();
+  }
+}
+
+function describe(functionError: string | undefined, payload: unknown): string {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  return `${functionError ? `${functionError} error, ` : ''}${(text ?? 'no payload').slice(0, 200)}`;
+}
