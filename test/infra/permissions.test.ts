@@ -411,6 +411,8 @@ const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly 
   },
   // functions/self-check/self-check.ts: writes its short-lived key, deletes it.
   SelfCheckFunction: { ApiKeysTable: ['DeleteItem', 'PutItem'] },
+  // functions/deploy/pre-traffic.ts: invokes the new versions and reports to CodeDeploy, no table.
+  PreTrafficHookFunction: {},
   // aws-cdk-lib/triggers' provider: invokes the self-check, no table.
   AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler: {},
 };
@@ -538,7 +540,8 @@ function deployments(stack: ResolvedStack) {
 // deployment reads and moves the alias, reads the alarms and invokes the hooks
 // (https://docs.aws.amazon.com/codedeploy/latest/userguide/deployment-steps-lambda.html).
 edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
-  it('shifts every alias that takes traffic (API Gateway, the stream) through a group that rolls back on alarms', () => {
+  // The authorizer's group has no alarm (each refused key is a Lambda error): its pre-traffic hook gates it.
+  it('shifts every alias that takes traffic (API Gateway, the stream) through a group gated by alarms or a hook', () => {
     const s = stack();
     const all = deployments(s);
     const invoked = new Set([
@@ -549,7 +552,7 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
     ]);
     expect(invoked.size).toBeGreaterThan(0);
     expect([...invoked].filter((arn) => !all.some((d) => d.aliasArn === arn))).toEqual([]);
-    for (const deployment of all) expect(deployment.alarms.length).toBeGreaterThan(0);
+    for (const deployment of all) expect(deployment.alarms.length + deployment.hooks.length).toBeGreaterThan(0);
   });
 
   it('lets CodeDeploy, and only CodeDeploy, assume each deployment role', async () => {
@@ -603,8 +606,10 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
       const requests = [
         ['lambda:UpdateFunctionCode', d.functionArn],
         ['lambda:DeleteAlias', d.aliasArn],
-        ['cloudwatch:DeleteAlarms', d.alarms[0] as string],
-        ['cloudwatch:PutMetricAlarm', d.alarms[0] as string],
+        ...d.alarms.slice(0, 1).flatMap((alarm) => [
+          ['cloudwatch:DeleteAlarms', alarm],
+          ['cloudwatch:PutMetricAlarm', alarm],
+        ]),
         ...(d.hooks.includes(d.functionArn) ? [] : [['lambda:InvokeFunction', d.aliasArn]]),
       ] as [string, string][];
       for (const [action, resource] of requests) {
