@@ -142,7 +142,8 @@ describe('CLI: inventory import', () => {
       await dynamo.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+    // Two DynamoDB Local starts and 12,000 rows written: room for a busy 2-core machine (no time is asserted).
+  }, 240_000);
 
   it('writes nothing when any row is bad and names each bad line on stderr', async () => {
     // Prepare
