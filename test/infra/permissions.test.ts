@@ -588,14 +588,47 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
     expect(refused).toEqual([]);
   });
 
-  it("lets each hook's own role report its result to its deployment group", async () => {
+  it("lets each hook's own role report its result to its deployment group and invoke the version it checks", async () => {
     const s = stack();
+    const refused: string[] = [];
     for (const d of deployments(s)) {
       for (const hook of d.hooks) {
         const roleId = s.functionRole(s.functionByName(hook));
-        expect(await evaluate(asRole(s, roleId, 'codedeploy:PutLifecycleEventHookExecutionStatus', d.groupArn))).toBe(
-          ALLOWED,
-        );
+        const requests = [
+          ['codedeploy:PutLifecycleEventHookExecutionStatus', d.groupArn],
+          // The version CodeDeploy moves the alias to: `name:<version>`.
+          ['lambda:InvokeFunction', `${d.functionArn}:42`],
+        ] as [string, string][];
+        for (const [action, resource] of requests) {
+          if ((await evaluate(asRole(s, roleId, action, resource))) !== ALLOWED) refused.push(`${action} ${resource}`);
+        }
+      }
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it("refuses a hook's role another application's deployment group and functions outside the deployments", async () => {
+    const s = stack();
+    const all = deployments(s);
+    const deployed = new Set(all.map((d) => d.functionArn));
+    const outside = s
+      .idsOfType('AWS::Lambda::Function')
+      .map((id) => s.getAtt(id, 'Arn'))
+      .filter((arn) => !deployed.has(arn) && !all.some((d) => d.hooks.includes(arn)));
+    expect(outside.length).toBeGreaterThan(0);
+    for (const hook of new Set(all.flatMap((d) => d.hooks))) {
+      const roleId = s.functionRole(s.functionByName(hook));
+      const otherGroup = s.deploymentGroupArn('AnotherApplication', 'AnotherGroup');
+      const requests = [
+        ['codedeploy:PutLifecycleEventHookExecutionStatus', otherGroup],
+        ...outside.map((arn) => ['lambda:InvokeFunction', `${arn}:1`]),
+      ] as [string, string][];
+      for (const [action, resource] of requests) {
+        expect({ action, resource, result: await evaluate(asRole(s, roleId, action, resource)) }).toEqual({
+          action,
+          resource,
+          result: 'ImplicitlyDenied',
+        });
       }
     }
   });
@@ -606,7 +639,7 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
       const requests = [
         ['lambda:UpdateFunctionCode', d.functionArn],
         ['lambda:DeleteAlias', d.aliasArn],
-        ...d.alarms.slice(0, 1).flatMap((alarm) => [
+        ...d.alarms.flatMap((alarm) => [
           ['cloudwatch:DeleteAlarms', alarm],
           ['cloudwatch:PutMetricAlarm', alarm],
         ]),
