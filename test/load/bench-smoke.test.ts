@@ -37,7 +37,7 @@ describe('Benchmark: npm run bench -- --smoke', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'results.json');
     run = await runBenchSmoke(out);
     results = run.code === 0 ? JSON.parse(readFileSync(out, 'utf8')) : {};
-  }, 120_000);
+  }, 300_000);
 
   it('exits 0 and prints the table with every section', () => {
     expect({ code: run.code, stderr: run.code === 0 ? '' : run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
