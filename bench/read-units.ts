@@ -3,10 +3,9 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
-import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-table';
-import { scanReadUnitsPerPage } from '../local/tables';
+import { InventoryTable, inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-table';
 
-/** What one strongly consistent, single-segment Scan of the whole table consumed, for entries as a writer stores them. */
+/** What one whole list (the index's Queries, as the function reads them) consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {
   writer: string;
   entries: number;
@@ -16,10 +15,10 @@ export interface ReadUnitsFigure {
 }
 
 /**
- * The read units the list's Scan costs per entry, for entries as each writer stores them: DynamoDB charges a Scan
- * one unit per 4 KB of the items a page reads (strongly consistent), whatever the projection, so what a writer adds
- * to an item (issue 13's `lastChange`) is paid by every list. Measured with `ReturnConsumedCapacity` on one table,
- * each writer's pass replacing the previous one's items.
+ * The read units the list costs per entry, for entries as each writer stores them: the list reads the list index,
+ * which holds only what it answers, so what a writer adds to an item (`lastChange`) should cost it nothing. Read by
+ * the list's own adapter, paced at a rate it never reaches so that every Query asks for `ConsumedCapacity`, summed
+ * as DynamoDB (Local) reports it; one table, each writer's pass replacing the previous one's items.
  */
 export async function measureReadUnits(
   client: DynamoDBClient,
@@ -45,7 +44,7 @@ export async function measureReadUnits(
   const figures: ReadUnitsFigure[] = [];
   for (const [writer, toItem] of writers) {
     await writeInventory(items, { client, tableName, concurrency: 4, toItem });
-    const pages = await scanReadUnitsPerPage(client, tableName);
+    const pages = await listReadUnitsPerPage(client, tableName);
     const units = pages.reduce((sum, pageUnits) => sum + pageUnits, 0);
     figures.push({
       writer,
@@ -56,4 +55,61 @@ export async function measureReadUnits(
     });
   }
   return figures;
+}
+
+/** The read units of each Query page of one whole list, as DynamoDB reports them. */
+async function listReadUnitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
+  const units: number[] = [];
+  const recording = new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
+        const page = (await target.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
+        units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
+        return page;
+      };
+    },
+  });
+  const table = new InventoryTable({ client: recording, tableName, readUnitsPerSecond: 1_000_000_000 });
+  for await (const _ of table.list());
+  return units;
+}
+
+/** Rows per second of an import (the CLI's writer, its default concurrency, rows signed as an import). */
+export interface ImportRateFigure {
+  table: string;
+  entries: number;
+  seconds: number;
+  rowsPerSecond: number;
+}
+
+/**
+ * What the list index costs an import on DynamoDB Local: the same entries written as `inventory import` writes them
+ * into a table with the list index and into one without, alternating twice (a busy machine drifts; pairs do not).
+ */
+export async function measureImportRate(
+  client: DynamoDBClient,
+  tables: { withIndex: string; withoutIndex: string },
+  items: readonly InventoryItem[],
+): Promise<ImportRateFigure[]> {
+  const actor = importActor('stock.csv', process.env);
+  const toItem = (item: InventoryItem) =>
+    signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
+  const seconds: Record<string, number[]> = { [tables.withIndex]: [], [tables.withoutIndex]: [] };
+  for (let round = 0; round < 2; round++) {
+    for (const tableName of [tables.withIndex, tables.withoutIndex]) {
+      const started = performance.now();
+      await writeInventory(items, { client, tableName, toItem });
+      seconds[tableName]?.push((performance.now() - started) / 1000);
+    }
+  }
+  return [tables.withIndex, tables.withoutIndex].map((table) => {
+    const best = Math.min(...(seconds[table] ?? [Number.NaN]));
+    return {
+      table: table === tables.withIndex ? 'with the list index' : 'without an index',
+      entries: items.length,
+      seconds: Math.round(best * 100) / 100,
+      rowsPerSecond: Math.round(items.length / best),
+    };
+  });
 }

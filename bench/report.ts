@@ -4,7 +4,7 @@
  */
 import type { ColdStartResult } from './cold-start';
 import type { ListTimes, PatchResult } from './latency';
-import type { ReadUnitsFigure } from './read-units';
+import type { ImportRateFigure, ReadUnitsFigure } from './read-units';
 import { markdownTable, round } from './stats';
 
 /**
@@ -54,6 +54,8 @@ export interface BenchResults {
   list: ListFigure[];
   memory: MemoryFigure[];
   readUnits: ReadUnitsFigure[];
+  /** Absent in results written before the list index. */
+  importRate?: ImportRateFigure[];
   targets: Target[];
 }
 
@@ -73,7 +75,7 @@ export function bundlesAboveReference(results: BenchResults): { handler: string;
 
 /** Each table of a run (and the line naming the run), by the name of its marked section in docs/performance.md. */
 export function renderSections(results: BenchResults): Record<string, string> {
-  const { meta, coldStart, patch, list, memory, readUnits, targets } = results;
+  const { meta, coldStart, patch, list, memory, readUnits, importRate = [], targets } = results;
   const above = bundlesAboveReference(results);
   return {
     run:
@@ -159,6 +161,10 @@ export function renderSections(results: BenchResults): Record<string, string> {
       ['entries written by', 'entries', 'pages', 'read units', 'per 1,000,000 entries'],
       readUnits.map((r) => [r.writer, r.entries, r.pages, r.units, r.unitsPerMillionEntries]),
     ),
+    'import-rate': markdownTable(
+      ['table', 'entries', 'seconds', 'rows/s'],
+      importRate.map((r) => [r.table, r.entries, r.seconds, r.rowsPerSecond]),
+    ),
     targets: markdownTable(
       ['target', 'value', 'limit', 'met'],
       targets.map((t) => [t.target, t.value, t.limit, t.met ? 'yes' : 'NO']),
@@ -184,8 +190,11 @@ export function renderReport(results: BenchResults): string {
     '## Peak memory per function (fresh process, its bundle)',
     s.memory,
     '',
-    "## Read units of the list's Scan (strongly consistent, one segment, as DynamoDB Local reports them)",
+    "## Read units of the list (its index's Queries, as DynamoDB Local reports them)",
     s['read-units'],
+    '',
+    '## Import into DynamoDB Local (the CLI writer, signed rows; best of two, alternating)',
+    s['import-rate'],
     '',
     '## Targets',
     s.targets,

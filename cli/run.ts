@@ -2,7 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
-import { exportInventory, importInventory } from './commands/inventory';
+import { addListShards, exportInventory, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
@@ -67,6 +67,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { format: { type: 'string' }, key: { type: 'string' }, url: { type: 'string' } },
     positionals: [],
     action: exportInventory,
+  },
+  'inventory add-list-shards': {
+    usage: 'inventory add-list-shards',
+    summary: 'give entries written before the list index their shard, so the list shows them (once per stage)',
+    options: {},
+    positionals: [],
+    action: addListShards,
   },
   'inventory history': {
     usage: 'inventory history PETID [--since ISO] [--format table|json]',

@@ -26,6 +26,11 @@
  * if (error?.code === 'CONFLICT') {
  *   // Someone changed the stock since it was read: read it again and retry.
  * }
+ *
+ * @example Every entry, 5,000 at a time (following `Link: <…>; rel="next"`):
+ * for await (const page of inventoryPages(inventory, { limit: 5000 })) {
+ *   for (const item of page) console.log(item.petId, item.quantity);
+ * }
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './schema';
@@ -33,7 +38,8 @@ import type { components, operations, paths } from './schema';
 /** Property names the contract declares `format: int64`; their values are read and typed as `bigint`. */
 export const INT64_PROPERTIES: ReadonlySet<string> = new Set(['petId']);
 
-type Int64Property = 'petId';
+/** int64 names: `petId` in bodies and paths, `after` (a petId) in the list's query. */
+type Int64Property = 'petId' | 'after';
 
 /** `T` with every int64 property (`petId`) typed `bigint` instead of `number`, at any depth. */
 export type WithExactInt64<T> = T extends readonly (infer U)[]
@@ -41,8 +47,8 @@ export type WithExactInt64<T> = T extends readonly (infer U)[]
   : T extends object
     ? {
         [K in keyof T]: K extends Int64Property
-          ? T[K] extends number
-            ? bigint
+          ? NonNullable<T[K]> extends number
+            ? bigint | Exclude<T[K], number>
             : WithExactInt64<T[K]>
           : WithExactInt64<T[K]>;
       }
@@ -150,4 +156,46 @@ export function createInventoryClient(options: InventoryClientOptions): Inventor
     fetch: exactJsonFetch(options.fetch),
     bodySerializer: stringifyExactJson,
   });
+}
+
+/** A non-2xx answer met while reading pages: its Error body and status. */
+export class InventoryApiError extends Error {
+  override readonly name = 'InventoryApiError';
+  constructor(
+    readonly error: ApiError,
+    readonly status: number,
+  ) {
+    super(`${status} ${error.code}: ${error.message}`);
+  }
+}
+
+/** The `after` of a `Link` header's `rel="next"` target (RFC 8288); undefined when there is none. */
+export function nextPageAfter(link: string | null): bigint | undefined {
+  for (const value of link?.split(',') ?? []) {
+    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(value);
+    if (!match || !/(?:^|;)\s*rel="?next"?\s*(?:;|$)/i.test(match[2] ?? '')) continue;
+    const after = new URL(match[1] ?? '', 'http://link.invalid').searchParams.get('after');
+    if (after !== null && INTEGER_LITERAL.test(after)) return BigInt(after);
+  }
+  return undefined;
+}
+
+/**
+ * The list page by page (`GET /inventory?limit=N`), following each answer's `rel="next"` link until the last page:
+ * every entry exactly once, in petId order, with at most `limit` held at a time. An Error answer rejects with an
+ * {@link InventoryApiError}.
+ */
+export async function* inventoryPages(
+  client: InventoryClient,
+  options: { limit: number; after?: bigint },
+): AsyncGenerator<InventoryItem[]> {
+  let after = options.after;
+  for (;;) {
+    const query = { limit: options.limit, ...(after === undefined ? {} : { after }) };
+    const { data, error, response } = await client.GET('/inventory', { params: { query } });
+    if (error !== undefined || data === undefined) throw new InventoryApiError(error as ApiError, response.status);
+    yield data;
+    after = nextPageAfter(response.headers.get('link'));
+    if (after === undefined) return;
+  }
 }

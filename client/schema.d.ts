@@ -13,13 +13,22 @@ export interface paths {
         };
         /**
          * List the stock entry of every pet
-         * @description Returns every inventory entry in one JSON array, ordered by `petId` ascending (numerically, negative ids
-         *     first). There is no pagination, filtering or query parameter: the array is complete however large the
-         *     table is. Reads are strongly consistent, so an update is visible to the next list.
+         * @description Returns the inventory entries in one JSON array, ordered by `petId` ascending (numerically, negative ids
+         *     first): every entry, however large the table is, or one page of them when `limit` is given. The list is
+         *     read from an index of the table, which is eventually consistent: an update acknowledged a moment ago (well
+         *     under a second on AWS) may not be listed yet. A client that must read its own write reads that entry with
+         *     `GET /inventory/{petId}`, which is strongly consistent.
          *
-         *     **Streamed.** The whole table is read first, then the array is streamed in chunks (`Transfer-Encoding:
-         *     chunked` over HTTP/1.1, no `Content-Length`). Every error that can happen before the first byte (401, 503
-         *     when storage is unavailable, ...) is the usual Error body with its status.
+         *     **Streamed.** Entries are sent as they are read (`Transfer-Encoding: chunked` over HTTP/1.1, no
+         *     `Content-Length`): the first ones leave once the first page of each of the index's shards is in, whatever
+         *     the size of the inventory. Every error that can happen before the first byte (400, 401, 503 when storage
+         *     is unavailable, ...) is the usual Error body with its status.
+         *
+         *     **Pages on request.** With `limit=N` the answer is the first N entries (after `after`, when given), and
+         *     when more follow it carries `Link: </v1/inventory?limit=N&after=LAST>; rel="next"` (RFC 8288), LAST being
+         *     the page's last petId; the last page carries no `Link`. The body is the same array. Follow `rel="next"`
+         *     until there is none to read every entry exactly once, in order; entries written meanwhile show up if their
+         *     petId is past the page being read. Without `limit` the whole list is answered (after `after`, when given).
          *
          *     **Compressed on request.** `Accept-Encoding` is honoured (RFC 9110, q-values, `*` and `identity;q=0`
          *     included): gzip when the client accepts it (`Content-Encoding: gzip`), identity otherwise; no header means
@@ -519,7 +528,22 @@ export type $defs = Record<string, never>;
 export interface operations {
     listInventory: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description At most this many entries (one page), with a `Link` to the next page when more follow. An integer from 1
+                 *     to 10000; anything else (0, negative, larger, a fraction, empty, given twice) is 400 VALIDATION_FAILED
+                 *     naming `limit`. Without it, every entry.
+                 * @example 5000
+                 */
+                limit?: number;
+                /**
+                 * @description Only entries with a petId greater than this one (exclusive): the last petId of the previous page. An
+                 *     int64 written as decimal digits; anything else (empty, a fraction, out of range, given twice) is 400
+                 *     VALIDATION_FAILED naming `after`.
+                 * @example 9007199254740992
+                 */
+                after?: number;
+            };
             header?: {
                 /**
                  * @description Codings the client accepts (RFC 9110 §12.5.3); gzip and identity are offered.
@@ -533,11 +557,17 @@ export interface operations {
         requestBody?: never;
         responses: {
             /**
-             * @description Every entry, ordered by petId ascending, streamed; gzipped when the request accepts it. An empty
-             *     inventory is `[]`.
+             * @description The entries, ordered by petId ascending, streamed; gzipped when the request accepts it. An empty
+             *     inventory (or a page past the last entry) is `[]`.
              */
             200: {
                 headers: {
+                    /**
+                     * @description With `limit`, when more entries follow: the next page, `</v1/inventory?limit=N&after=LAST>; rel="next"`
+                     *     (RFC 8288). Absent on the last page and without `limit`.
+                     * @example </v1/inventory?limit=5000&after=9007199254740993>; rel="next"
+                     */
+                    Link?: string;
                     "Cache-Control": components["headers"]["CacheControl"];
                     /** @description `gzip` when the body is gzipped; absent for identity. */
                     "Content-Encoding"?: "gzip";

@@ -1,11 +1,24 @@
 import { Arn, ArnFormat, type CfnElement, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import { Grant, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
-import { API_KEYS_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from '../service/names';
+import {
+  API_KEYS_TABLE_KEY,
+  INVENTORY_LIST_INDEX,
+  INVENTORY_STREAM_VIEW,
+  INVENTORY_TABLE_KEY,
+  STACK_OUTPUTS,
+} from '../service/names';
 import { AUTHORIZER_HANDLER, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES, type TableAccess } from '../service/routes';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
@@ -21,10 +34,13 @@ export interface InventoryStackProps extends Omit<StackProps, 'env'> {
   config: StageConfig;
 }
 
-/** The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls. */
-export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly string[]>> = {
-  'inventory:read': ['dynamodb:Scan'],
-  'inventory:write': ['dynamodb:UpdateItem'],
+/**
+ * The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls, and on
+ * what: the list reads only the list index (`table/<name>/index/<index>`), never the table.
+ */
+export const TABLE_ACTIONS: Readonly<Record<TableAccess, { actions: readonly string[]; on: 'table' | 'listIndex' }>> = {
+  'inventory:read': { actions: ['dynamodb:Query'], on: 'listIndex' },
+  'inventory:write': { actions: ['dynamodb:UpdateItem'], on: 'table' },
 };
 
 /** The authorizer looks a key up by its hash, nothing else. */
@@ -81,6 +97,20 @@ export class InventoryStack extends Stack {
       // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
       stream: StreamViewType[INVENTORY_STREAM_VIEW],
     });
+    // The list's ordered read path (functions/store/inventory-table.ts): only what the list answers is projected, and
+    // its own read cap bounds what lists cost.
+    this.inventoryTable.addGlobalSecondaryIndex({
+      indexName: INVENTORY_LIST_INDEX.name,
+      partitionKey: {
+        name: INVENTORY_LIST_INDEX.partition.name,
+        type: attributeType(INVENTORY_LIST_INDEX.partition.type),
+      },
+      sortKey: { name: INVENTORY_LIST_INDEX.sort.name, type: attributeType(INVENTORY_LIST_INDEX.sort.type) },
+      projectionType: ProjectionType.INCLUDE,
+      nonKeyAttributes: [...INVENTORY_LIST_INDEX.projected],
+      maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
+    });
+    const listIndexArn = `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`;
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...tableDefaults,
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
@@ -111,7 +141,12 @@ export class InventoryStack extends Stack {
         ...(route.operationId === 'listInventory' ? { memorySize: LIST_INVENTORY_MEMORY_MB } : {}),
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
-      for (const access of route.access) this.inventoryTable.grant(fn, ...TABLE_ACTIONS[access]);
+      // Not `table.grant`: on a table with an index it grants `index/*` too, which the update never reads.
+      for (const access of route.access) {
+        const { actions, on } = TABLE_ACTIONS[access];
+        const resourceArns = [on === 'table' ? this.inventoryTable.tableArn : listIndexArn];
+        Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns });
+      }
       this.functions.set(route.operationId, fn);
       routeFunctions.set(route.operationId, fn);
     }
@@ -190,6 +225,11 @@ export class InventoryStack extends Stack {
         ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: config.maxReadRequestUnits.apiKeys }],
         ['history', { table: this.history.table, maxReadRequestUnits: config.maxReadRequestUnits.history }],
       ]),
+      listIndex: {
+        table: this.inventoryTable,
+        indexName: INVENTORY_LIST_INDEX.name,
+        maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
+      },
       alarms: config.alarms,
       keyRemovalPolicy: config.stateful.removalPolicy,
     });

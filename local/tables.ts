@@ -3,28 +3,52 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
+  type GlobalSecondaryIndex,
   type KeySchemaElement,
   paginateListTables,
-  paginateScan,
   ResourceInUseException,
   type StreamSpecification,
   UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import { addMissingListShards } from '../functions/store/inventory-table';
 import type { TableNames } from '../service/local-dynamodb';
-import { API_KEYS_TABLE_KEY, HISTORY_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY } from '../service/names';
+import {
+  API_KEYS_TABLE_KEY,
+  HISTORY_TABLE_KEY,
+  INVENTORY_LIST_INDEX,
+  INVENTORY_STREAM_VIEW,
+  INVENTORY_TABLE_KEY,
+} from '../service/names';
 
 const INVENTORY_STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW };
+
+/** The list index as the stack defines it (infra/inventory-stack.ts): the same keys and projection. */
+const LIST_INDEX: GlobalSecondaryIndex = {
+  IndexName: INVENTORY_LIST_INDEX.name,
+  KeySchema: [
+    { AttributeName: INVENTORY_LIST_INDEX.partition.name, KeyType: 'HASH' },
+    { AttributeName: INVENTORY_LIST_INDEX.sort.name, KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INVENTORY_LIST_INDEX.projected] },
+};
+
+const LIST_INDEX_SHARD_ATTRIBUTE: AttributeDefinition = {
+  AttributeName: INVENTORY_LIST_INDEX.partition.name,
+  AttributeType: INVENTORY_LIST_INDEX.partition.type,
+};
 
 interface TableShape {
   name: string;
   keys: readonly { name: string; type: 'N' | 'S' }[];
   stream?: StreamSpecification;
+  index?: GlobalSecondaryIndex;
 }
 
 /**
- * Creates the service's tables if they are missing, with the stack's key schemas and the inventory table's stream
- * (new and old images); an inventory table made before the stream existed gets it. `inventoryStream: false` leaves
+ * Creates the service's tables if they are missing, with the stack's key schemas, the inventory table's stream
+ * (new and old images) and its list index; an inventory table made before the stream or the index existed gets
+ * them, and its entries written before the index get their shard (`addMissingListShards`). `inventoryStream: false` leaves
  * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
  */
 export async function ensureTables(
@@ -37,19 +61,26 @@ export async function ensureTables(
   for await (const page of paginateListTables({ client }, {}))
     for (const name of page.TableNames ?? []) existing.add(name);
   const wanted: TableShape[] = [
-    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], ...(stream ? { stream: INVENTORY_STREAM } : {}) },
+    {
+      name: names.inventory,
+      keys: [INVENTORY_TABLE_KEY],
+      index: LIST_INDEX,
+      ...(stream ? { stream: INVENTORY_STREAM } : {}),
+    },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
   ];
   for (const table of wanted) {
     if (existing.has(table.name)) {
       if (table.stream) await ensureStream(client, table.name, table.stream);
+      if (table.index) await ensureIndex(client, table.name, table.index);
       continue;
     }
     const attributes: AttributeDefinition[] = table.keys.map((key) => ({
       AttributeName: key.name,
       AttributeType: key.type,
     }));
+    if (table.index) attributes.push(LIST_INDEX_SHARD_ATTRIBUTE);
     const keySchema: KeySchemaElement[] = table.keys.map((key, index) => ({
       AttributeName: key.name,
       KeyType: index === 0 ? 'HASH' : 'RANGE',
@@ -62,6 +93,7 @@ export async function ensureTables(
           AttributeDefinitions: attributes,
           KeySchema: keySchema,
           ...(table.stream ? { StreamSpecification: table.stream } : {}),
+          ...(table.index ? { GlobalSecondaryIndexes: [table.index] } : {}),
         }),
       );
     } catch (error) {
@@ -86,22 +118,22 @@ async function ensureStream(client: DynamoDBClient, tableName: string, stream: S
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
 }
 
-/**
- * The read units each page of a strongly consistent, single-segment Scan of the whole table consumes, in order, as
- * DynamoDB reports them (`ReturnConsumedCapacity`), with the list's projection (a Scan's units do not depend on it).
- */
-export async function scanReadUnitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
-  const units: number[] = [];
-  const pages = paginateScan(
-    { client },
-    {
+/** Adds the list index to an inventory table made before it, then gives the rows written before it their shard. */
+async function ensureIndex(client: DynamoDBClient, tableName: string, index: GlobalSecondaryIndex): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.GlobalSecondaryIndexes?.some((existing) => existing.IndexName === index.IndexName)) return;
+  await client.send(
+    new UpdateTableCommand({
       TableName: tableName,
-      ConsistentRead: true,
-      ProjectionExpression: 'petId, quantity, #status',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ReturnConsumedCapacity: 'TOTAL',
-    },
+      AttributeDefinitions: [INVENTORY_TABLE_KEY_ATTRIBUTE, LIST_INDEX_SHARD_ATTRIBUTE],
+      GlobalSecondaryIndexUpdates: [{ Create: index }],
+    }),
   );
-  for await (const page of pages) units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
-  return units;
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+  await addMissingListShards(client, tableName);
 }
+
+const INVENTORY_TABLE_KEY_ATTRIBUTE: AttributeDefinition = {
+  AttributeName: INVENTORY_TABLE_KEY.name,
+  AttributeType: INVENTORY_TABLE_KEY.type,
+};

@@ -90,8 +90,13 @@ export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, S
       headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
       if (chosen.get(request.event) === 'gzip') {
         headers['Content-Encoding'] = 'gzip';
-        // Errors reach the source's own pipeline (see streaming.ts), which reports and aborts.
-        response.body = pipeline(response.body, createGzip({ level: GZIP_LEVEL }), () => undefined);
+        // Errors reach the source's own pipeline (see streaming.ts), which reports and aborts. A sync flush after
+        // each chunk the handler writes sends it on at once, as identity would, instead of when zlib's buffers fill.
+        response.body = pipeline(
+          response.body,
+          createGzip({ level: GZIP_LEVEL, flush: constants.Z_SYNC_FLUSH }),
+          () => undefined,
+        );
       }
       response.headers = headers;
     },

@@ -9,21 +9,27 @@ export function inventoryItemJson(item: InventoryItem): string {
 }
 
 /**
- * Serializes the list as a sequence of chunks of `entriesPerChunk` entries each (the first opens the array, the
- * last closes it), so a large list is never held as one string. Joined, the chunks are the JSON array of the entries.
+ * Serializes the list from its batches, one chunk per batch (the first opens the array, the last closes it), so a
+ * list of any size is never held as one string. Joined, the chunks are the JSON array of the entries.
  */
-export function* inventoryListChunks(items: readonly InventoryItem[], entriesPerChunk: number): Generator<string> {
-  if (items.length === 0) {
-    yield '[]';
-    return;
-  }
-  for (let start = 0; start < items.length; start += entriesPerChunk) {
-    const end = Math.min(items.length, start + entriesPerChunk);
-    let chunk = start === 0 ? '[' : ',';
-    for (let i = start; i < end; i++) {
-      if (i > start) chunk += ',';
-      chunk += inventoryItemJson(items[i] as InventoryItem);
+export async function* inventoryListChunks(
+  batches: AsyncIterable<readonly InventoryItem[]> | Iterable<readonly InventoryItem[]>,
+): AsyncGenerator<string> {
+  let opened = false;
+  for await (const batch of batches) {
+    if (batch.length === 0) continue;
+    let chunk = opened ? ',' : '[';
+    opened = true;
+    for (let i = 0; i < batch.length; i++) {
+      if (i > 0) chunk += ',';
+      chunk += inventoryItemJson(batch[i] as InventoryItem);
     }
-    yield end === items.length ? `${chunk}]` : chunk;
+    yield chunk;
   }
+  yield opened ? ']' : '[]';
+}
+
+/** Splits entries into batches of `size`. */
+export function* batchesOf<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
 }

@@ -6,15 +6,15 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
 const MAX_RAW_LENGTH = 40;
 
 /**
- * Parses a petId path segment into its canonical decimal digits.
+ * Parses a petId (a path segment, or a query parameter named `field`) into its canonical decimal digits.
  *
  * Accepts an optional `-` and ASCII digits only (no `+`, whitespace, exponent or Unicode digits), within the int64
  * range. Leading zeros are dropped (`007` is pet 7) and `-0` is `0`, so one pet has one key.
  *
  * @throws ValidationError when the value is not such an integer.
  */
-export function parsePetId(raw: string | undefined): string {
-  const rule = 'petId must be a decimal integer from -9223372036854775808 to 9223372036854775807';
+export function parsePetId(raw: string | undefined, field = 'petId'): string {
+  const rule = `${field} must be a decimal integer from -9223372036854775808 to 9223372036854775807`;
   if (raw === undefined || raw.length === 0) throw new ValidationError(`${rule}; it is missing.`);
   if (raw.length > MAX_RAW_LENGTH || !DECIMAL_INTEGER.test(raw)) throw new ValidationError(`${rule}.`);
   const value = BigInt(raw);

@@ -6,13 +6,25 @@ import type { ChangeOrigin, InventoryItem, InventoryUpdate } from './types';
  * quantity, `StorageUnavailableError` for throttling, time-outs and unreachable storage.
  */
 export interface InventoryRepository {
-  /** Every entry, ordered by petId ascending (numerically), read with strong consistency. */
-  listAll(): Promise<InventoryItem[]>;
+  /**
+   * The entries in petId order (ascending, numerically), in batches as they are read, so a list of any size can be
+   * sent as it comes; `after` and `limit` select a page. Eventually consistent: a write acknowledged a moment ago
+   * may not be listed yet. A storage failure rejects the batch it happens in.
+   */
+  list(options?: ListOptions): AsyncIterable<readonly InventoryItem[]>;
   /**
    * Sets the quantity of an existing entry, in one atomic write with `origin` (and only if the stored quantity is
    * `update.expectedQuantity`, when given), and returns the entry as stored; never creates one.
    */
   setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem>;
+}
+
+/** Which entries {@link InventoryRepository.list} gives. */
+export interface ListOptions {
+  /** Only entries with a petId greater than this one (a canonical decimal int64). */
+  after?: string;
+  /** At most this many entries. @default all */
+  limit?: number;
 }
 
 /** Compares canonical decimal petIds numerically without converting them to numbers. */

@@ -1,14 +1,16 @@
 import {
   type AttributeValue,
   type DynamoDBClient,
+  QueryCommand,
+  type QueryCommandOutput,
   ScanCommand,
-  type ScanCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { INVENTORY_TABLE_KEY } from '../../service/names';
+import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
-import { comparePetIds, type InventoryRepository } from '../inventory/repository';
+import { comparePetIds, type InventoryRepository, type ListOptions } from '../inventory/repository';
 import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
+import { type PaceClock, ReadPace } from './read-pace';
 import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
@@ -16,78 +18,176 @@ export interface InventoryTableOptions {
   client: DynamoDBClient;
   tableName: string;
   /**
-   * Most parallel Scan segments `listAll` uses.
-   * @default 4
+   * Read units per second one list may average, all its Queries together, counted from what DynamoDB reports
+   * (`ConsumedCapacity`). @default 0: full speed
    */
-  maxScanSegments?: number;
+  readUnitsPerSecond?: number;
   /**
-   * Entries per Scan segment when sizing a parallel Scan from the previous list.
-   * @default 25000
+   * How long a list waits out throttled pages (past the client's own retries) without a page coming back before it
+   * fails. @default 0: a page throttled past the client's retries fails the list
    */
-  entriesPerSegment?: number;
+  throttleWindowMs?: number;
+  /** Entries a shard's first Query page asks for: small, so that the first entries leave soon. @default 100 */
+  firstPageLimit?: number;
+  /** Entries each further Query page asks for. @default 500 */
+  pageLimit?: number;
   /**
-   * A new pace for each list (`ReadPace`, functions/store/read-pace.ts): keeps its Scan to a rate of read units and
-   * waits out throttled pages. @default none: full speed, and a page throttled past the client's retries fails
+   * Queries of one list in flight at most, all shards together: the merge wants every shard's next page at about
+   * the same time, and a burst of 16 makes each wait on the others at the table (DynamoDB Local above all). @default 4
    */
-  pace?: () => ScanPace;
+  queriesInFlight?: number;
+  /** Entries per batch the list yields at most. @default 1024 */
+  batchSize?: number;
+  /** The pace's clock. @default the system's */
+  clock?: PaceClock;
 }
 
-/** How a list's Scan is kept to a rate and what it does when a page is throttled; see `ReadPace`. */
-export interface ScanPace {
-  /** Whether pages should report their consumed capacity. */
-  readonly paced: boolean;
-  /** Waits, if need be, before the next page. */
-  beforePage(): Promise<void>;
-  /** Counts what a page consumed. */
-  consumed(units: number | undefined): void;
-  /** Waits before a throttled page is read again; false when it must not be. */
-  afterThrottle(): Promise<boolean>;
+/**
+ * Most bytes one entry of the list index can hold (petId of 20 characters, shard, quantity, `available`, with the
+ * attribute names), rounded up: what a page is booked at before DynamoDB says what it cost.
+ */
+const MAX_INDEX_ENTRY_BYTES = 100;
+
+/** The shard of an entry in the list index: its petId modulo the number of shards (0 to shards − 1, negatives too). */
+export function listShard(petId: string): number {
+  const shards = BigInt(INVENTORY_LIST_INDEX.shards);
+  return Number(((BigInt(petId) % shards) + shards) % shards);
 }
 
 /**
  * The inventory table, keyed by `petId` (a Number attribute, so int64 ids sort and compare as numbers). It works on
  * the SDK's low-level attribute maps rather than the document client: Number attributes travel as the decimal
- * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion.
+ * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion. The list reads the
+ * table's list index (service/names.ts, `INVENTORY_LIST_INDEX`), never the table itself.
  */
 export class InventoryTable implements InventoryRepository {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
-  private readonly maxScanSegments: number;
-  private readonly entriesPerSegment: number;
-  private readonly pace: (() => ScanPace) | undefined;
-  /** Entries the previous list of this instance found; unknown until the first. */
-  private lastListed: number | undefined;
+  private readonly readUnitsPerSecond: number;
+  private readonly throttleWindowMs: number;
+  private readonly firstPageLimit: number;
+  private readonly pageLimit: number;
+  private readonly batchSize: number;
+  private readonly queriesInFlight: number;
+  private readonly clock: PaceClock | undefined;
 
   constructor(options: InventoryTableOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
-    this.maxScanSegments = options.maxScanSegments ?? 4;
-    this.entriesPerSegment = options.entriesPerSegment ?? 25_000;
-    this.pace = options.pace;
+    this.readUnitsPerSecond = options.readUnitsPerSecond ?? 0;
+    this.throttleWindowMs = options.throttleWindowMs ?? 0;
+    this.firstPageLimit = options.firstPageLimit ?? 100;
+    this.pageLimit = options.pageLimit ?? 500;
+    this.batchSize = options.batchSize ?? 1024;
+    this.queriesInFlight = Math.max(1, options.queriesInFlight ?? 4);
+    this.clock = options.clock;
   }
 
   /**
-   * Every entry, sorted by petId. A large table is read as a parallel Scan sized from the previous list; the first
-   * list of an instance (a cold start) reads one segment, so a small store pays one connection, not four. All
-   * segments share the list's pace.
+   * The entries in petId order: one ordered Query per shard of the list index, merged (a k-way merge on a heap).
+   * The first batch is ready once every shard's first page is in; each shard then keeps one page in flight ahead of
+   * the merge, so memory holds at most two pages per shard whatever the table's size. A batch is handed on before
+   * the merge waits for a page. All Queries share the list's pace; the first to fail stops the others.
    */
-  async listAll(): Promise<InventoryItem[]> {
-    const total = this.scanSegmentsFor(this.lastListed);
-    const pace = this.pace?.();
-    // The first segment to fail stops the others: the list has failed, and their pages would only cost read units.
-    const failure = new AbortController();
-    const segments = await Promise.all(
-      Array.from({ length: total }, (_, segment) => this.scanSegment(segment, total, failure, pace)),
+  async *list(options: ListOptions = {}): AsyncGenerator<InventoryItem[]> {
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    if (limit <= 0) return;
+    const read: ListRead = {
+      failure: new AbortController(),
+      slots: new Slots(this.queriesInFlight),
+      pace: new ReadPace({
+        unitsPerSecond: this.readUnitsPerSecond,
+        pageUnits: Math.ceil((this.pageLimit * MAX_INDEX_ENTRY_BYTES) / 4096 / 2),
+        throttleWindowMs: this.throttleWindowMs,
+        ...(this.clock ? { clock: this.clock } : {}),
+      }),
+    };
+    const shards = Array.from(
+      { length: INVENTORY_LIST_INDEX.shards },
+      (_, shard) =>
+        new ShardReader(shard, {
+          query: (startKey, pageLimit) => this.queryPage(read, shard, options.after, startKey, pageLimit),
+          firstPageLimit: Math.min(this.firstPageLimit, limit),
+          pageLimit: Math.min(this.pageLimit, limit),
+        }),
     );
-    const items = segments.flat().sort((a, b) => comparePetIds(a.petId, b.petId));
-    this.lastListed = items.length;
-    return items;
+    try {
+      await Promise.all(shards.map((shard) => shard.ready()));
+      const heap = new ShardHeap(shards.filter((shard) => shard.current !== undefined));
+      let batch: InventoryItem[] = [];
+      let listed = 0;
+      for (let top = heap.peek(); top !== undefined && listed < limit; top = heap.peek()) {
+        batch.push(top.current as InventoryItem);
+        listed += 1;
+        if (!top.advance()) {
+          // Its next page is still on its way: hand on what is merged before waiting for it.
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
+          await top.ready();
+        }
+        if (top.current === undefined) heap.pop();
+        else heap.siftDown();
+        if (batch.length >= this.batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    } catch (error) {
+      throw read.error ?? error;
+    } finally {
+      // Also when the reader stops early (a page, a client gone): no Query keeps running for nobody.
+      read.failure.abort();
+    }
   }
 
-  /** How many Scan segments a list of about `entries` entries gets. */
-  scanSegmentsFor(entries: number | undefined): number {
-    if (entries === undefined) return 1;
-    return Math.min(this.maxScanSegments, Math.max(1, Math.ceil(entries / this.entriesPerSegment)));
+  /** One Query page of a shard, at the list's pace; a throttled page is read again while the pace allows. */
+  private async queryPage(
+    read: ListRead,
+    shard: number,
+    after: string | undefined,
+    startKey: Record<string, AttributeValue> | undefined,
+    pageLimit: number,
+  ): Promise<QueryCommandOutput> {
+    for (;;) {
+      let throttled: unknown;
+      await read.slots.acquire();
+      try {
+        await read.pace.beforePage();
+        read.failure.signal.throwIfAborted();
+        const page = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: INVENTORY_LIST_INDEX.name,
+            KeyConditionExpression: after === undefined ? '#shard = :shard' : '#shard = :shard AND #petId > :after',
+            ExpressionAttributeNames: {
+              '#shard': INVENTORY_LIST_INDEX.partition.name,
+              ...(after === undefined ? {} : { '#petId': INVENTORY_LIST_INDEX.sort.name }),
+            },
+            ExpressionAttributeValues: {
+              ':shard': { N: String(shard) },
+              ...(after === undefined ? {} : { ':after': { N: after } }),
+            },
+            Limit: pageLimit,
+            ExclusiveStartKey: startKey,
+            ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+          }),
+          { abortSignal: read.failure.signal },
+        );
+        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits);
+        return page;
+      } catch (error) {
+        if (read.failure.signal.aborted) throw read.error ?? error;
+        if (!isThrottling(error)) failList(read, error);
+        throttled = error;
+      } finally {
+        read.slots.release();
+      }
+      // Throttled: wait out of the slot, so other shards' pages may go meanwhile.
+      if (!(await read.pace.afterThrottle())) failList(read, throttled);
+    }
   }
 
   /**
@@ -128,46 +228,182 @@ export class InventoryTable implements InventoryRepository {
       return translateStorageError(error, 'UpdateItem');
     }
   }
+}
 
-  /**
-   * Reads every page of one Scan segment at the list's pace; a throttled page is read again when the pace allows.
-   * A segment that fails aborts `failure`, which stops the others (in flight or before their next page).
-   */
-  private async scanSegment(
-    segment: number,
-    totalSegments: number,
-    failure: AbortController,
-    pace?: ScanPace,
-  ): Promise<InventoryItem[]> {
-    const items: InventoryItem[] = [];
-    let startKey: Record<string, AttributeValue> | undefined;
-    for (;;) {
-      await pace?.beforePage();
-      failure.signal.throwIfAborted();
-      let page: ScanCommandOutput;
-      try {
-        page = await this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            ConsistentRead: true,
-            ...(totalSegments > 1 ? { Segment: segment, TotalSegments: totalSegments } : {}),
-            ProjectionExpression: 'petId, quantity, #status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExclusiveStartKey: startKey,
-            ...(pace?.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-          }),
-          { abortSignal: failure.signal },
-        );
-      } catch (error) {
-        if (pace && isThrottling(error) && (await pace.afterThrottle())) continue;
-        failure.abort();
-        return translateStorageError(error, 'Scan');
-      }
-      pace?.consumed(page.ConsumedCapacity?.CapacityUnits);
-      for (const row of page.Items ?? []) items.push(toInventoryItem(row));
-      startKey = page.LastEvaluatedKey;
-      if (!startKey) return items;
+/** What the Queries of one list share: their slots, its pace, and the first failure, which stops them all. */
+interface ListRead {
+  failure: AbortController;
+  slots: Slots;
+  pace: ReadPace;
+  error?: unknown;
+}
+
+/** Fails a list with its first failure (storage trouble as StorageUnavailableError) and stops its other Queries. */
+function failList(read: ListRead, error: unknown): never {
+  try {
+    translateStorageError(error, 'Query');
+  } catch (translated) {
+    read.error ??= translated;
+  }
+  read.failure.abort();
+  throw read.error;
+}
+
+/** A counting semaphore: at most `size` holders at once, the others waiting in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
     }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}
+
+/** A page asked for and, once `done`, what came back. Never rejects: a failure is kept until the page is used. */
+interface PendingPage {
+  promise: Promise<void>;
+  done: boolean;
+  page?: QueryCommandOutput;
+  error?: unknown;
+}
+
+/** One shard's ordered Query, page by page, with the next page in flight while the current one is merged. */
+class ShardReader {
+  /** The shard's next entry in petId order; undefined once the shard is exhausted. */
+  current: InventoryItem | undefined;
+  private rows: Record<string, AttributeValue>[] = [];
+  private index = 0;
+  private pending: PendingPage | undefined;
+  private readonly query: (
+    startKey: Record<string, AttributeValue> | undefined,
+    limit: number,
+  ) => Promise<QueryCommandOutput>;
+  private readonly pageLimit: number;
+
+  constructor(
+    readonly shard: number,
+    options: {
+      query: (startKey: Record<string, AttributeValue> | undefined, limit: number) => Promise<QueryCommandOutput>;
+      firstPageLimit: number;
+      pageLimit: number;
+    },
+  ) {
+    this.query = options.query;
+    this.pageLimit = options.pageLimit;
+    this.request(undefined, options.firstPageLimit);
+  }
+
+  /** Waits for the page in flight, if `current` needs it. @throws the page's failure */
+  async ready(): Promise<void> {
+    while (this.index >= this.rows.length && this.pending) {
+      await this.pending.promise;
+      this.take();
+    }
+    this.setCurrent();
+  }
+
+  /** Moves to the next entry; false when that needs the page still in flight (then call {@link ready}). */
+  advance(): boolean {
+    this.index += 1;
+    while (this.index >= this.rows.length && this.pending) {
+      if (!this.pending.done) return false;
+      this.take();
+    }
+    this.setCurrent();
+    return true;
+  }
+
+  private setCurrent(): void {
+    const row = this.rows[this.index];
+    this.current = row === undefined ? undefined : toInventoryItem(row);
+  }
+
+  /** Makes the arrived page current and asks for the one after it. */
+  private take(): void {
+    const pending = this.pending as PendingPage;
+    if (pending.error !== undefined || !pending.page) throw pending.error;
+    this.rows = pending.page.Items ?? [];
+    this.index = 0;
+    this.pending = undefined;
+    if (pending.page.LastEvaluatedKey) this.request(pending.page.LastEvaluatedKey, this.pageLimit);
+  }
+
+  private request(startKey: Record<string, AttributeValue> | undefined, limit: number): void {
+    const pending: PendingPage = { done: false, promise: Promise.resolve() };
+    pending.promise = this.query(startKey, limit).then(
+      (page) => {
+        pending.page = page;
+        pending.done = true;
+      },
+      (error: unknown) => {
+        pending.error = error ?? new Error('Query failed');
+        pending.done = true;
+      },
+    );
+    this.pending = pending;
+  }
+}
+
+/** The shards with entries left, as a binary min-heap on their current petId. */
+class ShardHeap {
+  private readonly heap: ShardReader[];
+
+  constructor(shards: ShardReader[]) {
+    this.heap = shards;
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDownFrom(i);
+  }
+
+  peek(): ShardReader | undefined {
+    return this.heap[0];
+  }
+
+  /** Removes the top shard (exhausted). */
+  pop(): void {
+    const last = this.heap.pop();
+    if (last && this.heap.length > 0) {
+      this.heap[0] = last;
+      this.siftDownFrom(0);
+    }
+  }
+
+  /** Restores the order after the top shard moved to its next entry. */
+  siftDown(): void {
+    this.siftDownFrom(0);
+  }
+
+  private siftDownFrom(start: number): void {
+    const heap = this.heap;
+    let i = start;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < heap.length && this.less(left, least)) least = left;
+      if (right < heap.length && this.less(right, least)) least = right;
+      if (least === i) return;
+      [heap[i], heap[least]] = [heap[least] as ShardReader, heap[i] as ShardReader];
+      i = least;
+    }
+  }
+
+  private less(a: number, b: number): boolean {
+    const x = (this.heap[a] as ShardReader).current as InventoryItem;
+    const y = (this.heap[b] as ShardReader).current as InventoryItem;
+    return comparePetIds(x.petId, y.petId) < 0;
   }
 }
 
@@ -200,9 +436,17 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
   return { source, actor, at, ...(requestId === undefined ? {} : { requestId }) };
 }
 
-/** An entry as the attribute map the table stores (petId and quantity as Number attributes). */
+/**
+ * An entry as the attribute map the table stores (petId and quantity as Number attributes), with its shard of the
+ * list index: every writer that puts whole entries (import, seed, tests) goes through here, so every entry is listed.
+ */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
-  return { [PET_ID]: { N: item.petId }, quantity: { N: String(item.quantity) }, status: { S: item.status } };
+  return {
+    [PET_ID]: { N: item.petId },
+    quantity: { N: String(item.quantity) },
+    status: { S: item.status },
+    [INVENTORY_LIST_INDEX.partition.name]: { N: String(listShard(item.petId)) },
+  };
 }
 
 /** An entry as a writer other than the API stores it: the entry and who wrote it, in one item. */
@@ -220,4 +464,48 @@ export function toInventoryItem(row: Record<string, AttributeValue>): InventoryI
   if (quantity === undefined) throw refuse('quantity');
   if (!isPetStatus(status)) throw refuse('status');
   return { petId, quantity: Number(quantity), status };
+}
+
+/**
+ * Gives every entry written before the list index existed its shard (`listShard`), so the list shows it: a Scan for
+ * rows without one, and an UpdateItem per row that sets only that attribute and never creates an entry. Quantity and
+ * status stay as they are, so the history records nothing. Returns how many rows it changed.
+ */
+export async function addMissingListShards(client: DynamoDBClient, tableName: string): Promise<number> {
+  const shard = INVENTORY_LIST_INDEX.partition.name;
+  let changed = 0;
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ProjectionExpression: '#petId',
+        FilterExpression: 'attribute_not_exists(#shard)',
+        ExpressionAttributeNames: { '#petId': INVENTORY_TABLE_KEY.name, '#shard': shard },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const row of page.Items ?? []) {
+      const petId = row[INVENTORY_TABLE_KEY.name]?.N;
+      if (petId === undefined) continue;
+      try {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: { [INVENTORY_TABLE_KEY.name]: { N: petId } },
+            UpdateExpression: 'SET #shard = :shard',
+            ConditionExpression: 'attribute_exists(#petId)',
+            ExpressionAttributeNames: { '#petId': INVENTORY_TABLE_KEY.name, '#shard': shard },
+            ExpressionAttributeValues: { ':shard': { N: String(listShard(petId)) } },
+          }),
+        );
+        changed += 1;
+      } catch (error) {
+        // Deleted since the Scan saw it: nothing to list.
+        if ((error as Error | undefined)?.name !== 'ConditionalCheckFailedException') throw error;
+      }
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return changed;
 }

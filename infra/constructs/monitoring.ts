@@ -55,6 +55,8 @@ export interface MonitoringProps {
   history: { function: IFunction; failedRecords: IQueue; iteratorAgeAlarm: Duration };
   /** Every table by a readable name. */
   tables: ReadonlyMap<string, MonitoredTable>;
+  /** The list's index (its own read cap): read units against the cap and throttles, alarmed as a table's. */
+  listIndex?: MonitoredTable & { indexName: string };
   alarms: AlarmConfig;
   /** What happens to the topic's key when the stack is deleted. */
   keyRemovalPolicy: RemovalPolicy;
@@ -424,6 +426,42 @@ export class Monitoring extends Construct {
           right: [readUnitsPerSecond],
           width: 12,
         }),
+      );
+    }
+
+    if (props.listIndex) {
+      const { table, indexName, maxReadRequestUnits } = props.listIndex;
+      const indexMetric = (metricName: string) =>
+        new Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName,
+          dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
+          statistic: 'Sum',
+          period,
+        });
+      const indexReadUnitsPerSecond = new MathExpression({
+        expression: 'FILL(consumed, 0) / PERIOD(consumed)',
+        usingMetrics: { consumed: indexMetric('ConsumedReadCapacityUnits') },
+        label: `list index read units per second (cap ${maxReadRequestUnits})`,
+        period,
+      });
+      const indexThrottles = indexMetric('ReadThrottleEvents').with({ label: 'list index read throttle events' });
+      add(
+        'InventoryListIndexReadCapacityAlarm',
+        indexReadUnitsPerSecond,
+        Math.round(maxReadRequestUnits * config.readCapacityShare),
+        `The list index read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+        '<Table>TableReadCapacityAlarm',
+      );
+      add(
+        'InventoryListIndexThrottlesAlarm',
+        indexThrottles,
+        1,
+        'Queries of the list index were throttled (lists beyond its read cap)',
+        '<Table>TableThrottlesAlarm',
+      );
+      tableWidgets.push(
+        new GraphWidget({ title: 'list index', left: [indexThrottles], right: [indexReadUnitsPerSecond], width: 12 }),
       );
     }
 

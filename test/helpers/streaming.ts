@@ -1,4 +1,5 @@
 import { constants, gunzipSync } from 'node:zlib';
+import { batchesOf } from '../../functions/inventory/json';
 import type { InventoryRepository } from '../../functions/inventory/repository';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { invokeStreamingHandler } from '../../local/lambda/streaming';
@@ -67,7 +68,10 @@ export function entriesBreakingAt(count: number, brokenAt: number): InventoryRep
       : { petId: String(i), quantity: 1, status: 'available' as const },
   );
   return {
-    listAll: async () => items,
+    // In batches, as the table yields them: the first ones are sent before the broken entry is reached.
+    list: async function* () {
+      yield* batchesOf(items, 1024);
+    },
     setQuantity: async () => {
       throw new Error('not used');
     },

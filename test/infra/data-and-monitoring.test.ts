@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
-import { API_KEYS_TABLE_KEY, INVENTORY_TABLE_KEY } from '../../service/names';
+import { API_KEYS_TABLE_KEY, INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
 import {
   logicalIdStartingWith,
@@ -35,9 +35,12 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
   });
 
   it.each(TABLES)('keys $id by the shared key schema, on demand, with PITR and encryption', ({ logicalId, key }) => {
+    expect(resources()[logicalId]?.Properties.AttributeDefinitions).toContainEqual({
+      AttributeName: key.name,
+      AttributeType: key.type,
+    });
     expect(resources()[logicalId]?.Properties).toMatchObject({
       KeySchema: [{ AttributeName: key.name, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: key.name, AttributeType: key.type }],
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true },
@@ -52,6 +55,27 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
         : { InventoryTable: 1000, ApiKeysTable: 200 };
     const id = logicalId.startsWith('Inventory') ? 'InventoryTable' : 'ApiKeysTable';
     expect(resources()[logicalId]?.Properties.OnDemandThroughput).toEqual({ MaxReadRequestUnits: caps[id] });
+  });
+
+  it('gives the inventory table the list index: shard and petId (Numbers), only quantity and status projected, its own read cap', () => {
+    const properties = resources().InventoryTableFD135387?.Properties as Record<string, unknown>;
+    expect(properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: INVENTORY_LIST_INDEX.partition.name, AttributeType: 'N' },
+        { AttributeName: INVENTORY_LIST_INDEX.sort.name, AttributeType: 'N' },
+      ]),
+    );
+    expect(properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: INVENTORY_LIST_INDEX.name,
+        KeySchema: [
+          { AttributeName: 'listShard', KeyType: 'HASH' },
+          { AttributeName: 'petId', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['quantity', 'status'] },
+        OnDemandThroughput: { MaxReadRequestUnits: stage === 'production' ? 2000 : 500 },
+      },
+    ]);
   });
 
   if (stage === 'production') {
@@ -229,13 +253,13 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     expect(onAuthorizer.map((a) => a.MetricName)).toEqual(['Throttles']);
   });
 
-  it('alarms when one list nears the largest the stage can answer (production 1,500,000 entries: memory; staging 1,000,000: its paced Scan)', () => {
+  it("alarms when one list nears the largest a plain client can get (2,500,000 entries: Lambda's 200 MB stream)", () => {
     expect(metricOf('InventoryListSizeAlarm')).toMatchObject({
       ...ownMetric('InventoryEntriesListed'),
       stat: 'Maximum',
     });
     expect(alarm('InventoryListSizeAlarm')).toMatchObject({
-      Threshold: stage === 'production' ? 1_500_000 : 1_000_000,
+      Threshold: 2_500_000,
       EvaluationPeriods: 1,
     });
   });
@@ -264,6 +288,24 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       stat: 'Sum',
     });
     expect(alarm(`${name}TableReadCapacityAlarm`).Threshold).toBe(cap * 0.8);
+  });
+
+  it('alarms when the list index reads 80 % of its own read cap per second, and when its Queries are throttled', () => {
+    const cap = stage === 'production' ? 2000 : 500;
+    const { expression, metrics } = mathOf('InventoryListIndexReadCapacityAlarm');
+    expect(expression).toBe('FILL(consumed, 0) / PERIOD(consumed)');
+    expect(metrics.consumed).toEqual({
+      metric: 'AWS/DynamoDB/ConsumedReadCapacityUnits',
+      dims: { TableName: { Ref: 'InventoryTableFD135387' }, GlobalSecondaryIndexName: INVENTORY_LIST_INDEX.name },
+      stat: 'Sum',
+    });
+    expect(alarm('InventoryListIndexReadCapacityAlarm').Threshold).toBe(cap * 0.8);
+    expect(metricOf('InventoryListIndexThrottlesAlarm')).toMatchObject({
+      metric: 'AWS/DynamoDB/ReadThrottleEvents',
+      dims: { TableName: { Ref: 'InventoryTableFD135387' }, GlobalSecondaryIndexName: INVENTORY_LIST_INDEX.name },
+      stat: 'Sum',
+    });
+    expect(alarm('InventoryListIndexThrottlesAlarm').Threshold).toBe(1);
   });
 
   it(

@@ -2,6 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
+import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../service/routes';
 import {
   logicalIdStartingWith,
@@ -122,9 +123,12 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     ]);
   });
 
-  it('grants the list function Scan on the inventory table and nothing else', () => {
+  it('grants the list function Query on the list index and nothing else: not the table, not a Scan', () => {
     expect(dataStatementsOf(template(), 'ListInventoryFunction')).toEqual([
-      { actions: ['dynamodb:Scan'], resource: tableArn(template(), 'InventoryTable') },
+      {
+        actions: ['dynamodb:Query'],
+        resource: { 'Fn::Join': ['', [tableArn(template(), 'InventoryTable'), `/index/${INVENTORY_LIST_INDEX.name}`]] },
+      },
     ]);
   });
 
@@ -160,8 +164,8 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     }
   });
 
-  it("paces the list's Scan to half the inventory table's read cap, and tells no other function a pace", () => {
-    const cap = stage === 'production' ? 4000 : 1000;
+  it("paces the list to half the list index's read cap, and tells no other function a pace", () => {
+    const cap = stage === 'production' ? 2000 : 500;
     expect(environmentOf(template(), 'ListInventoryFunction')[ENV.listReadUnitsPerSecond]).toBe(String(cap / 2));
     for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'ListInventoryFunction')) {
       expect(environmentOf(template(), id)).not.toHaveProperty(ENV.listReadUnitsPerSecond);

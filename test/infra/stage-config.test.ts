@@ -26,12 +26,12 @@ import {
 } from './synth';
 
 describe('Stage configuration', () => {
-  it("paces the list at half the inventory table's read cap, in whole units even for an odd cap", () => {
+  it("paces the list at half the list index's read cap, in whole units even for an odd cap", () => {
     expect(listReadPace(4000)).toBe(2000);
     expect(listReadPace(1001)).toBe(500);
     for (const stage of STAGES) {
       const config = stageConfig(stage);
-      expect(config.listReadUnitsPerSecond).toBe(listReadPace(config.maxReadRequestUnits.inventory));
+      expect(config.listReadUnitsPerSecond).toBe(listReadPace(config.maxReadRequestUnits.inventoryListIndex));
     }
   });
 

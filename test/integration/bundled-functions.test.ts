@@ -255,9 +255,15 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
   });
 
-  it("reads the list at its stage pace and waits out Scan pages throttled past the SDK's retries (read cap reached)", async () => {
-    // Prepare: the first four Scans throttled, one more than the SDK's three attempts, at a stand-in endpoint.
-    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation, n) => operation === 'Scan' && n < 4);
+  it("reads the list at its stage pace and waits out Query pages throttled past the SDK's retries (read cap reached)", async () => {
+    // Prepare: the first four Queries of shard 15 (pet 9223372036854775807's) throttled, one more than the SDK's
+    // three attempts, at a stand-in endpoint.
+    const shardOf = (body: string) => JSON.parse(body).ExpressionAttributeValues?.[':shard']?.N;
+    let refused = 0;
+    const endpoint = await startThrottlingEndpoint(
+      testEndpoint(),
+      (operation, _, body) => operation === 'Query' && shardOf(body) === '15' && refused++ < 4,
+    );
     try {
       // Act
       const { result, error } = await invoke(
@@ -265,13 +271,15 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
         anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
         { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url, LIST_READ_UNITS_PER_SECOND: '500' },
       );
-      // Assess: the whole list; every Scan asked for its consumed capacity, which the pace counts.
+      // Assess: the whole list; every Query asked for its consumed capacity, which the pace counts.
       expect(error).toBeUndefined();
       expect(result?.statusCode).toBe(200);
       expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
-      const scans = endpoint.calls.filter((call) => call.operation === 'Scan');
-      expect(scans.map((call) => call.throttled)).toEqual([true, true, true, true, false]);
-      for (const scan of scans) expect(JSON.parse(scan.body)).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
+      const queries = endpoint.calls.filter((call) => call.operation === 'Query');
+      const shard15 = queries.filter((call) => shardOf(call.body) === '15');
+      expect(shard15.map((call) => call.throttled)).toEqual([true, true, true, true, false]);
+      expect(queries).toHaveLength(16 + 4);
+      for (const query of queries) expect(JSON.parse(query.body)).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
     } finally {
       await endpoint.close();
     }

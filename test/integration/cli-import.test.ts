@@ -198,7 +198,9 @@ describe('CLI: inventory import', () => {
     const imported = await cli(tables, ['inventory', 'import', file]);
     const refused = await cli(tables, ['inventory', 'import', quotedComma]);
     // Read back as export writes it (export itself is a client of the API: cli-export.test.ts).
-    const exported = inventoryCsv(await new InventoryTable({ client, tableName: tables.inventory }).listAll());
+    const listed: InventoryItem[] = [];
+    for await (const batch of new InventoryTable({ client, tableName: tables.inventory }).list()) listed.push(...batch);
+    const exported = inventoryCsv(listed);
 
     // Assess
     expect(imported.code).toBe(0);

@@ -1,16 +1,23 @@
-import { type DynamoDBClient, GetItemCommand, type ScanCommand, type ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
 } from '../../functions/inventory/errors';
+import type { ListOptions } from '../../functions/inventory/repository';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { InventoryTable, toChangeOrigin } from '../../functions/store/inventory-table';
-import { PAGE_UNITS, type PaceClock, ReadPace } from '../../functions/store/read-pace';
+import {
+  addMissingListShards,
+  InventoryTable,
+  type InventoryTableOptions,
+  listShard,
+  toChangeOrigin,
+} from '../../functions/store/inventory-table';
+import type { PaceClock } from '../../functions/store/read-pace';
 import { freePort } from '../../local/dynamodb-local';
-import { scanReadUnitsPerPage } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
+import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
@@ -28,7 +35,19 @@ function virtualClock(): PaceClock & { slept: number[] } {
   };
 }
 
-/** Entries of about 1 KB each, so a few thousand fill several 1 MB Scan pages. */
+/** Every entry a list gives, its batches joined. */
+async function listAll(repository: InventoryTable, options?: ListOptions): Promise<InventoryItem[]> {
+  const items: InventoryItem[] = [];
+  for await (const batch of repository.list(options)) items.push(...batch);
+  return items;
+}
+
+/** The shard a Query asked for, from its request body. */
+function queriedShard(body: string): number {
+  return Number(JSON.parse(body).ExpressionAttributeValues[':shard'].N);
+}
+
+/** Entries of about 1 KB each in the table (the index holds only what the list reads of them). */
 function paddedItems(count: number) {
   const padding = 'x'.repeat(1000);
   return Array.from({ length: count }, (_, i) => ({
@@ -63,7 +82,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     await putItems(client, tables.inventory, items);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    const listed = await repository.listAll();
+    const listed = await listAll(repository);
     const updated = await repository.setQuantity('9223372036854775807', { quantity: 42 }, ORIGIN);
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
@@ -74,56 +93,39 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(updated).toEqual({ petId: '9223372036854775807', quantity: 42, status: 'available' });
   });
 
-  it('returns every entry of a table larger than one 1 MB Scan page, ordered numerically', async () => {
-    // Prepare: 2,600 rows of ~1 KB each is ~2.6 MB: at least three pages for a single segment.
+  it('lists every entry once, in petId order, from every shard read page by page', async () => {
+    // Prepare: 2,600 entries, about 160 per shard: with pages of 7 entries (3 for the first), over twenty per shard.
     const items = paddedItems(2600);
     await putItems(client, tables.inventory, items);
-    const scans: ScanCommandInput[] = [];
-    const recordingClient = new Proxy(client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return (command: ScanCommand, options?: object) => {
-          scans.push(command.input);
-          return target.send(command, options);
-        };
-      },
-    });
-    const repository = new InventoryTable({
-      client: recordingClient,
-      tableName: tables.inventory,
-      entriesPerSegment: 1000,
-    });
-    // Act: the first list reads one segment; the second is sized from it (2,600 / 1,000 -> 3 segments).
-    const first = await repository.listAll();
-    const scansOfFirst = scans.splice(0);
-    const second = await repository.listAll();
-    // Assess: what each list sent, and what it answered.
-    expect(scansOfFirst.length).toBeGreaterThanOrEqual(3);
-    expect(scansOfFirst.every((scan) => scan.TotalSegments === undefined)).toBe(true);
-    expect(new Set(scans.map((scan) => `${scan.Segment}/${scan.TotalSegments}`))).toEqual(
-      new Set(['0/3', '1/3', '2/3']),
-    );
-    for (const listed of [first, second]) {
-      expect(listed).toHaveLength(2600);
-      expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
-      expect(listed.at(-1)?.petId).toBe('2600');
-      expect(new Set(listed.map((item) => item.petId)).size).toBe(2600);
+    const repository = new InventoryTable({ client, tableName: tables.inventory, firstPageLimit: 3, pageLimit: 7 });
+    // Act
+    const batches: number[] = [];
+    const listed: InventoryItem[] = [];
+    for await (const batch of repository.list()) {
+      batches.push(batch.length);
+      listed.push(...batch);
     }
+    // Assess
+    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
+    expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
+    expect(Math.max(...batches)).toBeLessThanOrEqual(1024);
   });
 
   it('lists entries in numeric petId order whatever the storage order: negatives first, then by magnitude', async () => {
-    // Prepare: ids whose text order differs from their numeric order.
-    const ids = ['10', '-2', '9', '-10', '0', '100', '-9223372036854775808', '9223372036854775807', '99'];
+    // Prepare: ids whose text order differs from their numeric order, DynamoDB Number sort keys sort numerically
+    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.KeyConditionExpressions.html).
+    const ids = ['10', '-2', '9', '-10', '0', '100', '-9223372036854775808', '9223372036854775807', '99', '-18'];
     await putItems(
       client,
       tables.inventory,
       ids.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
     );
     // Act
-    const listed = await new InventoryTable({ client, tableName: tables.inventory }).listAll();
+    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory }));
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
+      '-18',
       '-10',
       '-2',
       '0',
@@ -135,16 +137,133 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     ]);
   });
 
-  it('sizes the parallel Scan from the previous list: one segment when unknown, at most the maximum', () => {
-    const repository = new InventoryTable({
+  it('puts every petId in a shard from 0 to 15, negatives and the int64 extremes too', () => {
+    expect(['0', '15', '16', '-1', '-16', '-17', '9223372036854775807', '-9223372036854775808'].map(listShard)).toEqual(
+      [0, 15, 0, 15, 0, 15, 15, 0],
+    );
+    expect(INVENTORY_LIST_INDEX.shards).toBe(16);
+  });
+
+  it('gives the entries after `after` (exclusive), at most `limit`, and pages that join to the whole list', async () => {
+    // Prepare
+    const ids = Array.from({ length: 300 }, (_, i) => String((i - 150) * 1_000_000_007));
+    await putItems(
       client,
-      tableName: 'unused',
-      maxScanSegments: 4,
-      entriesPerSegment: 25_000,
+      tables.inventory,
+      ids.map((petId) => ({ petId, quantity: 1, status: 'sold' as const })),
+    );
+    const repository = new InventoryTable({ client, tableName: tables.inventory, firstPageLimit: 5, pageLimit: 9 });
+    // Act: pages of 40, each after the previous page's last petId.
+    const pages: string[][] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await listAll(repository, { limit: 40, ...(after === undefined ? {} : { after }) });
+      if (page.length === 0) break;
+      pages.push(page.map((item) => item.petId));
+      after = page.at(-1)?.petId;
+    }
+    // Assess
+    expect(pages.slice(0, -1).every((page) => page.length === 40)).toBe(true);
+    expect(pages.flat()).toEqual(ids);
+    expect((await listAll(repository, { after: ids[0] as string })).map((item) => item.petId)).toEqual(ids.slice(1));
+    expect(await listAll(repository, { after: '9223372036854775807' })).toEqual([]);
+  });
+
+  it('hands on the first batch once every shard has its first page, with each shard at most one page ahead', async () => {
+    // Prepare: 2,000 entries, pages of 5 (2 for the first): 16 shards of ~25 pages each, every Query recorded.
+    await putItems(client, tables.inventory, paddedItems(2000));
+    const recorder = recordingClient(client);
+    const repository = new InventoryTable({
+      client: recorder.client,
+      tableName: tables.inventory,
+      firstPageLimit: 2,
+      pageLimit: 5,
+      batchSize: 50,
     });
-    expect([undefined, 0, 25_000, 25_001, 60_000, 1_000_000].map((n) => repository.scanSegmentsFor(n))).toEqual([
-      1, 1, 1, 2, 3, 4,
-    ]);
+    // Act
+    const sentByBatch: { listed: number; sent: number }[] = [];
+    let listed = 0;
+    for await (const batch of repository.list()) {
+      sentByBatch.push({ listed, sent: recorder.sends.length });
+      listed += batch.length;
+    }
+    // Assess: the first batch came after the 16 first pages and at most one page ahead per shard, long before the
+    // ~400 pages of the whole list; at any batch, no more pages sent than the entries merged need, plus one per shard.
+    const first = sentByBatch[0] as { sent: number };
+    expect(first.sent).toBeGreaterThanOrEqual(16);
+    expect(first.sent).toBeLessThanOrEqual(32);
+    expect(recorder.sends.length).toBeGreaterThan(300);
+    for (const point of sentByBatch) expect(point.sent).toBeLessThanOrEqual(16 * 2 + Math.ceil(point.listed / 5) + 16);
+    expect(listed).toBe(2000);
+  });
+
+  it('keeps at most `queriesInFlight` Queries in flight, all shards together', async () => {
+    // Prepare: a client that counts the Queries it has sent and not yet answered.
+    await putItems(client, tables.inventory, paddedItems(1500));
+    let inFlight = 0;
+    let most = 0;
+    const counting = new Proxy(client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          try {
+            return await target.send(command, options);
+          } finally {
+            inFlight -= 1;
+          }
+        };
+      },
+    });
+    const repository = new InventoryTable({
+      client: counting,
+      tableName: tables.inventory,
+      pageLimit: 20,
+      queriesInFlight: 3,
+    });
+    // Act
+    const listed = await listAll(repository);
+    // Assess
+    expect(listed).toHaveLength(1500);
+    expect(most).toBe(3);
+  });
+
+  it('stops reading once its reader stops: no Query is sent after the reader has what it wanted', async () => {
+    // Prepare
+    await putItems(client, tables.inventory, paddedItems(2000));
+    const recorder = recordingClient(client);
+    const repository = new InventoryTable({ client: recorder.client, tableName: tables.inventory, pageLimit: 50 });
+    // Act: the first batch only.
+    for await (const batch of repository.list()) {
+      expect(batch.length).toBeGreaterThan(0);
+      break;
+    }
+    const sentAtStop = recorder.sends.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Assess: at most the pages then in flight; nothing after.
+    expect(recorder.sends.length).toBe(sentAtStop);
+    expect(sentAtStop).toBeLessThanOrEqual(32);
+  });
+
+  it('gives entries written before the index their shard (addMissingListShards), so they are listed, and no others', async () => {
+    // Prepare: two entries as an older writer stored them (no listShard), one as today's.
+    await putItems(client, tables.inventory, [{ petId: '3', quantity: 3, status: 'sold' }]);
+    for (const petId of ['-7', '9223372036854775807'])
+      await client.send(
+        new PutItemCommand({
+          TableName: tables.inventory,
+          Item: { petId: { N: petId }, quantity: { N: '1' }, status: { S: 'available' } },
+        }),
+      );
+    const repository = new InventoryTable({ client, tableName: tables.inventory });
+    expect((await listAll(repository)).map((item) => item.petId)).toEqual(['3']);
+    // Act
+    const changed = await addMissingListShards(client, tables.inventory);
+    // Assess
+    expect(changed).toBe(2);
+    expect((await listAll(repository)).map((item) => item.petId)).toEqual(['-7', '3', '9223372036854775807']);
+    expect(await addMissingListShards(client, tables.inventory)).toBe(0);
   });
 
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
@@ -206,91 +325,51 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(await snapshotTable(client, tables.inventory)).toBe('');
   });
 
-  it("paces the list's Scan to readUnitsPerSecond from the capacity DynamoDB reports, booking each page before it is sent", async () => {
-    // Prepare: ~3 MB, three or four Scan pages of ~257 read units each (a strongly consistent unit is 4 KB).
-    await putItems(client, tables.inventory, paddedItems(3000));
-    const pages = await scanReadUnitsPerPage(client, tables.inventory);
-    const clock = virtualClock();
-    const rate = 100;
-    const repository = new InventoryTable({
-      client,
-      tableName: tables.inventory,
-      pace: () => new ReadPace(rate, 0, clock),
-    });
-    // Act
-    const listed = await repository.listAll();
-    // Assess: before each page the pace waits until the units so far and the page's booking (a full page) fit the
-    // rate with one second's worth at once: at 100 units/s even the first page waits, and the last is sent at
-    // ((all but the last page's units) + one page) / rate - 1 seconds.
-    expect(listed).toHaveLength(3000);
-    expect(pages.length).toBeGreaterThanOrEqual(3);
-    const beforeLastPage = pages.slice(0, -1).reduce((sum, units) => sum + units, 0);
-    const expectedMs = ((beforeLastPage + PAGE_UNITS) / rate - 1) * 1000;
-    expect(clock.now()).toBeCloseTo(expectedMs, 6);
-    expect(clock.slept).toHaveLength(pages.length);
-  });
-
-  it('never lets the segments of a parallel Scan send, pages in flight included, more than one second ahead of the rate', async () => {
-    // Prepare: ~4 MB in four segments (the first list sizes the second), on the real clock; every Scan recorded.
+  it('never lets the shards of a paced list send, pages in flight included, more than one second ahead of the rate', async () => {
+    // Prepare: the real clock; every Query and the read units DynamoDB Local reports for it recorded.
     await putItems(client, tables.inventory, paddedItems(4000));
-    const rate = 600;
-    const sends: { at: number; units: number }[] = [];
-    let start = 0;
-    const recordingClient = new Proxy(client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (command: ScanCommand, options?: object) => {
-          const at = Date.now() - start;
-          const page = (await target.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
-          sends.push({ at, units: page.ConsumedCapacity?.CapacityUnits ?? Number.NaN });
-          return page;
-        };
-      },
-    });
+    const rate = 30;
+    const recorder = recordingClient(client);
     const repository = new InventoryTable({
-      client: recordingClient,
+      client: recorder.client,
       tableName: tables.inventory,
-      entriesPerSegment: 1000,
-      pace: () => new ReadPace(rate, 0),
+      readUnitsPerSecond: rate,
+      pageLimit: 100,
     });
-    await repository.listAll();
-    sends.length = 0;
     // Act
-    start = Date.now();
-    const listed = await repository.listAll();
-    // Assess: by each send, the units of the pages sent so far (that one included) are within rate x (1 s + time).
+    recorder.start();
+    const listed = await listAll(repository);
+    // Assess: by each send, the units of the pages sent so far (that one included) are within rate x (1 s + time),
+    // and the pace did hold the read back (more than one second's worth was read).
     expect(listed).toHaveLength(4000);
-    expect(sends.length).toBeGreaterThanOrEqual(4);
-    const ordered = [...sends].sort((a, b) => a.at - b.at);
+    const ordered = [...recorder.sends].sort((a, b) => a.at - b.at);
     let sent = 0;
     for (const send of ordered) {
+      expect(Number.isFinite(send.units)).toBe(true);
       sent += send.units;
       expect(sent).toBeLessThanOrEqual(rate * (1 + send.at / 1000));
     }
+    expect(sent).toBeGreaterThan(rate);
     expect(ordered.at(-1)?.at).toBeGreaterThan(((sent - (ordered.at(-1)?.units ?? 0)) / rate - 1) * 1000);
   });
 
   it('reads at full speed, without waiting, when no pace is set', async () => {
     await putItems(client, tables.inventory, paddedItems(3000));
     const clock = virtualClock();
-    const repository = new InventoryTable({
-      client,
-      tableName: tables.inventory,
-      pace: () => new ReadPace(0, 0, clock),
-    });
-    expect(await repository.listAll()).toHaveLength(3000);
+    const repository = new InventoryTable({ client, tableName: tables.inventory, pageLimit: 100, clock });
+    expect(await listAll(repository)).toHaveLength(3000);
     expect(clock.slept).toEqual([]);
   });
 
   /**
-   * The test table behind a stand-in endpoint that throttles the Scans `throttle` picks, read by a client that makes
-   * one attempt per call, with a pace of no rate and `throttleWindowMs` on a virtual clock.
+   * The test table behind a stand-in endpoint that throttles the Queries `throttle` picks, read by a client that
+   * makes one attempt per call, with no rate and `throttleWindowMs` on a virtual clock.
    */
   async function throttledTable(
     throttle: (operation: string, index: number, body: string) => boolean,
     throttleWindowMs: number,
     errorType?: string,
-    tableOptions: { entriesPerSegment?: number } = {},
+    tableOptions: Partial<InventoryTableOptions> = {},
   ) {
     const endpoint = await startThrottlingEndpoint(testEndpoint(), throttle, errorType);
     const throttledClient = createDynamoClient({
@@ -298,58 +377,44 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       maxAttempts: 1,
-      // As testClient's: DynamoDB Local on a busy machine can take seconds for a 1 MB page.
-      requestTimeoutMs: 10_000,
     });
-    // Every Scan the table sends, and when it settles.
-    const sends: { input: ScanCommandInput; settled: Promise<unknown> }[] = [];
-    const recordingClient = new Proxy(throttledClient, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return (command: ScanCommand, options?: object) => {
-          const sent = target.send(command, options);
-          sends.push({ input: command.input, settled: sent.catch(() => undefined) });
-          return sent;
-        };
-      },
-    });
-    /** Resolves once every Scan sent has settled and a turn of the event loop has sent no new one. */
-    const settled = async () => {
-      for (let seen = -1; seen !== sends.length; ) {
-        seen = sends.length;
-        await Promise.all(sends.map((send) => send.settled));
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    };
     const clock = virtualClock();
     const repository = new InventoryTable({
-      client: recordingClient,
+      client: throttledClient,
       tableName: tables.inventory,
-      pace: () => new ReadPace(0, throttleWindowMs, clock),
+      throttleWindowMs,
+      clock,
       ...tableOptions,
     });
     const close = async () => {
       throttledClient.destroy();
       await endpoint.close();
     };
-    return { repository, endpoint, clock, sends, settled, close };
+    return { repository, endpoint, clock, close };
   }
 
   it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
-    'waits out Scan pages throttled (%s) past the client retries and lists every entry once',
+    'waits out Query pages throttled (%s) past the client retries and lists every entry once',
     async (errorType) => {
-      // Prepare: every other Scan request throttled.
+      // Prepare: every other Query throttled.
       await putItems(client, tables.inventory, paddedItems(2600));
-      const throttled = await throttledTable((operation, n) => operation === 'Scan' && n % 2 === 0, 60_000, errorType);
+      const throttled = await throttledTable(
+        (operation, n) => operation === 'Query' && n % 2 === 0,
+        60_000,
+        errorType,
+        {
+          pageLimit: 100,
+        },
+      );
       try {
         // Act
-        const listed = await throttled.repository.listAll();
+        const listed = await listAll(throttled.repository);
         // Assess
         expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
-        const scans = throttled.endpoint.calls.filter((call) => call.operation === 'Scan');
-        const refused = scans.filter((call) => call.throttled).length;
-        expect(refused).toBeGreaterThanOrEqual(3);
-        expect(scans.length).toBe(2 * refused);
+        const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
+        const refused = queries.filter((call) => call.throttled).length;
+        expect(refused).toBeGreaterThanOrEqual(16);
+        expect(queries.length).toBe(2 * refused);
         expect(throttled.clock.slept).toHaveLength(refused);
         for (const wait of throttled.clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
       } finally {
@@ -358,66 +423,67 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     },
   );
 
-  it('gives up with StorageUnavailableError once throttling outlasts the window, after backing off, changing nothing', async () => {
-    // Prepare: every Scan throttled.
+  it('gives up with StorageUnavailableError once throttling outlasts the window without progress, changing nothing', async () => {
+    // Prepare: every Query throttled, so no page ever comes back.
     await putItems(client, tables.inventory, paddedItems(10));
     const before = await snapshotTable(client, tables.inventory);
-    const throttled = await throttledTable((operation) => operation === 'Scan', 20_000);
+    const throttled = await throttledTable((operation) => operation === 'Query', 20_000);
     try {
       // Act + Assess: retried with growing waits (full jitter, so only their bounds are known) until the window
       // would be passed, then the list fails as storage unavailable (a 503 with Retry-After for the client).
-      await expect(throttled.repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
       expect(throttled.clock.slept.length).toBeGreaterThanOrEqual(4);
       expect(throttled.clock.now()).toBeLessThanOrEqual(20_000);
       for (const wait of throttled.clock.slept) expect(wait).toBeLessThanOrEqual(5_000);
-      expect(throttled.endpoint.calls).toHaveLength(throttled.clock.slept.length + 1);
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
     } finally {
       await throttled.close();
     }
   });
 
-  it('stops the other segments of a parallel Scan once one has failed: no more pages read for a failed list', async () => {
-    // Prepare: ~12 MB, so each of 4 segments has about three 1 MB pages; the first list sizes the next at 4 segments.
-    await putItems(client, tables.inventory, paddedItems(12_000));
-    let armed = false;
+  it('stops the other shards once one has failed: no further page is read for a failed list', async () => {
+    // Prepare: ~190 entries per shard, pages of 20; shard 0 fails at its second page.
+    await putItems(client, tables.inventory, paddedItems(3000));
     const throttled = await throttledTable(
-      (operation, _, body) => armed && operation === 'Scan' && JSON.parse(body).Segment === 0,
+      (operation, _, body) =>
+        operation === 'Query' && queriedShard(body) === 0 && JSON.parse(body).ExclusiveStartKey !== undefined,
       0,
       undefined,
-      { entriesPerSegment: 3000 },
+      { firstPageLimit: 20, pageLimit: 20 },
     );
     try {
-      expect(await throttled.repository.listAll()).toHaveLength(12_000);
-      throttled.sends.length = 0;
-      armed = true;
-      // Act: segment 0 is throttled with no window, so it fails at its first page.
-      await expect(throttled.repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
-      // Until every Scan sent has settled (answered or aborted): a segment that went on would send its next page
-      // right after its page settles, before the next turn of the event loop, so none is missed.
-      await throttled.settled();
-      // Assess: each segment sent its first page at most, never a next one.
-      expect(throttled.sends.length).toBeGreaterThanOrEqual(1);
-      expect(throttled.sends.length).toBeLessThanOrEqual(4);
-      expect(throttled.sends.every((send) => send.input.ExclusiveStartKey === undefined)).toBe(true);
+      // Act
+      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const settled = throttled.endpoint.calls.length;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Assess: each other shard sent its first page and at most the two after it (one merged, one in flight).
+      expect(throttled.endpoint.calls.length).toBe(settled);
+      for (let shard = 1; shard < 16; shard++) {
+        const pages = throttled.endpoint.calls.filter((call) => queriedShard(call.body) === shard);
+        expect(pages.length).toBeLessThanOrEqual(3);
+      }
     } finally {
       await throttled.close();
     }
   });
 
-  it('fails a throttled list at once when its pace gives no throttle window', async () => {
+  it('fails a throttled list at once when it has no throttle window', async () => {
     await putItems(client, tables.inventory, paddedItems(10));
-    const throttled = await throttledTable((operation) => operation === 'Scan', 0);
+    const throttled = await throttledTable(
+      (operation, _, body) => operation === 'Query' && queriedShard(body) === 3,
+      0,
+    );
     try {
-      await expect(throttled.repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
-      expect(throttled.endpoint.calls).toHaveLength(1);
+      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(throttled.endpoint.calls.filter((call) => queriedShard(call.body) === 3)).toHaveLength(1);
       expect(throttled.clock.slept).toEqual([]);
     } finally {
       await throttled.close();
     }
   });
 
-  it('turns unreachable storage into StorageUnavailableError after the bounded retries', async () => {
+  it('turns unreachable storage into StorageUnavailableError within the retry budget', async () => {
     // Prepare: a port nobody listens on, the real SDK client with its bounded retries.
     const deadClient = createDynamoClient({
       endpoint: `http://127.0.0.1:${await freePort()}`,
@@ -426,9 +492,38 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       connectionTimeoutMs: 300,
     });
     const repository = new InventoryTable({ client: deadClient, tableName: tables.inventory });
-    // Act + Assess (how long it takes is a figure of test/load/storage-fault-bounds.test.ts)
-    await expect(repository.listAll()).rejects.toBeInstanceOf(StorageUnavailableError);
+    const started = Date.now();
+    // Act + Assess
+    await expect(listAll(repository)).rejects.toBeInstanceOf(StorageUnavailableError);
     await expect(repository.setQuantity('1', { quantity: 1 }, ORIGIN)).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect(Date.now() - started).toBeLessThan(10_000);
     deadClient.destroy();
   });
 });
+
+/** A client that records when each call was sent (from `start()`) and the read units it reports. */
+function recordingClient(target: DynamoDBClient) {
+  const sends: { at: number; units: number }[] = [];
+  let started = Date.now();
+  const client = new Proxy(target, {
+    get(object, property, receiver) {
+      if (property !== 'send') return Reflect.get(object, property, receiver);
+      return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
+        const at = Date.now() - started;
+        const record = { at, units: Number.NaN };
+        sends.push(record);
+        const page = (await object.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
+        record.units = page.ConsumedCapacity?.CapacityUnits ?? Number.NaN;
+        return page;
+      };
+    },
+  });
+  return {
+    client,
+    sends,
+    start() {
+      sends.length = 0;
+      started = Date.now();
+    },
+  };
+}

@@ -40,7 +40,7 @@ function aFakeClient(
 const noSleep = async () => undefined;
 
 describe('Function: writeInventory', () => {
-  it('writes 25 puts per call with int64 ids as exact Number strings', async () => {
+  it('writes 25 puts per call with int64 ids as exact Number strings and the list shard of each entry', async () => {
     // Prepare
     const client = aFakeClient();
 
@@ -52,7 +52,12 @@ describe('Function: writeInventory', () => {
     expect(client.calls.map((call) => call.length)).toEqual([25, 25, 10]);
     expect(client.calls[0]?.[0]).toEqual({
       PutRequest: {
-        Item: { petId: { N: '9223372036854775807' }, quantity: { N: '0' }, status: { S: 'available' } },
+        Item: {
+          petId: { N: '9223372036854775807' },
+          quantity: { N: '0' },
+          status: { S: 'available' },
+          listShard: { N: '15' },
+        },
       },
     });
   });

@@ -1,5 +1,7 @@
 import { deprecationHeaders } from '../../functions/handlers/get-pet';
+import { nextPageLink } from '../../functions/handlers/list-inventory';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { MAX_LIST_LIMIT } from '../../functions/inventory/list-query';
 import { MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
 import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { GATEWAY_RESPONSES } from '../../service/gateway-responses';
@@ -8,6 +10,7 @@ import { documentedMethods, loadContract, resolveRef } from '../helpers/contract
 
 interface Operation {
   operationId: string;
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   tags?: string[];
   deprecated?: boolean;
   security?: Record<string, string[]>[];
@@ -210,5 +213,21 @@ describe('Contract: openapi.yaml and the code agree', () => {
     expect(schema('InventoryItem').required).toEqual(['petId', 'quantity', 'status']);
     expect(schema('InventoryItem').properties?.petId).toMatchObject({ type: 'integer', format: 'int64' });
     expect(schema('PetStatus').enum).toEqual([...PET_STATUSES]);
+  });
+
+  it("documents the list's page parameters with the code's bounds and the Link header the function sends", () => {
+    // Prepare
+    const list = operations.find((o) => o.operation.operationId === 'listInventory')?.operation as Operation;
+    const query = Object.fromEntries(
+      (list.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p] as const),
+    );
+    // Assess
+    expect(Object.keys(query).sort()).toEqual(['after', 'limit']);
+    expect(query.limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT });
+    expect(query.after?.schema).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(Object.values(query).every((p) => p.required !== true)).toBe(true);
+    const link = (response(list, '200').headers?.Link ?? {}) as { example?: string };
+    expect(link.example).toBe(nextPageLink(5000, '9007199254740993'));
+    expect(link.example).toMatch(new RegExp(`^</${API_STAGE_NAME}/inventory\\?limit=`));
   });
 });

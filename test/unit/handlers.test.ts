@@ -10,6 +10,7 @@ import type { InventoryRepository } from '../../functions/inventory/repository';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { logger } from '../../functions/observability/logger';
 import { defaultDimensions, metrics } from '../../functions/observability/metrics';
+import { invokeStreamingHandler } from '../../local/lambda/streaming';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { ROUTES } from '../../service/routes';
 import {
@@ -170,7 +171,7 @@ describe('Function: listInventory (streamed)', () => {
     callStreaming(createList({ repository }), anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }), context);
 
   // Ordering is the repository's (InventoryTable, tested against DynamoDB Local); the handler keeps its order.
-  it('streams every entry the repository lists, in its order, with exact int64 digits and no-store', async () => {
+  it('streams every entry the repository lists, in petId order, with exact int64 digits and no-store', async () => {
     // Prepare
     const repository = new InMemoryInventoryRepository([
       anInventoryItem({ petId: '9223372036854775807' }),
@@ -184,7 +185,7 @@ describe('Function: listInventory (streamed)', () => {
     // Assess
     expect(outcome).toMatchObject({ statusCode: 200, completed: true });
     expect(outcome.text).toBe(
-      '[{"petId":9223372036854775807,"quantity":3,"status":"available"},{"petId":10,"quantity":3,"status":"available"},{"petId":9,"quantity":3,"status":"available"}]',
+      '[{"petId":9,"quantity":3,"status":"available"},{"petId":10,"quantity":3,"status":"available"},{"petId":9223372036854775807,"quantity":3,"status":"available"}]',
     );
     expect(outcome.headers).toMatchObject({
       'Content-Type': 'application/json',
@@ -346,7 +347,13 @@ describe('Function: listInventory (streamed)', () => {
           return String(2 * ENTRIES_PER_CHUNK);
         },
       });
-      const repository: InventoryRepository = { listAll: async () => items, setQuantity: async () => timeRunsOutAt };
+      const repository: InventoryRepository = {
+        list: async function* () {
+          for (let start = 0; start < items.length; start += ENTRIES_PER_CHUNK)
+            yield items.slice(start, start + ENTRIES_PER_CHUNK);
+        },
+        setQuantity: async () => timeRunsOutAt,
+      };
 
       // Act
       const outcome = await list(repository, {}, context);
@@ -357,6 +364,121 @@ describe('Function: listInventory (streamed)', () => {
       expect(parsesAsJson(outcome.raw, false)).toBe(false);
       expect(added).toContain(METRIC_NAMES.responseStreamAborted);
     });
+  });
+});
+
+describe('Function: listInventory, the stream and its pages', () => {
+  const event = (query: Record<string, string> | null, multi?: Record<string, string[]>) =>
+    anApiGatewayEvent({
+      httpMethod: 'GET',
+      body: null,
+      queryStringParameters: query,
+      multiValueQueryStringParameters:
+        multi ?? (query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null),
+    });
+  const ids = ['-9223372036854775808', '-5', '0', '7', '9007199254740993', '9223372036854775807'];
+  const repository = new InMemoryInventoryRepository(ids.map((petId) => anInventoryItem({ petId })));
+  const petIds = (text: string | undefined) => [...(text ?? '').matchAll(/"petId":(-?\d+)/g)].map((m) => m[1]);
+
+  it('sends the first batch before the repository has read the next one', async () => {
+    // Prepare: a repository whose second batch waits until the test lets it go.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: InventoryRepository = {
+      list: async function* () {
+        yield [anInventoryItem({ petId: '1' })];
+        await held;
+        yield [anInventoryItem({ petId: '2' })];
+      },
+      setQuantity: async () => {
+        throw new Error('not used');
+      },
+    };
+    // Act
+    const { response, completion } = invokeStreamingHandler(
+      createList({ repository: slow }),
+      event(null),
+      aLambdaContext(),
+    );
+    const { statusCode, body: stream } = await response;
+    const firstChunk = await new Promise<string>((resolve) =>
+      stream.once('data', (chunk: Buffer) => resolve(String(chunk))),
+    );
+    release();
+    for await (const _ of stream);
+    await completion;
+    // Assess
+    expect(statusCode).toBe(200);
+    expect(firstChunk).toBe('[{"petId":1,"quantity":3,"status":"available"}');
+  });
+
+  it('answers the first `limit` entries with a Link to the next page (RFC 8288), and the last page with none', async () => {
+    // Act
+    const first = await callStreaming(createList({ repository }), event({ limit: '4' }), aLambdaContext());
+    const last = await callStreaming(createList({ repository }), event({ limit: '4', after: '7' }), aLambdaContext());
+    const exact = await callStreaming(createList({ repository }), event({ limit: '2', after: '7' }), aLambdaContext());
+    // Assess
+    expect(first.statusCode).toBe(200);
+    expect(petIds(first.text)).toEqual(ids.slice(0, 4));
+    expect(first.headers.Link).toBe('</v1/inventory?limit=4&after=7>; rel="next"');
+    expect(petIds(last.text)).toEqual(ids.slice(4));
+    expect(last.headers.Link).toBeUndefined();
+    expect(petIds(exact.text)).toEqual(ids.slice(4));
+    expect(exact.headers.Link).toBeUndefined();
+  });
+
+  it('lists everything after `after` without `limit`, as one stream with no Link', async () => {
+    const outcome = await callStreaming(createList({ repository }), event({ after: '-0005' }), aLambdaContext());
+    expect(petIds(outcome.text)).toEqual(ids.slice(2));
+    expect(outcome.headers.Link).toBeUndefined();
+  });
+
+  it('answers an empty page as [] with no Link', async () => {
+    const outcome = await callStreaming(
+      createList({ repository }),
+      event({ limit: '10', after: '9223372036854775807' }),
+      aLambdaContext(),
+    );
+    expect(outcome.text).toBe('[]');
+    expect(outcome.headers.Link).toBeUndefined();
+  });
+
+  it.each([
+    ['limit', { limit: '0' }],
+    ['limit', { limit: '-1' }],
+    ['limit', { limit: '10001' }],
+    ['limit', { limit: '1.5' }],
+    ['limit', { limit: 'ten' }],
+    ['limit', { limit: '' }],
+    ['limit', { limit: '99999999999999999999' }],
+    ['after', { after: '' }],
+    ['after', { after: '9223372036854775808' }],
+    ['after', { after: '-9223372036854775809' }],
+    ['after', { after: '1e3' }],
+    ['after', { after: '+1' }],
+  ])('answers 400 VALIDATION_FAILED naming %s for %j, reading nothing', async (name, query) => {
+    // Prepare
+    const failing = new InMemoryInventoryRepository();
+    failing.failWith = new Error('the repository must not be read');
+    // Act
+    const outcome = await callStreaming(createList({ repository: failing }), event(query), aLambdaContext());
+    // Assess
+    expect(outcome.statusCode).toBe(400);
+    const error = JSON.parse(outcome.text ?? '{}');
+    expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(error.message).toMatch(new RegExp(`^${name} `));
+  });
+
+  it('answers 400 naming the parameter when it is given twice', async () => {
+    const outcome = await callStreaming(
+      createList({ repository }),
+      event({ limit: '3' }, { limit: ['2', '3'] }),
+      aLambdaContext(),
+    );
+    expect(outcome.statusCode).toBe(400);
+    expect(JSON.parse(outcome.text ?? '{}').message).toBe('limit must be given once.');
   });
 });
 

@@ -1,0 +1,41 @@
+import { ValidationError } from './errors';
+import { parsePetId } from './pet-id';
+
+/** Most entries one page of the list may ask for (`limit`). */
+export const MAX_LIST_LIMIT = 10_000;
+
+/** A request for the list: the whole of it, or a page of `limit` entries after the petId `after`. */
+export interface ListQuery {
+  limit?: number;
+  /** Canonical decimal digits. */
+  after?: string;
+}
+
+/**
+ * Reads `limit` and `after` from a request's query string (as API Gateway's proxy event carries it: the last value
+ * of each name, and every value). Other parameters are ignored.
+ *
+ * @throws ValidationError naming the parameter: `limit` not an integer from 1 to {@link MAX_LIST_LIMIT}, `after`
+ *   not an int64 (see `parsePetId`), either empty or given twice.
+ */
+export function parseListQuery(
+  single: Readonly<Record<string, string | undefined>> | null | undefined,
+  multi?: Readonly<Record<string, readonly string[] | undefined>> | null,
+): ListQuery {
+  const query: ListQuery = {};
+  for (const name of ['limit', 'after'] as const) {
+    if ((multi?.[name]?.length ?? 0) > 1) throw new ValidationError(`${name} must be given once.`);
+  }
+  const limit = single?.limit;
+  if (limit !== undefined) {
+    const rule = `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`;
+    if (!/^[0-9]{1,6}$/.test(limit)) throw new ValidationError(`${rule}.`);
+    const value = Number(limit);
+    if (value < 1 || value > MAX_LIST_LIMIT) throw new ValidationError(`${rule}; got ${value}.`);
+    query.limit = value;
+  }
+  const after = single?.after;
+  if (after === '') throw new ValidationError('after must be a petId (a decimal int64); it is empty.');
+  if (after !== undefined) query.after = parsePetId(after, 'after');
+  return query;
+}
