@@ -129,7 +129,17 @@ async function ensureIndex(client: DynamoDBClient, tableName: string, index: Glo
       GlobalSecondaryIndexUpdates: [{ Create: index }],
     }),
   );
-  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+  // The table stays ACTIVE while a new index is built: wait for the index itself before writing to the table.
+  for (let waited = 0; ; waited += 200) {
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const status = table?.GlobalSecondaryIndexes?.find(
+      (existing) => existing.IndexName === index.IndexName,
+    )?.IndexStatus;
+    if (status === 'ACTIVE') break;
+    if (waited > 60_000)
+      throw new Error(`Index ${index.IndexName} of ${tableName} is not active after 60 s (${status})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   await addMissingListShards(client, tableName);
 }
 

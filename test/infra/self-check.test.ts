@@ -202,7 +202,7 @@ describe('Deploy self-check: when a deploy runs it again', () => {
   it("changes the fingerprint when only a function's IAM policy changed (no function, no API change)", () => {
     const changed = fingerprints((stacks) => {
       const list = stacks.staging?.functions.get('listInventory');
-      if (list) stacks.staging?.inventoryTable.grant(list, 'dynamodb:GetItem');
+      if (list) stacks.staging?.apiKeysTable.grant(list, 'dynamodb:GetItem');
     });
     expect(changed.staging).not.toBe(unchanged.staging);
   });
