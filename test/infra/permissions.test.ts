@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { COMMANDS } from '../../cli/run';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import { STAGES, type StageName } from '../../infra/stage-config';
-import { STACK_OUTPUTS, stackName } from '../../service/names';
+import { INVENTORY_LIST_INDEX, STACK_OUTPUTS, stackName } from '../../service/names';
 import { evaluate, type PolicyDocument, type PolicyRequest, ResolvedStack, refersTo } from './policy-evaluation';
 import { type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
 
@@ -395,8 +395,8 @@ edge('Stream mapping → on-failure queue', (_stage, stack) => {
  * states here what it may do.
  */
 const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  // functions/store/inventory-table.ts: the paced Queries of the list, on its index only (never the table).
-  ListInventoryFunction: { 'InventoryTable index byListShard': ['Query'] },
+  // functions/store/inventory-table.ts: the paced, ordered Queries of the list index, one per shard.
+  ListInventoryFunction: { [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
   // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH.
   UpdateInventoryFunction: { InventoryTable: ['UpdateItem'] },
   // 501 answers: no storage.
@@ -439,6 +439,8 @@ const TABLE_ACTIONS = [
   'ExportTableToPointInTime',
 ];
 const STREAM_ACTIONS = ['DescribeStream', 'GetRecords', 'GetShardIterator'];
+/** The reads an index serves (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html). */
+const INDEX_ACTIONS = ['Query', 'Scan'];
 
 // Same-account access granted by identity policies alone (DynamoDB tables here carry no resource policy):
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html
@@ -449,18 +451,17 @@ edge('Function roles → tables', (_stage, stack) => {
     return s.idsOfType('AWS::DynamoDB::Table').flatMap((id) => {
       const name = readableId(id);
       const table = { name, arn: s.getAtt(id, 'Arn'), actions: TABLE_ACTIONS };
-      const stream = s.resource(id).Properties?.StreamSpecification
+      const properties = s.resource(id).Properties ?? {};
+      const stream = properties.StreamSpecification
         ? [{ name: `${name} stream`, arn: s.getAtt(id, 'StreamArn'), actions: STREAM_ACTIONS }]
         : [];
       // A global secondary index is a resource of its own: `table/<name>/index/<index>` (DynamoDB's IAM reference,
       // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html).
-      const indexes = ((s.resource(id).Properties?.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
-        (index) => ({
-          name: `${name} index ${index.IndexName}`,
-          arn: `${s.getAtt(id, 'Arn')}/index/${index.IndexName}`,
-          actions: TABLE_ACTIONS,
-        }),
-      );
+      const indexes = ((properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map((index) => ({
+        name: `${name} index ${index.IndexName}`,
+        arn: `${table.arn}/index/${index.IndexName}`,
+        actions: INDEX_ACTIONS,
+      }));
       return [table, ...stream, ...indexes];
     });
   };
@@ -732,7 +733,13 @@ type OperatorTargets = ReturnType<typeof operatorTargets>;
  * What each CLI command sends on a stage (cli/target.ts reads the outputs and checks each table exists first;
  * export and smoke are clients of the API and need only the outputs). A command without a row fails the test.
  */
-const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => [string, string][]>> = {
+/** An operator's request: action, resource, and the request context DynamoDB sets for it, where it matters. */
+type OperatorRequest = [string, string] | [string, string, Record<string, string[]>];
+
+/** The attributes `inventory add-list-shards` names in its UpdateItem (the key and the shard, nothing else). */
+const SHARD_BACKFILL_ATTRIBUTES = { 'dynamodb:Attributes': ['petId', 'listShard'] };
+
+const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => OperatorRequest[]>> = {
   'keys create': (t) => [
     ['cloudformation:DescribeStacks', t.stack],
     ['dynamodb:DescribeTable', t.apiKeys],
@@ -764,20 +771,26 @@ const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => [string
     ['dynamodb:Query', t.history],
   ],
   smoke: (t) => [['cloudformation:DescribeStacks', t.stack]],
-  // Once per stage, after the deploy that adds the list index, with the deploy role (docs/deploying.md, "Deploying
-  // the list index onto an existing store"): it sends Scan and UpdateItem on the inventory table, which the
-  // operator's policy refuses by design (it never rewrites stock).
-  'inventory add-list-shards': () => [],
+  // Fine-grained access: UpdateItem only with the key and the shard attribute
+  // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
+  'inventory add-list-shards': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.inventory],
+    ['dynamodb:Scan', t.inventory],
+    ['dynamodb:UpdateItem', t.inventory, SHARD_BACKFILL_ATTRIBUTES],
+  ],
 };
 
 /** What the operator's policy must never allow. */
-const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): [string, string][] => [
+const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): OperatorRequest[] => [
   ['dynamodb:DeleteTable', t.inventory],
   ['dynamodb:DeleteTable', t.apiKeys],
   ['dynamodb:DeleteTable', t.history],
   ['dynamodb:UpdateTable', t.inventory],
   ['dynamodb:DeleteItem', t.inventory],
   ['dynamodb:UpdateItem', t.inventory],
+  ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'quantity'] }],
+  ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'listShard', 'status'] }],
   ['dynamodb:PutItem', t.history],
   ['dynamodb:DeleteItem', t.apiKeys],
   ['cloudformation:DeleteStack', t.stack],
@@ -789,11 +802,17 @@ const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): [string, st
 // An operator's requests are allowed by their identity policy alone, in their own account
 // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html).
 edge('Operator → CLI commands', (stage, stack) => {
-  const asOperator = (policy: PolicyDocument, action: string, resource: string) =>
+  const asOperator = (
+    policy: PolicyDocument,
+    action: string,
+    resource: string,
+    context: Record<string, string[]> = {},
+  ) =>
     evaluate({
       principal: `arn:aws:iam::${stack().account}:user/operator`,
       action,
       resource,
+      context,
       resourceAccount: stack().account,
       identityPolicies: [{ name: 'operator', policy }],
     });
@@ -803,21 +822,28 @@ edge('Operator → CLI commands', (stage, stack) => {
   });
 
   it.each(Object.keys(OPERATOR_REQUESTS))('allows everything `%s --stage` sends', async (command) => {
-    const requests = (OPERATOR_REQUESTS[command] as (t: OperatorTargets) => [string, string][])(
+    const requests = (OPERATOR_REQUESTS[command] as (t: OperatorTargets) => OperatorRequest[])(
       operatorTargets(stack()),
     );
     const refused = [];
-    for (const [action, resource] of requests)
-      if ((await asOperator(operatorPolicy(), action, resource)) !== ALLOWED) refused.push(`${action} ${resource}`);
+    for (const [action, resource, context] of requests)
+      if ((await asOperator(operatorPolicy(), action, resource, context)) !== ALLOWED)
+        refused.push(`${action} ${resource}`);
     expect(refused).toEqual([]);
   });
 
   it('refuses deleting a table, rewriting stock or history, changing the stack, and other stacks', async () => {
     const t = operatorTargets(stack());
-    for (const [action, resource] of OPERATOR_REFUSED(t, stack())) {
-      expect({ action, resource, result: await asOperator(operatorPolicy(), action, resource) }).toEqual({
+    for (const [action, resource, context] of OPERATOR_REFUSED(t, stack())) {
+      expect({
         action,
         resource,
+        context,
+        result: await asOperator(operatorPolicy(), action, resource, context),
+      }).toEqual({
+        action,
+        resource,
+        context,
         result: 'ImplicitlyDenied',
       });
     }
