@@ -191,6 +191,7 @@ async function main(): Promise<void> {
       [ENV.inventoryTable]: tables.inventory,
       [ENV.apiKeysTable]: tables.apiKeys,
       [ENV.historyTable]: tables.history,
+      [ENV.idempotencyTable]: tables.idempotency ?? '',
       [ENV.selfCheckBaseUrl]: api.baseUrl,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',

@@ -5,7 +5,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
-import { API_KEYS_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY, STACK_OUTPUTS } from '../service/names';
+import {
+  API_KEYS_TABLE_KEY,
+  IDEMPOTENCY_TABLE_KEY,
+  INVENTORY_STREAM_VIEW,
+  INVENTORY_TABLE_KEY,
+  STACK_OUTPUTS,
+} from '../service/names';
 import { AUTHORIZER_HANDLER, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES, type TableAccess } from '../service/routes';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
@@ -24,7 +30,11 @@ export interface InventoryStackProps extends Omit<StackProps, 'env'> {
 /** The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls. */
 export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly string[]>> = {
   'inventory:read': ['dynamodb:Scan'],
+  'inventory:get': ['dynamodb:GetItem'],
   'inventory:write': ['dynamodb:UpdateItem'],
+  // Powertools' DynamoDB layer: claim a key (PutItem), read a first answer the claim did not return (GetItem), store
+  // the answer (UpdateItem), release the claim after a fault (DeleteItem).
+  'idempotency:write': ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 };
 
 /** The authorizer looks a key up by its hash, nothing else. */
@@ -44,6 +54,8 @@ export class InventoryStack extends Stack {
   readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
+  /** The first answers to PATCHes sent with an Idempotency-Key, kept 24 h (TTL). */
+  readonly idempotencyTable: Table;
   readonly history: InventoryHistory;
   /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
@@ -86,6 +98,11 @@ export class InventoryStack extends Stack {
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
       partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
     });
+    this.idempotencyTable = new Table(this, 'IdempotencyTable', {
+      ...tableDefaults,
+      partitionKey: { name: IDEMPOTENCY_TABLE_KEY.name, type: attributeType(IDEMPOTENCY_TABLE_KEY.type) },
+      timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
+    });
 
     const functionDefaults = {
       logRetention: config.logRetention,
@@ -95,7 +112,10 @@ export class InventoryStack extends Stack {
     const routeFunctions = new Map<string, InventoryFunction>();
     for (const route of ROUTES) {
       const environment: Record<string, string> = { [ENV.stage]: config.stage };
-      if (route.access.length > 0) environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+      if (route.access.some((access) => access.startsWith('inventory:')))
+        environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+      if (route.access.includes('idempotency:write'))
+        environment[ENV.idempotencyTable] = this.idempotencyTable.tableName;
       if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
       if (route.access.includes('inventory:read'))
         environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
@@ -111,7 +131,11 @@ export class InventoryStack extends Stack {
         ...(route.operationId === 'listInventory' ? { memorySize: LIST_INVENTORY_MEMORY_MB } : {}),
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
-      for (const access of route.access) this.inventoryTable.grant(fn, ...TABLE_ACTIONS[access]);
+      for (const access of route.access)
+        (access.startsWith('idempotency:') ? this.idempotencyTable : this.inventoryTable).grant(
+          fn,
+          ...TABLE_ACTIONS[access],
+        );
       this.functions.set(route.operationId, fn);
       routeFunctions.set(route.operationId, fn);
     }

@@ -12,7 +12,13 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { TableNames } from '../service/local-dynamodb';
-import { API_KEYS_TABLE_KEY, HISTORY_TABLE_KEY, INVENTORY_STREAM_VIEW, INVENTORY_TABLE_KEY } from '../service/names';
+import {
+  API_KEYS_TABLE_KEY,
+  HISTORY_TABLE_KEY,
+  IDEMPOTENCY_TABLE_KEY,
+  INVENTORY_STREAM_VIEW,
+  INVENTORY_TABLE_KEY,
+} from '../service/names';
 
 const INVENTORY_STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW };
 
@@ -24,7 +30,8 @@ interface TableShape {
 
 /**
  * Creates the service's tables if they are missing, with the stack's key schemas and the inventory table's stream
- * (new and old images); an inventory table made before the stream existed gets it. `inventoryStream: false` leaves
+ * (new and old images); an inventory table made before the stream existed gets it. The idempotency table gets no
+ * TTL here: the records carry their expiry, which Powertools checks itself; TTL only clears them away on a stage. `inventoryStream: false` leaves
  * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
  */
 export async function ensureTables(
@@ -40,6 +47,7 @@ export async function ensureTables(
     { name: names.inventory, keys: [INVENTORY_TABLE_KEY], ...(stream ? { stream: INVENTORY_STREAM } : {}) },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
+    ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
   for (const table of wanted) {
     if (existing.has(table.name)) {

@@ -1,14 +1,22 @@
 import {
   type AttributeValue,
   type DynamoDBClient,
+  GetItemCommand,
   ScanCommand,
   type ScanCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_TABLE_KEY } from '../../service/names';
-import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
+import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository } from '../inventory/repository';
-import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
+import {
+  type ChangeOrigin,
+  type InventoryAdjustment,
+  type InventoryItem,
+  type InventoryUpdate,
+  isPetStatus,
+  MAX_QUANTITY,
+} from '../inventory/types';
 import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
@@ -88,6 +96,64 @@ export class InventoryTable implements InventoryRepository {
   scanSegmentsFor(entries: number | undefined): number {
     if (entries === undefined) return 1;
     return Math.min(this.maxScanSegments, Math.max(1, Math.ceil(entries / this.entriesPerSegment)));
+  }
+
+  /** A strongly consistent GetItem of one entry, projected to the model's attributes. */
+  async get(petId: string): Promise<InventoryItem | undefined> {
+    try {
+      const result = await this.#client.send(
+        new GetItemCommand({
+          TableName: this.#tableName,
+          Key: { petId: { N: petId } },
+          ConsistentRead: true,
+          ProjectionExpression: 'petId, quantity, #status',
+          ExpressionAttributeNames: { '#status': 'status' },
+        }),
+      );
+      return result.Item ? toInventoryItem(result.Item) : undefined;
+    } catch (error) {
+      return translateStorageError(error, 'GetItem');
+    }
+  }
+
+  /**
+   * One UpdateItem that adds the delta and sets the entry's `lastChange` together, on condition that the entry
+   * exists and the result stays in range (checked on the stored value, so concurrent adjustments never race). A
+   * failed condition returns the stored item: 409 with the current quantity, or 404 when there is none.
+   */
+  async adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem> {
+    const { adjustBy } = adjustment;
+    // quantity + adjustBy within [0, MAX], written on the stored quantity so no addition can overflow the check.
+    const bound =
+      adjustBy < 0
+        ? { expression: 'quantity >= :bound', value: -adjustBy }
+        : { expression: 'quantity <= :bound', value: MAX_QUANTITY - adjustBy };
+    try {
+      const result = await this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#tableName,
+          Key: { petId: { N: petId } },
+          UpdateExpression: `SET quantity = quantity + :delta, ${LAST_CHANGE} = :change`,
+          ConditionExpression: `attribute_exists(petId) AND ${bound.expression}`,
+          ExpressionAttributeValues: {
+            ':delta': { N: String(adjustBy) },
+            ':bound': { N: String(bound.value) },
+            ':change': changeOriginAttribute({ ...origin, adjustBy }),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
+      return toInventoryItem(result.Attributes);
+    } catch (error) {
+      if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
+        const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
+        if (stored) throw new AdjustmentConflictError(petId, adjustBy, toInventoryItem(stored).quantity);
+        throw new InventoryItemNotFoundError(petId);
+      }
+      return translateStorageError(error, 'UpdateItem');
+    }
   }
 
   /**
@@ -185,6 +251,7 @@ export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
       actor: { S: origin.actor },
       at: { S: origin.at },
       ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
+      ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
     },
   };
 }
@@ -197,7 +264,14 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
   const at = change?.at?.S;
   if ((source !== 'api' && source !== 'import') || actor === undefined || at === undefined) return undefined;
   const requestId = change?.requestId?.S;
-  return { source, actor, at, ...(requestId === undefined ? {} : { requestId }) };
+  const adjustBy = change?.adjustBy?.N === undefined ? undefined : Number(change.adjustBy.N);
+  return {
+    source,
+    actor,
+    at,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(adjustBy === undefined || !Number.isSafeInteger(adjustBy) ? {} : { adjustBy }),
+  };
 }
 
 /** An entry as the attribute map the table stores (petId and quantity as Number attributes). */

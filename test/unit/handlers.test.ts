@@ -30,7 +30,10 @@ describe('Function: updateInventory', () => {
     const repository = new InMemoryInventoryRepository([
       anInventoryItem({ petId: '1', quantity: 3, status: 'pending' }),
     ]);
-    return { repository, handler: createUpdate({ repository }) };
+    return {
+      repository,
+      handler: createUpdate({ repository, idempotent: (_request, _context, operation) => operation() }),
+    };
   }
 
   it('sets the quantity, keeps the status and answers the stored entry with no-store', async () => {
