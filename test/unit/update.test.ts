@@ -72,7 +72,10 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"quantity":[5]}', /got an array/],
     ['{"quantity":true}', /got a boolean/],
     ['{}', /quantity or adjustBy is required/],
-    ['{"quantity":5,"status":"sold"}', /Unknown member "status"; the body takes only quantity, expectedQuantity and adjustBy/],
+    [
+      '{"quantity":5,"status":"sold"}',
+      /Unknown member "status"; the body takes only quantity, expectedQuantity and adjustBy/,
+    ],
     ['{"expectedQuantity":5}', /quantity or adjustBy is required \(expectedQuantity goes with quantity\)/],
     ['{"quantity":5,"expectedQuantity":-1}', /expectedQuantity must be an integer from 0 to 2147483647; got -1/],
     ['{"quantity":5,"expectedQuantity":2147483648}', /expectedQuantity must be .*; got 2147483648/],
