@@ -101,9 +101,9 @@ export class InventoryTable implements InventoryRepository {
   /** A strongly consistent GetItem of one entry, projected to the model's attributes. */
   async get(petId: string): Promise<InventoryItem | undefined> {
     try {
-      const result = await this.#client.send(
+      const result = await this.client.send(
         new GetItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { petId: { N: petId } },
           ConsistentRead: true,
           ProjectionExpression: 'petId, quantity, #status',
@@ -129,9 +129,9 @@ export class InventoryTable implements InventoryRepository {
         ? { expression: 'quantity >= :bound', value: -adjustBy }
         : { expression: 'quantity <= :bound', value: MAX_QUANTITY - adjustBy };
     try {
-      const result = await this.#client.send(
+      const result = await this.client.send(
         new UpdateItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { petId: { N: petId } },
           UpdateExpression: `SET quantity = quantity + :delta, ${LAST_CHANGE} = :change`,
           ConditionExpression: `attribute_exists(petId) AND ${bound.expression}`,
