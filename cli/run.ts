@@ -27,15 +27,16 @@ const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
 /** Every command, by its words (`keys create`); test/infra/permissions.test.ts evaluates what each needs on a stage. */
 export const COMMANDS: Record<string, CommandSpec> = {
   'keys create': {
-    usage: 'keys create --name NAME',
-    summary: 'issue an API key; prints the key alone on the last line of stdout',
-    options: { name: { type: 'string' } },
+    usage: 'keys create --name NAME [--scope read|write]',
+    summary:
+      'issue an API key (write: every route, the default; read: GET only); prints the key alone on the last line',
+    options: { name: { type: 'string' }, scope: { type: 'string' } },
     positionals: [],
     action: createKey,
   },
   'keys list': {
     usage: 'keys list [--format text|json]',
-    summary: 'id, name, created, revoked of every key (never the key)',
+    summary: 'id, name, scope, created, revoked of every key (never the key)',
     options: { format: { type: 'string' } },
     positionals: [],
     action: listKeys,

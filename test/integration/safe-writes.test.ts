@@ -1,9 +1,11 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { generateApiKey } from '../../functions/api-keys/key';
 import { createIdempotentRunner, IDEMPOTENCY_TTL_SECONDS } from '../../functions/http/idempotency';
 import { jsonResponse } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
 import { lambdaContext } from '../../local/lambda/events';
 import { call, jsonHeaders } from '../helpers/http';
@@ -19,16 +21,16 @@ const INVENTORY: readonly InventoryItem[] = [
   ...Array.from({ length: 25 }, (_, i) => ({ petId: String(500 + i), quantity: 0, status: 'available' as const })),
 ];
 
+// One stack per file: the handlers build their table adapters once per process, as a Lambda container does.
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ inventory: INVENTORY });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
 describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB Local)', () => {
-  let stack: TestStack;
-
-  beforeAll(async () => {
-    stack = await startTestStack({ inventory: INVENTORY });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
   const get = (petId: string, headers: Record<string, string> = stack.authHeader) =>
     call(stack.url, 'GET', `/inventory/${petId}`, { headers, route: ROUTE });
   const patch = (petId: string, body: string, headers: Record<string, string> = {}) =>
@@ -251,6 +253,60 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       const quantities = await Promise.all(pets.map(quantityOf));
       expect(quantities).toEqual(Array(25).fill(1));
     });
+  });
+});
+
+describe('API: keys that may only read (local gateway evaluating the authorizer policy)', () => {
+  let readKey: Record<string, string>;
+
+  beforeAll(async () => {
+    const { key, record } = generateApiKey('display', new Date(), 'read');
+    await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).create(record);
+    readKey = { Authorization: `Bearer ${key}` };
+  });
+
+  it('lists the inventory and reads one entry with a read key', async () => {
+    const list = await call(stack.url, 'GET', '/inventory', { headers: readKey, route: '/inventory' });
+    const one = await call(stack.url, 'GET', '/inventory/1', { headers: readKey, route: ROUTE });
+    expect(list.status).toBe(200);
+    expect(one.status).toBe(200);
+    expect(one.json).toMatchObject({ petId: 1, status: 'available' });
+  });
+
+  // API Gateway answers a call the authorizer's policy does not allow with the ACCESS_DENIED gateway response (403):
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html
+  it.each(['{"adjustBy":1}', '{"quantity":0}'])(
+    "answers a read key's PATCH %p with 403 ACCESS_DENIED and the Error body, and changes nothing",
+    async (body) => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await call(stack.url, 'PATCH', '/inventory/1', {
+        headers: jsonHeaders(readKey),
+        body,
+        route: ROUTE,
+      });
+      expect(response.status).toBe(403);
+      expect(response.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    },
+  );
+
+  it('keeps the read policy per key: after a read key was refused, a write key still writes, and the other way round', async () => {
+    const refused = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: jsonHeaders(readKey),
+      body: '{"adjustBy":1}',
+      route: ROUTE,
+    });
+    const written = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: jsonHeaders(stack.authHeader),
+      body: '{"adjustBy":1}',
+      route: ROUTE,
+    });
+    const refusedAgain = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: jsonHeaders(readKey),
+      body: '{"adjustBy":1}',
+      route: ROUTE,
+    });
+    expect([refused.status, written.status, refusedAgain.status]).toEqual([403, 200, 403]);
   });
 });
 
