@@ -2,7 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
-import { exportInventory, importInventory } from './commands/inventory';
+import { exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
@@ -68,6 +68,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { format: { type: 'string' }, key: { type: 'string' }, url: { type: 'string' } },
     positionals: [],
     action: exportInventory,
+  },
+  'inventory get': {
+    usage: 'inventory get PETID --key KEY [--url URL]',
+    summary: "one pet's entry as JSON (reads GET /inventory/{petId} of the API)",
+    options: { key: { type: 'string' }, url: { type: 'string' } },
+    positionals: ['PETID'],
+    action: getInventoryEntry,
   },
   'inventory history': {
     usage: 'inventory history PETID [--since ISO] [--format table|json]',

@@ -1,5 +1,6 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { run } from '../../cli/run';
 import { generateApiKey } from '../../functions/api-keys/key';
 import { createIdempotentRunner, IDEMPOTENCY_TTL_SECONDS } from '../../functions/http/idempotency';
 import { jsonResponse } from '../../functions/http/responses';
@@ -8,6 +9,7 @@ import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
 import { lambdaContext } from '../../local/lambda/events';
+import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { call, jsonHeaders } from '../helpers/http';
 import { freshTables, snapshotTable, startTestStack, type TestStack, testClient } from '../helpers/local-stack';
 
@@ -307,6 +309,26 @@ describe('API: keys that may only read (local gateway evaluating the authorizer 
       route: ROUTE,
     });
     expect([refused.status, written.status, refusedAgain.status]).toEqual([403, 200, 403]);
+  });
+});
+
+describe('CLI: inventory get', () => {
+  const cli = async (argv: string[]) => {
+    const io = aCapturedIo({ env: {} });
+    const code = await run(argv, io);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
+
+  it('prints one entry as JSON with every digit of its petId', async () => {
+    const outcome = await cli(['inventory', 'get', '9223372036854775807', '--url', stack.url, '--key', stack.key]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}\n');
+  });
+
+  it('exits 1 naming the 404 for a pet without an entry', async () => {
+    const outcome = await cli(['inventory', 'get', '424242', '--url', stack.url, '--key', stack.key]);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/answered 404 \(NOT_FOUND: No inventory entry exists for petId 424242\.\)/);
   });
 });
 
