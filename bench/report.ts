@@ -109,9 +109,13 @@ export function renderSections(results: BenchResults): Record<string, string> {
         [
           ['local gateway', patch.gatewayP50Ms, patch.gatewayP99Ms],
           ['local gateway, with expectedQuantity', patch.gatewayCasP50Ms, patch.gatewayCasP99Ms],
+          ['local gateway, adjustBy', patch.gatewayAdjustP50Ms, patch.gatewayAdjustP99Ms],
+          ['local gateway, adjustBy + Idempotency-Key', patch.gatewayIdempotentP50Ms, patch.gatewayIdempotentP99Ms],
           ['raw UpdateItem', patch.rawUpdateItemP50Ms, patch.rawUpdateItemP99Ms],
           ['gateway / raw', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
           ['with / without expectedQuantity', `${patch.casRatioP50}x`, `${patch.casRatioP99}x`],
+          ['adjustBy / plain', `${patch.adjustRatioP50}x`, '-'],
+          ['adjustBy + Idempotency-Key / plain', `${patch.idempotentRatioP50}x`, '-'],
         ],
       ),
     ].join('\n'),

@@ -18,7 +18,14 @@ import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
 
-const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 'self-check', 'record-history'];
+const DYNAMODB_FUNCTIONS = [
+  'list-inventory',
+  'get-inventory-entry',
+  'update-inventory',
+  'authorizer',
+  'self-check',
+  'record-history',
+];
 
 /**
  * Requires a bundle in a fresh node (as the Lambda runtime would, with its \`awslambda\` global from the stand-in in
