@@ -74,15 +74,17 @@ export function apiChangeOrigin(event: APIGatewayProxyEvent, now = new Date()): 
   };
 }
 
+/** Built on the first request with an Idempotency-Key: a plain PATCH needs no idempotency table. */
+const idempotentRunner = once(() =>
+  createIdempotentRunner({
+    persistenceStore: idempotencyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.idempotencyTable) }),
+    operation: 'updateInventory',
+  }),
+);
+
 export const handler = createHandler(
   once(() => ({
     repository: new InventoryTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.inventoryTable) }),
-    idempotent: createIdempotentRunner({
-      persistenceStore: idempotencyTable({
-        client: lambdaDynamoClient(),
-        tableName: requireEnv(ENV.idempotencyTable),
-      }),
-      operation: 'updateInventory',
-    }),
+    idempotent: (request, context, operation) => idempotentRunner()(request, context, operation),
   })),
 );

@@ -132,6 +132,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       INVENTORY_TABLE_NAME: stack.tables.inventory,
       API_KEYS_TABLE_NAME: stack.tables.apiKeys,
       INVENTORY_HISTORY_TABLE_NAME: stack.tables.history,
+      IDEMPOTENCY_TABLE_NAME: stack.tables.idempotency ?? '',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       HOME: home,
