@@ -5,8 +5,8 @@ import { InventoryItemNotFoundError } from '../inventory/errors';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
-import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 import { InventoryTable } from '../store/inventory-table';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of `GET /inventory/{petId}`. */
 export interface GetInventoryEntryDeps {

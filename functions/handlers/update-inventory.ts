@@ -13,9 +13,9 @@ import { type ChangeOrigin, isAdjustment } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
-import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 import { idempotencyTable } from '../store/idempotency-table';
 import { InventoryTable } from '../store/inventory-table';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of `PATCH /inventory/{petId}`. */
 export interface UpdateInventoryDeps {

@@ -349,7 +349,12 @@ describe('Function: listInventory (streamed)', () => {
           return String(2 * ENTRIES_PER_CHUNK);
         },
       });
-      const repository: InventoryRepository = { listAll: async () => items, setQuantity: async () => timeRunsOutAt };
+      const repository: InventoryRepository = {
+        listAll: async () => items,
+        setQuantity: async () => timeRunsOutAt,
+        adjustQuantity: async () => timeRunsOutAt,
+        get: async () => timeRunsOutAt,
+      };
 
       // Act
       const outcome = await list(repository, {}, context);
