@@ -70,15 +70,15 @@ export interface PatchResult {
   /** PATCH with `expectedQuantity` / PATCH without, both through the gateway. */
   casRatioP50: number;
   casRatioP99: number;
-  /** PATCH `{"adjustBy": n}` through the gateway. */
-  gatewayAdjustP50Ms: number;
-  gatewayAdjustP99Ms: number;
+  /** PATCH `{"adjustBy": n}` through the gateway (absent from results recorded before it was measured). */
+  gatewayAdjustP50Ms?: number;
+  gatewayAdjustP99Ms?: number;
   /** PATCH `{"adjustBy": n}` with a new `Idempotency-Key` each time (claim, apply, store the answer). */
-  gatewayIdempotentP50Ms: number;
-  gatewayIdempotentP99Ms: number;
+  gatewayIdempotentP50Ms?: number;
+  gatewayIdempotentP99Ms?: number;
   /** adjustBy / plain PATCH, and adjustBy with Idempotency-Key / plain PATCH. */
-  adjustRatioP50: number;
-  idempotentRatioP50: number;
+  adjustRatioP50?: number;
+  idempotentRatioP50?: number;
 }
 
 /**
