@@ -52,7 +52,10 @@ export function closeHttp(): void {
   agent = new Agent({ keepAlive: true, maxSockets: 1 });
 }
 
-/** p50/p99 of PATCH through the gateway, with and without compare-and-set, against the raw UpdateItem. */
+/**
+ * p50/p99 of PATCH through the gateway (plain, compare-and-set, adjustBy, adjustBy with an Idempotency-Key) against
+ * the raw UpdateItem.
+ */
 export interface PatchResult {
   iterations: number;
   gatewayP50Ms: number;
@@ -67,6 +70,15 @@ export interface PatchResult {
   /** PATCH with `expectedQuantity` / PATCH without, both through the gateway. */
   casRatioP50: number;
   casRatioP99: number;
+  /** PATCH `{"adjustBy": n}` through the gateway (absent from results recorded before it was measured). */
+  gatewayAdjustP50Ms?: number;
+  gatewayAdjustP99Ms?: number;
+  /** PATCH `{"adjustBy": n}` with a new `Idempotency-Key` each time (claim, apply, store the answer). */
+  gatewayIdempotentP50Ms?: number;
+  gatewayIdempotentP99Ms?: number;
+  /** adjustBy / plain PATCH, and adjustBy with Idempotency-Key / plain PATCH. */
+  adjustRatioP50?: number;
+  idempotentRatioP50?: number;
 }
 
 /**
@@ -88,6 +100,8 @@ export async function measurePatch(options: {
   let next = 0;
   let viaGateway: number[] = [];
   let viaGatewayCas: number[] = [];
+  let viaAdjust: number[] = [];
+  let viaIdempotent: number[] = [];
   let viaRaw: number[] = [];
   const headers = { ...options.authHeader, 'Content-Type': 'application/json' };
   const url = `${options.gatewayUrl}/inventory/${options.petId}`;
@@ -99,6 +113,17 @@ export async function measurePatch(options: {
     into.push(performance.now() - started);
     if (response.status !== 200) throw new Error(`PATCH answered ${response.status}`);
     stored = quantity;
+  };
+  // +1 on whatever a set left (at most 999), so it never leaves the range; each Idempotency-Key is new.
+  const adjust = async (into: number[], idempotent: boolean) => {
+    const keyed = idempotent
+      ? { ...headers, 'Idempotency-Key': `bench-${process.pid}-${next++}-${Date.now()}` }
+      : headers;
+    const started = performance.now();
+    const response = await httpCall(url, 'PATCH', keyed, '{"adjustBy":1}');
+    into.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`PATCH adjustBy answered ${response.status}`);
+    if (stored !== undefined) stored += 1;
   };
   const updateItem = async () => {
     const quantity = next++ % 1000;
@@ -117,16 +142,26 @@ export async function measurePatch(options: {
     viaRaw.push(performance.now() - started);
     stored = quantity;
   };
-  const tasks = [() => patch(viaGateway, false), () => patch(viaGatewayCas, true), updateItem];
+  const tasks = [
+    () => patch(viaGateway, false),
+    () => patch(viaGatewayCas, true),
+    () => adjust(viaAdjust, false),
+    () => adjust(viaIdempotent, true),
+    updateItem,
+  ];
   await alternate(options.warmup, tasks);
   viaGateway = [];
   viaGatewayCas = [];
+  viaAdjust = [];
+  viaIdempotent = [];
   viaRaw = [];
   await alternate(options.iterations, tasks);
   const gatewayP50 = quantile(viaGateway, 0.5);
   const gatewayP99 = quantile(viaGateway, 0.99);
   const casP50 = quantile(viaGatewayCas, 0.5);
   const casP99 = quantile(viaGatewayCas, 0.99);
+  const adjustP50 = quantile(viaAdjust, 0.5);
+  const idempotentP50 = quantile(viaIdempotent, 0.5);
   const rawP50 = quantile(viaRaw, 0.5);
   const rawP99 = quantile(viaRaw, 0.99);
   return {
@@ -141,6 +176,12 @@ export async function measurePatch(options: {
     ratioP99: ratio(gatewayP99, rawP99),
     casRatioP50: ratio(casP50, gatewayP50),
     casRatioP99: ratio(casP99, gatewayP99),
+    gatewayAdjustP50Ms: round(adjustP50, 2),
+    gatewayAdjustP99Ms: round(quantile(viaAdjust, 0.99), 2),
+    gatewayIdempotentP50Ms: round(idempotentP50, 2),
+    gatewayIdempotentP99Ms: round(quantile(viaIdempotent, 0.99), 2),
+    adjustRatioP50: ratio(adjustP50, gatewayP50),
+    idempotentRatioP50: ratio(idempotentP50, gatewayP50),
   };
 }
 

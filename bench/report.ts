@@ -111,9 +111,11 @@ export function renderSections(results: BenchResults): Record<string, string> {
         [
           ['local gateway', patch.gatewayP50Ms, patch.gatewayP99Ms],
           ['local gateway, with expectedQuantity', patch.gatewayCasP50Ms, patch.gatewayCasP99Ms],
+          ...adjustRows(patch, 'paths'),
           ['raw UpdateItem', patch.rawUpdateItemP50Ms, patch.rawUpdateItemP99Ms],
           ['gateway / raw', `${patch.ratioP50}x`, `${patch.ratioP99}x`],
           ['with / without expectedQuantity', `${patch.casRatioP50}x`, `${patch.casRatioP99}x`],
+          ...adjustRows(patch, 'ratios'),
         ],
       ),
     ].join('\n'),
@@ -214,4 +216,22 @@ export function fillMarkedSections(doc: string, results: BenchResults): string {
     if (section === undefined) throw new Error(`docs: no bench section named "${name}"`);
     return `<!-- bench:begin ${name} -->\n${section}\n<!-- bench:end -->`;
   });
+}
+
+/** The adjustBy rows of the PATCH table; none for results recorded before the bench measured adjustments. */
+function adjustRows(patch: PatchResult, part: 'paths' | 'ratios'): (string | number)[][] {
+  if (patch.gatewayAdjustP50Ms === undefined) return [];
+  return part === 'paths'
+    ? [
+        ['local gateway, adjustBy', patch.gatewayAdjustP50Ms, patch.gatewayAdjustP99Ms ?? '-'],
+        [
+          'local gateway, adjustBy + Idempotency-Key',
+          patch.gatewayIdempotentP50Ms ?? '-',
+          patch.gatewayIdempotentP99Ms ?? '-',
+        ],
+      ]
+    : [
+        ['adjustBy / plain', `${patch.adjustRatioP50}x`, '-'],
+        ['adjustBy + Idempotency-Key / plain', `${patch.idempotentRatioP50}x`, '-'],
+      ];
 }

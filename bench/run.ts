@@ -193,6 +193,7 @@ async function main(): Promise<void> {
       [ENV.inventoryTable]: tables.inventory,
       [ENV.apiKeysTable]: tables.apiKeys,
       [ENV.historyTable]: tables.history,
+      [ENV.idempotencyTable]: tables.idempotency ?? '',
       [ENV.selfCheckBaseUrl]: api.baseUrl,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
@@ -340,6 +341,11 @@ function firstCallEvents(key: string): Record<string, unknown> {
   return {
     'list-inventory': apiGatewayProxyEvent({ requestContext: { requestId: 'cold-list' } }),
     'update-inventory': inventoryUpdateEvent('1', '{"quantity":5}'),
+    'get-inventory-entry': apiGatewayProxyEvent({
+      resource: '/inventory/{petId}',
+      path: '/inventory/1',
+      pathParameters: { petId: '1' },
+    }),
     authorizer: tokenAuthorizerEvent(`Bearer ${key}`),
     'get-pet': apiGatewayProxyEvent({ resource: '/pets/{petId}', path: '/pets/1', pathParameters: { petId: '1' } }),
     'list-store-orders': apiGatewayProxyEvent({ resource: '/store/orders', path: '/store/orders' }),
@@ -404,6 +410,7 @@ async function measureFunctionMemory(
   const scenarios: Record<string, { scenario: string; events: unknown[] }> = {
     'update-inventory': { scenario: '20 PATCH', events: patchEvents },
     authorizer: { scenario: '20 TOKEN', events: tokenEvents },
+    'get-inventory-entry': { scenario: '5 GET', events: plainEvents('/inventory/{petId}', '/inventory/1') },
     'get-pet': { scenario: '5 GET (501)', events: plainEvents('/pets/{petId}', '/pets/1') },
     'list-store-orders': { scenario: '5 GET (501)', events: plainEvents('/store/orders', '/store/orders') },
     'self-check': { scenario: '1 run against npm start', events: [{}] },
@@ -444,6 +451,8 @@ function summarize(parts: {
   add('PATCH p50: gateway / raw UpdateItem', parts.patch.ratioP50, 1.3);
   add('PATCH p99: gateway / raw UpdateItem', parts.patch.ratioP99, 1.3);
   add('PATCH p50: with expectedQuantity / without', parts.patch.casRatioP50, 1.05);
+  add('PATCH p50: adjustBy / plain PATCH', parts.patch.adjustRatioP50 ?? Number.NaN, 1.05);
+  add('PATCH p50: adjustBy with Idempotency-Key / plain PATCH', parts.patch.idempotentRatioP50 ?? Number.NaN, 1.5);
   for (const fn of parts.coldStart.functions) {
     add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.6);
     // The self-check serves no client: it runs once per deploy, and its first call is six requests to the stage.

@@ -2,7 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
-import { addListShards, exportInventory, importInventory } from './commands/inventory';
+import { addListShards, exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
@@ -27,15 +27,16 @@ const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
 /** Every command, by its words (`keys create`); test/infra/permissions.test.ts evaluates what each needs on a stage. */
 export const COMMANDS: Record<string, CommandSpec> = {
   'keys create': {
-    usage: 'keys create --name NAME',
-    summary: 'issue an API key; prints the key alone on the last line of stdout',
-    options: { name: { type: 'string' } },
+    usage: 'keys create --name NAME [--scope read|write]',
+    summary:
+      'issue an API key (write: every route, the default; read: GET only); prints the key alone on the last line',
+    options: { name: { type: 'string' }, scope: { type: 'string' } },
     positionals: [],
     action: createKey,
   },
   'keys list': {
     usage: 'keys list [--format text|json]',
-    summary: 'id, name, created, revoked of every key (never the key)',
+    summary: 'id, name, scope, created, revoked of every key (never the key)',
     options: { format: { type: 'string' } },
     positionals: [],
     action: listKeys,
@@ -74,6 +75,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: {},
     positionals: [],
     action: addListShards,
+  },
+  'inventory get': {
+    usage: 'inventory get PETID --key KEY [--url URL]',
+    summary: "one pet's entry as JSON (reads GET /inventory/{petId} of the API)",
+    options: { key: { type: 'string' }, url: { type: 'string' } },
+    positionals: ['PETID'],
+    action: getInventoryEntry,
   },
   'inventory history': {
     usage: 'inventory history PETID [--since ISO] [--format table|json]',

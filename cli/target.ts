@@ -101,6 +101,7 @@ function resolveLocal(endpointOption: string | undefined, env: Record<string, st
     inventory: env[ENV.inventoryTable] || LOCAL_TABLE_NAMES.inventory,
     apiKeys: env[ENV.apiKeysTable] || LOCAL_TABLE_NAMES.apiKeys,
     history: env[ENV.historyTable] || LOCAL_TABLE_NAMES.history,
+    idempotency: env[ENV.idempotencyTable] || LOCAL_TABLE_NAMES.idempotency,
   };
   return {
     client,

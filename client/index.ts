@@ -31,6 +31,15 @@
  * for await (const page of inventoryPages(inventory, { limit: 5000 })) {
  *   for (const item of page) console.log(item.petId, item.quantity);
  * }
+ *
+ * @example "3 arrived", safe to resend: one atomic adjustment, applied once however often it is sent.
+ * const idempotencyKey = crypto.randomUUID();
+ * const { data, response } = await inventory.PATCH('/inventory/{petId}', {
+ *   params: { path: { petId: 7n }, header: { 'Idempotency-Key': idempotencyKey } },
+ *   body: { adjustBy: 3 },
+ * });
+ * // On a time-out, send the same call with the same key: a replay answers `Idempotent-Replayed: true`.
+ * const { data: entry } = await inventory.GET('/inventory/{petId}', { params: { path: { petId: 7n } } });
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './schema';
@@ -58,8 +67,10 @@ export type WithExactInt64<T> = T extends readonly (infer U)[]
 export type InventoryPaths = WithExactInt64<paths>;
 /** One stock entry as this client returns it (`petId` is a `bigint`). */
 export type InventoryItem = WithExactInt64<components['schemas']['InventoryItem']>;
-/** The body of `PATCH /inventory/{petId}`. */
+/** The body of `PATCH /inventory/{petId}` that sets the quantity (optionally compare-and-set). */
 export type InventoryUpdate = components['schemas']['InventoryUpdate'];
+/** The body of `PATCH /inventory/{petId}` that adjusts the quantity by a delta. */
+export type InventoryAdjustment = components['schemas']['InventoryAdjustment'];
 /** A pet's status. */
 export type PetStatus = components['schemas']['PetStatus'];
 /** The Error body of every non-2xx response. */

@@ -63,23 +63,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the stock entry of one pet
+         * @description Returns the entry for `petId`, read with strong consistency: a write that was answered is visible to the next
+         *     read. An unknown `petId` is 404. A `read` key may call it.
+         */
+        get: operations["getInventoryEntry"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /**
-         * Set the stock quantity of one pet (experimental)
+         * Set or adjust the stock quantity of one pet (experimental)
          * @description **Experimental**: the request shape may change before this operation becomes stable.
          *
          *     Sets `quantity` of the existing entry for `petId` and answers with the entry as stored. `status` is left as
          *     it is (no transition is defined). An unknown `petId` is 404 and nothing is created.
          *
-         *     The body is a JSON object with the member `quantity` and, optionally, `expectedQuantity`, each an integer
-         *     literal (no fraction or exponent: `5.0` and `5e0` are refused) from 0 to 2147483647. Refused with 400
-         *     `VALIDATION_FAILED`: no body or an empty body, a non-object, `quantity` missing, either member `null`, a
-         *     string, fractional, negative or too large, any other member, a repeated member. Refused with 400
+         *     The body is a JSON object with either the member `quantity` and, optionally, `expectedQuantity`, each an
+         *     integer literal (no fraction or exponent: `5.0` and `5e0` are refused) from 0 to 2147483647, or the member
+         *     `adjustBy` alone (see Adjustments). Refused with 400 `VALIDATION_FAILED`: no body or an empty body, a
+         *     non-object, neither `quantity` nor `adjustBy`, both, `expectedQuantity` without `quantity` or with
+         *     `adjustBy`, any member `null`, a string, fractional or out of range, `adjustBy` 0, any other member, a
+         *     repeated member. Refused with 400
          *     `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes is 413; a body sent with a
          *     Content-Type other than `application/json` (or another `application/*+json` type) is 415. Each 400 message
          *     names the field and the rule.
@@ -90,8 +97,22 @@ export interface paths {
          *     A read-modify-write client (read 12, add an arrival of 3) sends `{"quantity": 15, "expectedQuantity": 12}`
          *     and, on 409, reads again and retries: no concurrent update is lost. Without it the last write wins.
          *
+         *     **Adjustments**: `{"adjustBy": n}` adds `n` (an integer other than 0 from -2147483647 to 2147483647) to the
+         *     stored quantity in one atomic write, so concurrent adjustments never conflict or lose one another ("3
+         *     arrived": `{"adjustBy": 3}`; "1 sold": `{"adjustBy": -1}`). A result below 0 or above 2147483647 is 409
+         *     `CONFLICT` naming the current quantity, and nothing changes. An unknown `petId` is 404; nothing is created.
+         *
+         *     **Retries** (`Idempotency-Key`): a client that may resend a PATCH (a lost answer, a time-out) sends a fresh
+         *     key with it. The first answer for the key (status, headers and body: 200, 404 or 409) is kept for 24 hours;
+         *     a repeat of the same request (same petId, same body) gets that answer again with `Idempotent-Replayed:
+         *     true` and changes nothing. The same key with another petId or body is 422 `IDEMPOTENCY_KEY_REUSED`; a
+         *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After`. Keys are per API
+         *     key: one client can neither replay nor block another's. 400s, 401s, 413s, 415s and 5xx answers are not
+         *     kept (nothing was applied): a retry after them is a new attempt.
+         *
          *     Every change is on record: `npm run cli -- inventory history PETID` lists who changed the stock, when and
-         *     from what (the key id and request id of each PATCH). Refused requests change nothing and leave no record.
+         *     from what (the key id and request id of each PATCH, and the delta of an adjustment). Refused requests change
+         *     nothing and leave no record. A `read` key's PATCH is 403.
          */
         patch: operations["updateInventory"];
         trace?: never;
@@ -108,7 +129,8 @@ export interface paths {
          * @deprecated
          * @description **Deprecated.** The specification names this operation but does not define its behaviour or the fields of a
          *     pet record, so the service routes and authenticates it and answers 501 `NOT_IMPLEMENTED` for every
-         *     `petId` (the value is not read). Use `GET /inventory` instead.
+         *     `petId` (the value is not read: the int64 schema below says what a client may send, not what is served;
+         *     no `petId` is ever answered 200). Use `GET /inventory/{petId}` instead.
          *
          *     Every 501 carries `Deprecation` (RFC 9745: `@` and the Unix time of the deprecation date the stage
          *     configures in `PETS_DEPRECATED_AT`) and, once a stage configures its sunset date (`PETS_SUNSET_AT`,
@@ -186,6 +208,20 @@ export interface components {
             expectedQuantity?: number;
         };
         /**
+         * @description The request body of updateInventory that adjusts the stock: `adjustBy` alone; any other member is refused
+         *     (400).
+         */
+        InventoryAdjustment: {
+            /**
+             * Format: int32
+             * @description Added to the stored quantity atomically; an integer literal other than 0. A result below 0 or above
+             *     2147483647 is 409 `CONFLICT` and nothing changes.
+             * @example 3
+             * @example -1
+             */
+            adjustBy: number;
+        };
+        /**
          * @description Status of the pet. No transition between states is defined; updates leave it unchanged.
          * @enum {string}
          */
@@ -196,11 +232,11 @@ export interface components {
              * @description Machine-readable error code; each code belongs to one HTTP status:
              *     `VALIDATION_FAILED`, `MALFORMED_JSON`, `BAD_REQUEST` (400), `UNAUTHORIZED` (401), `ACCESS_DENIED` (403),
              *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NOT_ACCEPTABLE` (406), `CONFLICT` (409),
-             *     `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED` (429), `INTERNAL` (500),
+             *     `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED` (429), `INTERNAL` (500),
              *     `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503), `GATEWAY_TIMEOUT` (504).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
             /** @description Human-readable description; for 400 it names the field and the rule. Not for parsing. */
             message: string;
             /**
@@ -250,6 +286,13 @@ export interface components {
             code?: "CONFLICT";
             /** @constant */
             status?: 409;
+        };
+        /** @description An Error answered with 422. */
+        IdempotencyKeyReusedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code?: "IDEMPOTENCY_KEY_REUSED";
+            /** @constant */
+            status?: 422;
         };
         /** @description An Error answered with 405. */
         MethodNotAllowedError: components["schemas"]["Error"] & {
@@ -378,6 +421,7 @@ export interface components {
         NotFound: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -385,16 +429,31 @@ export interface components {
             };
         };
         /**
-         * @description The body's `expectedQuantity` is not the stored quantity (another update came first); nothing was changed.
-         *     Read the entry again and retry with the quantity read.
+         * @description Nothing was changed, because: the body's `expectedQuantity` is not the stored quantity (another update came
+         *     first: read the entry again and retry with the quantity read); or the `adjustBy` would take the stock below 0
+         *     or above 2147483647 (the message names the current quantity); or a request with the same `Idempotency-Key`
+         *     is still being processed (with `Retry-After`: resend the same request then, to get its answer).
          */
         Conflict: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                /** @description Seconds to wait before resending; only on the answer to a request still in flight. */
+                "Retry-After"?: number;
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ConflictError"];
+            };
+        };
+        /** @description The `Idempotency-Key` was first sent with another petId or body; nothing was changed. */
+        IdempotencyKeyReused: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ConflictError"];
+                "application/json": components["schemas"]["IdempotencyKeyReusedError"];
             };
         };
         /**
@@ -499,11 +558,18 @@ export interface components {
     parameters: {
         /**
          * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
-         *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored (`007` is pet 7).
-         *     Anything else is 400 `VALIDATION_FAILED`.
+         *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored however many
+         *     there are (`007` and a 41-character `00…07` are pet 7). Anything else is 400 `VALIDATION_FAILED`.
          * @example 1
          */
         PetId: number;
+        /**
+         * @description Makes the PATCH safe to resend (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable
+         *     ASCII characters, sent once (a UUID is a good key), one key per intended change. Else 400
+         *     `VALIDATION_FAILED`. See the operation's Retries.
+         * @example 5f0c2b7e-8a4d-4f7e-9a51-3c2d1e0b9f6a
+         */
+        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
@@ -515,6 +581,11 @@ export interface components {
         RetryAfterRequired: number;
         /** @description Seconds to wait before retrying; sent when a rate limit (not a quota) refused the call. */
         RetryAfterOptional: number;
+        /**
+         * @description `true` when this answer is the stored first answer to an earlier request with the same `Idempotency-Key`
+         *     (nothing was applied this time); absent otherwise.
+         */
+        IdempotentReplayed: "true";
         /** @description The methods the path answers, comma-separated. */
         Allow: string;
         /** @description RFC 9745: `@` followed by the Unix time (seconds) at which the operation was deprecated. */
@@ -591,29 +662,24 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
-    updateInventory: {
+    getInventoryEntry: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /**
                  * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
-                 *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored (`007` is pet 7).
-                 *     Anything else is 400 `VALIDATION_FAILED`.
+                 *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored however many
+                 *     there are (`007` and a 41-character `00…07` are pet 7). Anything else is 400 `VALIDATION_FAILED`.
                  * @example 1
                  */
                 petId: components["parameters"]["PetId"];
             };
             cookie?: never;
         };
-        /** @description The new stock count, and optionally the count it must replace. At most 1024 bytes. */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InventoryUpdate"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The entry as stored after the update. */
+            /** @description The entry as stored. */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -628,9 +694,63 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["RequestTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the PATCH safe to resend (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable
+                 *     ASCII characters, sent once (a UUID is a good key), one key per intended change. Else 400
+                 *     `VALIDATION_FAILED`. See the operation's Retries.
+                 * @example 5f0c2b7e-8a4d-4f7e-9a51-3c2d1e0b9f6a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
+                 *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored however many
+                 *     there are (`007` and a 41-character `00…07` are pet 7). Anything else is 400 `VALIDATION_FAILED`.
+                 * @example 1
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        /** @description The new stock count (and optionally the count it must replace), or the delta to add. At most 1024 bytes. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryUpdate"] | components["schemas"]["InventoryAdjustment"];
+            };
+        };
+        responses: {
+            /** @description The entry as stored after the update. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -643,7 +763,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The pet's id. Not read by the service; every value is answered 501.
+                 * @description The pet's id as the specification types it (int64). Not read by the service: every value, valid or not,
+                 *     is answered 501 `NOT_IMPLEMENTED`, and no value is answered 200.
                  * @example 1
                  */
                 petId: number;

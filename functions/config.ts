@@ -10,6 +10,8 @@ export const ENV = {
   inventoryTable: 'INVENTORY_TABLE_NAME',
   apiKeysTable: 'API_KEYS_TABLE_NAME',
   historyTable: 'INVENTORY_HISTORY_TABLE_NAME',
+  /** The idempotency records of PATCH (Idempotency-Key). */
+  idempotencyTable: 'IDEMPOTENCY_TABLE_NAME',
   /** Days a history row is kept (the history table's TTL). */
   historyRetentionDays: 'HISTORY_RETENTION_DAYS',
   petsDeprecatedAt: 'PETS_DEPRECATED_AT',

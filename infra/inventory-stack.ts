@@ -14,6 +14,7 @@ import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
 import {
   API_KEYS_TABLE_KEY,
+  IDEMPOTENCY_TABLE_KEY,
   INVENTORY_LIST_INDEX,
   INVENTORY_STREAM_VIEW,
   INVENTORY_TABLE_KEY,
@@ -38,9 +39,18 @@ export interface InventoryStackProps extends Omit<StackProps, 'env'> {
  * The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls, and on
  * what: the list reads only the list index (`table/<name>/index/<index>`), never the table.
  */
-export const TABLE_ACTIONS: Readonly<Record<TableAccess, { actions: readonly string[]; on: 'table' | 'listIndex' }>> = {
+export const TABLE_ACTIONS: Readonly<
+  Record<TableAccess, { actions: readonly string[]; on: 'table' | 'listIndex' | 'idempotencyTable' }>
+> = {
   'inventory:read': { actions: ['dynamodb:Query'], on: 'listIndex' },
+  'inventory:get': { actions: ['dynamodb:GetItem'], on: 'table' },
   'inventory:write': { actions: ['dynamodb:UpdateItem'], on: 'table' },
+  // Powertools' DynamoDB layer: claim a key (PutItem), read a first answer the claim did not return (GetItem), store
+  // the answer (UpdateItem), release the claim after a fault (DeleteItem).
+  'idempotency:write': {
+    actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    on: 'idempotencyTable',
+  },
 };
 
 /** The authorizer looks a key up by its hash, nothing else. */
@@ -60,6 +70,8 @@ export class InventoryStack extends Stack {
   readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
+  /** The first answers to PATCHes sent with an Idempotency-Key, kept 24 h (TTL). */
+  readonly idempotencyTable: Table;
   readonly history: InventoryHistory;
   /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
@@ -116,6 +128,11 @@ export class InventoryStack extends Stack {
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
       partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
     });
+    this.idempotencyTable = new Table(this, 'IdempotencyTable', {
+      ...tableDefaults,
+      partitionKey: { name: IDEMPOTENCY_TABLE_KEY.name, type: attributeType(IDEMPOTENCY_TABLE_KEY.type) },
+      timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
+    });
 
     const functionDefaults = {
       logRetention: config.logRetention,
@@ -125,7 +142,10 @@ export class InventoryStack extends Stack {
     const routeFunctions = new Map<string, InventoryFunction>();
     for (const route of ROUTES) {
       const environment: Record<string, string> = { [ENV.stage]: config.stage };
-      if (route.access.length > 0) environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+      if (route.access.some((access) => access.startsWith('inventory:')))
+        environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+      if (route.access.includes('idempotency:write'))
+        environment[ENV.idempotencyTable] = this.idempotencyTable.tableName;
       if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
       if (route.access.includes('inventory:read'))
         environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
@@ -141,11 +161,15 @@ export class InventoryStack extends Stack {
         ...(route.operationId === 'listInventory' ? { memorySize: LIST_INVENTORY_MEMORY_MB } : {}),
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
-      // Not `table.grant`: on a table with an index it grants `index/*` too, which the update never reads.
+      // Not `table.grant`: on a table with an index it grants `index/*` too, which no function here reads but the list.
+      const resources = {
+        table: this.inventoryTable.tableArn,
+        listIndex: listIndexArn,
+        idempotencyTable: this.idempotencyTable.tableArn,
+      };
       for (const access of route.access) {
         const { actions, on } = TABLE_ACTIONS[access];
-        const resourceArns = [on === 'table' ? this.inventoryTable.tableArn : listIndexArn];
-        Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns });
+        Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [resources[on]] });
       }
       this.functions.set(route.operationId, fn);
       routeFunctions.set(route.operationId, fn);

@@ -37,6 +37,7 @@ export function configureFunctionEnvironment(
   env[ENV.inventoryTable] = tables.inventory;
   env[ENV.apiKeysTable] = tables.apiKeys;
   env[ENV.historyTable] = tables.history;
+  if (tables.idempotency) env[ENV.idempotencyTable] = tables.idempotency;
   env.POWERTOOLS_SERVICE_NAME ??= SERVICE_NAME;
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }

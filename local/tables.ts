@@ -16,6 +16,7 @@ import type { TableNames } from '../service/local-dynamodb';
 import {
   API_KEYS_TABLE_KEY,
   HISTORY_TABLE_KEY,
+  IDEMPOTENCY_TABLE_KEY,
   INVENTORY_LIST_INDEX,
   INVENTORY_STREAM_VIEW,
   INVENTORY_TABLE_KEY,
@@ -48,7 +49,9 @@ interface TableShape {
 /**
  * Creates the service's tables if they are missing, with the stack's key schemas, the inventory table's stream
  * (new and old images) and its list index; an inventory table made before the stream or the index existed gets
- * them, and its entries written before the index get their shard (`addMissingListShards`). `inventoryStream: false` leaves
+ * them, and its entries written before the index get their shard (`addMissingListShards`). The idempotency table
+ * gets no TTL here: the records carry their expiry, which Powertools checks itself; TTL only clears them away on a
+ * stage. `inventoryStream: false` leaves
  * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
  */
 export async function ensureTables(
@@ -69,6 +72,7 @@ export async function ensureTables(
     },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
+    ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
   for (const table of wanted) {
     if (existing.has(table.name)) {

@@ -9,6 +9,8 @@ export interface TableNames {
   apiKeys: string;
   /** The inventory history (fed by the inventory table's stream). */
   history: string;
+  /** The idempotency records of PATCH (Idempotency-Key); the CLI never reads them, so its targets may leave it out. */
+  idempotency?: string;
 }
 
 /** The variable that names DynamoDB Local's port, for `npm start` and the CLI's local target, and its default. */
@@ -19,6 +21,7 @@ export const LOCAL_TABLE_NAMES: TableNames = {
   inventory: 'petstore-inventory',
   apiKeys: 'petstore-api-keys',
   history: 'petstore-inventory-history',
+  idempotency: 'petstore-idempotency',
 };
 
 /**

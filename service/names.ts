@@ -13,6 +13,11 @@ export const HISTORY_TABLE_KEY = {
   sort: { name: 'sequence', type: 'S' },
   timeToLive: 'expiresAt',
 } as const;
+/**
+ * The idempotency records of `PATCH /inventory/{petId}` (Powertools Idempotency's DynamoDB layout: key `id`, TTL on
+ * `expiration`, epoch seconds).
+ */
+export const IDEMPOTENCY_TABLE_KEY = { name: 'id', type: 'S', timeToLive: 'expiration' } as const;
 /** What the inventory table's stream carries: the history compares the entry before and after each write. */
 export const INVENTORY_STREAM_VIEW = 'NEW_AND_OLD_IMAGES';
 

@@ -4,7 +4,7 @@
  */
 
 /** Which DynamoDB access a route's function is granted (least privilege). */
-export type TableAccess = 'inventory:read' | 'inventory:write';
+export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write' | 'idempotency:write';
 
 /** One operation of the API. */
 export interface Route {
@@ -65,11 +65,18 @@ export const ROUTES: readonly Route[] = [
     timeoutSeconds: LIST_INVENTORY_TIMEOUT_SECONDS,
   },
   {
+    operationId: 'getInventoryEntry',
+    method: 'GET',
+    path: '/inventory/{petId}',
+    handler: 'get-inventory-entry',
+    access: ['inventory:get'],
+  },
+  {
     operationId: 'updateInventory',
     method: 'PATCH',
     path: '/inventory/{petId}',
     handler: 'update-inventory',
-    access: ['inventory:write'],
+    access: ['inventory:write', 'idempotency:write'],
   },
   {
     operationId: 'getPetById',

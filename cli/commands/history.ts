@@ -74,6 +74,7 @@ export function historyEntryJson(entry: HistoryEntry): string {
     `"actor":${JSON.stringify(entry.actor)}`,
   ];
   if (entry.requestId !== undefined) members.push(`"requestId":${JSON.stringify(entry.requestId)}`);
+  if (entry.adjustBy !== undefined) members.push(`"adjustBy":${entry.adjustBy}`);
   return `{${members.join(',')}}`;
 }
 
@@ -89,7 +90,7 @@ export function historyTableText(entries: readonly HistoryEntry[]): string {
     ['at', 'quantity', 'status', 'source', 'actor', 'requestId'],
     ...entries.map((entry) => [
       entry.at,
-      `${entry.previousQuantity ?? '-'} -> ${entry.quantity}`,
+      `${entry.previousQuantity ?? '-'} -> ${entry.quantity}${entry.adjustBy === undefined ? '' : ` (${signed(entry.adjustBy)})`}`,
       `${entry.previousStatus ?? '-'} -> ${entry.status}`,
       entry.source,
       entry.actor,
@@ -104,4 +105,9 @@ export function historyTableText(entries: readonly HistoryEntry[]): string {
       .trimEnd(),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** An adjustment's delta as staff write it: `+3`, `-1`. */
+function signed(delta: number): string {
+  return delta > 0 ? `+${delta}` : String(delta);
 }

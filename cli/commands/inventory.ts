@@ -148,6 +148,32 @@ export async function exportInventory(context: CommandContext): Promise<void> {
   writeLine(context.io.stderr, `Exported ${items.length} rows from ${url}/inventory.`);
 }
 
+/**
+ * `inventory get PETID --key KEY [--url URL]`: one entry as JSON (`GET /inventory/{petId}` of the API, strongly
+ * consistent), its petId with every digit. A pet without an entry exits 1.
+ */
+export async function getInventoryEntry(context: CommandContext): Promise<void> {
+  const raw = context.positionals[0];
+  if (raw === undefined || !/^-?[0-9]+$/.test(raw))
+    throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${String(raw ?? '')}"`);
+  const key = apiKeyOption(context, 'inventory get');
+  const url = await apiBaseUrl(context);
+  const client = createInventoryClient({ baseUrl: url, apiKey: key });
+  const petId = BigInt(raw);
+  const answer = await client.GET('/inventory/{petId}', { params: { path: { petId } } }).catch((error: unknown) => {
+    throw new CliError(`could not read ${url}/inventory/${raw} (${(error as Error).message})`, { cause: error });
+  });
+  if (!answer.data) {
+    const reason = answer.error ? `${answer.error.code}: ${answer.error.message}` : 'no body';
+    throw new CliError(`GET ${url}/inventory/${raw} answered ${answer.response.status} (${reason})`);
+  }
+  const { data } = answer;
+  writeLine(
+    context.io.stdout,
+    inventoryItemJson({ petId: data.petId.toString(), quantity: data.quantity, status: data.status }),
+  );
+}
+
 /** A JSON array with one entry per line: diffs well, and import errors name a useful line. */
 export function inventoryJsonLines(items: readonly InventoryItem[]): string {
   if (items.length === 0) return '[]\n';

@@ -1,4 +1,4 @@
-import { generateApiKey } from '../../functions/api-keys/key';
+import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey, isApiKeyScope } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError, type Target } from '../target';
@@ -8,7 +8,8 @@ const MAX_NAME_LENGTH = 100;
 const KEY_LIST_FORMATS = ['text', 'json'] as const;
 
 /**
- * `keys create --name NAME`: issues a key and stores only its SHA-256 hash with an id, the name and the time.
+ * `keys create --name NAME [--scope read|write]`: issues a key and stores only its SHA-256 hash with an id, the
+ * name, the scope (default write) and the time.
  * The key is written once, alone on the last line of stdout; everything else goes to stderr.
  */
 export async function createKey(context: CommandContext): Promise<void> {
@@ -17,25 +18,34 @@ export async function createKey(context: CommandContext): Promise<void> {
     throw new UsageError('keys create needs --name NAME (who or what the key is for)');
   if (name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
     throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters with no control characters`);
+  const scope = context.options.scope ?? DEFAULT_API_KEY_SCOPE;
+  if (!isApiKeyScope(scope))
+    throw new UsageError(`--scope must be one of ${API_KEY_SCOPES.join(', ')}; got "${String(scope)}"`);
   const target = await context.target();
-  const { key, record } = generateApiKey(name);
+  const { key, record } = generateApiKey(name, new Date(), scope);
   await withKeys(target, (keys) => keys.create(record));
   writeLine(
     context.io.stderr,
-    `Created API key ${record.keyId} "${name}" in ${target.tables.apiKeys} (${target.description}). ` +
+    `Created ${scope} API key ${record.keyId} "${name}" in ${target.tables.apiKeys} (${target.description}). ` +
       'Store it now: it is shown only this once, only its hash is kept.',
   );
   writeLine(context.io.stdout, key);
 }
 
-/** `keys list [--format text|json]`: id, name, created, revoked. Never the key (it is not stored) nor its hash. */
+/** `keys list [--format text|json]`: id, name, scope, created, revoked. Never the key (it is not stored) nor its hash. */
 export async function listKeys(context: CommandContext): Promise<void> {
   const format = context.options.format ?? 'text';
   if (!(KEY_LIST_FORMATS as readonly unknown[]).includes(format))
     throw new UsageError(`--format must be one of ${KEY_LIST_FORMATS.join(', ')}; got "${String(format)}"`);
   const target = await context.target();
   const records = await withKeys(target, (keys) => keys.list());
-  const rows = records.map(({ keyId, name, createdAt, revokedAt }) => ({ keyId, name, createdAt, revokedAt }));
+  const rows = records.map(({ keyId, name, scope, createdAt, revokedAt }) => ({
+    keyId,
+    name,
+    scope,
+    createdAt,
+    revokedAt,
+  }));
   if (format === 'json') {
     writeLine(context.io.stdout, JSON.stringify(rows.map((row) => ({ ...row, revokedAt: row.revokedAt ?? null }))));
     return;
@@ -45,14 +55,15 @@ export async function listKeys(context: CommandContext): Promise<void> {
     return;
   }
   const table = [
-    ['ID', 'NAME', 'CREATED', 'REVOKED'],
-    ...rows.map((row) => [row.keyId, printable(row.name), row.createdAt, row.revokedAt ?? '-']),
+    ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
+    ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
   ];
-  const widths = [0, 1, 2].map((column) => Math.max(...table.map((cells) => (cells[column] as string).length)));
+  const last = 4;
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...table.map((cells) => (cells[column] as string).length)));
   for (const cells of table) {
     writeLine(
       context.io.stdout,
-      cells.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] as number) : cell)).join('  '),
+      cells.map((cell, column) => (column < last ? cell.padEnd(widths[column] as number) : cell)).join('  '),
     );
   }
 }

@@ -1,4 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { ROUTES } from '../../service/routes';
+import type { ApiKeyScope } from './key';
 import { hashApiKey, isWellFormedApiKey, parseBearerToken } from './key';
 import type { ApiKeyRepository } from './repository';
 
@@ -20,6 +22,23 @@ export function stageWideResource(methodArn: string): string {
   const [regionAccountApi, stage] = [parts[0], parts[1]];
   if (!arnPrefix || !regionAccountApi || !stage) throw new Error('methodArn is not an execute-api ARN');
   return `${arnPrefix}:execute-api:${regionAccountApi}/${stage}/*/*`;
+}
+
+/**
+ * The resources a `read` key's policy allows: each read (GET) route of the stage, a `{param}` segment as `*`. It is
+ * cached per key like a write key's stage-wide policy, and every call it does not cover is API Gateway's 403.
+ */
+export function readRouteResources(methodArn: string): string[] {
+  const stageWide = stageWideResource(methodArn);
+  const stageBase = stageWide.slice(0, -'/*/*'.length);
+  return ROUTES.filter((route) => route.method === 'GET').map(
+    (route) => `${stageBase}/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}`,
+  );
+}
+
+/** The resources the policy of a key of `scope` allows. */
+export function allowedResources(scope: ApiKeyScope, methodArn: string): string | string[] {
+  return scope === 'read' ? readRouteResources(methodArn) : stageWideResource(methodArn);
 }
 
 function splitOnce(value: string, separator: string): [string, string] {
@@ -49,8 +68,10 @@ export async function authorize(
     principalId: record.keyId,
     policyDocument: {
       Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWideResource(methodArn) }],
+      Statement: [
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: allowedResources(record.scope, methodArn) },
+      ],
     },
-    context: { keyId: record.keyId, keyName: record.name },
+    context: { keyId: record.keyId, keyName: record.name, scope: record.scope },
   };
 }

@@ -6,6 +6,17 @@ const API_KEY_PATTERN = /^psk_[A-Za-z0-9_-]{43}$/;
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, a b64token. */
 const BEARER_PATTERN = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/** What a key may do: `read` calls only the read (GET) routes; `write` calls every route, reads included. */
+export const API_KEY_SCOPES = ['read', 'write'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+/** The scope of a key stored without one (every key issued before scopes existed could write). */
+export const DEFAULT_API_KEY_SCOPE: ApiKeyScope = 'write';
+
+/** Returns whether `value` is one of the key scopes. */
+export function isApiKeyScope(value: unknown): value is ApiKeyScope {
+  return typeof value === 'string' && (API_KEY_SCOPES as readonly string[]).includes(value);
+}
+
 /** A stored key: everything but the key itself. */
 export interface ApiKeyRecord {
   keyId: string;
@@ -13,10 +24,16 @@ export interface ApiKeyRecord {
   name: string;
   createdAt: string;
   revokedAt?: string;
+  /** @default {@link DEFAULT_API_KEY_SCOPE} for a row stored without one */
+  scope: ApiKeyScope;
 }
 
 /** Creates a new key (256 random bits) and the record to store for it. The key itself is returned once. */
-export function generateApiKey(name: string, now: Date = new Date()): { key: string; record: ApiKeyRecord } {
+export function generateApiKey(
+  name: string,
+  now: Date = new Date(),
+  scope: ApiKeyScope = DEFAULT_API_KEY_SCOPE,
+): { key: string; record: ApiKeyRecord } {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   return {
     key,
@@ -25,6 +42,7 @@ export function generateApiKey(name: string, now: Date = new Date()): { key: str
       keyHash: hashApiKey(key),
       name,
       createdAt: now.toISOString(),
+      scope,
     },
   };
 }

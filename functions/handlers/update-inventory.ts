@@ -1,36 +1,64 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
+import { toErrorResponse } from '../http/error-mapping';
+import { createIdempotentRunner, type IdempotentRunner, parseIdempotencyKey } from '../http/idempotency';
 import { readJsonBody } from '../http/json-body';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
-import type { ChangeOrigin } from '../inventory/types';
+import { type ChangeOrigin, isAdjustment } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
+import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
+import { idempotencyTable } from '../store/idempotency-table';
 import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of `PATCH /inventory/{petId}`. */
 export interface UpdateInventoryDeps {
   repository: InventoryRepository;
+  /** Runs a request with an `Idempotency-Key` once per key. */
+  idempotent: IdempotentRunner;
 }
 
 /**
  * `PATCH /inventory/{petId}` (updateInventory): sets the quantity of an existing entry (only if the stored quantity
- * is `expectedQuantity`, when the body has it), leaves its status, and answers with the entry as stored. Checks run
- * in the documented order: petId, then body, then existence and the expected quantity.
+ * is `expectedQuantity`, when the body has it) or adjusts it by `adjustBy`, leaves its status, and answers with the
+ * entry as stored. Checks run in the documented order: petId, then the Idempotency-Key header, then body, then
+ * existence and the expected quantity or range. With an Idempotency-Key the first answer is kept and replayed.
  */
 export function createHandler(deps: Deps<UpdateInventoryDeps>) {
   const resolve = resolveDeps(deps);
-  return createApiHandler(async function updateInventory(event) {
+  return createApiHandler(async function updateInventory(event, context) {
     const petId = parsePetId(event.pathParameters?.petId);
-    const update = parseInventoryUpdate(readJsonBody(event));
-    const item = await resolve().repository.setQuantity(petId, update, apiChangeOrigin(event));
-    metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);
-    return jsonResponse(200, inventoryItemJson(item));
+    const idempotencyKey = parseIdempotencyKey(event);
+    const change = parseInventoryUpdate(readJsonBody(event));
+    const { repository, idempotent } = resolve();
+    const origin = apiChangeOrigin(event);
+    const apply = async () => {
+      const item = isAdjustment(change)
+        ? await repository.adjustQuantity(petId, change, origin)
+        : await repository.setQuantity(petId, change, origin);
+      metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);
+      return jsonResponse(200, inventoryItemJson(item));
+    };
+    if (idempotencyKey === undefined) return apply();
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    return idempotent({ keyId: origin.actor, idempotencyKey, request: { petId, ...change } }, context, async () => {
+      try {
+        return await apply();
+      } catch (error) {
+        // A refusal (404, 409) is the first answer a retry must get back; a server fault keeps nothing.
+        const refusal = toErrorResponse(error, requestId);
+        if (refusal.statusCode >= 500) throw error;
+        logger.info('request refused', { status: refusal.statusCode, reason: (error as Error).message });
+        metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
+        return refusal;
+      }
+    });
   });
 }
 
@@ -46,8 +74,17 @@ export function apiChangeOrigin(event: APIGatewayProxyEvent, now = new Date()): 
   };
 }
 
+/** Built on the first request with an Idempotency-Key: a plain PATCH needs no idempotency table. */
+const idempotentRunner = once(() =>
+  createIdempotentRunner({
+    persistenceStore: idempotencyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.idempotencyTable) }),
+    operation: 'updateInventory',
+  }),
+);
+
 export const handler = createHandler(
   once(() => ({
     repository: new InventoryTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.inventoryTable) }),
+    idempotent: (request, context, operation) => idempotentRunner()(request, context, operation),
   })),
 );

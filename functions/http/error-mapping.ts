@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
+  AdjustmentConflictError,
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
@@ -17,7 +18,8 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
   if (error instanceof ValidationError) return errorResponse(error.code, error.message);
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
-  if (error instanceof QuantityConflictError) return errorResponse('CONFLICT', error.message);
+  if (error instanceof QuantityConflictError || error instanceof AdjustmentConflictError)
+    return errorResponse('CONFLICT', error.message);
   if (error instanceof StorageUnavailableError) {
     return errorResponse(
       'SERVICE_UNAVAILABLE',

@@ -1,3 +1,5 @@
+import { MAX_QUANTITY } from './types';
+
 /**
  * Domain errors. They carry no HTTP knowledge; `functions/http/error-mapping.ts` maps them to the Error body.
  */
@@ -31,6 +33,21 @@ export class QuantityConflictError extends Error {
   ) {
     super(
       `The stored quantity of petId ${petId} is ${currentQuantity}, not the expected ${expectedQuantity}; nothing was changed.`,
+    );
+  }
+}
+
+/** An adjustment would take the stock below 0 or above the largest quantity; nothing was changed. */
+export class AdjustmentConflictError extends Error {
+  override readonly name = 'AdjustmentConflictError';
+  constructor(
+    readonly petId: string,
+    readonly adjustBy: number,
+    readonly currentQuantity: number,
+  ) {
+    const limit = adjustBy < 0 ? 'below 0' : `above ${MAX_QUANTITY}`;
+    super(
+      `The stored quantity of petId ${petId} is ${currentQuantity}; adjusting it by ${adjustBy} would take it ${limit}, so nothing was changed.`,
     );
   }
 }

@@ -22,6 +22,8 @@ export interface HistoryEntry {
   source: HistorySource;
   actor: string;
   requestId?: string;
+  /** The delta of an adjustment (`{"adjustBy": n}`), as its writer stated it; absent when the quantity was set. */
+  adjustBy?: number;
 }
 
 /** An entry as stored, with the origin its last writer put on it. */
@@ -60,12 +62,18 @@ export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
     source: origin?.source ?? 'unknown',
     actor: origin?.actor ?? 'unknown',
     ...(origin?.requestId === undefined ? {} : { requestId: origin.requestId }),
+    ...(origin?.adjustBy === undefined ? {} : { adjustBy: origin.adjustBy }),
   };
 }
 
 function sameOrigin(a: ChangeOrigin, b: ChangeOrigin | undefined): boolean {
   return (
-    b !== undefined && a.source === b.source && a.actor === b.actor && a.at === b.at && a.requestId === b.requestId
+    b !== undefined &&
+    a.source === b.source &&
+    a.actor === b.actor &&
+    a.at === b.at &&
+    a.requestId === b.requestId &&
+    a.adjustBy === b.adjustBy
   );
 }
 

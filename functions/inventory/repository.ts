@@ -1,9 +1,9 @@
-import type { ChangeOrigin, InventoryItem, InventoryUpdate } from './types';
+import type { ChangeOrigin, InventoryAdjustment, InventoryItem, InventoryUpdate } from './types';
 
 /**
  * The storage port of the inventory domain. Adapters translate storage facts into domain errors:
  * `InventoryItemNotFoundError` for a missing entry, `QuantityConflictError` for a compare-and-set that found another
- * quantity, `StorageUnavailableError` for throttling, time-outs and unreachable storage.
+ * quantity, `AdjustmentConflictError` for an adjustment out of range, `StorageUnavailableError` for throttling, time-outs and unreachable storage.
  */
 export interface InventoryRepository {
   /**
@@ -12,11 +12,19 @@ export interface InventoryRepository {
    * may not be listed yet. A storage failure rejects the batch it happens in.
    */
   list(options?: ListOptions): AsyncIterable<readonly InventoryItem[]>;
+  /** One entry, read with strong consistency; undefined when the pet has none. */
+  get(petId: string): Promise<InventoryItem | undefined>;
   /**
    * Sets the quantity of an existing entry, in one atomic write with `origin` (and only if the stored quantity is
    * `update.expectedQuantity`, when given), and returns the entry as stored; never creates one.
    */
   setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem>;
+  /**
+   * Adds `adjustment.adjustBy` to the quantity of an existing entry in one atomic write with `origin` (which carries
+   * the delta), only if the result stays from 0 to the largest quantity, and returns the entry as stored; never
+   * creates one.
+   */
+  adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem>;
 }
 
 /** Which entries {@link InventoryRepository.list} gives. */

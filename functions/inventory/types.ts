@@ -23,6 +23,20 @@ export interface InventoryUpdate {
   expectedQuantity?: number;
 }
 
+/** The validated body of `PATCH /inventory/{petId}` that adjusts the stock by a delta instead of setting it. */
+export interface InventoryAdjustment {
+  /** Added to the stored quantity in one atomic write: an integer other than 0 within ±{@link MAX_QUANTITY}. */
+  adjustBy: number;
+}
+
+/** What a PATCH asks: set the quantity (optionally compare-and-set) or adjust it by a delta. */
+export type InventoryChange = InventoryUpdate | InventoryAdjustment;
+
+/** Whether a change adjusts the stock by a delta rather than setting it. */
+export function isAdjustment(change: InventoryChange): change is InventoryAdjustment {
+  return 'adjustBy' in change;
+}
+
 /** What wrote a change: the API (a PATCH) or the operator CLI's import. */
 export type ChangeSource = 'api' | 'import';
 
@@ -38,6 +52,8 @@ export interface ChangeOrigin {
   requestId?: string;
   /** When the writer made the change (ISO 8601 UTC). */
   at: string;
+  /** The delta of an adjustment (`{"adjustBy": n}`); absent when the writer set the quantity. */
+  adjustBy?: number;
 }
 
 /** Largest quantity accepted (the int32 maximum: a stock count, not an identifier). */

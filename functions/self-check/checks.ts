@@ -29,6 +29,7 @@ export const SMOKE_CHECK_NAMES = {
   unauthorized: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
   list: 'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
   absentPet: `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
+  readOne: 'GET /inventory/{petId} of the first listed entry answers 200 with that entry, and of an absent pet 404',
   unknownPath: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
   methodNotAllowed: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
   invalidQuantity: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
@@ -127,6 +128,25 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
           404,
           'NOT_FOUND',
         );
+      },
+    },
+    {
+      name: SMOKE_CHECK_NAMES.readOne,
+      run: async () => {
+        if (!listed) return 'not sent: the list could not be read';
+        if (!listed.hasAbsentPet) {
+          const absent = expectError(await send('GET', `/inventory/${ABSENT_PET_ID}`, auth), 404, 'NOT_FOUND');
+          if (absent) return `pet ${ABSENT_PET_ID}: ${absent}`;
+        }
+        const first = listed.first;
+        if (!first) return undefined;
+        const answer = await send('GET', `/inventory/${first.petId}`, auth);
+        if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+        // The entry may have changed since the list; its petId and shape may not.
+        const expected = new RegExp(
+          `^\\{"petId":${first.petId},"quantity":\\d+,"status":"(available|pending|sold)"\\}$`,
+        );
+        return expected.test(answer.text) ? undefined : `unexpected body ${excerpt(answer.text)}`;
       },
     },
     {

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { API_KEYS_TABLE_KEY } from '../../service/names';
-import type { ApiKeyRecord } from '../api-keys/key';
+import { type ApiKeyRecord, DEFAULT_API_KEY_SCOPE, isApiKeyScope } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { MalformedRowError, translateStorageError } from './storage-errors';
 
@@ -87,7 +87,7 @@ export class ApiKeyTable implements ApiKeyRepository {
 
 /** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, never a record with blanks. */
 export function toApiKeyRecord(item: Record<string, AttributeValue>): ApiKeyRecord {
-  const { keyHash, keyId, name, createdAt, revokedAt } = unmarshall(item);
+  const { keyHash, keyId, name, createdAt, revokedAt, scope = DEFAULT_API_KEY_SCOPE } = unmarshall(item);
   // The hash is not a secret (the key has 256 random bits) but the key id is what an operator knows a key by.
   const row = typeof keyId === 'string' ? keyId : '?';
   const refuse = (attribute: string) => new MalformedRowError('ApiKeyRecord', row, attribute);
@@ -96,7 +96,9 @@ export function toApiKeyRecord(item: Record<string, AttributeValue>): ApiKeyReco
   if (typeof name !== 'string') throw refuse('name');
   if (!isText(createdAt)) throw refuse('createdAt');
   if (revokedAt !== undefined && !isText(revokedAt)) throw refuse('revokedAt');
-  return { keyHash, keyId, name, createdAt, ...(revokedAt === undefined ? {} : { revokedAt }) };
+  // Keys stored before scopes existed have none, and could write: they keep doing so.
+  if (!isApiKeyScope(scope)) throw refuse('scope');
+  return { keyHash, keyId, name, createdAt, scope, ...(revokedAt === undefined ? {} : { revokedAt }) };
 }
 
 function keyOf(keyHash: string): Record<string, AttributeValue> {

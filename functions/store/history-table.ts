@@ -57,6 +57,7 @@ export class HistoryTable implements HistoryRecorder {
             source: { S: entry.source },
             actor: { S: entry.actor },
             ...(entry.requestId === undefined ? {} : { requestId: { S: entry.requestId } }),
+            ...(entry.adjustBy === undefined ? {} : { adjustBy: { N: String(entry.adjustBy) } }),
             [HISTORY_TABLE_KEY.timeToLive]: { N: String(expiresAt) },
           },
         }),
@@ -121,6 +122,7 @@ export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntr
   if (actor === undefined) throw refuse('actor');
   const previousQuantity = row.previousQuantity?.N;
   const requestId = row.requestId?.S;
+  const adjustBy = row.adjustBy?.N;
   return {
     petId,
     at,
@@ -131,6 +133,7 @@ export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntr
     source,
     actor,
     ...(requestId === undefined ? {} : { requestId }),
+    ...(adjustBy === undefined ? {} : { adjustBy: Number(adjustBy) }),
   };
 }
 

@@ -1,15 +1,23 @@
 import {
   type AttributeValue,
   type DynamoDBClient,
+  GetItemCommand,
   QueryCommand,
   type QueryCommandOutput,
   ScanCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
-import { InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
+import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository, type ListOptions } from '../inventory/repository';
-import { type ChangeOrigin, type InventoryItem, type InventoryUpdate, isPetStatus } from '../inventory/types';
+import {
+  type ChangeOrigin,
+  type InventoryAdjustment,
+  type InventoryItem,
+  type InventoryUpdate,
+  isPetStatus,
+  MAX_QUANTITY,
+} from '../inventory/types';
 import { type PaceClock, ReadPace } from './read-pace';
 import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
 
@@ -187,6 +195,64 @@ export class InventoryTable implements InventoryRepository {
       }
       // Throttled: wait out of the slot, so other shards' pages may go meanwhile.
       if (!(await read.pace.afterThrottle())) failList(read, throttled);
+    }
+  }
+
+  /** A strongly consistent GetItem of one entry, projected to the model's attributes. */
+  async get(petId: string): Promise<InventoryItem | undefined> {
+    try {
+      const result = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { [PET_ID]: { N: petId } },
+          ConsistentRead: true,
+          ProjectionExpression: `${PET_ID}, quantity, #status`,
+          ExpressionAttributeNames: { '#status': 'status' },
+        }),
+      );
+      return result.Item ? toInventoryItem(result.Item) : undefined;
+    } catch (error) {
+      return translateStorageError(error, 'GetItem');
+    }
+  }
+
+  /**
+   * One UpdateItem that adds the delta and sets the entry's `lastChange` together, on condition that the entry
+   * exists and the result stays in range (checked on the stored value, so concurrent adjustments never race). A
+   * failed condition returns the stored item: 409 with the current quantity, or 404 when there is none.
+   */
+  async adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem> {
+    const { adjustBy } = adjustment;
+    // quantity + adjustBy within [0, MAX], written on the stored quantity so no addition can overflow the check.
+    const bound =
+      adjustBy < 0
+        ? { expression: 'quantity >= :bound', value: -adjustBy }
+        : { expression: 'quantity <= :bound', value: MAX_QUANTITY - adjustBy };
+    try {
+      const result = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [PET_ID]: { N: petId } },
+          UpdateExpression: `SET quantity = quantity + :delta, ${LAST_CHANGE} = :change`,
+          ConditionExpression: `attribute_exists(${PET_ID}) AND ${bound.expression}`,
+          ExpressionAttributeValues: {
+            ':delta': { N: String(adjustBy) },
+            ':bound': { N: String(bound.value) },
+            ':change': changeOriginAttribute({ ...origin, adjustBy }),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
+      return toInventoryItem(result.Attributes);
+    } catch (error) {
+      if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
+        const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
+        if (stored) throw new AdjustmentConflictError(petId, adjustBy, toInventoryItem(stored).quantity);
+        throw new InventoryItemNotFoundError(petId);
+      }
+      return translateStorageError(error, 'UpdateItem');
     }
   }
 
@@ -421,6 +487,7 @@ export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
       actor: { S: origin.actor },
       at: { S: origin.at },
       ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
+      ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
     },
   };
 }
@@ -433,7 +500,14 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
   const at = change?.at?.S;
   if ((source !== 'api' && source !== 'import') || actor === undefined || at === undefined) return undefined;
   const requestId = change?.requestId?.S;
-  return { source, actor, at, ...(requestId === undefined ? {} : { requestId }) };
+  const adjustBy = change?.adjustBy?.N === undefined ? undefined : Number(change.adjustBy.N);
+  return {
+    source,
+    actor,
+    at,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(adjustBy === undefined || !Number.isSafeInteger(adjustBy) ? {} : { adjustBy }),
+  };
 }
 
 /**

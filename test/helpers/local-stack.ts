@@ -36,7 +36,12 @@ export function testClient(): DynamoDBClient {
  */
 export async function freshTables(client: DynamoDBClient, options: { stream?: boolean } = {}): Promise<TableNames> {
   const suffix = randomUUID().slice(0, 8);
-  const tables = { inventory: `inventory-${suffix}`, apiKeys: `api-keys-${suffix}`, history: `history-${suffix}` };
+  const tables = {
+    inventory: `inventory-${suffix}`,
+    apiKeys: `api-keys-${suffix}`,
+    history: `history-${suffix}`,
+    idempotency: `idempotency-${suffix}`,
+  };
   await ensureTables(client, tables, { inventoryStream: options.stream ?? false });
   return tables;
 }

@@ -75,5 +75,11 @@ export function entriesBreakingAt(count: number, brokenAt: number): InventoryRep
     setQuantity: async () => {
       throw new Error('not used');
     },
+    adjustQuantity: async () => {
+      throw new Error('not used');
+    },
+    get: async () => {
+      throw new Error('not used');
+    },
   };
 }

@@ -132,10 +132,35 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     ]);
   });
 
-  it('grants the update function UpdateItem on the inventory table and nothing else', () => {
+  it('grants the update function UpdateItem on the inventory table and the idempotency records, and nothing else', () => {
     expect(dataStatementsOf(template(), 'UpdateInventoryFunction')).toEqual([
       { actions: ['dynamodb:UpdateItem'], resource: tableArn(template(), 'InventoryTable') },
+      {
+        actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resource: tableArn(template(), 'IdempotencyTable'),
+      },
     ]);
+  });
+
+  it('grants the read-one function GetItem on the inventory table and nothing else', () => {
+    expect(dataStatementsOf(template(), 'GetInventoryEntryFunction')).toEqual([
+      { actions: ['dynamodb:GetItem'], resource: tableArn(template(), 'InventoryTable') },
+    ]);
+  });
+
+  it('keeps the idempotency records 24 hours at most: TTL on their expiry, the key Powertools writes', () => {
+    const tableId = logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'IdempotencyTable');
+    expect(resourcesOfType(template(), 'AWS::DynamoDB::Table')[tableId]).toMatchObject({
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    expect(environmentOf(template(), 'UpdateInventoryFunction')[ENV.idempotencyTable]).toEqual(
+      tableRef(template(), 'IdempotencyTable'),
+    );
+    for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'UpdateInventoryFunction'))
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.idempotencyTable);
   });
 
   it('grants the authorizer GetItem on the API-keys table and nothing else', () => {
@@ -152,7 +177,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   it('tells each function only the table names it uses', () => {
     const inventory = tableRef(template(), 'InventoryTable');
     const apiKeys = tableRef(template(), 'ApiKeysTable');
-    for (const id of ['ListInventoryFunction', 'UpdateInventoryFunction']) {
+    for (const id of ['ListInventoryFunction', 'GetInventoryEntryFunction', 'UpdateInventoryFunction']) {
       expect(environmentOf(template(), id)[ENV.inventoryTable]).toEqual(inventory);
       expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
     }

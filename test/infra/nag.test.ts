@@ -48,6 +48,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       // The pre-traffic hook invokes each function's new version (`name:<version>`) and reports to its own
       // CodeDeploy application's groups; CodeDeploy's role invokes the hook (what CDK's preHook grants).
       'AwsSolutions-IAM5[Resource::<AuthorizerFunctionB4DBAA43.Arn>:*]',
+      'AwsSolutions-IAM5[Resource::<GetInventoryEntryFunction7FBF0032.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<GetPetByIdFunction2378D4F4.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<HistoryFunction20D4D2CA.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<ListInventoryFunction23564031.Arn>:*]',

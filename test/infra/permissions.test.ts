@@ -397,8 +397,15 @@ edge('Stream mapping → on-failure queue', (_stage, stack) => {
 const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   // functions/store/inventory-table.ts: the paced, ordered Queries of the list index, one per shard.
   ListInventoryFunction: { [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
-  // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH.
-  UpdateInventoryFunction: { InventoryTable: ['UpdateItem'] },
+  // functions/store/inventory-table.ts: the strongly consistent GetItem of one entry.
+  GetInventoryEntryFunction: { InventoryTable: ['GetItem'] },
+  // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH (set or adjustBy); with an
+  // Idempotency-Key, Powertools' DynamoDB layer claims (PutItem), reads (GetItem), completes (UpdateItem) and
+  // releases (DeleteItem) its record.
+  UpdateInventoryFunction: {
+    IdempotencyTable: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+    InventoryTable: ['UpdateItem'],
+  },
   // 501 answers: no storage.
   GetPetByIdFunction: {},
   ListStoreOrdersFunction: {},
@@ -503,6 +510,10 @@ edge('Function roles → tables', (_stage, stack) => {
   it.each([
     ['ListInventoryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
     ['UpdateInventoryFunction', 'dynamodb:DeleteItem', 'InventoryTable'],
+    ['UpdateInventoryFunction', 'dynamodb:Scan', 'IdempotencyTable'],
+    ['GetInventoryEntryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
+    ['GetInventoryEntryFunction', 'dynamodb:Scan', 'InventoryTable'],
+    ['ListInventoryFunction', 'dynamodb:GetItem', 'IdempotencyTable'],
     ['SelfCheckFunction', 'dynamodb:Scan', 'InventoryTable'],
     ['SelfCheckFunction', 'dynamodb:GetItem', 'ApiKeysTable'],
     ['AuthorizerFunction', 'dynamodb:PutItem', 'ApiKeysTable'],
@@ -765,6 +776,8 @@ const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => Operato
     ['dynamodb:BatchWriteItem', t.inventory],
   ],
   'inventory export': (t) => [['cloudformation:DescribeStacks', t.stack]],
+  // A client of the API, like export: only the stack's ApiUrl output.
+  'inventory get': (t) => [['cloudformation:DescribeStacks', t.stack]],
   'inventory history': (t) => [
     ['cloudformation:DescribeStacks', t.stack],
     ['dynamodb:DescribeTable', t.history],

@@ -18,7 +18,14 @@ import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
 
-const DYNAMODB_FUNCTIONS = ['list-inventory', 'update-inventory', 'authorizer', 'self-check', 'record-history'];
+const DYNAMODB_FUNCTIONS = [
+  'list-inventory',
+  'get-inventory-entry',
+  'update-inventory',
+  'authorizer',
+  'self-check',
+  'record-history',
+];
 
 /**
  * Requires a bundle in a fresh node (as the Lambda runtime would, with its \`awslambda\` global from the stand-in in
@@ -125,6 +132,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       INVENTORY_TABLE_NAME: stack.tables.inventory,
       API_KEYS_TABLE_NAME: stack.tables.apiKeys,
       INVENTORY_HISTORY_TABLE_NAME: stack.tables.history,
+      IDEMPOTENCY_TABLE_NAME: stack.tables.idempotency ?? '',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       HOME: home,

@@ -34,7 +34,7 @@ describe('CLI: keys', () => {
     // Assess
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
-    expect(created.stderr).toMatch(/^Created API key key_[0-9a-f]{16} "ci" in api-keys-.* Store it now/);
+    expect(created.stderr).toMatch(/^Created write API key key_[0-9a-f]{16} "ci" in api-keys-.* Store it now/);
     const key = created.stdout.trim();
     const response = await call(stack.url, 'GET', '/inventory', {
       headers: { Authorization: `Bearer ${key}` },
@@ -43,7 +43,33 @@ describe('CLI: keys', () => {
     expect(response.status).toBe(200);
   });
 
-  it('lists id, name, created and revoked but never a key or its hash', async () => {
+  it('creates a read key that lists and reads but whose PATCH is 403, and lists it with its scope', async () => {
+    // Act
+    const created = await cli('keys', 'create', '--name', 'display', '--scope', 'read');
+    const auth = { Authorization: `Bearer ${created.stdout.trim()}` };
+    const list = await call(stack.url, 'GET', '/inventory', { headers: auth, route: '/inventory' });
+    const one = await call(stack.url, 'GET', '/inventory/1', { headers: auth, route: '/inventory/{petId}' });
+    const patch = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{"adjustBy":1}',
+      route: '/inventory/{petId}',
+    });
+    const rows = JSON.parse((await cli('keys', 'list', '--format', 'json')).stdout) as Record<string, unknown>[];
+
+    // Assess
+    expect(created.stderr).toMatch(/^Created read API key/);
+    expect([list.status, one.status, patch.status]).toEqual([200, 200, 403]);
+    expect(patch.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
+    expect(rows.find((row) => row.name === 'display')).toMatchObject({ scope: 'read' });
+  });
+
+  it('refuses an unknown --scope with a usage error (exit 2)', async () => {
+    const outcome = await cli('keys', 'create', '--name', 'x', '--scope', 'admin');
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/--scope must be one of read, write; got "admin"/);
+  });
+
+  it('lists id, name, scope, created and revoked but never a key or its hash', async () => {
     // Prepare
     const { stdout } = await cli('keys', 'create', '--name', 'listed');
     const key = stdout.trim();
@@ -54,12 +80,13 @@ describe('CLI: keys', () => {
 
     // Assess
     expect(text.code).toBe(0);
-    expect(text.stdout.split('\n')[0]).toMatch(/^ID +NAME +CREATED +REVOKED$/);
-    expect(text.stdout).toMatch(/key_[0-9a-f]{16} +listed +\d{4}-\d\d-\d\dT[\d:.]+Z +-/);
+    expect(text.stdout.split('\n')[0]).toMatch(/^ID +NAME +SCOPE +CREATED +REVOKED$/);
+    expect(text.stdout).toMatch(/key_[0-9a-f]{16} +listed +write +\d{4}-\d\d-\d\dT[\d:.]+Z +-/);
     const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
     expect(rows.find((row) => row.name === 'listed')).toEqual({
       keyId: expect.stringMatching(/^key_/),
       name: 'listed',
+      scope: 'write',
       createdAt: expect.any(String),
       revokedAt: null,
     });

@@ -20,7 +20,7 @@ describe('CLI: smoke, against the real local gateway', () => {
     const code = await run(['smoke', '--url', stack.url, '--key', stack.key, '--write'], io);
     // Assess
     expect(code).toBe(0);
-    expect(io.stdout.text).toMatch(/^7 passed, 0 failed$/m);
+    expect(io.stdout.text).toMatch(/^8 passed, 0 failed$/m);
     expect(io.stdout.text).not.toMatch(/^FAIL /m);
     expect(await snapshotTable(stack.client, stack.tables.inventory, { omit: [LAST_CHANGE] })).toBe(before);
   });
@@ -34,14 +34,14 @@ describe('CLI: smoke, against the real local gateway', () => {
     expect(code).toBe(1);
     expect(io.stdout.text).toMatch(/^FAIL GET \/inventory with the key answers 200.*status 401/m);
     expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory without a key answers 401/m);
-    expect(io.stderr.text).toMatch(/^error: \d+ of 6 smoke checks failed against http:\/\/127\.0\.0\.1:\d+\/v1$/m);
+    expect(io.stderr.text).toMatch(/^error: \d+ of 7 smoke checks failed against http:\/\/127\.0\.0\.1:\d+\/v1$/m);
   });
 
   it('fails when nothing answers, without hanging', async () => {
     const io = aCapturedIo();
     const code = await run(['smoke', '--url', 'http://127.0.0.1:9/v1', '--key', stack.key], io);
     expect(code).toBe(1);
-    expect(io.stdout.text).toMatch(/^0 passed, 6 failed$/m);
+    expect(io.stdout.text).toMatch(/^0 passed, 7 failed$/m);
   });
 
   it('needs a key (exit code 2)', async () => {

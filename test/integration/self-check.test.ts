@@ -11,11 +11,12 @@ import { importHandler, type LocalGateway, startLocalGateway } from '../../local
 import { aLambdaContext, InMemoryApiKeyRepository } from '../fixtures/builders';
 import { putItems, snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 
-/** The names of the six checks, as every report names them. */
+/** The names of the seven checks, as every report names them. */
 const CHECK_NAMES = [
   'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
   'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
   `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
+  'GET /inventory/{petId} of the first listed entry answers 200 with that entry, and of an absent pet 404',
   'an unknown path answers 404 NOT_FOUND (API Gateway)',
   'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
   'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
@@ -76,7 +77,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
   afterAll(() => stack.close());
 
   describe('the shared smoke checks', () => {
-    it('pass all six against a working API, and change no stock (the 404 PATCH creates nothing)', async () => {
+    it('pass all seven against a working API, and change no stock (the 404 PATCH creates nothing)', async () => {
       // Prepare
       const before = await snapshotTable(stack.client, stack.tables.inventory);
       // Act
@@ -150,7 +151,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       }
     });
 
-    it('fails naming all six checks when nothing listens (connection refused), and still deletes its key', async () => {
+    it('fails naming all seven checks when nothing listens (connection refused), and still deletes its key', async () => {
       // Prepare
       const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
       const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
@@ -162,7 +163,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       expect(outcome).toBeInstanceOf(SelfCheckFailedError);
       const error = outcome as Error;
       expect(error.message).toMatch(
-        new RegExp(`^Self-check of ${baseUrl.replaceAll('.', '\\.')} failed 6 of 6 checks: \\[`),
+        new RegExp(`^Self-check of ${baseUrl.replaceAll('.', '\\.')} failed 7 of 7 checks: \\[`),
       );
       for (const name of CHECK_NAMES) expect(error.message).toContain(`[${name}]`);
       expect(error.message).toMatch(/ECONNREFUSED/);
@@ -187,13 +188,14 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         // Assess
         expect(outcome).toBeInstanceOf(SelfCheckFailedError);
         const message = (outcome as Error).message;
-        expect(message).toMatch(/failed 6 of 6 checks/);
+        expect(message).toMatch(/failed 7 of 7 checks/);
         expect(message).toContain(`[${CHECK_NAMES[0]}] status 200 instead of 401`);
         expect(message).toContain(`[${CHECK_NAMES[1]}] the body does not start as an array of InventoryItem`);
         expect(message).toContain(`[${CHECK_NAMES[2]}] not sent: the list could not be read`);
-        expect(message).toContain(`[${CHECK_NAMES[3]}] status 200 instead of 404`);
-        expect(message).toContain(`[${CHECK_NAMES[4]}] status 200 instead of 405`);
-        expect(message).toContain(`[${CHECK_NAMES[5]}] status 200 instead of 400`);
+        expect(message).toContain(`[${CHECK_NAMES[3]}] not sent: the list could not be read`);
+        expect(message).toContain(`[${CHECK_NAMES[4]}] status 200 instead of 404`);
+        expect(message).toContain(`[${CHECK_NAMES[5]}] status 200 instead of 405`);
+        expect(message).toContain(`[${CHECK_NAMES[6]}] status 200 instead of 400`);
         const key = seen[0] as string;
         expect(key).toMatch(ANY_KEY);
         expect(message).toContain('Bearer <the key>');
@@ -225,7 +227,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         // Assess
         expect(outcome).toBeInstanceOf(SelfCheckFailedError);
         const error = outcome as Error;
-        expect(error.message).toMatch(/failed 5 of 6 checks/);
+        expect(error.message).toMatch(/failed 6 of 7 checks/);
         expect(error.message).not.toContain(`[${CHECK_NAMES[0]}]`);
         for (const name of CHECK_NAMES.slice(1)) expect(error.message).toContain(`[${name}]`);
         expect(error.message).toContain(`[${CHECK_NAMES[1]}] status 503`);

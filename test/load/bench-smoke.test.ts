@@ -22,6 +22,7 @@ function expectFigures(section: Record<string, unknown>, names: readonly string[
 const DEPLOYED_FUNCTIONS = [
   'list-inventory',
   'update-inventory',
+  'get-inventory-entry',
   'get-pet',
   'list-store-orders',
   'authorizer',

@@ -8,6 +8,8 @@ import {
   parseBearerToken,
 } from '../../functions/api-keys/key';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
+import { toApiKeyRecord } from '../../functions/store/api-key-table';
+import { policyAllows } from '../../local/policy';
 import { InMemoryApiKeyRepository } from '../fixtures/builders';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/inventory';
@@ -71,7 +73,45 @@ describe('Function: authorizer decision', () => {
         Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/*/*',
       },
     ]);
-    expect(result.context).toEqual({ keyId: record.keyId, keyName: 'staff-tool' });
+    expect(result.context).toEqual({ keyId: record.keyId, keyName: 'staff-tool', scope: 'write' });
+  });
+
+  // API Gateway evaluates the returned policy for the called method ARN, caches it per token and answers 403
+  // (ACCESS_DENIED) to what it does not allow:
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html
+  it('gives a read key a policy allowing every GET route of the stage and no write, whatever route it was asked for', async () => {
+    // Prepare
+    const keys = new InMemoryApiKeyRepository();
+    const { key, record } = generateApiKey('display', new Date(), 'read');
+    await keys.create(record);
+    const arn = (method: string, path: string) =>
+      `arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/${method}${path}`;
+    // Act: asked on a PATCH first, as the first call of a cached policy may be
+    const result = await authorize(keys, `Bearer ${key}`, arn('PATCH', '/inventory/1'));
+    // Assess
+    expect(result.context).toMatchObject({ scope: 'read' });
+    for (const path of ['/inventory', '/inventory/1', '/inventory/9223372036854775807', '/pets/1', '/store/orders'])
+      expect([path, policyAllows(result, arn('GET', path))]).toEqual([path, true]);
+    expect(policyAllows(result, arn('PATCH', '/inventory/1'))).toBe(false);
+    expect(policyAllows(result, arn('PATCH', '/inventory'))).toBe(false);
+    expect(policyAllows(result, arn('DELETE', '/inventory/1'))).toBe(false);
+    expect(policyAllows(result, 'arn:aws:execute-api:eu-west-1:123456789012:other/v1/GET/inventory')).toBe(false);
+  });
+
+  it('reads a key stored before scopes existed as a write key, and refuses a row with an unknown scope', () => {
+    const row = { keyHash: { S: 'ab'.repeat(32) }, keyId: { S: 'key_1' }, name: { S: 'old' }, createdAt: { S: 'x' } };
+    expect(toApiKeyRecord(row).scope).toBe('write');
+    expect(toApiKeyRecord({ ...row, scope: { S: 'read' } }).scope).toBe('read');
+    expect(() => toApiKeyRecord({ ...row, scope: { S: 'admin' } })).toThrow(/scope/);
+  });
+
+  it('gives a write key the stage-wide policy', async () => {
+    const keys = new InMemoryApiKeyRepository();
+    const { key, record } = generateApiKey('staff-tool');
+    await keys.create(record);
+    const result = await authorize(keys, `Bearer ${key}`, METHOD_ARN);
+    expect(record.scope).toBe('write');
+    expect(policyAllows(result, 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/PATCH/inventory/1')).toBe(true);
   });
 
   it('looks a key up by its SHA-256 hash alone: the key itself never reaches storage', async () => {

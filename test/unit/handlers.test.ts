@@ -31,7 +31,10 @@ describe('Function: updateInventory', () => {
     const repository = new InMemoryInventoryRepository([
       anInventoryItem({ petId: '1', quantity: 3, status: 'pending' }),
     ]);
-    return { repository, handler: createUpdate({ repository }) };
+    return {
+      repository,
+      handler: createUpdate({ repository, idempotent: (_request, _context, operation) => operation() }),
+    };
   }
 
   it('sets the quantity, keeps the status and answers the stored entry with no-store', async () => {
@@ -353,6 +356,8 @@ describe('Function: listInventory (streamed)', () => {
             yield items.slice(start, start + ENTRIES_PER_CHUNK);
         },
         setQuantity: async () => timeRunsOutAt,
+        adjustQuantity: async () => timeRunsOutAt,
+        get: async () => timeRunsOutAt,
       };
 
       // Act
@@ -393,6 +398,12 @@ describe('Function: listInventory, the stream and its pages', () => {
         yield [anInventoryItem({ petId: '2' })];
       },
       setQuantity: async () => {
+        throw new Error('not used');
+      },
+      adjustQuantity: async () => {
+        throw new Error('not used');
+      },
+      get: async () => {
         throw new Error('not used');
       },
     };

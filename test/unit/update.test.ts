@@ -13,6 +13,33 @@ function refusal(text: string): ValidationError {
 
 describe('Domain: parseInventoryUpdate', () => {
   it.each([
+    ['{"adjustBy":1}', 1],
+    ['{"adjustBy":-3}', -3],
+    ['{"adjustBy":2147483647}', 2147483647],
+    ['{"adjustBy":-2147483647}', -2147483647],
+  ])('accepts the adjustment %p as adjustBy %p', (text, adjustBy) => {
+    expect(parseInventoryUpdate(text)).toEqual({ adjustBy });
+  });
+
+  it.each([
+    ['{"adjustBy":0}', /adjustBy must be an integer other than 0 from -2147483647 to 2147483647; got 0/],
+    ['{"adjustBy":-0}', /adjustBy must be an integer other than 0 .*; got -0/],
+    ['{"adjustBy":2147483648}', /adjustBy must be .*; got 2147483648/],
+    ['{"adjustBy":-2147483648}', /adjustBy must be .*; got -2147483648/],
+    ['{"adjustBy":1.0}', /adjustBy must be .* without a fraction or exponent; got 1.0/],
+    ['{"adjustBy":1e0}', /adjustBy must be .* without a fraction or exponent/],
+    ['{"adjustBy":"1"}', /adjustBy must be .*; got a string/],
+    ['{"adjustBy":null}', /adjustBy must be .*; got null/],
+    ['{"adjustBy":1,"quantity":5}', /adjustBy cannot be combined with quantity or expectedQuantity/],
+    ['{"adjustBy":1,"expectedQuantity":5}', /adjustBy cannot be combined with quantity or expectedQuantity/],
+    ['{"adjustBy":1,"adjustBy":2}', /repeats a member/],
+  ])('refuses the adjustment %p with VALIDATION_FAILED', (text, message) => {
+    const error = refusal(text);
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.message).toMatch(message);
+  });
+
+  it.each([
     ['{"quantity":0}', 0],
     ['{"quantity":5}', 5],
     ['{"quantity":2147483647}', 2147483647],
@@ -44,9 +71,12 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"quantity":null}', /got null/],
     ['{"quantity":[5]}', /got an array/],
     ['{"quantity":true}', /got a boolean/],
-    ['{}', /quantity is required/],
-    ['{"quantity":5,"status":"sold"}', /Unknown member "status"; the body takes only quantity and expectedQuantity/],
-    ['{"expectedQuantity":5}', /quantity is required/],
+    ['{}', /quantity or adjustBy is required/],
+    [
+      '{"quantity":5,"status":"sold"}',
+      /Unknown member "status"; the body takes only quantity, expectedQuantity and adjustBy/,
+    ],
+    ['{"expectedQuantity":5}', /quantity or adjustBy is required \(expectedQuantity goes with quantity\)/],
     ['{"quantity":5,"expectedQuantity":-1}', /expectedQuantity must be an integer from 0 to 2147483647; got -1/],
     ['{"quantity":5,"expectedQuantity":2147483648}', /expectedQuantity must be .*; got 2147483648/],
     ['{"quantity":5,"expectedQuantity":4.0}', /expectedQuantity must be .* without a fraction or exponent/],

@@ -1,0 +1,34 @@
+import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
+import { createApiHandler } from '../http/middleware';
+import { jsonResponse } from '../http/responses';
+import { InventoryItemNotFoundError } from '../inventory/errors';
+import { inventoryItemJson } from '../inventory/json';
+import { parsePetId } from '../inventory/pet-id';
+import type { InventoryRepository } from '../inventory/repository';
+import { InventoryTable } from '../store/inventory-table';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
+
+/** Dependencies of `GET /inventory/{petId}`. */
+export interface GetInventoryEntryDeps {
+  repository: Pick<InventoryRepository, 'get'>;
+}
+
+/**
+ * `GET /inventory/{petId}` (getInventoryEntry): one entry, read with strong consistency, so a client that just
+ * wrote reads its own write. Checks: petId (400), then existence (404).
+ */
+export function createHandler(deps: Deps<GetInventoryEntryDeps>) {
+  const resolve = resolveDeps(deps);
+  return createApiHandler(async function getInventoryEntry(event) {
+    const petId = parsePetId(event.pathParameters?.petId);
+    const item = await resolve().repository.get(petId);
+    if (!item) throw new InventoryItemNotFoundError(petId);
+    return jsonResponse(200, inventoryItemJson(item));
+  });
+}
+
+export const handler = createHandler(
+  once(() => ({
+    repository: new InventoryTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.inventoryTable) }),
+  })),
+);

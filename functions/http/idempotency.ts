@@ -1,0 +1,123 @@
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyPersistenceLayerError,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
+import { StorageUnavailableError, ValidationError } from '../inventory/errors';
+import { isStorageUnavailable } from '../store/storage-errors';
+import { headerValue } from './headers';
+import { HttpError } from './http-error';
+
+/** The request header naming a retry-safe write (IETF draft "The Idempotency-Key HTTP Header Field"). */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** Sent on an answer that is the stored first answer to an earlier request with the same key. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** How long the first answer to a key is kept and replayed. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+/** 1 to 255 printable ASCII characters (space to tilde). */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/**
+ * Reads the optional `Idempotency-Key` header: undefined when absent.
+ *
+ * @throws ValidationError when it is empty, longer than 255 characters, not printable ASCII, or sent twice.
+ */
+export function parseIdempotencyKey(
+  event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>,
+): string | undefined {
+  const value = headerValue(event.headers, IDEMPOTENCY_KEY_HEADER);
+  if (value === undefined) return undefined;
+  const sent = Object.entries(event.multiValueHeaders ?? {})
+    .filter(([name]) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER.toLowerCase())
+    .reduce((count, [, values]) => count + (values?.length ?? 0), 0);
+  if (sent > 1) throw new ValidationError(`${IDEMPOTENCY_KEY_HEADER} must be sent once; got ${sent} values.`);
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value))
+    throw new ValidationError(
+      `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters; got ${value.length} character${value.length === 1 ? '' : 's'}${value.length > 0 && value.length <= 255 ? ' with others than printable ASCII' : ''}.`,
+    );
+  return value;
+}
+
+/** What identifies one idempotent request: who sent it, under which key, asking what. */
+export interface IdempotentRequest {
+  /** The API key id: keys are per client, so one client can neither replay nor block another's. */
+  keyId: string;
+  /** The client's `Idempotency-Key`. */
+  idempotencyKey: string;
+  /** The request as the operation understood it (petId and parsed body): a repeat must ask the same. */
+  request: Record<string, unknown>;
+}
+
+/** Runs an operation once per idempotency key: the answer is a response, refusals included. */
+export type IdempotentRunner = (
+  request: IdempotentRequest,
+  context: Context,
+  operation: () => Promise<APIGatewayProxyResult>,
+) => Promise<APIGatewayProxyResult>;
+
+/**
+ * Builds an idempotent runner on the Powertools Idempotency utility. The first answer (status, headers, body) of a
+ * key is kept for {@link IDEMPOTENCY_TTL_SECONDS} and a repeat with the same request gets it back with
+ * `Idempotent-Replayed: true`, running nothing; the same key with another request is `422 IDEMPOTENCY_KEY_REUSED`;
+ * a repeat while the first is in flight is `409 CONFLICT` with `Retry-After`. An operation that throws (a server
+ * fault) keeps nothing, so a retry runs it again.
+ *
+ * The function wrapper rather than the middy middleware: in 2.35 the middleware's onError deletes the record of
+ * the request it refused (powertools-lambda-typescript#5675), so a duplicate in flight would unlock the first.
+ */
+export function createIdempotentRunner(options: {
+  persistenceStore: BasePersistenceLayer;
+  /** Names the operation in the stored keys, so another operation's keys never meet these. */
+  operation: string;
+}): IdempotentRunner {
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: 'key',
+    payloadValidationJmesPath: 'request',
+    expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
+    hashFunction: 'sha256',
+    throwOnNoIdempotencyKey: true,
+    responseHook: function markReplayed(response) {
+      const stored = response as unknown as APIGatewayProxyResult;
+      return { ...stored, headers: { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } as never;
+    },
+  });
+  return async function runIdempotently(request, context, operation) {
+    const run = makeIdempotent(
+      // The second argument makes Powertools take the Lambda context: an in-flight record expires with the invocation.
+      async (_payload: unknown, _context: Context) => operation(),
+      { persistenceStore: options.persistenceStore, config, keyPrefix: options.operation },
+    );
+    const payload = { key: [request.keyId, request.idempotencyKey], request: request.request };
+    try {
+      return await run(payload, context);
+    } catch (error) {
+      throw translateIdempotencyError(error);
+    }
+  };
+}
+
+function translateIdempotencyError(error: unknown): unknown {
+  if (error instanceof IdempotencyValidationError)
+    return new HttpError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `This ${IDEMPOTENCY_KEY_HEADER} was first used with another request (petId or body); send a new key with a new request.`,
+      { cause: error },
+    );
+  if (error instanceof IdempotencyAlreadyInProgressError)
+    return new HttpError(
+      'CONFLICT',
+      `A request with this ${IDEMPOTENCY_KEY_HEADER} is still in progress; retry after ${RETRY_AFTER_SECONDS} s for its answer.`,
+      { cause: error, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+    );
+  if (error instanceof IdempotencyPersistenceLayerError && isStorageUnavailable(error.cause))
+    return new StorageUnavailableError('idempotency store unavailable', { cause: error });
+  return error;
+}

@@ -1,0 +1,405 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { run } from '../../cli/run';
+import { generateApiKey } from '../../functions/api-keys/key';
+import { createIdempotentRunner, IDEMPOTENCY_TTL_SECONDS } from '../../functions/http/idempotency';
+import { jsonResponse } from '../../functions/http/responses';
+import { StorageUnavailableError } from '../../functions/inventory/errors';
+import type { InventoryItem } from '../../functions/inventory/types';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { idempotencyTable } from '../../functions/store/idempotency-table';
+import { lambdaContext } from '../../local/lambda/events';
+import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { call, jsonHeaders } from '../helpers/http';
+import { freshTables, snapshotTable, startTestStack, type TestStack, testClient } from '../helpers/local-stack';
+
+const ROUTE = '/inventory/{petId}';
+
+const INVENTORY: readonly InventoryItem[] = [
+  { petId: '1', quantity: 12, status: 'available' },
+  { petId: '2', quantity: 3, status: 'pending' },
+  { petId: '3', quantity: 0, status: 'sold' },
+  { petId: '9223372036854775807', quantity: 2, status: 'pending' },
+  ...Array.from({ length: 25 }, (_, i) => ({ petId: String(500 + i), quantity: 0, status: 'available' as const })),
+];
+
+// One stack per file: the handlers build their table adapters once per process, as a Lambda container does.
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ inventory: INVENTORY });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB Local)', () => {
+  const get = (petId: string, headers: Record<string, string> = stack.authHeader) =>
+    call(stack.url, 'GET', `/inventory/${petId}`, { headers, route: ROUTE });
+  const patch = (petId: string, body: string, headers: Record<string, string> = {}) =>
+    call(stack.url, 'PATCH', `/inventory/${petId}`, {
+      headers: { ...jsonHeaders(stack.authHeader), ...headers },
+      body,
+      route: ROUTE,
+    });
+  const quantityOf = async (petId: string) => ((await get(petId)).json as { quantity: number }).quantity;
+
+  describe('GET /inventory/{petId}', () => {
+    it('answers 200 with the entry, every digit of an int64 petId kept', async () => {
+      const response = await get('9223372036854775807');
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('reads a petId written with 40 leading zeros as the same pet', async () => {
+      const response = await get(`${'0'.repeat(40)}1`);
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"petId":1,"quantity":12,"status":"available"}');
+    });
+
+    it('answers 404 NOT_FOUND for a pet without an entry', async () => {
+      const response = await get('424242');
+      expect(response.status).toBe(404);
+      expect(response.json).toEqual({
+        code: 'NOT_FOUND',
+        message: 'No inventory entry exists for petId 424242.',
+        status: 404,
+      });
+    });
+
+    it.each(['abc', '1.5', '9223372036854775808', '+1'])(
+      'answers 400 VALIDATION_FAILED for petId %p',
+      async (petId) => {
+        const response = await get(encodeURIComponent(petId));
+        expect(response.status).toBe(400);
+        expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+      },
+    );
+
+    it('answers 401 without a key', async () => {
+      const response = await get('1', {});
+      expect(response.status).toBe(401);
+      expect(response.json).toMatchObject({ code: 'UNAUTHORIZED' });
+    });
+  });
+
+  describe('PATCH {"adjustBy": n}', () => {
+    it('adds the delta to the stored quantity and answers the entry as stored', async () => {
+      const response = await patch('2', '{"adjustBy":4}');
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"petId":2,"quantity":7,"status":"pending"}');
+      const back = await patch('2', '{"adjustBy":-4}');
+      expect(back.text).toBe('{"petId":2,"quantity":3,"status":"pending"}');
+    });
+
+    it('answers 409 CONFLICT naming the current quantity and changes nothing when the stock would go below 0', async () => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await patch('2', '{"adjustBy":-4}');
+      expect(response.status).toBe(409);
+      expect(response.json).toEqual({
+        code: 'CONFLICT',
+        message:
+          'The stored quantity of petId 2 is 3; adjusting it by -4 would take it below 0, so nothing was changed.',
+        status: 409,
+      });
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it('answers 409 and changes nothing when the stock would pass 2147483647', async () => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await patch('1', '{"adjustBy":2147483636}');
+      expect(response.status).toBe(409);
+      expect((response.json as { message: string }).message).toMatch(/is 12; .* above 2147483647/);
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it('answers 404 for a pet without an entry and creates none', async () => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await patch('424242', '{"adjustBy":1}');
+      expect(response.status).toBe(404);
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it.each([
+      '{"adjustBy":0}',
+      '{"adjustBy":2147483648}',
+      '{"adjustBy":-2147483648}',
+      '{"adjustBy":1.5}',
+      '{"adjustBy":"1"}',
+      '{"adjustBy":null}',
+      '{"adjustBy":1,"quantity":5}',
+      '{"adjustBy":1,"expectedQuantity":12}',
+      '{"expectedQuantity":12}',
+      '{}',
+      '{"adjustBy":1,"adjustBy":2}',
+      '{"adjustBy":1,"note":"x"}',
+    ])('answers 400 VALIDATION_FAILED to %p and changes nothing', async (body) => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await patch('1', body);
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it('applies 16 clients x 5 simultaneous {"adjustBy":1} exactly: every answer 200, the stock up by 80', async () => {
+      const start = await quantityOf('3');
+      const client = async () => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) statuses.push((await patch('3', '{"adjustBy":1}')).status);
+        return statuses;
+      };
+      const statuses = (await Promise.all(Array.from({ length: 16 }, client))).flat();
+      expect(statuses).toEqual(Array(80).fill(200));
+      expect(await quantityOf('3')).toBe(start + 80);
+    });
+  });
+
+  describe('PATCH with Idempotency-Key', () => {
+    let keyNumber = 0;
+    const newKey = () => `test-key-${++keyNumber}-${Date.now()}`;
+    const withKey = (key: string) => ({ 'Idempotency-Key': key });
+
+    it('answers a repeat with the first answer and Idempotent-Replayed: true, applying the change once', async () => {
+      const key = newKey();
+      const start = await quantityOf('1');
+      const first = await patch('1', '{"adjustBy":2}', withKey(key));
+      const repeat = await patch('1', '{"adjustBy":2}', withKey(key));
+      expect(first.status).toBe(200);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(repeat.status).toBe(first.status);
+      expect(repeat.text).toBe(first.text);
+      expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+      expect(repeat.headers.get('cache-control')).toBe('no-store');
+      expect(await quantityOf('1')).toBe(start + 2);
+    });
+
+    it('treats the same body written differently (spacing, member order) as the same request', async () => {
+      const key = newKey();
+      await patch('1', '{"quantity":20,"expectedQuantity":14}', withKey(key));
+      const repeat = await patch('1', '{ "expectedQuantity" : 14, "quantity" : 20 }', withKey(key));
+      expect(repeat.status).toBe(200);
+      expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+      expect(await quantityOf('1')).toBe(20);
+    });
+
+    it('answers 422 IDEMPOTENCY_KEY_REUSED to the same key with another body or another petId, and changes nothing', async () => {
+      const key = newKey();
+      await patch('1', '{"adjustBy":1}', withKey(key));
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const otherBody = await patch('1', '{"adjustBy":5}', withKey(key));
+      const otherPet = await patch('2', '{"adjustBy":1}', withKey(key));
+      for (const response of [otherBody, otherPet]) {
+        expect(response.status).toBe(422);
+        expect(response.json).toEqual({
+          code: 'IDEMPOTENCY_KEY_REUSED',
+          message:
+            'This Idempotency-Key was first used with another request (petId or body); send a new key with a new request.',
+          status: 422,
+        });
+      }
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+      // The refusals left the first answer in place.
+      expect((await patch('1', '{"adjustBy":1}', withKey(key))).headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it('keeps a refusal as the first answer: a repeat of a 409 is the same 409, even after the stock changed', async () => {
+      const key = newKey();
+      const first = await patch('2', '{"adjustBy":-10}', withKey(key));
+      await patch('2', '{"adjustBy":20}');
+      const repeat = await patch('2', '{"adjustBy":-10}', withKey(key));
+      expect(first.status).toBe(409);
+      expect(repeat.status).toBe(409);
+      expect(repeat.text).toBe(first.text);
+      expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it('scopes keys per API key: another client with the same Idempotency-Key applies its own change', async () => {
+      const key = newKey();
+      const other = await stack.createKey('other-client');
+      const start = await quantityOf('1');
+      await patch('1', '{"adjustBy":1}', withKey(key));
+      const theirs = await patch('1', '{"adjustBy":1}', { ...withKey(key), Authorization: `Bearer ${other.key}` });
+      expect(theirs.status).toBe(200);
+      expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+      expect(await quantityOf('1')).toBe(start + 2);
+    });
+
+    it.each([
+      ['empty', ''],
+      ['256 characters', 'k'.repeat(256)],
+      ['not ASCII', 'clé-1'],
+    ])('answers 400 VALIDATION_FAILED to an Idempotency-Key that is %s, and changes nothing', async (_, key) => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await patch('1', '{"adjustBy":1}', withKey(key));
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+      expect((response.json as { message: string }).message).toMatch(/Idempotency-Key must be/);
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
+
+    it('accepts a key of 255 printable ASCII characters', async () => {
+      const response = await patch('1', '{"adjustBy":1}', withKey(`${' ~'.repeat(127)}!`));
+      expect(response.status).toBe(200);
+    });
+
+    it('applies exactly 25 adjustments when each is sent twice at once under its own key; answers 200 or 409 only', async () => {
+      const pets = Array.from({ length: 25 }, (_, i) => String(500 + i));
+      const sends = pets.flatMap((petId) => {
+        const key = newKey();
+        return [patch(petId, '{"adjustBy":1}', withKey(key)), patch(petId, '{"adjustBy":1}', withKey(key))];
+      });
+      const responses = await Promise.all(sends);
+      for (const response of responses) expect([200, 409]).toContain(response.status);
+      for (const response of responses.filter((r) => r.status === 409))
+        expect(response.headers.get('retry-after')).toBe('1');
+      const quantities = await Promise.all(pets.map(quantityOf));
+      expect(quantities).toEqual(Array(25).fill(1));
+    });
+  });
+});
+
+describe('API: keys that may only read (local gateway evaluating the authorizer policy)', () => {
+  let readKey: Record<string, string>;
+
+  beforeAll(async () => {
+    const { key, record } = generateApiKey('display', new Date(), 'read');
+    await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).create(record);
+    readKey = { Authorization: `Bearer ${key}` };
+  });
+
+  it('lists the inventory and reads one entry with a read key', async () => {
+    const list = await call(stack.url, 'GET', '/inventory', { headers: readKey, route: '/inventory' });
+    const one = await call(stack.url, 'GET', '/inventory/1', { headers: readKey, route: ROUTE });
+    expect(list.status).toBe(200);
+    expect(one.status).toBe(200);
+    expect(one.json).toMatchObject({ petId: 1, status: 'available' });
+  });
+
+  // API Gateway answers a call the authorizer's policy does not allow with the ACCESS_DENIED gateway response (403):
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html
+  it.each(['{"adjustBy":1}', '{"quantity":0}'])(
+    "answers a read key's PATCH %p with 403 ACCESS_DENIED and the Error body, and changes nothing",
+    async (body) => {
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const response = await call(stack.url, 'PATCH', '/inventory/1', {
+        headers: jsonHeaders(readKey),
+        body,
+        route: ROUTE,
+      });
+      expect(response.status).toBe(403);
+      expect(response.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    },
+  );
+
+  it('keeps the read policy per key: after a read key was refused, a write key still writes, and the other way round', async () => {
+    const refused = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: jsonHeaders(readKey),
+      body: '{"adjustBy":1}',
+      route: ROUTE,
+    });
+    const written = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: jsonHeaders(stack.authHeader),
+      body: '{"adjustBy":1}',
+      route: ROUTE,
+    });
+    const refusedAgain = await call(stack.url, 'PATCH', '/inventory/1', {
+      headers: jsonHeaders(readKey),
+      body: '{"adjustBy":1}',
+      route: ROUTE,
+    });
+    expect([refused.status, written.status, refusedAgain.status]).toEqual([403, 200, 403]);
+  });
+});
+
+describe('CLI: inventory get', () => {
+  const cli = async (argv: string[]) => {
+    const io = aCapturedIo({ env: {} });
+    const code = await run(argv, io);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
+
+  it('prints one entry as JSON with every digit of its petId', async () => {
+    const outcome = await cli(['inventory', 'get', '9223372036854775807', '--url', stack.url, '--key', stack.key]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}\n');
+  });
+
+  it('exits 1 naming the 404 for a pet without an entry', async () => {
+    const outcome = await cli(['inventory', 'get', '424242', '--url', stack.url, '--key', stack.key]);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/answered 404 \(NOT_FOUND: No inventory entry exists for petId 424242\.\)/);
+  });
+});
+
+describe('Function: the idempotent runner on DynamoDB Local', () => {
+  const client = testClient();
+  let tableName: string;
+  const request = { keyId: 'key_1', idempotencyKey: 'k-1', request: { petId: '1', adjustBy: 1 } };
+
+  beforeAll(async () => {
+    tableName = (await freshTables(client)).idempotency as string;
+  });
+  afterAll(() => client.destroy());
+
+  const runner = () =>
+    createIdempotentRunner({ persistenceStore: idempotencyTable({ client, tableName }), operation: 'test' });
+  const ok = (body: string): APIGatewayProxyResult => jsonResponse(200, body);
+
+  it('answers a repeat in flight 409 with Retry-After, and the first request keeps its claim and its answer', async () => {
+    // Prepare
+    const run = runner();
+    let finish: (response: APIGatewayProxyResult) => void = () => undefined;
+    const first = run(
+      { ...request, idempotencyKey: 'in-flight' },
+      lambdaContext(),
+      () => new Promise((resolve) => (finish = resolve)),
+    );
+    await waitForClaim();
+    // Act
+    const duplicate = await run({ ...request, idempotencyKey: 'in-flight' }, lambdaContext(), async () =>
+      ok('"again"'),
+    ).catch((error: unknown) => error);
+    finish(ok('"first"'));
+    const answer = await first;
+    const replay = await run({ ...request, idempotencyKey: 'in-flight' }, lambdaContext(), async () => ok('"again"'));
+    // Assess
+    expect(duplicate).toMatchObject({ code: 'CONFLICT', options: { headers: { 'Retry-After': '1' } } });
+    expect(answer.body).toBe('"first"');
+    expect(replay.body).toBe('"first"');
+    expect(replay.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
+  });
+
+  it('keeps nothing when the operation fails: a retry runs it again', async () => {
+    const run = runner();
+    const failure = await run({ ...request, idempotencyKey: 'fails' }, lambdaContext(), async () => {
+      throw new StorageUnavailableError('down');
+    }).catch((error: unknown) => error);
+    const retry = await run({ ...request, idempotencyKey: 'fails' }, lambdaContext(), async () => ok('"ran"'));
+    expect(failure).toBeInstanceOf(StorageUnavailableError);
+    expect(retry.body).toBe('"ran"');
+    expect(retry.headers?.['Idempotent-Replayed']).toBeUndefined();
+  });
+
+  it('keeps the first answer 24 hours (the TTL attribute), under a hash that never holds the key in clear', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    await runner()({ ...request, idempotencyKey: 'ttl-secret' }, lambdaContext(), async () => ok('"kept"'));
+    const after = Math.ceil(Date.now() / 1000);
+    const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+    const rows = Items.filter((item) => JSON.stringify(item).includes('kept'));
+    expect(rows).toHaveLength(1);
+    const expiration = Number(rows[0]?.expiration?.N);
+    expect(expiration).toBeGreaterThanOrEqual(before + IDEMPOTENCY_TTL_SECONDS);
+    expect(expiration).toBeLessThanOrEqual(after + IDEMPOTENCY_TTL_SECONDS);
+    expect(JSON.stringify(rows[0])).not.toContain('ttl-secret');
+  });
+
+  /** Waits for the claim the first call writes before it runs its operation: an event, not a time. */
+  async function waitForClaim(): Promise<void> {
+    for (;;) {
+      const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+      if (Items.some((item) => item.status?.S === 'INPROGRESS')) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+});

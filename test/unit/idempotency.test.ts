@@ -1,0 +1,33 @@
+import { parseIdempotencyKey } from '../../functions/http/idempotency';
+import { inventoryUpdateEvent } from '../../local/lambda/events';
+
+describe('HTTP: parseIdempotencyKey', () => {
+  const event = (headers: Record<string, string>, multi: Record<string, string[]> = {}) =>
+    inventoryUpdateEvent('1', '{"adjustBy":1}', { headers, multiValueHeaders: multi });
+
+  it('reads the key whatever the header name case, and undefined when there is none', () => {
+    expect(parseIdempotencyKey(event({ 'idempotency-key': 'abc' }))).toBe('abc');
+    expect(parseIdempotencyKey(event({ 'Idempotency-Key': `${' ~'.repeat(127)}!` }))).toHaveLength(255);
+    expect(parseIdempotencyKey(event({}))).toBeUndefined();
+  });
+
+  it.each([
+    ['empty', ''],
+    ['256 characters', 'k'.repeat(256)],
+    ['a control character', 'key\u0007'],
+    ['a DEL', 'key\u007f'],
+    ['not ASCII', 'clé'],
+  ])('refuses a key that is %s with VALIDATION_FAILED', (_, key) => {
+    expect(() => parseIdempotencyKey(event({ 'Idempotency-Key': key }))).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        message: expect.stringMatching(/^Idempotency-Key must be 1 to 255 printable ASCII/),
+      }),
+    );
+  });
+
+  it('refuses a key sent twice, which API Gateway would pass as its last value only', () => {
+    const twice = event({ 'Idempotency-Key': 'b' }, { 'Idempotency-Key': ['a', 'b'] });
+    expect(() => parseIdempotencyKey(twice)).toThrow(/must be sent once; got 2 values/);
+  });
+});
