@@ -5,32 +5,11 @@ import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { inventoryCsv } from '../../cli/commands/inventory';
 import { run } from '../../cli/run';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { InventoryTable, LAST_CHANGE, toChangeOrigin } from '../../functions/store/inventory-table';
-import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { csvOf, manyItems } from '../fixtures/inventory-files';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
-
-const STATUSES = ['available', 'pending', 'sold'] as const;
-
-/** `count` rows counting down from the largest int64, so every id is past 2^53. */
-function manyItems(count: number): InventoryItem[] {
-  return Array.from({ length: count }, (_, index) => ({
-    petId: String(9223372036854775807n - BigInt(index)),
-    quantity: (index * 7919) % 100_000,
-    status: STATUSES[index % 3] as InventoryItem['status'],
-  }));
-}
-
-/** Rows in a table now (a COUNT scan). */
-async function countRows(client: DynamoDBClient, tableName: string): Promise<number> {
-  return (await client.send(new ScanCommand({ TableName: tableName, Select: 'COUNT' }))).Count ?? 0;
-}
-
-function csvOf(items: readonly InventoryItem[]): string {
-  return `petId,quantity,status\n${items.map((item) => `${item.petId},${item.quantity},${item.status}`).join('\n')}\n`;
-}
 
 describe('CLI: inventory import', () => {
   let client: DynamoDBClient;
@@ -69,6 +48,7 @@ describe('CLI: inventory import', () => {
 
   afterAll(() => {
     client.destroy();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   // 3,000 rows are 120 BatchWriteItem calls, 8 in flight; the 30,000-row import is a load test
@@ -98,52 +78,6 @@ describe('CLI: inventory import', () => {
     expect(afterFirst).toContain('"petId",{"N":"9223372036854775807"}');
     expect(afterFirst).toContain(`"petId",{"N":"${items[2_999]?.petId}"}`);
   }, 60_000);
-
-  it('stops with "Import stopped after N of M rows" when DynamoDB goes away mid-import, and the same command then finishes it', async () => {
-    // Prepare: a DynamoDB Local of this test's own, on disk, so it can be killed mid-import and brought back.
-    const dataDir = mkdtempSync(join(tmpdir(), 'cli-import-interrupted-'));
-    const port = await freePort();
-    let dynamo = await startDynamoDbLocal({ port, dataDir });
-    const own = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
-    try {
-      const tables = await freshTables(own);
-      const items = manyItems(6_000);
-      const file = aFile('6k.csv', csvOf(items));
-      const once = await freshTables(client);
-      await cli(once, ['inventory', 'import', file]);
-
-      // Act: kill DynamoDB Local as soon as rows are landing, then start it again on the same data.
-      let finished = false;
-      const importing = cli(tables, ['inventory', 'import', file], { endpoint: dynamo.endpoint }).finally(() => {
-        finished = true;
-      });
-      while (!finished && (await countRows(own, tables.inventory)) < 1_000) await new Promise((r) => setTimeout(r, 20));
-      expect(finished).toBe(false);
-      dynamo.process.kill('SIGKILL');
-      const stopped = await importing;
-      await dynamo.stop();
-      dynamo = await startDynamoDbLocal({ port, dataDir });
-      const rerun = await cli(tables, ['inventory', 'import', file], { endpoint: dynamo.endpoint });
-
-      // Assess
-      expect(stopped.code).toBe(1);
-      const [, written] =
-        /^error: Import stopped after (\d+) of 6000 rows \(Cannot reach DynamoDB at \S+ \(E[A-Z]+\).*\); run the same command again to finish\n$/.exec(
-          stopped.stderr,
-        ) ?? [];
-      expect(Number(written)).toBeGreaterThan(0);
-      expect(Number(written)).toBeLessThan(6_000);
-      expect(rerun.code).toBe(0);
-      expect(await snapshotTable(own, tables.inventory, { omit: [LAST_CHANGE] })).toBe(
-        await snapshotTable(client, once.inventory, { omit: [LAST_CHANGE] }),
-      );
-    } finally {
-      own.destroy();
-      await dynamo.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-    // Two DynamoDB Local starts and 12,000 rows written: room for a busy 2-core machine (no time is asserted).
-  }, 240_000);
 
   it('writes nothing when any row is bad and names each bad line on stderr', async () => {
     // Prepare

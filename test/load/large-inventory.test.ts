@@ -9,8 +9,9 @@ import { startThrottlingEndpoint, type ThrottlingEndpoint } from '../helpers/thr
 /**
  * [large] An inventory past what one buffered Lambda response carried (6 MB): 120,000 entries with 19-digit ids,
  * ~8.6 MB of JSON, listed exactly through the local gateway with and without gzip, with the functions' default
- * page sizes and time-outs, the first byte sent before the list's last page is read. Selected alone with
- * `npm test -- -t '\[large\]'`; it seeds with the CLI's batch writer (~30 s of the suite).
+ * page sizes and time-outs, the first byte sent before the list's last page is read. A volume test, so in the load
+ * project (`npm run test:load`, which CI runs); alone: `npm run test:load -- -t '\[large\]'`. It seeds with the CLI's
+ * batch writer.
  */
 const ENTRIES = 120_000;
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { run } from '../../cli/run';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { LAST_CHANGE } from '../../functions/store/inventory-table';
+import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
+import type { TableNames } from '../../service/local-dynamodb';
+import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { countRows, csvOf, manyItems } from '../fixtures/inventory-files';
+import { freshTables, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
+
+/**
+ * An import interrupted by DynamoDB going away, then finished by the same command: a DynamoDB Local of its own is
+ * killed once rows are landing. It races a running import against a kill (how many rows land first depends on the
+ * machine) and starts a JVM twice, so it is a load test, not part of `npm test`.
+ */
+describe('Load: an inventory import interrupted mid-way', () => {
+  let client: DynamoDBClient;
+  let dir: string;
+
+  /** Runs the CLI in-process against `tables` at `endpoint`. */
+  const cli = async (tables: TableNames, argv: string[], endpoint: string) => {
+    const io = aCapturedIo({
+      env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys },
+      cwd: dir,
+    });
+    const code = await run([...argv, '--endpoint', endpoint], io);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
+
+  beforeAll(() => {
+    client = testClient();
+    dir = mkdtempSync(join(tmpdir(), 'import-interrupted-'));
+  });
+  afterAll(() => {
+    client.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops with "Import stopped after N of M rows" when DynamoDB goes away mid-import, and the same command then finishes it', async () => {
+    // Prepare: a DynamoDB Local of this test's own, on disk, so it can be killed mid-import and brought back.
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-import-interrupted-'));
+    const port = await freePort();
+    let dynamo = await startDynamoDbLocal({ port, dataDir });
+    const own = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
+    try {
+      const tables = await freshTables(own);
+      const items = manyItems(6_000);
+      const file = join(dir, '6k.csv');
+      writeFileSync(file, csvOf(items));
+      const once = await freshTables(client);
+      await cli(once, ['inventory', 'import', file], testEndpoint());
+
+      // Act: kill DynamoDB Local as soon as rows are landing, then start it again on the same data.
+      let finished = false;
+      const importing = cli(tables, ['inventory', 'import', file], dynamo.endpoint).finally(() => {
+        finished = true;
+      });
+      while (!finished && (await countRows(own, tables.inventory)) < 1_000) await new Promise((r) => setTimeout(r, 20));
+      expect(finished).toBe(false);
+      dynamo.process.kill('SIGKILL');
+      const stopped = await importing;
+      await dynamo.stop();
+      dynamo = await startDynamoDbLocal({ port, dataDir });
+      const rerun = await cli(tables, ['inventory', 'import', file], dynamo.endpoint);
+
+      // Assess
+      expect(stopped.code).toBe(1);
+      const [, written] =
+        /^error: Import stopped after (\d+) of 6000 rows \(Cannot reach DynamoDB at \S+ \(E[A-Z]+\).*\); run the same command again to finish\n$/.exec(
+          stopped.stderr,
+        ) ?? [];
+      expect(Number(written)).toBeGreaterThan(0);
+      expect(Number(written)).toBeLessThan(6_000);
+      expect(rerun.code).toBe(0);
+      expect(await snapshotTable(own, tables.inventory, { omit: [LAST_CHANGE] })).toBe(
+        await snapshotTable(client, once.inventory, { omit: [LAST_CHANGE] }),
+      );
+    } finally {
+      own.destroy();
+      await dynamo.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    // Two DynamoDB Local starts and 12,000 rows written (no time is asserted).
+  }, 240_000);
+});
