@@ -57,7 +57,9 @@ describe('CLI: as a process', () => {
     // Assess
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
-    expect(cliLines(outcome.stderr)).toEqual([expect.stringMatching(/^Created API key key_\w+ "ci" in api-keys-/)]);
+    expect(cliLines(outcome.stderr)).toEqual([
+      expect.stringMatching(/^Created write API key key_\w+ "ci" in api-keys-/),
+    ]);
     const keys = await new ApiKeyTable({ client, tableName: tables.apiKeys }).list();
     expect(keys.map((key) => key.name)).toEqual(['ci']);
   }, 30_000);
