@@ -243,7 +243,7 @@ async function main(): Promise<void> {
     // Its PATCH scenario changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
     await seed(0, 20);
 
-    progress(`read units of the list's Scan per writer (${profile.readUnitsEntries} entries each, a table of its own)`);
+    progress(`read units of the list's index Queries per writer (${profile.readUnitsEntries} entries each, a table of its own)`);
     const readUnitsTables = { ...tables, inventory: `${tables.inventory}-read-units` };
     await ensureTables(client, readUnitsTables, { inventoryStream: false });
     const readUnits = await measureReadUnits(client, readUnitsTables.inventory, inventory(0, profile.readUnitsEntries));
