@@ -34,6 +34,8 @@ export interface ProbeOptions {
   events?: readonly unknown[];
   /** The function's memory size, as its context reports it. @default 256 */
   memoryMb?: number;
+  /** V8's old-space limit (`--max-old-space-size`), to tell memory a function needs from garbage not yet collected. */
+  heapLimitMb?: number;
 }
 
 /** Runs `bench/probe.mjs` in a fresh `node` (the one running this script) and returns its report. */
@@ -55,7 +57,10 @@ export function runProbe(
       env: {
         ...process.env,
         ...options.env,
-        NODE_OPTIONS: options.sourceMaps ? '--enable-source-maps' : '',
+        NODE_OPTIONS: [
+          ...(options.sourceMaps ? ['--enable-source-maps'] : []),
+          ...(options.heapLimitMb === undefined ? [] : [`--max-old-space-size=${options.heapLimitMb}`]),
+        ].join(' '),
         PROBE_EVENTS_FILE: eventsFile,
         PROBE_CONTEXT: JSON.stringify(context),
       },
