@@ -172,8 +172,8 @@ async function main(): Promise<void> {
       identity,
       gzip,
       naiveMs,
-      identityVsNaive: round(identity.lastByteMs / naiveMs),
-      gzipVsNaive: round(gzip.lastByteMs / naiveMs),
+      identityVsNaive: round(identity.lastByteMs / naiveMs, 3),
+      gzipVsNaive: round(gzip.lastByteMs / naiveMs, 3),
     };
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     if (args.out) writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
