@@ -499,7 +499,7 @@ function summarize(parts: {
     if (reference && largest !== reference && largest.handlerPeakRssCappedMb && reference.handlerPeakRssCappedMb)
       add(
         `list peak RSS, heap capped at ${LIST_HEAP_CAP_MB} MB: ${largest.entries} / 100000 entries`,
-        round(largest.handlerPeakRssCappedMb / reference.handlerPeakRssCappedMb),
+        round(largest.handlerPeakRssCappedMb / reference.handlerPeakRssCappedMb, 2),
         1.1,
       );
   }
