@@ -20,11 +20,11 @@ import { parseArgs, promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { inventoryItemJson } from '../functions/inventory/json';
 import { comparePetIds } from '../functions/inventory/repository';
-import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { startLocalApiProcess } from '../local/api-process';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { LOCAL_TABLE_NAMES } from '../service/local-dynamodb';
 import { NAIVE_HANDLER } from './cold-start';
+import { benchInventory } from './inventory';
 import { round } from './stats';
 
 const { values: args } = parseArgs({
@@ -34,29 +34,6 @@ const { values: args } = parseArgs({
   },
 });
 const ENTRIES = Number(args.entries);
-const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
-const MASK64 = (1n << 64n) - 1n;
-
-/** A 19-digit id for entry `i` (splitmix64, as bench/run.ts): random-looking and distinct. */
-function longPetId(i: number): string {
-  let z = (BigInt(i) * 0x9e3779b97f4a7c15n) & MASK64;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
-  z ^= z >> 31n;
-  return String(1_000_000_000_000_000_000n + (z % 8_000_000_000_000_000_000n));
-}
-
-function inventory(entries: number): InventoryItem[] {
-  return Array.from({ length: entries }, (_, index) => {
-    const i = index + 1;
-    return {
-      petId: i % 2 === 1 ? String(i) : longPetId(i),
-      quantity: (i * 7919) % 1000,
-      status: STATUSES[i % 3] as PetStatus,
-    };
-  });
-}
-
 function progress(line: string): void {
   process.stderr.write(`[list-at-size] ${line}\n`);
 }
@@ -100,7 +77,7 @@ function timedList(url: string, headers: Record<string, string>, expected: strin
 }
 
 async function main(): Promise<void> {
-  const items = inventory(ENTRIES);
+  const items = benchInventory(0, ENTRIES);
   const expected = `[${[...items]
     .sort((a, b) => comparePetIds(a.petId, b.petId))
     .map(inventoryItemJson)

@@ -21,7 +21,6 @@ import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { inventoryItemJson } from '../functions/inventory/json';
 import { comparePetIds } from '../functions/inventory/repository';
-import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
@@ -34,6 +33,7 @@ import { ensureTables } from '../local/tables';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { HISTORY_STREAM_MAPPING } from '../service/names';
 import { bundleSubjects, type ColdStartResult, measureColdStarts, NAIVE_HANDLER } from './cold-start';
+import { benchInventory } from './inventory';
 import { closeHttp, measureList, measurePatch, type PatchResult } from './latency';
 import { type InvokeProbe, runProbe } from './probe-child';
 import { type ImportRateFigure, measureImportRate, measureReadUnits, type ReadUnitsFigure } from './read-units';
@@ -95,35 +95,9 @@ const { values: args } = parseArgs({
 });
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
-const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
-
-const MASK64 = (1n << 64n) - 1n;
-
-/** A 19-digit id for entry `i`: splitmix64 of i, so the ids look random (the worst case for gzip) and are distinct. */
-function longPetId(i: number): string {
-  let z = (BigInt(i) * 0x9e3779b97f4a7c15n) & MASK64;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
-  z ^= z >> 31n;
-  return String(1_000_000_000_000_000_000n + (z % 8_000_000_000_000_000_000n));
-}
-
-/** The benchmark's inventory, entries from+1..to: odd entries have id i, even ones a 19-digit id. */
-function inventory(from: number, to: number): InventoryItem[] {
-  const items: InventoryItem[] = [];
-  for (let i = from + 1; i <= to; i++) {
-    items.push({
-      petId: i % 2 === 1 ? String(i) : longPetId(i),
-      quantity: (i * 7919) % 1000,
-      status: STATUSES[i % 3] as PetStatus,
-    });
-  }
-  return items;
-}
-
 /** The exact body GET /inventory must answer for entries 1..n: ordered by petId, every digit. */
 function expectedListBody(entries: number): string {
-  const items = inventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
+  const items = benchInventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
   return `[${items.map(inventoryItemJson).join(',')}]`;
 }
 
@@ -206,7 +180,7 @@ async function main(): Promise<void> {
       // and status only), while the naive Scan reads whole items, and a 1,000,000-entry store signed as an import
       // (~185 MB of items) would make its baseline slower still. Signed entries through npm start are measured by
       // bench/list-at-size.ts; what signing would cost a Scan, in read units, by measureReadUnits.
-      await writeInventory(inventory(from, to), { client, tableName: tables.inventory, concurrency: 4 });
+      await writeInventory(benchInventory(from, to), { client, tableName: tables.inventory, concurrency: 4 });
     };
 
     await seed(0, COLD_PATH_INVENTORY);
@@ -249,7 +223,11 @@ async function main(): Promise<void> {
     );
     const readUnitsTables = { ...tables, inventory: `${tables.inventory}-read-units` };
     await ensureTables(client, readUnitsTables, { inventoryStream: false });
-    const readUnits = await measureReadUnits(client, readUnitsTables.inventory, inventory(0, profile.readUnitsEntries));
+    const readUnits = await measureReadUnits(
+      client,
+      readUnitsTables.inventory,
+      benchInventory(0, profile.readUnitsEntries),
+    );
     progress(`import rows/s with and without the list index (${profile.readUnitsEntries} entries, twice each)`);
     const bareTable = `${tables.inventory}-no-index`;
     await client.send(
@@ -263,7 +241,7 @@ async function main(): Promise<void> {
     const importRate = await measureImportRate(
       client,
       { withIndex: readUnitsTables.inventory, withoutIndex: bareTable },
-      inventory(profile.readUnitsEntries, 2 * profile.readUnitsEntries),
+      benchInventory(profile.readUnitsEntries, 2 * profile.readUnitsEntries),
     );
 
     installLambdaStreamingRuntime();

@@ -67,19 +67,16 @@ export function entriesBreakingAt(count: number, brokenAt: number): InventoryRep
         }) as InventoryItem)
       : { petId: String(i), quantity: 1, status: 'available' as const },
   );
-  return {
-    // In batches, as the table yields them: the first ones are sent before the broken entry is reached.
-    list: async function* () {
-      yield* batchesOf(items, 1024);
-    },
-    setQuantity: async () => {
-      throw new Error('not used');
-    },
-    adjustQuantity: async () => {
-      throw new Error('not used');
-    },
-    get: async () => {
-      throw new Error('not used');
-    },
+  // In batches, as the table yields them: the first ones are sent before the broken entry is reached.
+  return listOnlyRepository(async function* () {
+    yield* batchesOf(items, 1024);
+  });
+}
+
+/** A repository that only lists, with `list`; any other call fails the test. */
+export function listOnlyRepository(list: InventoryRepository['list']): InventoryRepository {
+  const unused = async (): Promise<never> => {
+    throw new Error('not used');
   };
+  return { list, setQuantity: unused, adjustQuantity: unused, get: unused };
 }

@@ -20,7 +20,7 @@ import {
   InMemoryApiKeyRepository,
   InMemoryInventoryRepository,
 } from '../fixtures/builders';
-import { callStreaming, entriesBreakingAt, parsesAsJson } from '../helpers/streaming';
+import { callStreaming, entriesBreakingAt, listOnlyRepository, parsesAsJson } from '../helpers/streaming';
 
 function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
@@ -391,22 +391,11 @@ describe('Function: listInventory, the stream and its pages', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const slow: InventoryRepository = {
-      list: async function* () {
-        yield [anInventoryItem({ petId: '1' })];
-        await held;
-        yield [anInventoryItem({ petId: '2' })];
-      },
-      setQuantity: async () => {
-        throw new Error('not used');
-      },
-      adjustQuantity: async () => {
-        throw new Error('not used');
-      },
-      get: async () => {
-        throw new Error('not used');
-      },
-    };
+    const slow = listOnlyRepository(async function* () {
+      yield [anInventoryItem({ petId: '1' })];
+      await held;
+      yield [anInventoryItem({ petId: '2' })];
+    });
     // Act
     const { response, completion } = invokeStreamingHandler(
       createList({ repository: slow }),
