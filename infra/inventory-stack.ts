@@ -122,7 +122,6 @@ export class InventoryStack extends Stack {
       nonKeyAttributes: [...INVENTORY_LIST_INDEX.projected],
       maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
     });
-    const listIndexArn = `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`;
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...tableDefaults,
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
@@ -133,6 +132,13 @@ export class InventoryStack extends Stack {
       partitionKey: { name: IDEMPOTENCY_TABLE_KEY.name, type: attributeType(IDEMPOTENCY_TABLE_KEY.type) },
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
+
+    /** What each kind of access in {@link TABLE_ACTIONS} is granted on. */
+    const grantResources = {
+      table: this.inventoryTable.tableArn,
+      listIndex: `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`,
+      idempotencyTable: this.idempotencyTable.tableArn,
+    };
 
     const functionDefaults = {
       logRetention: config.logRetention,
@@ -161,15 +167,10 @@ export class InventoryStack extends Stack {
         ...(route.operationId === 'listInventory' ? { memorySize: LIST_INVENTORY_MEMORY_MB } : {}),
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
-      // Not `table.grant`: on a table with an index it grants `index/*` too, which no function here reads but the list.
-      const resources = {
-        table: this.inventoryTable.tableArn,
-        listIndex: listIndexArn,
-        idempotencyTable: this.idempotencyTable.tableArn,
-      };
+      // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
       for (const access of route.access) {
         const { actions, on } = TABLE_ACTIONS[access];
-        Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [resources[on]] });
+        Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
       }
       this.functions.set(route.operationId, fn);
       routeFunctions.set(route.operationId, fn);
