@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { DeployedBundle } from '../infra/synthesized-assets';
 import { lambdaTraceHeader, startXRayDaemonStandIn, tracingEnvironment } from '../local/lambda/xray-daemon';
+import { startDynamoDbTlsEndpoint } from './dynamodb-tls';
 import { runProbe } from './probe-child';
 import { alternate, median, ratio, round } from './stats';
 
@@ -34,6 +35,8 @@ export interface ColdStartResult {
   runs: number;
   /** The functions ran with tracing on, as deployed (Powertools Tracer, X-Ray daemon stand-in); the naive has none. */
   tracing: boolean;
+  /** Every process reached DynamoDB Local over HTTPS, as a deployed function reaches DynamoDB (bench/dynamodb-tls.ts). */
+  dynamoOverTls: boolean;
   naiveInitMsMedian: number;
   naiveColdPathMsMedian: number;
   functions: ColdStartFigure[];
@@ -63,7 +66,9 @@ export function bundleSubjects(
  * loads its HTTP stack on the first call, as the SDK does; the cold path is what the first caller waits for.
  * Each process gets the environment Lambda gives a function with active tracing (its own trace id, the X-Ray daemon
  * address, here a UDP stand-in), so the figure includes the tracer as deployed; a subject that sends no segment
- * document fails the run, since its figure would not be the deployed one.
+ * document fails the run, since its figure would not be the deployed one. Every process, the naive handler's too,
+ * reaches DynamoDB Local over HTTPS (bench/dynamodb-tls.ts), as a deployed function reaches DynamoDB: a first call
+ * over plain HTTP would charge the bundles a module load no deployed function makes and no TLS handshake.
  */
 export async function measureColdStarts(
   subjects: readonly ColdStartSubject[],
@@ -74,12 +79,16 @@ export async function measureColdStarts(
   const init = new Map<string, number[]>();
   const cold = new Map<string, number[]>();
   const daemon = await startXRayDaemonStandIn();
+  const dynamoEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB;
+  if (dynamoEndpoint === undefined) throw new Error('the cold path needs AWS_ENDPOINT_URL_DYNAMODB (DynamoDB Local)');
+  const tls = await startDynamoDbTlsEndpoint(dynamoEndpoint);
+  const probeEnv = { ...env, ...tls.clientEnvironment, AWS_ENDPOINT_URL_DYNAMODB: tls.url };
   const traces = new Map<string, string[]>();
   const measure = async (name: string, file: string, event: unknown, sourceMaps: boolean) => {
     const trace = lambdaTraceHeader();
     traces.set(name, [...(traces.get(name) ?? []), trace.traceId]);
     const probe = await runProbe('cold', file, {
-      env: { ...env, ...tracingEnvironment(daemon.address, trace.header) },
+      env: { ...probeEnv, ...tracingEnvironment(daemon.address, trace.header) },
       sourceMaps,
       events: [event],
     });
@@ -108,12 +117,14 @@ export async function measureColdStarts(
     }
   } finally {
     await daemon.close();
+    await tls.close();
   }
   const naiveInit = median(init.get('naive') ?? []);
   const naiveCold = median(cold.get('naive') ?? []);
   return {
     runs,
     tracing: true,
+    dynamoOverTls: true,
     naiveInitMsMedian: round(naiveInit),
     naiveColdPathMsMedian: round(naiveCold),
     functions: subjects.map((subject) => {

@@ -91,7 +91,8 @@ export function renderSections(results: BenchResults): Record<string, string> {
       `Node ${meta.node}, ${meta.cpus} × ${meta.cpuModel}, 1-minute load average ${meta.loadAverage[0]} at the start ` +
       `and ${meta.loadAverage[1]} at the end.`,
     'cold-start': [
-      `Median of ${coldStart.runs} fresh node processes; naive handler: init ${coldStart.naiveInitMsMedian} ms, cold path ${coldStart.naiveColdPathMsMedian} ms.`,
+      `Median of ${coldStart.runs} fresh node processes; naive handler: init ${coldStart.naiveInitMsMedian} ms, cold path ${coldStart.naiveColdPathMsMedian} ms.` +
+        (coldStart.dynamoOverTls ? ' DynamoDB Local reached over HTTPS, as DynamoDB is from a stage.' : ''),
       '',
       markdownTable(
         ['function', 'bundle', 'init ms', 'init vs naive', 'cold path ms', 'cold path vs naive'],

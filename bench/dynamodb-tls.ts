@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:tls';
+import { generate } from 'selfsigned';
+
+/**
+ * DynamoDB Local behind TLS, for the cold-path probes: a deployed function reaches DynamoDB at
+ * `https://dynamodb.<region>.amazonaws.com`, while DynamoDB Local speaks plain HTTP. The first call of a function
+ * is not the same over the two: over HTTPS it pays a TLS handshake; over HTTP the SDK's ES-module build (what
+ * esbuild bundles, `mainFields: module`) loads `node:http` by a dynamic `import()` on its first request, and Node's
+ * ES-module view of `node:http` loads its bundled undici (~30 ms on this machine, measured with a CPU profile of the
+ * first call), which a deployed function never loads (it requires `node:https` at init and never needs `node:http`).
+ * The naive handler, unbundled, gets the SDK's CommonJS build, which `require`s `node:http` at no such cost. Measuring
+ * both over this endpoint compares the first calls users wait for.
+ *
+ * The endpoint is a TCP pass-through behind a TLS server with a self-signed certificate for 127.0.0.1, generated at
+ * start (nothing secret is kept in the repository). Clients trust it through `NODE_EXTRA_CA_CERTS`, which Node reads
+ * when a process starts, so the probes' processes verify the certificate as the SDK verifies AWS's.
+ */
+export interface DynamoDbTlsEndpoint {
+  /** `https://127.0.0.1:<port>`, for `AWS_ENDPOINT_URL_DYNAMODB`. */
+  url: string;
+  /** The certificate (PEM), which is also its own CA. */
+  certificate: string;
+  /** The environment a client process needs to reach DynamoDB Local through this endpoint, certificate verified. */
+  clientEnvironment: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Starts a TLS endpoint on 127.0.0.1 and a free port, forwarding every connection to `dynamoEndpoint` (http). */
+export async function startDynamoDbTlsEndpoint(dynamoEndpoint: string): Promise<DynamoDbTlsEndpoint> {
+  const target = new URL(dynamoEndpoint);
+  if (target.protocol !== 'http:') throw new Error(`expected DynamoDB Local's http endpoint, got ${dynamoEndpoint}`);
+  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    // RSA 2048 and SHA-256, as the certificates of AWS's DynamoDB endpoints (Amazon RSA 2048 issuers).
+    keySize: 2048,
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  const sockets = new Set<Socket>();
+  const server = createServer({ key: pems.private, cert: pems.cert }, (client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the TLS endpoint has no port');
+  const dir = mkdtempSync(join(tmpdir(), 'dynamodb-tls-'));
+  const certificateFile = join(dir, 'certificate.pem');
+  writeFileSync(certificateFile, pems.cert);
+  return {
+    url: `https://127.0.0.1:${address.port}`,
+    certificate: pems.cert,
+    clientEnvironment: { NODE_EXTRA_CA_CERTS: certificateFile },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve();
+        });
+      }),
+  };
+}
