@@ -446,8 +446,10 @@ function summarize(parts: {
   add('PATCH p50: with expectedQuantity / without', parts.patch.casRatioP50, 1.05);
   add('PATCH p50: adjustBy / plain PATCH', parts.patch.adjustRatioP50 ?? Number.NaN, 1.05);
   add('PATCH p50: adjustBy with Idempotency-Key / plain PATCH', parts.patch.idempotentRatioP50 ?? Number.NaN, 1.5);
+  // Init alone is reported (the cold-start table) but not a target: what users feel is init plus the first call
+  // (issue 17 retired the init target with the byte ceiling), and a module that defers work to its first call would
+  // meet an init target while its first caller waits as long.
   for (const fn of parts.coldStart.functions) {
-    add(`init ${fn.handler}: bundle / naive`, fn.initRatio, 0.6);
     // The self-check serves no client: it runs once per deploy, and its first call is six requests to the stage.
     if (fn.handler !== 'self-check') add(`cold path ${fn.handler}: bundle / naive`, fn.coldPathRatio, 0.9);
   }
