@@ -14,7 +14,6 @@ export interface ColdStartSubject {
   file: string;
   event: unknown;
   bundleBytes?: number;
-  sourceMaps?: boolean;
 }
 
 /** Cold-start figures of one function. */
@@ -54,7 +53,6 @@ export function bundleSubjects(
       file: bundle.file,
       event: firstEvents[bundle.handler],
       bundleBytes: bundle.bytes,
-      sourceMaps: true,
     };
   });
 }
@@ -84,12 +82,11 @@ export async function measureColdStarts(
   const tls = await startDynamoDbTlsEndpoint(dynamoEndpoint);
   const probeEnv = { ...env, ...tls.clientEnvironment, AWS_ENDPOINT_URL_DYNAMODB: tls.url };
   const traces = new Map<string, string[]>();
-  const measure = async (name: string, file: string, event: unknown, sourceMaps: boolean) => {
+  const measure = async (name: string, file: string, event: unknown) => {
     const trace = lambdaTraceHeader();
     traces.set(name, [...(traces.get(name) ?? []), trace.traceId]);
     const probe = await runProbe('cold', file, {
       env: { ...probeEnv, ...tracingEnvironment(daemon.address, trace.header) },
-      sourceMaps,
       events: [event],
     });
     if (
@@ -103,10 +100,8 @@ export async function measureColdStarts(
   };
   try {
     await alternate(runs, [
-      () => measure('naive', NAIVE_HANDLER, naiveEvent, false),
-      ...subjects.map(
-        (subject) => () => measure(subject.name, subject.file, subject.event, subject.sourceMaps ?? false),
-      ),
+      () => measure('naive', NAIVE_HANDLER, naiveEvent),
+      ...subjects.map((subject) => () => measure(subject.name, subject.file, subject.event)),
     ]);
     // Datagrams of the last process may still be on their way.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -29,8 +29,6 @@ export interface InvokeProbe {
 export interface ProbeOptions {
   /** Environment of the function (table names, endpoint); merged over this process's. */
   env?: Record<string, string>;
-  /** `--enable-source-maps`, as the stack sets in NODE_OPTIONS for bundled functions. */
-  sourceMaps?: boolean;
   events?: readonly unknown[];
   /** The function's memory size, as its context reports it. @default 256 */
   memoryMb?: number;
@@ -57,10 +55,8 @@ export function runProbe(
       env: {
         ...process.env,
         ...options.env,
-        NODE_OPTIONS: [
-          ...(options.sourceMaps ? ['--enable-source-maps'] : []),
-          ...(options.heapLimitMb === undefined ? [] : [`--max-old-space-size=${options.heapLimitMb}`]),
-        ].join(' '),
+        // Only what a probe asks for: the stack sets no NODE_OPTIONS on the functions (infra/bundling.ts).
+        NODE_OPTIONS: options.heapLimitMb === undefined ? '' : `--max-old-space-size=${options.heapLimitMb}`,
         PROBE_EVENTS_FILE: eventsFile,
         PROBE_CONTEXT: JSON.stringify(context),
       },

@@ -272,7 +272,6 @@ async function main(): Promise<void> {
       const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];
       const handlerProbe = await runProbe('invoke', listBundle, {
         env: functionEnv,
-        sourceMaps: true,
         events,
         memoryMb: LIST_INVENTORY_MEMORY_MB,
       });
@@ -280,7 +279,6 @@ async function main(): Promise<void> {
       // RSS that the cap keeps flat was garbage V8 had not needed to collect yet.
       const cappedProbe = await runProbe('invoke', listBundle, {
         env: functionEnv,
-        sourceMaps: true,
         events,
         memoryMb: LIST_INVENTORY_MEMORY_MB,
         heapLimitMb: LIST_HEAP_CAP_MB,
@@ -419,7 +417,7 @@ async function measureFunctionMemory(
     if (bundle.handler === 'list-inventory') continue;
     const plan = scenarios[bundle.handler];
     if (!plan) throw new Error(`no memory scenario for ${bundle.handler}`);
-    const probe = await runProbe('invoke', bundle.file, { env, sourceMaps: true, events: plan.events });
+    const probe = await runProbe('invoke', bundle.file, { env, events: plan.events });
     figures.set(bundle.handler, memoryFigure(bundle.handler, plan.scenario, probe));
   }
   return figures;

@@ -5,6 +5,7 @@ import { inventoryHistory } from './commands/history';
 import { addListShards, exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
+import { mapStack } from './commands/stack';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
 import type { CliIo } from './io';
 import { checkTargetOptions, resolveTarget, type StackOutputsReader, type Target } from './target';
@@ -89,6 +90,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { since: { type: 'string' }, format: { type: 'string' } },
     positionals: ['PETID'],
     action: inventoryHistory,
+  },
+  'stack map': {
+    usage: 'stack map MAPFILE LOGFILE',
+    summary: "a logged stack with the bundle's positions mapped to the TypeScript (MAPFILE: the asset's index.js.map)",
+    options: {},
+    positionals: ['MAPFILE', 'LOGFILE'],
+    action: mapStack,
   },
 };
 

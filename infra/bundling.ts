@@ -10,8 +10,10 @@ export const LAMBDA_CREDENTIALS_MODULE = join(PROJECT_ROOT, 'functions', 'store'
 /**
  * How every function is bundled (locally with esbuild, never Docker). CJS with `module` before `main` gives the
  * smallest bundle that loads fastest; the SDK is bundled so each function ships the version it was tested with,
- * with credentials read from the environment only (the alias); the linked source map makes stack traces point at
- * the TypeScript once NODE_OPTIONS has `--enable-source-maps` (see {@link BUNDLED_FUNCTION_ENVIRONMENT}).
+ * with credentials read from the environment only (the alias). The linked source map ships in each asset
+ * (`index.js.map`) but is not loaded at run time: `--enable-source-maps` would cost every cold start ~20–27 ms and an
+ * instance's first failed DynamoDB call ~81 ms (docs/performance.md, "Source maps"); a logged stack is mapped to
+ * the TypeScript afterwards with `npm run cli -- stack map` (docs/deploying.md).
  */
 export const BUNDLING: BundlingOptions = {
   minify: true,
@@ -25,11 +27,6 @@ export const BUNDLING: BundlingOptions = {
   externalModules: [],
   forceDockerBundling: false,
   esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS_MODULE },
-};
-
-/** Environment every bundled function needs for its bundle to behave as built. */
-export const BUNDLED_FUNCTION_ENVIRONMENT: Readonly<Record<string, string>> = {
-  NODE_OPTIONS: '--enable-source-maps',
 };
 
 /** The entry file of a handler module. */

@@ -6,7 +6,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../service/metric-names';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../service/routes';
-import { BUNDLED_FUNCTION_ENVIRONMENT, BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
+import { BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
 
 /**
  * Memory of a function that sets none (listInventory sets its own): Lambda gives CPU in proportion to memory, and
@@ -99,7 +99,6 @@ export class InventoryFunction extends NodejsFunction {
       role,
       bundling: BUNDLING,
       environment: {
-        ...BUNDLED_FUNCTION_ENVIRONMENT,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
         // Powertools' default in Lambda, written out: the DynamoDB subsegments under active tracing need it.

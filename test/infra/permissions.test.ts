@@ -784,6 +784,8 @@ const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => Operato
     ['dynamodb:Query', t.history],
   ],
   smoke: (t) => [['cloudformation:DescribeStacks', t.stack]],
+  // Reads two local files; it acts on no stage.
+  'stack map': () => [],
   // Fine-grained access: UpdateItem only with the key and the shard attribute
   // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
   'inventory add-list-shards': (t) => [

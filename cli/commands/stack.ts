@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
+import { resolve } from 'node:path';
+import { CliError } from '../errors';
+import type { CommandContext } from './context';
+
+/**
+ * A position in a bundle as a stack frame writes it: the file (`/var/task/index.js` on Lambda, any path ending in
+ * `index.js` here), its 1-based line and column. The functions run without `--enable-source-maps` (infra/bundling.ts),
+ * so their logged stacks hold these.
+ */
+const BUNDLE_POSITION = /([^\s"'()]*index\.js):(\d+):(\d+)/g;
+
+/** The repository-relative part of a source the map names (`../../work/x/functions/a.ts` → `functions/a.ts`). */
+function repositoryPath(source: string): string {
+  const known = /(?:^|\/)((?:functions|service|node_modules)\/.*)$/.exec(source);
+  return known?.[1] ?? source.replace(/^(?:\.\.\/)+/, '');
+}
+
+/**
+ * `text` with every bundle position that `map` knows replaced by the TypeScript (or package) position it was built
+ * from, `path:line:column`; a position the map does not cover is left as it is.
+ */
+export function mapBundlePositions(text: string, map: SourceMap): string {
+  return text.replace(BUNDLE_POSITION, (whole, _file: string, line: string, column: string) => {
+    const entry = map.findEntry(Number(line) - 1, Number(column) - 1);
+    // findEntry answers the nearest mapping before the position, from an earlier line too: only the same line counts.
+    if (!('originalSource' in entry) || !entry.originalSource || entry.generatedLine !== Number(line) - 1) return whole;
+    return `${repositoryPath(entry.originalSource)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+  });
+}
+
+/**
+ * `stack map MAPFILE LOGFILE`: prints LOGFILE (a log line, a stack, a CloudWatch export) with the positions of the
+ * bundle that MAPFILE maps (the function asset's `index.js.map`) replaced by TypeScript positions.
+ */
+export async function mapStack(context: CommandContext): Promise<void> {
+  const [mapFile, logFile] = context.positionals as [string, string];
+  const read = async (file: string, what: string) => {
+    try {
+      return await readFile(resolve(context.io.cwd, file), 'utf8');
+    } catch (error) {
+      throw new CliError(`cannot read the ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+  };
+  const mapText = await read(mapFile, 'source map');
+  let payload: ConstructorParameters<typeof SourceMap>[0];
+  try {
+    payload = JSON.parse(mapText);
+  } catch {
+    throw new CliError(`${mapFile} is not a source map (not JSON)`);
+  }
+  if (typeof payload !== 'object' || payload === null || typeof payload.mappings !== 'string')
+    throw new CliError(`${mapFile} is not a source map (no mappings)`);
+  context.io.stdout.write(mapBundlePositions(await read(logFile, 'log'), new SourceMap(payload)));
+}
