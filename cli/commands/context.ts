@@ -1,4 +1,6 @@
-import { UsageError } from '../errors';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import type { Target } from '../target';
 
@@ -9,6 +11,19 @@ export interface CommandContext {
   positionals: string[];
   /** Resolves where the command acts; commands that need no table (a dry run) never call it. */
   target(): Promise<Target>;
+}
+
+/**
+ * The text of an input file, relative to the CLI's working directory. @throws CliError naming the file (and `what` it
+ * is, when given) and the system's reason: `Cannot read the source map index.js.map: ENOENT`
+ */
+export async function readInputFile(io: CliIo, file: string, what?: string): Promise<string> {
+  try {
+    return await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new CliError(`Cannot read ${what === undefined ? '' : `${what} `}${file}: ${reason}`);
+  }
 }
 
 /** Writes one line to a stream. */

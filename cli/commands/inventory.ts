@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
-import { resolve } from 'node:path';
 import { createInventoryClient } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
@@ -11,7 +9,7 @@ import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer'
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
-import { apiBaseUrl, apiKeyOption, type CommandContext, writeLine } from './context';
+import { apiBaseUrl, apiKeyOption, type CommandContext, readInputFile, writeLine } from './context';
 
 const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
@@ -31,12 +29,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
     throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(', ')}; got "${String(format)}"`);
   const concurrency = parseConcurrency(options.concurrency);
 
-  let text: string;
-  try {
-    text = await readFile(resolve(io.cwd, file), 'utf8');
-  } catch (error) {
-    throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const text = await readInputFile(io, file);
   const chosen = (format as ImportFormat | undefined) ?? detectFormat(file, text);
   const { items, problems } = parseImport(text, chosen);
   if (problems.length > 0) {

@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
-import { resolve } from 'node:path';
 import { CliError } from '../errors';
-import type { CommandContext } from './context';
+import { type CommandContext, readInputFile } from './context';
 
 /**
  * A position in a bundle as a stack frame writes it: the file (`/var/task/index.js` on Lambda, any path ending in
@@ -36,14 +34,7 @@ export function mapBundlePositions(text: string, map: SourceMap): string {
  */
 export async function mapStack(context: CommandContext): Promise<void> {
   const [mapFile, logFile] = context.positionals as [string, string];
-  const read = async (file: string, what: string) => {
-    try {
-      return await readFile(resolve(context.io.cwd, file), 'utf8');
-    } catch (error) {
-      throw new CliError(`cannot read the ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    }
-  };
-  const mapText = await read(mapFile, 'source map');
+  const mapText = await readInputFile(context.io, mapFile, 'the source map');
   let payload: ConstructorParameters<typeof SourceMap>[0];
   try {
     payload = JSON.parse(mapText);
@@ -52,5 +43,7 @@ export async function mapStack(context: CommandContext): Promise<void> {
   }
   if (typeof payload !== 'object' || payload === null || typeof payload.mappings !== 'string')
     throw new CliError(`${mapFile} is not a source map (no mappings)`);
-  context.io.stdout.write(mapBundlePositions(await read(logFile, 'log'), new SourceMap(payload)));
+  context.io.stdout.write(
+    mapBundlePositions(await readInputFile(context.io, logFile, 'the log'), new SourceMap(payload)),
+  );
 }

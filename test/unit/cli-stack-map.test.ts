@@ -54,7 +54,7 @@ describe('CLI: stack map (a logged stack, mapped from the bundle to the TypeScri
   });
 
   it.each([
-    [['stack', 'map', 'missing.map', 'error.log'], 1, /cannot read the source map missing\.map: ENOENT/],
+    [['stack', 'map', 'missing.map', 'error.log'], 1, /Cannot read the source map missing\.map: ENOENT/],
     [['stack', 'map', 'error.log', 'error.log'], 1, /error\.log is not a source map \(not JSON\)/],
     [['stack', 'map', 'other.json', 'error.log'], 1, /other\.json is not a source map \(no mappings\)/],
     [['stack', 'map', 'index.js.map'], 2, /stack map needs MAPFILE LOGFILE/],
