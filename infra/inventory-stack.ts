@@ -35,22 +35,32 @@ export interface InventoryStackProps extends Omit<StackProps, 'env'> {
   config: StageConfig;
 }
 
+/** DynamoDB actions on one resource of the stack. */
+interface TableGrant {
+  actions: readonly string[];
+  on: 'table' | 'listIndex' | 'idempotencyTable';
+}
+
 /**
  * The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls, and on
- * what: the list reads only the list index (`table/<name>/index/<index>`), never the table.
+ * what. The list Queries the list index (`table/<name>/index/<index>`), and Scans the table for one page, which is
+ * the whole list of a small table (functions/store/inventory-table.ts, `smallTableEntries`).
  */
-export const TABLE_ACTIONS: Readonly<
-  Record<TableAccess, { actions: readonly string[]; on: 'table' | 'listIndex' | 'idempotencyTable' }>
-> = {
-  'inventory:read': { actions: ['dynamodb:Query'], on: 'listIndex' },
-  'inventory:get': { actions: ['dynamodb:GetItem'], on: 'table' },
-  'inventory:write': { actions: ['dynamodb:UpdateItem'], on: 'table' },
+export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>> = {
+  'inventory:read': [
+    { actions: ['dynamodb:Query'], on: 'listIndex' },
+    { actions: ['dynamodb:Scan'], on: 'table' },
+  ],
+  'inventory:get': [{ actions: ['dynamodb:GetItem'], on: 'table' }],
+  'inventory:write': [{ actions: ['dynamodb:UpdateItem'], on: 'table' }],
   // Powertools' DynamoDB layer: claim a key (PutItem), read a first answer the claim did not return (GetItem), store
   // the answer (UpdateItem), release the claim after a fault (DeleteItem).
-  'idempotency:write': {
-    actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-    on: 'idempotencyTable',
-  },
+  'idempotency:write': [
+    {
+      actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      on: 'idempotencyTable',
+    },
+  ],
 };
 
 /** The authorizer looks a key up by its hash, nothing else. */
@@ -168,10 +178,9 @@ export class InventoryStack extends Stack {
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
-      for (const access of route.access) {
-        const { actions, on } = TABLE_ACTIONS[access];
-        Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
-      }
+      for (const access of route.access)
+        for (const { actions, on } of TABLE_ACTIONS[access])
+          Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
       this.functions.set(route.operationId, fn);
       routeFunctions.set(route.operationId, fn);
     }

@@ -35,6 +35,13 @@ export interface InventoryTableOptions {
    * fails. @default 0: a page throttled past the client's retries fails the list
    */
   throttleWindowMs?: number;
+  /**
+   * A table of fewer entries than this is listed from one Scan page of the table, sorted in memory, instead of a
+   * Query per shard of the list index: one round trip instead of 16 for the small inventories most stores keep. A
+   * larger table costs that page (this many entries read) before the merge starts; 0 always merges. @default 1600,
+   * the entries of the merge's first pages (16 shards × `firstPageLimit` 100)
+   */
+  smallTableEntries?: number;
   /** Entries a shard's first Query page asks for: small, so that the first entries leave soon. @default 100 */
   firstPageLimit?: number;
   /** Entries each further Query page asks for. @default 500 */
@@ -56,6 +63,13 @@ export interface InventoryTableOptions {
  */
 const MAX_INDEX_ENTRY_BYTES = 100;
 
+/**
+ * Most read units one eventually consistent Scan page can cost: a page stops at 1 MB read, and each 4 KB costs half
+ * a unit (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html). What the
+ * small table's page is booked at: the table's items, unlike the index's entries, may hold attributes of any size.
+ */
+const SCAN_PAGE_UNITS = (1024 * 1024) / 4096 / 2;
+
 /** The shard of an entry in the list index: its petId modulo the number of shards (0 to shards − 1, negatives too). */
 export function listShard(petId: string): number {
   const shards = BigInt(INVENTORY_LIST_INDEX.shards);
@@ -66,13 +80,15 @@ export function listShard(petId: string): number {
  * The inventory table, keyed by `petId` (a Number attribute, so int64 ids sort and compare as numbers). It works on
  * the SDK's low-level attribute maps rather than the document client: Number attributes travel as the decimal
  * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion. The list reads the
- * table's list index (service/names.ts, `INVENTORY_LIST_INDEX`), never the table itself.
+ * table's list index (service/names.ts, `INVENTORY_LIST_INDEX`), or one Scan page of the table when that page is the
+ * whole table (`smallTableEntries`).
  */
 export class InventoryTable implements InventoryRepository {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
   private readonly readUnitsPerSecond: number;
   private readonly throttleWindowMs: number;
+  private readonly smallTableEntries: number;
   private readonly firstPageLimit: number;
   private readonly pageLimit: number;
   private readonly batchSize: number;
@@ -85,6 +101,10 @@ export class InventoryTable implements InventoryRepository {
     this.readUnitsPerSecond = options.readUnitsPerSecond ?? 0;
     this.throttleWindowMs = options.throttleWindowMs ?? 0;
     this.firstPageLimit = options.firstPageLimit ?? 100;
+    this.smallTableEntries = Math.max(
+      0,
+      options.smallTableEntries ?? INVENTORY_LIST_INDEX.shards * this.firstPageLimit,
+    );
     this.pageLimit = options.pageLimit ?? 500;
     this.batchSize = options.batchSize ?? 1024;
     this.queriesInFlight = Math.max(1, options.queriesInFlight ?? 4);
@@ -92,10 +112,13 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * The entries in petId order: one ordered Query per shard of the list index, merged (a k-way merge on a heap).
-   * The first batch is ready once every shard's first page is in; each shard then keeps one page in flight ahead of
-   * the merge, so memory holds at most two pages per shard whatever the table's size. A batch is handed on before
-   * the merge waits for a page. All Queries share the list's pace; the first to fail stops the others.
+   * The entries in petId order. First one Scan page of the table, of at most `smallTableEntries` entries: when it
+   * is the whole table (no `LastEvaluatedKey`), its entries, sorted, are the list. Otherwise one ordered Query per
+   * shard of the list index, merged (a k-way merge on a heap). The first batch is ready once every shard's first
+   * page is in; each shard then keeps one page in flight ahead of the merge, so memory holds at most two pages per
+   * shard whatever the table's size. A batch is handed on before the merge waits for a page. All reads share the
+   * list's pace; the first to fail stops the others. Either way the list holds the entries the index holds (those
+   * with a shard), read with eventual consistency.
    */
   async *list(options: ListOptions = {}): AsyncGenerator<InventoryItem[]> {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
@@ -110,16 +133,23 @@ export class InventoryTable implements InventoryRepository {
         ...(this.clock ? { clock: this.clock } : {}),
       }),
     };
-    const shards = Array.from(
-      { length: INVENTORY_LIST_INDEX.shards },
-      (_, shard) =>
-        new ShardReader(shard, {
-          query: (startKey, pageLimit) => this.queryPage(read, shard, options.after, startKey, pageLimit),
-          firstPageLimit: Math.min(this.firstPageLimit, limit),
-          pageLimit: Math.min(this.pageLimit, limit),
-        }),
-    );
     try {
+      const small = this.smallTableEntries > 0 ? await this.scanSmallTable(read, options.after) : undefined;
+      if (small) {
+        const entries = small.slice(0, limit);
+        for (let start = 0; start < entries.length; start += this.batchSize)
+          yield entries.slice(start, start + this.batchSize);
+        return;
+      }
+      const shards = Array.from(
+        { length: INVENTORY_LIST_INDEX.shards },
+        (_, shard) =>
+          new ShardReader(shard, {
+            query: (startKey, pageLimit) => this.queryPage(read, shard, options.after, startKey, pageLimit),
+            firstPageLimit: Math.min(this.firstPageLimit, limit),
+            pageLimit: Math.min(this.pageLimit, limit),
+          }),
+      );
       await Promise.all(shards.map((shard) => shard.ready()));
       const heap = new ShardHeap(shards.filter((shard) => shard.current !== undefined));
       let batch: InventoryItem[] = [];
@@ -151,50 +181,96 @@ export class InventoryTable implements InventoryRepository {
     }
   }
 
-  /** One Query page of a shard, at the list's pace; a throttled page is read again while the pace allows. */
-  private async queryPage(
+  /**
+   * The table's entries with a shard (those the list index holds), after `after`, sorted by petId, when one Scan page
+   * of `smallTableEntries` holds them all; undefined when the table has more.
+   */
+  private async scanSmallTable(read: ListRead, after: string | undefined): Promise<InventoryItem[] | undefined> {
+    const page = await this.readPage(read, 'Scan', SCAN_PAGE_UNITS, (abortSignal) =>
+      this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          // Limit counts the entries read, before the filter: the page never reads more than this many.
+          Limit: this.smallTableEntries,
+          ProjectionExpression: `${PET_ID}, quantity, #status`,
+          FilterExpression:
+            after === undefined ? 'attribute_exists(#shard)' : 'attribute_exists(#shard) AND #petId > :after',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#shard': INVENTORY_LIST_INDEX.partition.name,
+            ...(after === undefined ? {} : { '#petId': PET_ID }),
+          },
+          ...(after === undefined ? {} : { ExpressionAttributeValues: { ':after': { N: after } } }),
+          ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+        }),
+        { abortSignal },
+      ),
+    );
+    // Without LastEvaluatedKey, the page is the last one: the whole table
+    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Scan.html#Scan.Pagination).
+    if (page.LastEvaluatedKey) return undefined;
+    return (page.Items ?? []).map(toInventoryItem).sort((a, b) => comparePetIds(a.petId, b.petId));
+  }
+
+  /** One Query page of a shard. */
+  private queryPage(
     read: ListRead,
     shard: number,
     after: string | undefined,
     startKey: Record<string, AttributeValue> | undefined,
     pageLimit: number,
   ): Promise<QueryCommandOutput> {
+    return this.readPage(read, 'Query', undefined, (abortSignal) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: INVENTORY_LIST_INDEX.name,
+          KeyConditionExpression: after === undefined ? '#shard = :shard' : '#shard = :shard AND #petId > :after',
+          ExpressionAttributeNames: {
+            '#shard': INVENTORY_LIST_INDEX.partition.name,
+            ...(after === undefined ? {} : { '#petId': INVENTORY_LIST_INDEX.sort.name }),
+          },
+          ExpressionAttributeValues: {
+            ':shard': { N: String(shard) },
+            ...(after === undefined ? {} : { ':after': { N: after } }),
+          },
+          Limit: pageLimit,
+          ExclusiveStartKey: startKey,
+          ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+        }),
+        { abortSignal },
+      ),
+    );
+  }
+
+  /**
+   * One page of a list's read, in one of its slots and at its pace (booked at `booking` units, the pace's page
+   * figure unless given); a throttled page is read again while the pace allows.
+   */
+  private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
+    read: ListRead,
+    operation: 'Query' | 'Scan',
+    booking: number | undefined,
+    send: (abortSignal: AbortSignal) => Promise<Page>,
+  ): Promise<Page> {
     for (;;) {
       let throttled: unknown;
       await read.slots.acquire();
       try {
-        await read.pace.beforePage();
+        await read.pace.beforePage(booking);
         read.failure.signal.throwIfAborted();
-        const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: INVENTORY_LIST_INDEX.name,
-            KeyConditionExpression: after === undefined ? '#shard = :shard' : '#shard = :shard AND #petId > :after',
-            ExpressionAttributeNames: {
-              '#shard': INVENTORY_LIST_INDEX.partition.name,
-              ...(after === undefined ? {} : { '#petId': INVENTORY_LIST_INDEX.sort.name }),
-            },
-            ExpressionAttributeValues: {
-              ':shard': { N: String(shard) },
-              ...(after === undefined ? {} : { ':after': { N: after } }),
-            },
-            Limit: pageLimit,
-            ExclusiveStartKey: startKey,
-            ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-          }),
-          { abortSignal: read.failure.signal },
-        );
-        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits);
+        const page = await send(read.failure.signal);
+        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits, booking);
         return page;
       } catch (error) {
         if (read.failure.signal.aborted) throw read.error ?? error;
-        if (!isThrottling(error)) failList(read, error);
+        if (!isThrottling(error)) failList(read, error, operation);
         throttled = error;
       } finally {
         read.slots.release();
       }
       // Throttled: wait out of the slot, so other shards' pages may go meanwhile.
-      if (!(await read.pace.afterThrottle())) failList(read, throttled);
+      if (!(await read.pace.afterThrottle())) failList(read, throttled, operation);
     }
   }
 
@@ -296,7 +372,7 @@ export class InventoryTable implements InventoryRepository {
   }
 }
 
-/** What the Queries of one list share: their slots, its pace, and the first failure, which stops them all. */
+/** What the reads of one list share: their slots, its pace, and the first failure, which stops them all. */
 interface ListRead {
   failure: AbortController;
   slots: Slots;
@@ -304,10 +380,10 @@ interface ListRead {
   error?: unknown;
 }
 
-/** Fails a list with its first failure (storage trouble as StorageUnavailableError) and stops its other Queries. */
-function failList(read: ListRead, error: unknown): never {
+/** Fails a list with its first failure (storage trouble as StorageUnavailableError) and stops its other reads. */
+function failList(read: ListRead, error: unknown, operation: 'Query' | 'Scan'): never {
   try {
-    translateStorageError(error, 'Query');
+    translateStorageError(error, operation);
   } catch (translated) {
     read.error ??= translated;
   }

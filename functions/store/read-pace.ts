@@ -51,20 +51,23 @@ export class ReadPace {
   }
 
   /**
-   * Waits until the units so far and this page's booking fit the rate (one second's worth at once), then books it:
-   * readers waiting on one pace never send together more than the rate allows. A throttled try stays booked,
-   * which slows the read after a throttle.
+   * Waits until the units so far and this page's booking (`pageUnits` unless given) fit the rate (one second's
+   * worth at once), then books it: readers waiting on one pace never send together more than the rate allows. A
+   * throttled try stays booked, which slows the read after a throttle.
    */
-  async beforePage(): Promise<void> {
+  async beforePage(booking: number = this.pageUnits): Promise<void> {
     if (!this.paced) return;
-    const wait = this.start + ((this.spent + this.pageUnits) / this.rate - 1) * 1000 - this.clock.now();
-    this.spent += this.pageUnits;
+    const wait = this.start + ((this.spent + booking) / this.rate - 1) * 1000 - this.clock.now();
+    this.spent += booking;
     if (wait > 0) await this.clock.sleep(wait);
   }
 
-  /** Replaces a page's booking with the read units it consumed; a page that came back is progress. */
-  consumed(units: number | undefined): void {
-    if (this.paced) this.spent += (units ?? this.pageUnits) - this.pageUnits;
+  /**
+   * Replaces a page's booking (the `pageUnits` of the options unless it was booked at another figure) with the read
+   * units it consumed; a page that came back is progress.
+   */
+  consumed(units: number | undefined, booking: number = this.pageUnits): void {
+    if (this.paced) this.spent += (units ?? booking) - booking;
     this.throttles = 0;
     this.lastProgress = this.clock.now();
   }

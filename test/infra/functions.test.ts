@@ -125,12 +125,13 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     ]);
   });
 
-  it('grants the list function Query on the list index and nothing else: not the table, not a Scan', () => {
+  it("grants the list function Query on the list index and Scan on the table (a small store's one page), nothing else", () => {
     expect(dataStatementsOf(template(), 'ListInventoryFunction')).toEqual([
       {
         actions: ['dynamodb:Query'],
         resource: { 'Fn::Join': ['', [tableArn(template(), 'InventoryTable'), `/index/${INVENTORY_LIST_INDEX.name}`]] },
       },
+      { actions: ['dynamodb:Scan'], resource: tableArn(template(), 'InventoryTable') },
     ]);
   });
 

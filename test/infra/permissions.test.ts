@@ -395,8 +395,9 @@ edge('Stream mapping → on-failure queue', (_stage, stack) => {
  * states here what it may do.
  */
 const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  // functions/store/inventory-table.ts: the paced, ordered Queries of the list index, one per shard.
-  ListInventoryFunction: { [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
+  // functions/store/inventory-table.ts: one Scan page of the table (the whole list of a small table), then the
+  // paced, ordered Queries of the list index, one per shard.
+  ListInventoryFunction: { InventoryTable: ['Scan'], [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
   // functions/store/inventory-table.ts: the strongly consistent GetItem of one entry.
   GetInventoryEntryFunction: { InventoryTable: ['GetItem'] },
   // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH (set or adjustBy); with an
@@ -509,6 +510,7 @@ edge('Function roles → tables', (_stage, stack) => {
 
   it.each([
     ['ListInventoryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
+    ['ListInventoryFunction', 'dynamodb:Query', 'InventoryTable'],
     ['UpdateInventoryFunction', 'dynamodb:DeleteItem', 'InventoryTable'],
     ['UpdateInventoryFunction', 'dynamodb:Scan', 'IdempotencyTable'],
     ['GetInventoryEntryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],

@@ -4,7 +4,7 @@ import {
   QuantityConflictError,
   StorageUnavailableError,
 } from '../../functions/inventory/errors';
-import type { ListOptions } from '../../functions/inventory/repository';
+import { comparePetIds, type ListOptions } from '../../functions/inventory/repository';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import {
@@ -135,6 +135,96 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       '100',
       '9223372036854775807',
     ]);
+  });
+
+  it('lists a table of fewer than smallTableEntries entries from one Scan page of the table, sorted, with no Query', async () => {
+    // Prepare: 300 entries stored in hash order, negatives and the int64 extremes among them.
+    const ids = [...Array.from({ length: 298 }, (_, i) => String((i - 149) * 7_777_777)), '9223372036854775807'];
+    ids.push('-9223372036854775808');
+    await putItems(
+      client,
+      tables.inventory,
+      ids.map((petId) => ({ petId, quantity: 2, status: 'pending' as const })),
+    );
+    const recorded = commandRecorder(client);
+    const repository = new InventoryTable({ client: recorded.client, tableName: tables.inventory, batchSize: 64 });
+    // Act
+    const batches: number[] = [];
+    for await (const batch of repository.list()) batches.push(batch.length);
+    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory }));
+    // Assess
+    expect(recorded.commands).toEqual(['ScanCommand']);
+    expect(batches).toEqual([64, 64, 64, 64, 44]);
+    expect(listed.map((item) => item.petId)).toEqual([...ids].sort(comparePetIds));
+    expect(listed[0]).toEqual({ petId: '-9223372036854775808', quantity: 2, status: 'pending' });
+  });
+
+  it('reads one Scan page, then merges the shards, when the table has smallTableEntries entries or more', async () => {
+    // Prepare: exactly as many entries as the Scan page may read: the page cannot tell it is the last one.
+    await putItems(client, tables.inventory, paddedItems(40));
+    const recorded = commandRecorder(client);
+    const repository = new InventoryTable({
+      client: recorded.client,
+      tableName: tables.inventory,
+      smallTableEntries: 40,
+    });
+    // Act
+    const listed = await listAll(repository);
+    // Assess
+    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 40 }, (_, i) => String(i + 1)));
+    expect(recorded.commands[0]).toBe('ScanCommand');
+    expect(recorded.commands.slice(1)).toEqual(Array.from({ length: 16 }, () => 'QueryCommand'));
+  });
+
+  it("gives the same entries from the small table's Scan as from the shard merge, for every after and limit", async () => {
+    // Prepare: mixed ids, and two entries as an older writer stored them (no shard: the index does not hold them).
+    const ids = ['12', '-3', '7', '0', '-9223372036854775808', '9223372036854775807', '100', '-100', '33', '5'];
+    await putItems(
+      client,
+      tables.inventory,
+      ids.map((petId, i) => ({ petId, quantity: i, status: 'available' as const })),
+    );
+    for (const petId of ['8', '-1'])
+      await client.send(
+        new PutItemCommand({
+          TableName: tables.inventory,
+          Item: { petId: { N: petId }, quantity: { N: '1' }, status: { S: 'available' } },
+        }),
+      );
+    const scanned = commandRecorder(client);
+    const small = new InventoryTable({ client: scanned.client, tableName: tables.inventory });
+    const merged = new InventoryTable({ client, tableName: tables.inventory, smallTableEntries: 0 });
+    const cases: ListOptions[] = [
+      {},
+      { limit: 1 },
+      { limit: 4 },
+      { after: '-100' },
+      { after: '-101', limit: 3 },
+      { after: '7', limit: 100 },
+      { after: '9223372036854775807' },
+      { after: '-9223372036854775808', limit: 2 },
+    ];
+    for (const options of cases) {
+      // Act
+      const fromScan = await listAll(small, options);
+      const fromMerge = await listAll(merged, options);
+      // Assess
+      expect({ options, entries: fromScan }).toEqual({ options, entries: fromMerge });
+    }
+    expect(await listAll(small)).toHaveLength(ids.length);
+    expect(new Set(scanned.commands)).toEqual(new Set(['ScanCommand']));
+  });
+
+  it("books the small table's Scan page at the most a page can cost (128 units), at the list's pace", async () => {
+    // Prepare: a pace of 64 units/s on a virtual clock: a booking of 128 waits one second (one second's worth at once).
+    await putItems(client, tables.inventory, paddedItems(5));
+    const clock = virtualClock();
+    const repository = new InventoryTable({ client, tableName: tables.inventory, readUnitsPerSecond: 64, clock });
+    // Act
+    const listed = await listAll(repository);
+    // Assess
+    expect(listed).toHaveLength(5);
+    expect(clock.slept).toEqual([1000]);
   });
 
   it('puts every petId in a shard from 0 to 15, negatives and the int64 extremes too', () => {
@@ -335,6 +425,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       tableName: tables.inventory,
       readUnitsPerSecond: rate,
       pageLimit: 100,
+      smallTableEntries: 0,
     });
     // Act
     recorder.start();
@@ -424,10 +515,10 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   );
 
   it('gives up with StorageUnavailableError once throttling outlasts the window without progress, changing nothing', async () => {
-    // Prepare: every Query throttled, so no page ever comes back.
+    // Prepare: every read throttled, the small table's Scan and the shards' Queries, so no page ever comes back.
     await putItems(client, tables.inventory, paddedItems(10));
     const before = await snapshotTable(client, tables.inventory);
-    const throttled = await throttledTable((operation) => operation === 'Query', 20_000);
+    const throttled = await throttledTable((operation) => operation === 'Query' || operation === 'Scan', 20_000);
     try {
       // Act + Assess: retried with growing waits (full jitter, so only their bounds are known) until the window
       // would be passed, then the list fails as storage unavailable (a 503 with Retry-After for the client).
@@ -459,8 +550,9 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Assess: each other shard sent its first page and at most the two after it (one merged, one in flight).
       expect(throttled.endpoint.calls.length).toBe(settled);
+      const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
       for (let shard = 1; shard < 16; shard++) {
-        const pages = throttled.endpoint.calls.filter((call) => queriedShard(call.body) === shard);
+        const pages = queries.filter((call) => queriedShard(call.body) === shard);
         expect(pages.length).toBeLessThanOrEqual(3);
       }
     } finally {
@@ -473,11 +565,42 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const throttled = await throttledTable(
       (operation, _, body) => operation === 'Query' && queriedShard(body) === 3,
       0,
+      undefined,
+      { smallTableEntries: 0 },
     );
     try {
       await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
-      expect(throttled.endpoint.calls.filter((call) => queriedShard(call.body) === 3)).toHaveLength(1);
+      const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
+      expect(queries.filter((call) => queriedShard(call.body) === 3)).toHaveLength(1);
       expect(throttled.clock.slept).toEqual([]);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it("fails a small table's throttled Scan at once when it has no throttle window, and sends no Query", async () => {
+    await putItems(client, tables.inventory, paddedItems(10));
+    const throttled = await throttledTable((operation) => operation === 'Scan', 0);
+    try {
+      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(throttled.endpoint.calls.map((call) => call.operation)).toEqual(['Scan']);
+      expect(throttled.clock.slept).toEqual([]);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it("waits out a small table's throttled Scan within the window and lists the table from it", async () => {
+    await putItems(client, tables.inventory, paddedItems(10));
+    const throttled = await throttledTable((operation, n) => operation === 'Scan' && n === 0, 60_000);
+    try {
+      const listed = await listAll(throttled.repository);
+      expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 1)));
+      expect(throttled.endpoint.calls.map((call) => [call.operation, call.throttled])).toEqual([
+        ['Scan', true],
+        ['Scan', false],
+      ]);
+      expect(throttled.clock.slept).toHaveLength(1);
     } finally {
       await throttled.close();
     }
@@ -500,6 +623,21 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     deadClient.destroy();
   });
 });
+
+/** A client that records the name of each command it sends, in order. */
+function commandRecorder(target: DynamoDBClient) {
+  const commands: string[] = [];
+  const client = new Proxy(target, {
+    get(object, property, receiver) {
+      if (property !== 'send') return Reflect.get(object, property, receiver);
+      return (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
+        commands.push(command.constructor.name);
+        return object.send(command, options);
+      };
+    },
+  });
+  return { client, commands };
+}
 
 /** A client that records when each call was sent (from `start()`) and the read units it reports. */
 function recordingClient(target: DynamoDBClient) {
