@@ -76,10 +76,13 @@ export async function measureColdStarts(
 ): Promise<ColdStartResult> {
   const init = new Map<string, number[]>();
   const cold = new Map<string, number[]>();
-  const daemon = await startXRayDaemonStandIn();
   const dynamoEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB;
   if (dynamoEndpoint === undefined) throw new Error('the cold path needs AWS_ENDPOINT_URL_DYNAMODB (DynamoDB Local)');
   const tls = await startDynamoDbTlsEndpoint(dynamoEndpoint);
+  const daemon = await startXRayDaemonStandIn().catch(async (error: unknown) => {
+    await tls.close();
+    throw error;
+  });
   const probeEnv = { ...env, ...tls.clientEnvironment, AWS_ENDPOINT_URL_DYNAMODB: tls.url };
   const traces = new Map<string, string[]>();
   const measure = async (name: string, file: string, event: unknown) => {

@@ -38,8 +38,9 @@ export interface InventoryTableOptions {
   /**
    * A table of fewer entries than this is listed from one Scan page of the table, sorted in memory, instead of a
    * Query per shard of the list index: one round trip instead of 16 for the small inventories most stores keep. A
-   * larger table costs that page (this many entries read) before the merge starts; 0 always merges. @default 1600,
-   * the entries of the merge's first pages (16 shards × `firstPageLimit` 100)
+   * larger table costs that page (this many entries read) before the merge starts, once: the instance then merges
+   * straight away until a whole list finds the store small again. 0 always merges. @default 1600, the entries of
+   * the merge's first pages (16 shards × `firstPageLimit` 100)
    */
   smallTableEntries?: number;
   /** Entries a shard's first Query page asks for: small, so that the first entries leave soon. @default 100 */
@@ -94,6 +95,12 @@ export class InventoryTable implements InventoryRepository {
   private readonly batchSize: number;
   private readonly queriesInFlight: number;
   private readonly clock: PaceClock | undefined;
+  /**
+   * Whether this instance's last look at the store found it too large for one Scan page: set when the page could not
+   * hold it, cleared when a whole list (no `after`, no `limit`) counts fewer than `smallTableEntries` entries. Only a
+   * hint: either way the list is complete and ordered.
+   */
+  private storeLarge = false;
 
   constructor(options: InventoryTableOptions) {
     this.client = options.client;
@@ -112,8 +119,9 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * The entries in petId order. First one Scan page of the table, of at most `smallTableEntries` entries: when it
-   * is the whole table (no `LastEvaluatedKey`), its entries, sorted, are the list. Otherwise one ordered Query per
+   * The entries in petId order. First one Scan page of the table, of at most `smallTableEntries` entries (unless
+   * this instance last found the store larger): when it is the whole table (no `LastEvaluatedKey`), its entries,
+   * sorted, are the list. Otherwise one ordered Query per
    * shard of the list index, merged (a k-way merge on a heap). The first batch is ready once every shard's first
    * page is in; each shard then keeps one page in flight ahead of the merge, so memory holds at most two pages per
    * shard whatever the table's size. A batch is handed on before the merge waits for a page. All reads share the
@@ -134,12 +142,15 @@ export class InventoryTable implements InventoryRepository {
       }),
     };
     try {
-      const small = this.smallTableEntries > 0 ? await this.scanSmallTable(read, options.after) : undefined;
-      if (small) {
-        const entries = small.slice(0, limit);
-        for (let start = 0; start < entries.length; start += this.batchSize)
-          yield entries.slice(start, start + this.batchSize);
-        return;
+      if (this.smallTableEntries > 0 && !this.storeLarge) {
+        const small = await this.scanSmallTable(read, options.after);
+        if (small) {
+          const entries = small.slice(0, limit);
+          for (let start = 0; start < entries.length; start += this.batchSize)
+            yield entries.slice(start, start + this.batchSize);
+          return;
+        }
+        this.storeLarge = true;
       }
       const shards = Array.from(
         { length: INVENTORY_LIST_INDEX.shards },
@@ -173,6 +184,7 @@ export class InventoryTable implements InventoryRepository {
         }
       }
       if (batch.length > 0) yield batch;
+      if (options.after === undefined && listed < limit && listed < this.smallTableEntries) this.storeLarge = false;
     } catch (error) {
       throw read.error ?? error;
     } finally {

@@ -25,9 +25,9 @@ export interface ReadPaceOptions {
 }
 
 /**
- * One read of a table (a list's pages: a small store's Scan, the shards' Queries) kept to a rate of read units per second, counted
- * from the `ConsumedCapacity` DynamoDB returns with each page, as AWS advises for a large read against a table's
- * capacity; and the waits before a throttled page is read again, while the read still makes progress.
+ * One read of a table (a list's pages: a small store's Scan, the shards' Queries) kept to a rate of read units per
+ * second, counted from the `ConsumedCapacity` DynamoDB returns with each page, as AWS advises for a large read against
+ * a table's capacity; and the waits before a throttled page is read again, while the read still makes progress.
  */
 export class ReadPace {
   readonly paced: boolean;

@@ -1,4 +1,4 @@
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
@@ -172,8 +172,33 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const listed = await listAll(repository);
     // Assess
     expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 40 }, (_, i) => String(i + 1)));
-    expect(recorded.commands[0]).toBe('ScanCommand');
-    expect(recorded.commands.slice(1)).toEqual(Array.from({ length: 16 }, () => 'QueryCommand'));
+    expect(recorded.commands).toEqual(['ScanCommand', ...Array.from({ length: 16 }, () => 'QueryCommand')]);
+  });
+
+  it('merges straight away once the instance found the store large, and scans again once a whole list finds it small', async () => {
+    // Prepare: a store one entry too large for the Scan page, listed once.
+    await putItems(client, tables.inventory, paddedItems(21));
+    const recorded = commandRecorder(client);
+    const repository = new InventoryTable({
+      client: recorded.client,
+      tableName: tables.inventory,
+      smallTableEntries: 20,
+    });
+    const operationsOf = async (options?: ListOptions) => {
+      recorded.commands.length = 0;
+      const entries = await listAll(repository, options);
+      return { entries: entries.length, operations: [...new Set(recorded.commands)] };
+    };
+    expect(await operationsOf()).toEqual({ entries: 21, operations: ['ScanCommand', 'QueryCommand'] });
+    // Act + Assess: the next list goes straight to the shards.
+    expect(await operationsOf()).toEqual({ entries: 21, operations: ['QueryCommand'] });
+    // The store shrinks to 19 entries: pages (`after`, `limit`) do not count the store, a whole list does.
+    await client.send(new DeleteItemCommand({ TableName: tables.inventory, Key: { petId: { N: '21' } } }));
+    await client.send(new DeleteItemCommand({ TableName: tables.inventory, Key: { petId: { N: '20' } } }));
+    expect(await operationsOf({ after: '10' })).toEqual({ entries: 9, operations: ['QueryCommand'] });
+    expect(await operationsOf({ limit: 5 })).toEqual({ entries: 5, operations: ['QueryCommand'] });
+    expect(await operationsOf()).toEqual({ entries: 19, operations: ['QueryCommand'] });
+    expect(await operationsOf()).toEqual({ entries: 19, operations: ['ScanCommand'] });
   });
 
   it("gives the same entries from the small table's Scan as from the shard merge, for every after and limit", async () => {
