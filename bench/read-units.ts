@@ -5,18 +5,26 @@ import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { InventoryTable, inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-table';
 
-/** What one whole list (the index's Queries, as the function reads them) consumed, for entries as a writer stores them. */
+/** What one whole list consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {
   writer: string;
   entries: number;
+  /** The index's Query pages of the list. */
   pages: number;
+  /** Their read units: what every list of the store costs. */
   units: number;
   unitsPerMillionEntries: number;
+  /**
+   * The read units of the Scan page an instance's first list reads before it finds the store too large for it
+   * (`smallTableEntries`): once per instance, whatever the store's size, so not counted per entry.
+   */
+  firstListScanUnits: number;
 }
 
 /**
  * The read units the list costs per entry, for entries as each writer stores them: the list reads the list index,
- * which holds only what it answers, so what a writer adds to an item (`lastChange`) should cost it nothing. Read by
+ * which holds only what it answers, so what a writer adds to an item (`lastChange`) should cost it nothing; and,
+ * apart, the one Scan page of the table an instance's first list reads (the whole list of a small store). Read by
  * the list's own adapter, paced at a rate it never reaches so that every Query asks for `ConsumedCapacity`, summed
  * as DynamoDB (Local) reports it; one table, each writer's pass replacing the previous one's items.
  */
@@ -45,27 +53,34 @@ export async function measureReadUnits(
   for (const [writer, toItem] of writers) {
     await writeInventory(items, { client, tableName, concurrency: 4, toItem });
     const pages = await listReadUnitsPerPage(client, tableName);
-    const units = pages.reduce((sum, pageUnits) => sum + pageUnits, 0);
+    const queries = pages.filter((page) => page.operation === 'QueryCommand');
+    const units = queries.reduce((sum, page) => sum + page.units, 0);
     figures.push({
       writer,
       entries: items.length,
-      pages: pages.length,
+      pages: queries.length,
       units,
       unitsPerMillionEntries: Math.round((units / items.length) * 1_000_000),
+      firstListScanUnits: pages
+        .filter((page) => page.operation === 'ScanCommand')
+        .reduce((sum, page) => sum + page.units, 0),
     });
   }
   return figures;
 }
 
-/** The read units of each Query page of one whole list, as DynamoDB reports them. */
-async function listReadUnitsPerPage(client: DynamoDBClient, tableName: string): Promise<number[]> {
-  const units: number[] = [];
+/** The read units of each page of one whole list on a new instance, as DynamoDB reports them, with its command. */
+async function listReadUnitsPerPage(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<{ operation: string; units: number }[]> {
+  const units: { operation: string; units: number }[] = [];
   const recording = new Proxy(client, {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
         const page = (await target.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
-        units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
+        units.push({ operation: command.constructor.name, units: page.ConsumedCapacity?.CapacityUnits ?? Number.NaN });
         return page;
       };
     },
