@@ -15,15 +15,14 @@ export interface paths {
          * List the stock entry of every pet
          * @description Returns the inventory entries in one JSON array, ordered by `petId` ascending (numerically, negative ids
          *     first): every entry, however large the table is, or one page of them when `limit` is given. The list is
-         *     read eventually consistent (from an index of the table, or for an inventory of fewer than 1,600 entries
-         *     from one read of the table): an update acknowledged a moment ago (well under a second on AWS) may not be
-         *     listed yet. A client that must read its own write reads that entry with
-         *     `GET /inventory/{petId}`, which is strongly consistent.
+         *     read eventually consistent (from an index of the table, or a small inventory from one read of the table):
+         *     an update acknowledged a moment ago (well under a second on AWS) may not be listed yet. A client that must
+         *     read its own write reads that entry with `GET /inventory/{petId}`, which is strongly consistent.
          *
          *     **Streamed.** Entries are sent as they are read (`Transfer-Encoding: chunked` over HTTP/1.1, no
-         *     `Content-Length`): the first ones leave after one read for an inventory of fewer than 1,600 entries, and
-         *     once the first page of each of the index's shards is in for a larger one, whatever its size. Every error that can happen before the first byte (400, 401, 503 when storage
-         *     is unavailable, ...) is the usual Error body with its status.
+         *     `Content-Length`): the first ones leave after one read for a small inventory, and once the first page of
+         *     each of the index's shards is in for a larger one, whatever its size. Every error that can happen before
+         *     the first byte (400, 401, 503 when storage is unavailable, ...) is the usual Error body with its status.
          *
          *     **Pages on request.** With `limit=N` the answer is the first N entries (after `after`, when given), and
          *     when more follow it carries `Link: </v1/inventory?limit=N&after=LAST>; rel="next"` (RFC 8288), LAST being

@@ -22,7 +22,7 @@ export const ENV = {
   preTrafficTargets: 'PRE_TRAFFIC_TARGETS',
   /** The stage name: the `stage` dimension of every custom metric. */
   stage: 'STAGE',
-  /** Read units per second the list's Scan may average (half the inventory table's read cap on a stage). */
+  /** Read units per second one list's reads may average (half the list index's read cap on a stage). */
   listReadUnitsPerSecond: 'LIST_READ_UNITS_PER_SECOND',
   dynamoMaxAttempts: 'DYNAMODB_MAX_ATTEMPTS',
   dynamoConnectionTimeoutMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',

@@ -18,7 +18,7 @@ import {
   isPetStatus,
   MAX_QUANTITY,
 } from '../inventory/types';
-import { type PaceClock, ReadPace } from './read-pace';
+import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
 import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
@@ -37,12 +37,18 @@ export interface InventoryTableOptions {
   throttleWindowMs?: number;
   /**
    * A table of fewer entries than this is listed from one Scan page of the table, sorted in memory, instead of a
-   * Query per shard of the list index: one round trip instead of 16 for the small inventories most stores keep. A
-   * larger table costs that page (this many entries read) before the merge starts, once: the instance then merges
-   * straight away until a whole list finds the store small again. 0 always merges. @default 1600, the entries of
-   * the merge's first pages (16 shards × `firstPageLimit` 100)
+   * Query per shard of the list index: one round trip instead of 16 for the small inventories many stores keep. A
+   * larger table costs that page before the merge; the instance then merges straight away for
+   * `largeStoreRecheckMs`. 0 always merges. @default 400: entries as the API and imports sign them (~180 bytes)
+   * make that page ~9 read units, about what the merge's 16 first Query pages cost at the least (half a unit each),
+   * so a small store's list costs no more units than the merge would, and a larger store's check little
    */
   smallTableEntries?: number;
+  /**
+   * How long an instance that found the store too large for one Scan page merges straight away before it looks
+   * again. @default 600000 (10 minutes)
+   */
+  largeStoreRecheckMs?: number;
   /** Entries a shard's first Query page asks for: small, so that the first entries leave soon. @default 100 */
   firstPageLimit?: number;
   /** Entries each further Query page asks for. @default 500 */
@@ -94,13 +100,13 @@ export class InventoryTable implements InventoryRepository {
   private readonly pageLimit: number;
   private readonly batchSize: number;
   private readonly queriesInFlight: number;
+  private readonly largeStoreRecheckMs: number;
   private readonly clock: PaceClock | undefined;
   /**
-   * Whether this instance's last look at the store found it too large for one Scan page: set when the page could not
-   * hold it, cleared when a whole list (no `after`, no `limit`) counts fewer than `smallTableEntries` entries. Only a
-   * hint: either way the list is complete and ordered.
+   * Until when (the clock's time) this instance's lists skip the Scan page: its last one could not hold the store,
+   * or was throttled. Only a hint: either way the list is complete and ordered.
    */
-  private storeLarge = false;
+  private mergeUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: InventoryTableOptions) {
     this.client = options.client;
@@ -108,10 +114,8 @@ export class InventoryTable implements InventoryRepository {
     this.readUnitsPerSecond = options.readUnitsPerSecond ?? 0;
     this.throttleWindowMs = options.throttleWindowMs ?? 0;
     this.firstPageLimit = options.firstPageLimit ?? 100;
-    this.smallTableEntries = Math.max(
-      0,
-      options.smallTableEntries ?? INVENTORY_LIST_INDEX.shards * this.firstPageLimit,
-    );
+    this.smallTableEntries = Math.max(0, options.smallTableEntries ?? 400);
+    this.largeStoreRecheckMs = options.largeStoreRecheckMs ?? 600_000;
     this.pageLimit = options.pageLimit ?? 500;
     this.batchSize = options.batchSize ?? 1024;
     this.queriesInFlight = Math.max(1, options.queriesInFlight ?? 4);
@@ -120,9 +124,10 @@ export class InventoryTable implements InventoryRepository {
 
   /**
    * The entries in petId order. First one Scan page of the table, of at most `smallTableEntries` entries (unless
-   * this instance last found the store larger): when it is the whole table (no `LastEvaluatedKey`), its entries,
-   * sorted, are the list. Otherwise one ordered Query per
-   * shard of the list index, merged (a k-way merge on a heap). The first batch is ready once every shard's first
+   * this instance found the store larger a moment ago): when it is the whole table (no `LastEvaluatedKey`), its
+   * entries, sorted, are the list. Otherwise, or when that page is throttled past the client's retries (the table's
+   * read cap reached: the index has its own), one ordered Query per shard of the list index, merged (a k-way merge
+   * on a heap). The first batch is ready once every shard's first
    * page is in; each shard then keeps one page in flight ahead of the merge, so memory holds at most two pages per
    * shard whatever the table's size. A batch is handed on before the merge waits for a page. All reads share the
    * list's pace; the first to fail stops the others. Either way the list holds the entries the index holds (those
@@ -142,7 +147,8 @@ export class InventoryTable implements InventoryRepository {
       }),
     };
     try {
-      if (this.smallTableEntries > 0 && !this.storeLarge) {
+      const clock = this.clock ?? SYSTEM_CLOCK;
+      if (this.smallTableEntries > 0 && clock.now() >= this.mergeUntil) {
         const small = await this.scanSmallTable(read, options.after);
         if (small) {
           const entries = small.slice(0, limit);
@@ -150,7 +156,7 @@ export class InventoryTable implements InventoryRepository {
             yield entries.slice(start, start + this.batchSize);
           return;
         }
-        this.storeLarge = true;
+        this.mergeUntil = clock.now() + this.largeStoreRecheckMs;
       }
       const shards = Array.from(
         { length: INVENTORY_LIST_INDEX.shards },
@@ -184,7 +190,6 @@ export class InventoryTable implements InventoryRepository {
         }
       }
       if (batch.length > 0) yield batch;
-      if (options.after === undefined && listed < limit && listed < this.smallTableEntries) this.storeLarge = false;
     } catch (error) {
       throw read.error ?? error;
     } finally {
@@ -195,10 +200,10 @@ export class InventoryTable implements InventoryRepository {
 
   /**
    * The table's entries with a shard (those the list index holds), after `after`, sorted by petId, when one Scan page
-   * of `smallTableEntries` holds them all; undefined when the table has more.
+   * of `smallTableEntries` holds them all; undefined when the table has more, or when the page was throttled.
    */
   private async scanSmallTable(read: ListRead, after: string | undefined): Promise<InventoryItem[] | undefined> {
-    const page = await this.readPage(read, 'Scan', SCAN_PAGE_UNITS, (abortSignal) =>
+    const page = await this.readPage(read, 'Scan', SCAN_PAGE_UNITS, 'give up', (abortSignal) =>
       this.client.send(
         new ScanCommand({
           TableName: this.tableName,
@@ -220,7 +225,7 @@ export class InventoryTable implements InventoryRepository {
     );
     // Without LastEvaluatedKey, the page is the last one: the whole table
     // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Scan.html#Scan.Pagination).
-    if (page.LastEvaluatedKey) return undefined;
+    if (page === undefined || page.LastEvaluatedKey) return undefined;
     return (page.Items ?? []).map(toInventoryItem).sort((a, b) => comparePetIds(a.petId, b.petId));
   }
 
@@ -232,7 +237,7 @@ export class InventoryTable implements InventoryRepository {
     startKey: Record<string, AttributeValue> | undefined,
     pageLimit: number,
   ): Promise<QueryCommandOutput> {
-    return this.readPage(read, 'Query', undefined, (abortSignal) =>
+    return this.readPage(read, 'Query', undefined, 'wait', (abortSignal) =>
       this.client.send(
         new QueryCommand({
           TableName: this.tableName,
@@ -257,14 +262,30 @@ export class InventoryTable implements InventoryRepository {
 
   /**
    * One page of a list's read, in one of its slots and at its pace (booked at `booking` units, the pace's page
-   * figure unless given); a throttled page is read again while the pace allows.
+   * figure unless given). A page throttled past the client's retries is read again while the pace allows
+   * (`'wait'`), or given up at once, undefined, for the caller to read elsewhere (`'give up'`).
    */
   private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
     read: ListRead,
     operation: 'Query' | 'Scan',
     booking: number | undefined,
+    whenThrottled: 'wait',
     send: (abortSignal: AbortSignal) => Promise<Page>,
-  ): Promise<Page> {
+  ): Promise<Page>;
+  private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
+    read: ListRead,
+    operation: 'Query' | 'Scan',
+    booking: number | undefined,
+    whenThrottled: 'give up',
+    send: (abortSignal: AbortSignal) => Promise<Page>,
+  ): Promise<Page | undefined>;
+  private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
+    read: ListRead,
+    operation: 'Query' | 'Scan',
+    booking: number | undefined,
+    whenThrottled: 'wait' | 'give up',
+    send: (abortSignal: AbortSignal) => Promise<Page>,
+  ): Promise<Page | undefined> {
     for (;;) {
       let throttled: unknown;
       await read.slots.acquire();
@@ -277,6 +298,7 @@ export class InventoryTable implements InventoryRepository {
       } catch (error) {
         if (read.failure.signal.aborted) throw read.error ?? error;
         if (!isThrottling(error)) failList(read, error, operation);
+        if (whenThrottled === 'give up') return undefined;
         throttled = error;
       } finally {
         read.slots.release();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { mapBundlePositions } from '../../cli/commands/stack';
@@ -15,7 +16,7 @@ import { HistoryTable } from '../../functions/store/history-table';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../../infra/synthesized-assets';
 import { tokenAuthorizerEvent } from '../../local/lambda/events';
 import { aLambdaContext, anApiGatewayEvent } from '../fixtures/builders';
-import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
+import { putItems, startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
@@ -266,13 +267,45 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
   });
 
-  it("reads the list at its stage pace and waits out a read throttled past the SDK's retries (read cap reached)", async () => {
-    // Prepare: the first four Scans of the (small) table throttled, one more than the SDK's three attempts, at a
-    // stand-in endpoint.
+  it("reads the list from the index when the table's Scan is throttled past the SDK's retries (table read cap reached)", async () => {
+    // Prepare: every Scan throttled at a stand-in endpoint; the index, which has its own cap, is not.
+    const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation) => operation === 'Scan');
+    try {
+      // Act
+      const { result, error } = await invoke(
+        'list-inventory',
+        anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
+        { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url, LIST_READ_UNITS_PER_SECOND: '500' },
+      );
+      // Assess: the whole list, from the index's 16 shards once the SDK's three attempts at the Scan were refused.
+      expect(error).toBeUndefined();
+      expect(result?.statusCode).toBe(200);
+      expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+      expect(endpoint.calls.map((call) => [call.operation, call.throttled])).toEqual([
+        ['Scan', true],
+        ['Scan', true],
+        ['Scan', true],
+        ...Array.from({ length: 16 }, () => ['Query', false]),
+      ]);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it("merges a larger store's shards at its stage pace and waits out Query pages throttled past the SDK's retries", async () => {
+    // Prepare: a store too large for the Scan page (400 more entries), and the first four Queries of shard 15 (pet
+    // 9223372036854775807's) throttled, one more than the SDK's three attempts, at a stand-in endpoint.
+    const extra = Array.from({ length: 400 }, (_, i) => ({
+      petId: String(1_000_000 + i),
+      quantity: 1,
+      status: 'available' as const,
+    }));
+    await putItems(stack.client, stack.tables.inventory, extra);
+    const shardOf = (body: string) => JSON.parse(body).ExpressionAttributeValues?.[':shard']?.N;
     let refused = 0;
     const endpoint = await startThrottlingEndpoint(
       testEndpoint(),
-      (operation) => operation === 'Scan' && refused++ < 4,
+      (operation, _, body) => operation === 'Query' && shardOf(body) === '15' && refused++ < 4,
     );
     try {
       // Act
@@ -281,22 +314,26 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
         anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
         { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url, LIST_READ_UNITS_PER_SECOND: '500' },
       );
-      // Assess: the whole list from the table's one Scan page; the page asked for its consumed capacity, which the
-      // pace counts.
+      // Assess: the whole list; one Scan page, then the shards; every page asked for its consumed capacity, which
+      // the pace counts.
       expect(error).toBeUndefined();
       expect(result?.statusCode).toBe(200);
+      const listed = JSON.parse(String(result?.body)) as { petId: number }[];
+      expect(listed.length).toBeGreaterThan(400);
       expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
-      expect(endpoint.calls.map((call) => [call.operation, call.throttled])).toEqual([
-        ['Scan', true],
-        ['Scan', true],
-        ['Scan', true],
-        ['Scan', true],
-        ['Scan', false],
-      ]);
+      expect(endpoint.calls.filter((call) => call.operation === 'Scan')).toHaveLength(1);
+      const queries = endpoint.calls.filter((call) => call.operation === 'Query');
+      const shard15 = queries.filter((call) => shardOf(call.body) === '15');
+      expect(shard15.map((call) => call.throttled)).toEqual([true, true, true, true, false]);
+      expect(queries.length).toBeGreaterThanOrEqual(16 + 4);
       for (const call of endpoint.calls)
         expect(JSON.parse(call.body)).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
     } finally {
       await endpoint.close();
+      for (const { petId } of extra)
+        await stack.client.send(
+          new DeleteItemCommand({ TableName: stack.tables.inventory, Key: { petId: { N: petId } } }),
+        );
     }
   });
 

@@ -97,7 +97,13 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     // Prepare: 2,600 entries, about 160 per shard: with pages of 7 entries (3 for the first), over twenty per shard.
     const items = paddedItems(2600);
     await putItems(client, tables.inventory, items);
-    const repository = new InventoryTable({ client, tableName: tables.inventory, firstPageLimit: 3, pageLimit: 7 });
+    const repository = new InventoryTable({
+      client,
+      tableName: tables.inventory,
+      firstPageLimit: 3,
+      pageLimit: 7,
+      smallTableEntries: 0,
+    });
     // Act
     const batches: number[] = [];
     const listed: InventoryItem[] = [];
@@ -121,7 +127,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       ids.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
     );
     // Act
-    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory }));
+    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory, smallTableEntries: 0 }));
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
@@ -175,14 +181,17 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(recorded.commands).toEqual(['ScanCommand', ...Array.from({ length: 16 }, () => 'QueryCommand')]);
   });
 
-  it('merges straight away once the instance found the store large, and scans again once a whole list finds it small', async () => {
-    // Prepare: a store one entry too large for the Scan page, listed once.
+  it('merges straight away for largeStoreRecheckMs once the instance found the store large, then looks again', async () => {
+    // Prepare: a store one entry too large for the Scan page, on a virtual clock.
     await putItems(client, tables.inventory, paddedItems(21));
     const recorded = commandRecorder(client);
+    const clock = virtualClock();
     const repository = new InventoryTable({
       client: recorded.client,
       tableName: tables.inventory,
       smallTableEntries: 20,
+      largeStoreRecheckMs: 60_000,
+      clock,
     });
     const operationsOf = async (options?: ListOptions) => {
       recorded.commands.length = 0;
@@ -190,15 +199,16 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       return { entries: entries.length, operations: [...new Set(recorded.commands)] };
     };
     expect(await operationsOf()).toEqual({ entries: 21, operations: ['ScanCommand', 'QueryCommand'] });
-    // Act + Assess: the next list goes straight to the shards.
-    expect(await operationsOf()).toEqual({ entries: 21, operations: ['QueryCommand'] });
-    // The store shrinks to 19 entries: pages (`after`, `limit`) do not count the store, a whole list does.
+    // Act + Assess: within the recheck period the lists go straight to the shards, even once the store is small.
+    expect(await operationsOf({ limit: 5 })).toEqual({ entries: 5, operations: ['QueryCommand'] });
     await client.send(new DeleteItemCommand({ TableName: tables.inventory, Key: { petId: { N: '21' } } }));
     await client.send(new DeleteItemCommand({ TableName: tables.inventory, Key: { petId: { N: '20' } } }));
-    expect(await operationsOf({ after: '10' })).toEqual({ entries: 9, operations: ['QueryCommand'] });
-    expect(await operationsOf({ limit: 5 })).toEqual({ entries: 5, operations: ['QueryCommand'] });
+    await clock.sleep(59_999);
     expect(await operationsOf()).toEqual({ entries: 19, operations: ['QueryCommand'] });
+    // After it, one Scan page again, which now holds the store.
+    await clock.sleep(1);
     expect(await operationsOf()).toEqual({ entries: 19, operations: ['ScanCommand'] });
+    expect(await operationsOf({ after: '10' })).toEqual({ entries: 9, operations: ['ScanCommand'] });
   });
 
   it("gives the same entries from the small table's Scan as from the shard merge, for every after and limit", async () => {
@@ -267,7 +277,13 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       tables.inventory,
       ids.map((petId) => ({ petId, quantity: 1, status: 'sold' as const })),
     );
-    const repository = new InventoryTable({ client, tableName: tables.inventory, firstPageLimit: 5, pageLimit: 9 });
+    const repository = new InventoryTable({
+      client,
+      tableName: tables.inventory,
+      firstPageLimit: 5,
+      pageLimit: 9,
+      smallTableEntries: 0,
+    });
     // Act: pages of 40, each after the previous page's last petId.
     const pages: string[][] = [];
     let after: string | undefined;
@@ -603,29 +619,23 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     }
   });
 
-  it("fails a small table's throttled Scan at once when it has no throttle window, and sends no Query", async () => {
+  it("reads the index instead when the small table's Scan is throttled past the client's retries, without waiting", async () => {
+    // Prepare: the table's read cap reached (every Scan throttled); the index, which has its own, is not.
     await putItems(client, tables.inventory, paddedItems(10));
-    const throttled = await throttledTable((operation) => operation === 'Scan', 0);
+    const throttled = await throttledTable((operation) => operation === 'Scan', 60_000);
     try {
-      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
-      expect(throttled.endpoint.calls.map((call) => call.operation)).toEqual(['Scan']);
+      // Act
+      const first = await listAll(throttled.repository);
+      const second = await listAll(throttled.repository);
+      // Assess: both lists whole; the first tried the Scan once and waited for nothing, the second (within the
+      // recheck period) went straight to the shards.
+      const ids = Array.from({ length: 10 }, (_, i) => String(i + 1));
+      expect(first.map((item) => item.petId)).toEqual(ids);
+      expect(second.map((item) => item.petId)).toEqual(ids);
+      const operations = throttled.endpoint.calls.map((call) => call.operation);
+      expect(operations.filter((operation) => operation === 'Scan')).toHaveLength(1);
+      expect(operations.filter((operation) => operation === 'Query')).toHaveLength(32);
       expect(throttled.clock.slept).toEqual([]);
-    } finally {
-      await throttled.close();
-    }
-  });
-
-  it("waits out a small table's throttled Scan within the window and lists the table from it", async () => {
-    await putItems(client, tables.inventory, paddedItems(10));
-    const throttled = await throttledTable((operation, n) => operation === 'Scan' && n === 0, 60_000);
-    try {
-      const listed = await listAll(throttled.repository);
-      expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 1)));
-      expect(throttled.endpoint.calls.map((call) => [call.operation, call.throttled])).toEqual([
-        ['Scan', true],
-        ['Scan', false],
-      ]);
-      expect(throttled.clock.slept).toHaveLength(1);
     } finally {
       await throttled.close();
     }
