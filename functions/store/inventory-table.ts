@@ -203,7 +203,7 @@ export class InventoryTable implements InventoryRepository {
    * of `smallTableEntries` holds them all; undefined when the table has more, or when the page was throttled.
    */
   private async scanSmallTable(read: ListRead, after: string | undefined): Promise<InventoryItem[] | undefined> {
-    const page = await this.readPage(read, 'Scan', SCAN_PAGE_UNITS, 'give up', (abortSignal) =>
+    const send = (abortSignal: AbortSignal) =>
       this.client.send(
         new ScanCommand({
           TableName: this.tableName,
@@ -221,8 +221,8 @@ export class InventoryTable implements InventoryRepository {
           ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
         }),
         { abortSignal },
-      ),
-    );
+      );
+    const page = await this.readPage({ read, operation: 'Scan', booking: SCAN_PAGE_UNITS, send }, 'give up');
     // Without LastEvaluatedKey, the page is the last one: the whole table
     // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Scan.html#Scan.Pagination).
     if (page === undefined || page.LastEvaluatedKey) return undefined;
@@ -237,7 +237,7 @@ export class InventoryTable implements InventoryRepository {
     startKey: Record<string, AttributeValue> | undefined,
     pageLimit: number,
   ): Promise<QueryCommandOutput> {
-    return this.readPage(read, 'Query', undefined, 'wait', (abortSignal) =>
+    const send = (abortSignal: AbortSignal) =>
       this.client.send(
         new QueryCommand({
           TableName: this.tableName,
@@ -256,8 +256,8 @@ export class InventoryTable implements InventoryRepository {
           ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
         }),
         { abortSignal },
-      ),
-    );
+      );
+    return this.readPage({ read, operation: 'Query', booking: undefined, send }, 'wait');
   }
 
   /**
@@ -265,26 +265,14 @@ export class InventoryTable implements InventoryRepository {
    * figure unless given). A page throttled past the client's retries is read again while the pace allows
    * (`'wait'`), or given up at once, undefined, for the caller to read elsewhere (`'give up'`).
    */
-  private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
-    read: ListRead,
-    operation: 'Query' | 'Scan',
-    booking: number | undefined,
-    whenThrottled: 'wait',
-    send: (abortSignal: AbortSignal) => Promise<Page>,
-  ): Promise<Page>;
-  private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
-    read: ListRead,
-    operation: 'Query' | 'Scan',
-    booking: number | undefined,
+  private async readPage<Page extends PageOutput>(page: PageRead<Page>, whenThrottled: 'wait'): Promise<Page>;
+  private async readPage<Page extends PageOutput>(
+    page: PageRead<Page>,
     whenThrottled: 'give up',
-    send: (abortSignal: AbortSignal) => Promise<Page>,
   ): Promise<Page | undefined>;
-  private async readPage<Page extends { ConsumedCapacity?: { CapacityUnits?: number } }>(
-    read: ListRead,
-    operation: 'Query' | 'Scan',
-    booking: number | undefined,
+  private async readPage<Page extends PageOutput>(
+    { read, operation, booking, send }: PageRead<Page>,
     whenThrottled: 'wait' | 'give up',
-    send: (abortSignal: AbortSignal) => Promise<Page>,
   ): Promise<Page | undefined> {
     for (;;) {
       let throttled: unknown;
@@ -404,6 +392,19 @@ export class InventoryTable implements InventoryRepository {
       return translateStorageError(error, 'UpdateItem');
     }
   }
+}
+
+/** What a page of a list's read reports: the read units it consumed, when asked. */
+interface PageOutput {
+  ConsumedCapacity?: { CapacityUnits?: number };
+}
+
+/** One page of a list's read: the list's shared state, the operation, its booking in the pace, and how to send it. */
+interface PageRead<Page extends PageOutput> {
+  read: ListRead;
+  operation: 'Query' | 'Scan';
+  booking: number | undefined;
+  send: (abortSignal: AbortSignal) => Promise<Page>;
 }
 
 /** What the reads of one list share: their slots, its pace, and the first failure, which stops them all. */

@@ -267,16 +267,19 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
   });
 
+  /** The list bundle's GET /inventory through a stand-in endpoint, at a stage's pace. */
+  const listAtStagePace = (endpointUrl: string) =>
+    invoke('list-inventory', anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }), {
+      AWS_ENDPOINT_URL_DYNAMODB: endpointUrl,
+      LIST_READ_UNITS_PER_SECOND: '500',
+    });
+
   it("reads the list from the index when the table's Scan is throttled past the SDK's retries (table read cap reached)", async () => {
     // Prepare: every Scan throttled at a stand-in endpoint; the index, which has its own cap, is not.
     const endpoint = await startThrottlingEndpoint(testEndpoint(), (operation) => operation === 'Scan');
     try {
       // Act
-      const { result, error } = await invoke(
-        'list-inventory',
-        anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
-        { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url, LIST_READ_UNITS_PER_SECOND: '500' },
-      );
+      const { result, error } = await listAtStagePace(endpoint.url);
       // Assess: the whole list, from the index's 16 shards once the SDK's three attempts at the Scan were refused.
       expect(error).toBeUndefined();
       expect(result?.statusCode).toBe(200);
@@ -309,11 +312,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     );
     try {
       // Act
-      const { result, error } = await invoke(
-        'list-inventory',
-        anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
-        { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url, LIST_READ_UNITS_PER_SECOND: '500' },
-      );
+      const { result, error } = await listAtStagePace(endpoint.url);
       // Assess: the whole list; one Scan page, then the shards; every page asked for its consumed capacity, which
       // the pace counts.
       expect(error).toBeUndefined();
