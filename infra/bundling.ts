@@ -11,9 +11,9 @@ export const LAMBDA_CREDENTIALS_MODULE = join(PROJECT_ROOT, 'functions', 'store'
  * How every function is bundled (locally with esbuild, never Docker). CJS with `module` before `main` gives the
  * smallest bundle that loads fastest; the SDK is bundled so each function ships the version it was tested with,
  * with credentials read from the environment only (the alias). The linked source map ships in each asset
- * (`index.js.map`) but is not loaded at run time: `--enable-source-maps` would cost every cold start ~20–27 ms and an
- * instance's first failed DynamoDB call ~81 ms (docs/performance.md, "Source maps"); a logged stack is mapped to
- * the TypeScript afterwards with `npm run cli -- stack map` (docs/deploying.md).
+ * (`index.js.map`) but is not loaded at run time: `--enable-source-maps` would cost every cold start, and more an
+ * instance's first failed DynamoDB call (measured in docs/performance.md, "Source maps"); a logged stack is mapped
+ * to the TypeScript afterwards with `npm run cli -- stack map` (docs/deploying.md).
  */
 export const BUNDLING: BundlingOptions = {
   minify: true,

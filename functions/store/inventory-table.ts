@@ -101,7 +101,7 @@ export class InventoryTable implements InventoryRepository {
   private readonly batchSize: number;
   private readonly queriesInFlight: number;
   private readonly largeStoreRecheckMs: number;
-  private readonly clock: PaceClock | undefined;
+  private readonly clock: PaceClock;
   /**
    * Until when (the clock's time) this instance's lists skip the Scan page: its last one could not hold the store,
    * or was throttled. Only a hint: either way the list is complete and ordered.
@@ -119,7 +119,7 @@ export class InventoryTable implements InventoryRepository {
     this.pageLimit = options.pageLimit ?? 500;
     this.batchSize = options.batchSize ?? 1024;
     this.queriesInFlight = Math.max(1, options.queriesInFlight ?? 4);
-    this.clock = options.clock;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   /**
@@ -127,10 +127,9 @@ export class InventoryTable implements InventoryRepository {
    * this instance found the store larger a moment ago): when it is the whole table (no `LastEvaluatedKey`), its
    * entries, sorted, are the list. Otherwise, or when that page is throttled past the client's retries (the table's
    * read cap reached: the index has its own), one ordered Query per shard of the list index, merged (a k-way merge
-   * on a heap). The first batch is ready once every shard's first
-   * page is in; each shard then keeps one page in flight ahead of the merge, so memory holds at most two pages per
-   * shard whatever the table's size. A batch is handed on before the merge waits for a page. All reads share the
-   * list's pace; the first to fail stops the others. Either way the list holds the entries the index holds (those
+   * on a heap). The first batch is ready once every shard's first page is in; each shard then keeps one page in
+   * flight ahead of the merge, so memory holds at most two pages per shard whatever the table's size. A batch is
+   * handed on before the merge waits for a page. All reads share the list's pace; the first to fail stops the others. Either way the list holds the entries the index holds (those
    * with a shard), read with eventual consistency.
    */
   async *list(options: ListOptions = {}): AsyncGenerator<InventoryItem[]> {
@@ -143,12 +142,11 @@ export class InventoryTable implements InventoryRepository {
         unitsPerSecond: this.readUnitsPerSecond,
         pageUnits: Math.ceil((this.pageLimit * MAX_INDEX_ENTRY_BYTES) / 4096 / 2),
         throttleWindowMs: this.throttleWindowMs,
-        ...(this.clock ? { clock: this.clock } : {}),
+        clock: this.clock,
       }),
     };
     try {
-      const clock = this.clock ?? SYSTEM_CLOCK;
-      if (this.smallTableEntries > 0 && clock.now() >= this.mergeUntil) {
+      if (this.smallTableEntries > 0 && this.clock.now() >= this.mergeUntil) {
         const small = await this.scanSmallTable(read, options.after);
         if (small) {
           const entries = small.slice(0, limit);
@@ -156,7 +154,7 @@ export class InventoryTable implements InventoryRepository {
             yield entries.slice(start, start + this.batchSize);
           return;
         }
-        this.mergeUntil = clock.now() + this.largeStoreRecheckMs;
+        this.mergeUntil = this.clock.now() + this.largeStoreRecheckMs;
       }
       const shards = Array.from(
         { length: INVENTORY_LIST_INDEX.shards },
@@ -209,11 +207,11 @@ export class InventoryTable implements InventoryRepository {
           TableName: this.tableName,
           // Limit counts the entries read, before the filter: the page never reads more than this many.
           Limit: this.smallTableEntries,
-          ProjectionExpression: `${PET_ID}, quantity, #status`,
+          ProjectionExpression: MODEL_PROJECTION.expression,
           FilterExpression:
             after === undefined ? 'attribute_exists(#shard)' : 'attribute_exists(#shard) AND #petId > :after',
           ExpressionAttributeNames: {
-            '#status': 'status',
+            ...MODEL_PROJECTION.names,
             '#shard': INVENTORY_LIST_INDEX.partition.name,
             ...(after === undefined ? {} : { '#petId': PET_ID }),
           },
@@ -304,8 +302,8 @@ export class InventoryTable implements InventoryRepository {
           TableName: this.tableName,
           Key: { [PET_ID]: { N: petId } },
           ConsistentRead: true,
-          ProjectionExpression: `${PET_ID}, quantity, #status`,
-          ExpressionAttributeNames: { '#status': 'status' },
+          ProjectionExpression: MODEL_PROJECTION.expression,
+          ExpressionAttributeNames: MODEL_PROJECTION.names,
         }),
       );
       return result.Item ? toInventoryItem(result.Item) : undefined;
@@ -586,6 +584,12 @@ class ShardHeap {
 
 /** The table's key attribute (service/names.ts): the entry's petId. */
 const PET_ID = INVENTORY_TABLE_KEY.name;
+
+/** The model's attributes of a table item (`status` is a reserved word): what one entry's read and the Scan ask for. */
+const MODEL_PROJECTION = {
+  expression: `${PET_ID}, quantity, #status`,
+  names: { '#status': 'status' },
+} as const;
 
 /** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
 export const LAST_CHANGE = 'lastChange';
