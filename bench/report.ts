@@ -247,9 +247,21 @@ function adjustRows(patch: PatchResult, part: 'paths' | 'ratios'): (string | num
           patch.gatewayIdempotentP50Ms ?? '-',
           patch.gatewayIdempotentP99Ms ?? '-',
         ],
+        ...(patch.utilityWritesP50Ms === undefined
+          ? []
+          : [["Idempotency utility's two writes alone (claim, store the answer)", patch.utilityWritesP50Ms, '-']]),
       ]
     : [
         ['adjustBy / plain', `${patch.adjustRatioP50}x`, '-'],
         ['adjustBy + Idempotency-Key / plain', `${patch.idempotentRatioP50}x`, '-'],
+        ...(patch.idempotentFloorRatioP50 === undefined
+          ? []
+          : [
+              [
+                'least an Idempotency-Key can cost on the utility: (adjustBy + its two writes) / plain',
+                `${patch.idempotentFloorRatioP50}x`,
+                '-',
+              ],
+            ]),
       ];
 }

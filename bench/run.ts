@@ -205,6 +205,7 @@ async function main(): Promise<void> {
       authHeader,
       client,
       tableName: tables.inventory,
+      idempotencyTableName: tables.idempotency ?? '',
       petId: '1',
       iterations: profile.patchIterations,
       warmup: profile.patchWarmup,

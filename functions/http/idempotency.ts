@@ -78,7 +78,29 @@ export function createIdempotentRunner(options: {
   /** Names the operation in the stored keys, so another operation's keys never meet these. */
   operation: string;
 }): IdempotentRunner {
-  const config = new IdempotencyConfig({
+  const config = idempotencyConfig();
+  return async function runIdempotently(request, context, operation) {
+    const run = makeIdempotent(
+      // The second argument makes Powertools take the Lambda context: an in-flight record expires with the invocation.
+      async (_payload: unknown, _context: Context) => operation(),
+      { persistenceStore: options.persistenceStore, config, keyPrefix: options.operation },
+    );
+    const payload = idempotencyPayload(request);
+    try {
+      return await run(payload, context);
+    } catch (error) {
+      throw translateIdempotencyError(error);
+    }
+  };
+}
+
+/**
+ * How the utility identifies and keeps a request: the key is the API key id and the client's Idempotency-Key, the
+ * request (petId and body) is validated by hash, answers are kept {@link IDEMPOTENCY_TTL_SECONDS}, and a replayed
+ * answer carries `Idempotent-Replayed: true`.
+ */
+export function idempotencyConfig(): IdempotencyConfig {
+  return new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'request',
     expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
@@ -89,19 +111,11 @@ export function createIdempotentRunner(options: {
       return { ...stored, headers: { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } as never;
     },
   });
-  return async function runIdempotently(request, context, operation) {
-    const run = makeIdempotent(
-      // The second argument makes Powertools take the Lambda context: an in-flight record expires with the invocation.
-      async (_payload: unknown, _context: Context) => operation(),
-      { persistenceStore: options.persistenceStore, config, keyPrefix: options.operation },
-    );
-    const payload = { key: [request.keyId, request.idempotencyKey], request: request.request };
-    try {
-      return await run(payload, context);
-    } catch (error) {
-      throw translateIdempotencyError(error);
-    }
-  };
+}
+
+/** The payload the utility reads {@link idempotencyConfig}'s expressions from. */
+export function idempotencyPayload(request: IdempotentRequest): { key: string[]; request: Record<string, unknown> } {
+  return { key: [request.keyId, request.idempotencyKey], request: request.request };
 }
 
 function translateIdempotencyError(error: unknown): unknown {

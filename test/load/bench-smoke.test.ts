@@ -67,7 +67,7 @@ describe('Benchmark: npm run bench -- --smoke', () => {
       expectFigures(figure, ['bundleBytes', 'initMsMedian', 'initRatio', 'coldPathMsMedian', 'coldPathRatio']);
   });
 
-  it('reports PATCH p50 and p99 through the gateway, with and without expectedQuantity, and as raw UpdateItem, with ratios', () => {
+  it("reports PATCH p50 and p99 through the gateway (plain, expectedQuantity, adjustBy, Idempotency-Key), as raw UpdateItem and the Idempotency utility's own writes, with ratios", () => {
     expectFigures(results.patch as Record<string, unknown>, [
       'iterations',
       'gatewayP50Ms',
@@ -80,9 +80,17 @@ describe('Benchmark: npm run bench -- --smoke', () => {
       'ratioP99',
       'casRatioP50',
       'casRatioP99',
+      'gatewayAdjustP50Ms',
+      'gatewayIdempotentP50Ms',
+      'adjustRatioP50',
+      'idempotentRatioP50',
+      'utilityWritesP50Ms',
+      'idempotentFloorRatioP50',
     ]);
     const targets = (results.targets as { target: string }[]).map((target) => target.target);
     expect(targets).toContain('PATCH p50: with expectedQuantity / without');
+    expect(targets).toContain('PATCH p50: adjustBy with Idempotency-Key / plain PATCH');
+    expect(run.stdout).toContain('least an Idempotency-Key can cost on the utility');
   });
 
   it('reports the streamed list at three sizes: first and last byte in-process, naive, via npm start with and without gzip, exact', () => {
