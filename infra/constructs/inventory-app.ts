@@ -71,12 +71,11 @@ function accountStackFor(
   if (existing) return existing;
   const accountsInRegion = new Set(configs.filter((c) => c.env.region === region).map((c) => c.env.account));
   const id = accountsInRegion.size > 1 ? `${accountStackName(region)}-${account}` : accountStackName(region);
-  const created = new ApiGatewayAccountStack(app, id, {
-    env: { account, region },
-    terminationProtection: configs.some(
-      (c) => c.env.account === account && c.env.region === region && c.stateful.deletionProtection,
-    ),
-  });
+  // No termination protection, whichever stages share it. The CDK CLI sets a stack's protection to the synthesized
+  // value on every deploy, so a value that depended on the stages configured would flip: a staging deploy that does
+  // not know production's account would lift it from an account stack the two share. Protection would guard nothing
+  // either: the role and the account setting are retained when the stack is deleted.
+  const created = new ApiGatewayAccountStack(app, id, { env: { account, region }, terminationProtection: false });
   accountStacks.set(key, created);
   return created;
 }

@@ -174,6 +174,12 @@ export class Monitoring extends Construct {
       this.alarms.push(alarm);
       return alarm;
     };
+    /*
+     * Counts of events that should never happen (a crash, a throttle, a key check that could not run, a list near its
+     * time-out) alarm on the first period that has one: Lambda sends one Duration or Errors data point per invocation,
+     * and with M of N a lone event never reaches M. Rates, latencies and levels alarm when M of N periods breach, so
+     * that one slow or failing minute is not an outage ("Evaluating an alarm", CloudWatch user guide).
+     */
     const once = { evaluationPeriods: 1, datapointsToAlarm: 1 };
     const custom = (metricName: string, statistic: string, label = metricName) =>
       new Metric({
@@ -289,6 +295,8 @@ export class Monitoring extends Construct {
       listBudgetMs,
       `A GET /inventory ran ${config.listDurationShare * 100} % of its ${props.list.timeout.toHumanString()} ` +
         'timeout: lists are nearing the point where they are cut off',
+      'ListInventoryDurationAlarm',
+      once,
     );
 
     const authorizerUnavailable = custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
@@ -297,6 +305,8 @@ export class Monitoring extends Construct {
       authorizerUnavailable,
       1,
       'The authorizer could not check API keys (keys table failing): clients get 503',
+      'AuthorizerUnavailableAlarm',
+      once,
     );
 
     const listed = custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
@@ -323,10 +333,18 @@ export class Monitoring extends Construct {
             config.functionErrors,
             `The ${name} function crashed or timed out`,
             '<Function>ErrorsAlarm',
+            once,
           ),
         );
       }
-      add(`${pascal}ThrottlesAlarm`, throttles, 1, `The ${name} function was throttled`, '<Function>ThrottlesAlarm');
+      add(
+        `${pascal}ThrottlesAlarm`,
+        throttles,
+        1,
+        `The ${name} function was throttled`,
+        '<Function>ThrottlesAlarm',
+        once,
+      );
       functionWidgets.push(
         new GraphWidget({
           title: `${name}: invocations, errors, throttles`,
@@ -445,7 +463,15 @@ export class Monitoring extends Construct {
         label: `list index read units per second (cap ${maxReadRequestUnits})`,
         period,
       });
-      const indexThrottles = indexMetric('ReadThrottleEvents').with({ label: 'list index read throttle events' });
+      // Filled, like the table's: DynamoDB sends throttle events only when there are some, and an alarm on a plain
+      // AWS/DynamoDB metric keeps its state while the metric is missing whatever TreatMissingData says (PutMetricAlarm,
+      // TreatMissingData), so after one burst it would stay in ALARM and never page again.
+      const indexThrottles = new MathExpression({
+        expression: 'FILL(throttles, 0)',
+        usingMetrics: { throttles: indexMetric('ReadThrottleEvents') },
+        label: 'list index read throttle events',
+        period,
+      });
       add(
         'InventoryListIndexReadCapacityAlarm',
         indexReadUnitsPerSecond,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { CfnResource, Duration, Lazy, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
@@ -54,6 +54,9 @@ export interface SelfCheckProps {
  * routes, gateway responses, the stage) updates the trigger and runs the check; a deploy that changes nothing is
  * no update at all. `executeOnHandlerChange` stays on: an update with it off would skip the run.
  */
+/** The construct ID under which aws-cdk-lib/triggers adds its provider to the stack. */
+const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceProvider';
+
 export class SelfCheck extends Construct {
   readonly function: InventoryFunction;
   readonly trigger: Trigger;
@@ -88,6 +91,18 @@ export class SelfCheck extends Construct {
         ...(props.after ?? []),
       ],
     });
+    // The trigger's provider, a function CDK adds once per stack, has no log group of its own: Lambda would create
+    // /aws/lambda/<name> on its first run, kept forever, and `cdk destroy` would leave it behind. It logs into one the
+    // stack owns instead, with the stage's retention and removal policy (its role, AWSLambdaBasicExecutionRole, may
+    // write to any group).
+    const provider = Stack.of(this).node.tryFindChild(TRIGGER_PROVIDER_ID)?.node.tryFindChild('Handler');
+    if (!CfnResource.isCfnResource(provider))
+      throw new Error(`no ${TRIGGER_PROVIDER_ID}/Handler: CDK's Trigger changed`);
+    const providerLogs = new LogGroup(this, 'TriggerProviderLogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    provider.addPropertyOverride('LoggingConfig', { LogGroup: providerLogs.logGroupName });
     const triggerResource = this.trigger.node.findChild('Default').node.defaultChild as CfnResource;
     triggerResource.addPropertyOverride(
       STAGE_FINGERPRINT_PROPERTY,

@@ -4,6 +4,7 @@ import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
 import { API_KEYS_TABLE_KEY, INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
+import { type AlarmState, type EvaluatedAlarm, evaluatedAlarm, type PeriodData } from './alarm-evaluation';
 import {
   logicalIdStartingWith,
   only,
@@ -76,6 +77,26 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
         OnDemandThroughput: { MaxReadRequestUnits: stage === 'production' ? 2000 : 500 },
       },
     ]);
+  });
+
+  /**
+   * "Configuring Lambda function logging" (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-loggroups.html):
+   * a function without LoggingConfig.LogGroup logs to /aws/lambda/<name>, which Lambda creates on first use with no
+   * expiry and no stack owns, so a teardown leaves it behind. CDK's trigger provider is such a function unless told.
+   */
+  it("logs every function, CDK's trigger provider too, into a log group of the stack's own, with the stage's retention", () => {
+    const all = resources();
+    const functions = Object.entries(all).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    expect(functions.map(([id]) => id)).toContainEqual(expect.stringMatching(/^AWSCDKTriggerCustomResourceProvider/));
+    for (const [id, fn] of functions) {
+      const target = (fn.Properties.LoggingConfig as { LogGroup?: { Ref?: string } } | undefined)?.LogGroup?.Ref;
+      const logGroup = target === undefined ? undefined : all[target];
+      expect({ id, type: logGroup?.Type }).toEqual({ id, type: 'AWS::Logs::LogGroup' });
+      expect({ id, days: logGroup?.Properties.RetentionInDays }).toEqual({
+        id,
+        days: stage === 'production' ? 90 : 14,
+      });
+    }
   });
 
   if (stage === 'production') {
@@ -300,7 +321,9 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       stat: 'Sum',
     });
     expect(alarm('InventoryListIndexReadCapacityAlarm').Threshold).toBe(cap * 0.8);
-    expect(metricOf('InventoryListIndexThrottlesAlarm')).toMatchObject({
+    const throttles = mathOf('InventoryListIndexThrottlesAlarm');
+    expect(throttles.expression).toBe('FILL(throttles, 0)');
+    expect(throttles.metrics.throttles).toEqual({
       metric: 'AWS/DynamoDB/ReadThrottleEvents',
       dims: { TableName: { Ref: 'InventoryTableFD135387' }, GlobalSecondaryIndexName: INVENTORY_LIST_INDEX.name },
       stat: 'Sum',
@@ -310,10 +333,10 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
 
   it(
     stage === 'production'
-      ? 'evaluates alarms per minute, 2 of 3, so one can fire inside the 5-minute canary'
-      : 'evaluates alarms per 5 minutes, 2 of 2',
+      ? 'evaluates rate alarms per minute, 2 of 3, so one can fire inside the 5-minute canary'
+      : 'evaluates rate alarms per 5 minutes, 2 of 2',
     () => {
-      for (const name of ['ApiServerErrorRateAlarm', 'FunctionFaultRateAlarm', 'AuthorizerUnavailableAlarm']) {
+      for (const name of ['ApiServerErrorRateAlarm', 'FunctionFaultRateAlarm', 'UpdateInventoryLatencyAlarm']) {
         const a = alarm(name);
         const periods = (a.Metrics ?? []).map((q) => q.MetricStat?.Period).filter(Boolean);
         expect(periods.length).toBeGreaterThan(0);
@@ -323,6 +346,92 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       expect(metricOf('ListInventoryErrorsAlarm').period).toBe(stage === 'production' ? 60 : 300);
     },
   );
+
+  /** The paging alarms by name (the logical ID without `Monitoring` and CDK's hash), as CloudWatch evaluates them. */
+  const evaluated = () =>
+    Object.entries(resourcesOfType(template(), 'AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('Monitoring'))
+      .map(([id, properties]) => ({
+        name: id.replace(/^Monitoring/, '').replace(/[0-9A-F]{8}$/, ''),
+        alarm: evaluatedAlarm(properties),
+      }));
+  /** Alarms on events that should never happen: one is enough to page. */
+  const isEventAlarm = (name: string) =>
+    /^(ListInventoryDuration|AuthorizerUnavailable|InventoryListSize|HistoryFailedRecords)Alarm$/.test(name) ||
+    (/(Errors|Throttles)Alarm$/.test(name) &&
+      !/(TableSystemErrors|TableThrottles|ListIndexThrottles)Alarm$/.test(name));
+  /** A period in which each metric the alarm reads is at its threshold (single-metric alarms). */
+  const atThreshold = (alarm: EvaluatedAlarm): PeriodData =>
+    Object.fromEntries(alarm.metricIds.map((id) => [id, alarm.threshold]));
+
+  it('pages on the first crash, timeout, throttle, failed key check, list near its time-out or its largest size, or given-up history batch, and recovers once quiet', () => {
+    const events = evaluated().filter(({ name }) => isEventAlarm(name));
+    // Errors of 6 route functions and the history, throttles of those and the authorizer, and the four above.
+    expect(events.map(({ name }) => name).sort()).toEqual(
+      expect.arrayContaining([
+        'ListInventoryDurationAlarm',
+        'AuthorizerUnavailableAlarm',
+        'InventoryListSizeAlarm',
+        'HistoryFailedRecordsAlarm',
+        'UpdateInventoryErrorsAlarm',
+        'AuthorizerThrottlesAlarm',
+        'HistoryErrorsAlarm',
+      ]),
+    );
+    expect(events.length).toBe(4 + (ROUTES.length + 1) + (ROUTES.length + 2));
+    for (const { name, alarm } of events) {
+      expect({ name, states: alarm.run([atThreshold(alarm), {}, {}, {}], 'OK') }).toEqual({
+        name,
+        states: ['ALARM', ...Array<AlarmState>(3).fill('OK')],
+      });
+    }
+  });
+
+  it('returns every alarm to OK once its metrics send nothing, the DynamoDB ones too (they keep their state on missing data)', () => {
+    for (const { name, alarm } of evaluated()) {
+      const quiet = Array.from({ length: alarm.evaluationPeriods }, () => ({}));
+      expect({ name, last: alarm.run(quiet, 'ALARM').at(-1) }).toEqual({ name, last: 'OK' });
+    }
+  });
+
+  it('pages on a throttled table or list index while it lasts, and recovers after the burst', () => {
+    const throttleAlarms = evaluated().filter(({ name }) => /(TableThrottles|ListIndexThrottles)Alarm$/.test(name));
+    expect(throttleAlarms.map(({ name }) => name).sort()).toEqual([
+      'ApiKeysTableThrottlesAlarm',
+      'HistoryTableThrottlesAlarm',
+      'InventoryListIndexThrottlesAlarm',
+      'InventoryTableThrottlesAlarm',
+    ]);
+    for (const { name, alarm } of throttleAlarms) {
+      const burst = Object.fromEntries(alarm.metricIds.map((id) => [id, 5]));
+      const states = alarm.run([burst, burst, burst, {}, {}, {}], 'OK');
+      expect({ name, during: states[2], after: states.at(-1) }).toEqual({ name, during: 'ALARM', after: 'OK' });
+    }
+  });
+
+  it('needs more than one bad period of the 5xx rate or a route latency, and none from too few requests', () => {
+    const byName = new Map(evaluated().map(({ name, alarm }) => [name, alarm]));
+    const rate = byName.get('ApiServerErrorRateAlarm') as EvaluatedAlarm;
+    const failing = { requests: 100, errors: 100 };
+    expect(rate.run([failing, {}, {}], 'OK')).toEqual(['OK', 'OK', 'OK']);
+    expect(rate.run([failing, failing], 'OK').at(-1)).toBe('ALARM');
+    const few = { requests: minRequests - 1, errors: minRequests - 1 };
+    expect(rate.run([few, few, few], 'OK')).toEqual(['OK', 'OK', 'OK']);
+    // The designed 501s of /pets are left out: a period of nothing but 501s is no failure.
+    expect(
+      rate.run(
+        [
+          { requests: 100, errors: 100, ni0: 60, ni1: 40 },
+          { requests: 100, errors: 100, ni0: 100 },
+        ],
+        'OK',
+      ),
+    ).toEqual(['OK', 'OK']);
+    const latency = byName.get('UpdateInventoryLatencyAlarm') as EvaluatedAlarm;
+    const slow = { requests: 100, latency: latency.threshold };
+    expect(latency.run([slow, {}, {}], 'OK').at(-1)).toBe('OK');
+    expect(latency.run([slow, slow], 'OK').at(-1)).toBe('ALARM');
+  });
 
   it('has no stage-wide latency alarm: the streamed list counts until its last byte', () => {
     for (const a of alarms()) {

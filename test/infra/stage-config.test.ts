@@ -326,4 +326,13 @@ describe('A staging stage with every optional setting (and production in an acco
       expect(synthesized.stacks[stage].dependencies).toEqual([accountStack]);
     }
   });
+
+  // The CDK CLI sets a stack's termination protection to the synthesized value on every deploy
+  // (`cdk deploy` → UpdateTerminationProtection when they differ), so a value that depended on which stages a deploy
+  // knows of would be lifted by a staging deploy from an account stack production shares.
+  it('leaves every account stack unprotected, whichever stages share it, so no deploy turns protection on or off', () => {
+    for (const accountStack of synthesized.accountStacks.values())
+      expect(accountStack.terminationProtection).toBe(false);
+    expect(synthesized.stacks.production.terminationProtection).toBe(true);
+  });
 });

@@ -1,0 +1,257 @@
+/**
+ * What CloudWatch does with a metric alarm of a synthesized template, offline: the tests feed it a run of periods
+ * (each metric's value, or nothing when the metric sent no data point) and read the states the alarm goes through,
+ * so they can ask whether an alarm fires and recovers, not only what its properties hold. It follows:
+ * - "Evaluating an alarm" and "Configuring how CloudWatch alarms treat missing data"
+ *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html): the alarm looks at
+ *   its last EvaluationPeriods periods and goes to ALARM when DatapointsToAlarm of them breach. When at least
+ *   DatapointsToAlarm real data points are there, they decide and TreatMissingData plays no part; with fewer, the
+ *   missing ones are filled in: `notBreaching` as good, `breaching` as bad; `ignore` keeps the current state;
+ *   `missing` goes to INSUFFICIENT_DATA when every period is missing.
+ * - PutMetricAlarm, TreatMissingData
+ *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html): "Alarms that evaluate
+ *   metrics in the AWS/DynamoDB namespace always ignore missing data even if you choose a different option for
+ *   TreatMissingData … remain in their current state." Taken here for any alarm that reads an AWS/DynamoDB metric.
+ * - "Metric math syntax and functions"
+ *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html): an expression has no value
+ *   where a metric it reads bare has no data point; FILL(m, v) gives v there; PERIOD(m) is the period in seconds;
+ *   IF(condition, a, b). Only what these stacks use is understood: anything else throws, so a new kind of alarm
+ *   cannot be judged by a guess.
+ *
+ * Simplifications, each stated so a reader can weigh them: the evaluation range is exactly the last EvaluationPeriods
+ * periods (CloudWatch may look further back when data is missing, which changes nothing for `notBreaching`, the
+ * treatment these stacks use); with fewer real data points than DatapointsToAlarm under `missing`, the alarm is OK.
+ */
+
+/** One alarm's state, as CloudWatch reports it. */
+export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
+
+/** A period's data: each metric query id's value, absent when that metric sent no data point in the period. */
+export type PeriodData = Readonly<Record<string, number | undefined>>;
+
+/** An alarm as CloudWatch evaluates it. */
+export interface EvaluatedAlarm {
+  /** The ids of the metrics it reads (a plain single-metric alarm reads one, named `m`). */
+  metricIds: readonly string[];
+  /** Namespaces of the metrics it reads. */
+  namespaces: readonly string[];
+  evaluationPeriods: number;
+  datapointsToAlarm: number;
+  threshold: number;
+  comparisonOperator: string;
+  treatMissingData: string;
+  /** The alarm's value in one period: the metric, or the expression over the metrics; undefined when missing. */
+  value(period: PeriodData): number | undefined;
+  /** The states after each period, starting from `initial`. */
+  run(periods: readonly PeriodData[], initial?: AlarmState): AlarmState[];
+}
+
+type MetricQuery = {
+  Id: string;
+  Expression?: string;
+  ReturnData?: boolean;
+  Period?: number;
+  MetricStat?: { Metric: { Namespace: string }; Period: number };
+};
+
+/** Reads an `AWS::CloudWatch::Alarm` resource's properties. */
+export function evaluatedAlarm(properties: Record<string, unknown>): EvaluatedAlarm {
+  const queries = properties.Metrics as MetricQuery[] | undefined;
+  let metricIds: string[];
+  let namespaces: string[];
+  let value: (period: PeriodData) => number | undefined;
+  if (!queries) {
+    metricIds = ['m'];
+    namespaces = [properties.Namespace as string];
+    value = (period) => period.m;
+  } else {
+    const metrics = queries.filter((query) => query.MetricStat);
+    metricIds = metrics.map((query) => query.Id);
+    namespaces = [...new Set(metrics.map((query) => query.MetricStat?.Metric.Namespace as string))];
+    const returned = queries.filter((query) => query.ReturnData !== false);
+    if (returned.length !== 1) throw new Error(`an alarm returns one query; this one returns ${returned.length}`);
+    const [answer] = returned as [MetricQuery];
+    if (answer.Expression === undefined) value = (period) => period[answer.Id];
+    else {
+      const expression = parseExpression(answer.Expression);
+      const seconds = (id: string) => {
+        const query = metrics.find((candidate) => candidate.Id === id);
+        if (!query?.MetricStat) throw new Error(`PERIOD(${id}): no metric ${id}`);
+        return query.MetricStat.Period;
+      };
+      value = (period) => evaluate(expression, period, seconds);
+    }
+  }
+  const evaluationPeriods = properties.EvaluationPeriods as number;
+  const alarm = {
+    metricIds,
+    namespaces,
+    evaluationPeriods,
+    datapointsToAlarm: (properties.DatapointsToAlarm as number | undefined) ?? evaluationPeriods,
+    threshold: properties.Threshold as number,
+    comparisonOperator: properties.ComparisonOperator as string,
+    treatMissingData: (properties.TreatMissingData as string | undefined) ?? 'missing',
+    value,
+  };
+  return { ...alarm, run: (periods, initial = 'INSUFFICIENT_DATA') => runAlarm(alarm, periods, initial) };
+}
+
+function breaches(alarm: Pick<EvaluatedAlarm, 'comparisonOperator' | 'threshold'>, value: number): boolean {
+  switch (alarm.comparisonOperator) {
+    case 'GreaterThanOrEqualToThreshold':
+      return value >= alarm.threshold;
+    case 'GreaterThanThreshold':
+      return value > alarm.threshold;
+    case 'LessThanThreshold':
+      return value < alarm.threshold;
+    case 'LessThanOrEqualToThreshold':
+      return value <= alarm.threshold;
+    default:
+      throw new Error(`comparison ${alarm.comparisonOperator} is not understood`);
+  }
+}
+
+function runAlarm(
+  alarm: Omit<EvaluatedAlarm, 'run'>,
+  periods: readonly PeriodData[],
+  initial: AlarmState,
+): AlarmState[] {
+  const treatment = alarm.namespaces.includes('AWS/DynamoDB') ? 'ignore' : alarm.treatMissingData;
+  const values: (number | undefined)[] = [];
+  const states: AlarmState[] = [];
+  let state = initial;
+  for (const period of periods) {
+    values.push(alarm.value(period));
+    const range = values.slice(-alarm.evaluationPeriods);
+    const present = range.filter((value): value is number => value !== undefined);
+    const missing = range.length - present.length;
+    const bad = present.filter((value) => breaches(alarm, value)).length;
+    if (missing === 0 || present.length >= alarm.datapointsToAlarm) {
+      // Enough real data points: they decide, and how missing data is treated does not matter.
+      state = bad >= alarm.datapointsToAlarm ? 'ALARM' : 'OK';
+    } else if (treatment === 'notBreaching' || treatment === 'breaching') {
+      // Too few: the missing ones are filled in as good or bad.
+      const badPeriods = bad + (treatment === 'breaching' ? missing : 0);
+      state = badPeriods >= alarm.datapointsToAlarm ? 'ALARM' : 'OK';
+    } else if (treatment === 'missing') {
+      state = present.length === 0 ? 'INSUFFICIENT_DATA' : 'OK';
+    } else if (treatment !== 'ignore') throw new Error(`TreatMissingData ${treatment} is not understood`);
+    states.push(state);
+  }
+  return states;
+}
+
+type Node =
+  | { kind: 'number'; value: number }
+  | { kind: 'metric'; id: string }
+  | { kind: 'call'; name: string; args: Node[] }
+  | { kind: 'binary'; operator: string; left: Node; right: Node };
+
+const TOKEN = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_]\w*)|(>=|<=|==|!=|[-+*/(),<>]))/y;
+
+/** Parses the metric math these stacks write: numbers, metric ids, + - * /, comparisons, FILL, PERIOD, IF. */
+function parseExpression(source: string): Node {
+  const tokens: string[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < source.trimEnd().length) {
+    const at = TOKEN.lastIndex;
+    const match = TOKEN.exec(source);
+    if (!match) throw new Error(`metric math not understood at ${at}: ${source}`);
+    tokens.push((match[1] ?? match[2] ?? match[3]) as string);
+  }
+  let next = 0;
+  const peek = () => tokens[next];
+  const take = (expected?: string) => {
+    const token = tokens[next++];
+    if (token === undefined || (expected !== undefined && token !== expected))
+      throw new Error(`metric math not understood: expected ${expected ?? 'more'} at token ${next - 1} of ${source}`);
+    return token;
+  };
+  const binary = (operators: readonly string[], operand: () => Node) => (): Node => {
+    let left = operand();
+    while (operators.includes(peek() ?? '')) {
+      const operator = take();
+      left = { kind: 'binary', operator, left, right: operand() };
+    }
+    return left;
+  };
+  const primary = (): Node => {
+    const token = take();
+    if (token === '(') {
+      const inner = comparison();
+      take(')');
+      return inner;
+    }
+    if (token === '-') return { kind: 'binary', operator: '-', left: { kind: 'number', value: 0 }, right: primary() };
+    if (/^\d/.test(token)) return { kind: 'number', value: Number(token) };
+    if (peek() === '(') {
+      take('(');
+      const args = [comparison()];
+      while (peek() === ',') {
+        take(',');
+        args.push(comparison());
+      }
+      take(')');
+      return { kind: 'call', name: token, args };
+    }
+    return { kind: 'metric', id: token };
+  };
+  const product = binary(['*', '/'], primary);
+  const sum = binary(['+', '-'], product);
+  const comparison = binary(['>=', '<=', '==', '!=', '>', '<'], sum);
+  const tree = comparison();
+  if (next !== tokens.length) throw new Error(`metric math not understood: trailing tokens in ${source}`);
+  return tree;
+}
+
+function evaluate(node: Node, period: PeriodData, seconds: (id: string) => number): number | undefined {
+  const of = (child: Node) => evaluate(child, period, seconds);
+  switch (node.kind) {
+    case 'number':
+      return node.value;
+    case 'metric':
+      return period[node.id];
+    case 'call': {
+      const [first, second, third] = node.args;
+      if (node.name === 'FILL' && first?.kind === 'metric' && second?.kind === 'number' && node.args.length === 2)
+        return period[first.id] ?? second.value;
+      if (node.name === 'PERIOD' && first?.kind === 'metric' && node.args.length === 1) return seconds(first.id);
+      if (node.name === 'IF' && first && second && third && node.args.length === 3) {
+        const condition = of(first);
+        if (condition === undefined) return undefined;
+        return condition !== 0 ? of(second) : of(third);
+      }
+      throw new Error(`metric math function ${node.name}/${node.args.length} is not understood`);
+    }
+    case 'binary': {
+      const left = of(node.left);
+      const right = of(node.right);
+      if (left === undefined || right === undefined) return undefined;
+      switch (node.operator) {
+        case '+':
+          return left + right;
+        case '-':
+          return left - right;
+        case '*':
+          return left * right;
+        case '/':
+          // A division by zero has no value (CloudWatch drops it from the series).
+          return right === 0 ? undefined : left / right;
+        case '>=':
+          return Number(left >= right);
+        case '<=':
+          return Number(left <= right);
+        case '>':
+          return Number(left > right);
+        case '<':
+          return Number(left < right);
+        case '==':
+          return Number(left === right);
+        case '!=':
+          return Number(left !== right);
+        default:
+          throw new Error(`metric math operator ${node.operator} is not understood`);
+      }
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import { evaluatedAlarm } from '../infra/alarm-evaluation';
+
+/** An alarm's properties as a synthesized template holds them, on one plain metric. */
+function plainAlarm(overrides: Record<string, unknown> = {}) {
+  return evaluatedAlarm({
+    Namespace: 'PetStoreInventory',
+    MetricName: 'Failures',
+    Statistic: 'Sum',
+    Period: 60,
+    EvaluationPeriods: 3,
+    DatapointsToAlarm: 2,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    TreatMissingData: 'notBreaching',
+    ...overrides,
+  });
+}
+
+/** An alarm on a metric-math expression over the given metrics (id → namespace). */
+function mathAlarm(expression: string, metrics: Record<string, string>, overrides: Record<string, unknown> = {}) {
+  return evaluatedAlarm({
+    Metrics: [
+      { Id: 'expr_1', Expression: expression, ReturnData: true },
+      ...Object.entries(metrics).map(([Id, Namespace]) => ({
+        Id,
+        ReturnData: false,
+        MetricStat: { Metric: { Namespace, MetricName: Id, Dimensions: [] }, Period: 300, Stat: 'Sum' },
+      })),
+    ],
+    EvaluationPeriods: 1,
+    DatapointsToAlarm: 1,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    TreatMissingData: 'notBreaching',
+    ...overrides,
+  });
+}
+
+const bad = { m: 1 };
+const good = { m: 0 };
+
+describe('alarm evaluation as CloudWatch documents it (alarms-and-missing-data, PutMetricAlarm, metric math)', () => {
+  it('goes to ALARM when DatapointsToAlarm of the last EvaluationPeriods periods breach, and not on fewer', () => {
+    expect(plainAlarm().run([bad, good, good, bad, good, bad, good, good])).toEqual([
+      'OK',
+      'OK',
+      'OK',
+      'OK',
+      'OK',
+      'ALARM',
+      'OK',
+      'OK',
+    ]);
+  });
+
+  it('fills in missing periods as good with notBreaching, as bad with breaching, when too few real ones are there', () => {
+    expect(plainAlarm().run([bad, {}, bad, {}, {}])).toEqual(['OK', 'OK', 'ALARM', 'OK', 'OK']);
+    expect(plainAlarm({ TreatMissingData: 'breaching' }).run([{}, {}])).toEqual(['OK', 'ALARM']);
+  });
+
+  it('keeps its state with ignore, and goes to INSUFFICIENT_DATA with missing, when every period is missing', () => {
+    const periods = [bad, bad, {}, {}, {}];
+    expect(plainAlarm({ TreatMissingData: 'ignore' }).run(periods).at(-1)).toBe('ALARM');
+    expect(plainAlarm({ TreatMissingData: 'missing' }).run(periods).at(-1)).toBe('INSUFFICIENT_DATA');
+    expect(plainAlarm({ TreatMissingData: 'missing' }).run([{}])).toEqual(['INSUFFICIENT_DATA']);
+  });
+
+  it('keeps the state of an alarm on a plain AWS/DynamoDB metric while it is missing, whatever TreatMissingData says', () => {
+    const onDynamoDb = plainAlarm({ Namespace: 'AWS/DynamoDB', MetricName: 'ReadThrottleEvents' });
+    expect(onDynamoDb.run([bad, bad, {}, {}, {}, {}], 'OK')).toEqual([
+      'OK',
+      'ALARM',
+      'ALARM',
+      'ALARM',
+      'ALARM',
+      'ALARM',
+    ]);
+    expect(plainAlarm().run([bad, bad, {}, {}, {}, {}], 'OK').at(-1)).toBe('OK');
+  });
+
+  it('gives FILL(m, v) the value v where m sent nothing, so an expression over DynamoDB metrics recovers', () => {
+    const filled = mathAlarm('FILL(reads, 0) + FILL(writes, 0)', { reads: 'AWS/DynamoDB', writes: 'AWS/DynamoDB' });
+    expect(filled.value({ reads: 2 })).toBe(2);
+    expect(filled.value({})).toBe(0);
+    expect(filled.run([{ writes: 3 }, {}])).toEqual(['ALARM', 'OK']);
+    const bare = mathAlarm('reads + FILL(writes, 0)', { reads: 'AWS/DynamoDB', writes: 'AWS/DynamoDB' });
+    expect(bare.value({ writes: 3 })).toBeUndefined();
+    expect(bare.run([{ reads: 1 }, { writes: 3 }])).toEqual(['ALARM', 'ALARM']);
+  });
+
+  it('reads PERIOD(m) as the period in seconds, IF as a choice, and a division by zero as no value', () => {
+    expect(
+      mathAlarm('FILL(consumed, 0) / PERIOD(consumed)', { consumed: 'AWS/DynamoDB' }).value({ consumed: 600 }),
+    ).toBe(2);
+    const rate = mathAlarm('IF(FILL(requests, 0) >= 20, FILL(errors, 0) / FILL(requests, 0), 0)', {
+      requests: 'AWS/ApiGateway',
+      errors: 'AWS/ApiGateway',
+    });
+    expect(rate.value({ requests: 40, errors: 10 })).toBe(0.25);
+    expect(rate.value({ requests: 19, errors: 19 })).toBe(0);
+    expect(
+      mathAlarm('errors / requests', { requests: 'X', errors: 'X' }).value({ requests: 0, errors: 1 }),
+    ).toBeUndefined();
+  });
+
+  it('refuses metric math it does not understand rather than guess', () => {
+    expect(() => mathAlarm('SUM(METRICS())', { m1: 'X' }).value({})).toThrow(/not understood/);
+    expect(() => mathAlarm('m1 ^ 2', { m1: 'X' })).toThrow(/not understood/);
+  });
+});
