@@ -5,7 +5,12 @@ import {
   ListDeploymentTargetsCommand,
   PutLifecycleEventHookExecutionStatusCommand,
 } from '@aws-sdk/client-codedeploy';
-import { InvokeCommand, InvokeWithResponseStreamCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  InvokeCommand,
+  InvokeWithResponseStreamCommand,
+  LambdaClient,
+  type LambdaClientConfig,
+} from '@aws-sdk/client-lambda';
 import { API_STAGE_NAME, ROUTES } from '../../service/routes';
 
 /**
@@ -25,6 +30,20 @@ export interface PreTrafficDeps {
   codeDeploy: Pick<CodeDeployClient, 'send'>;
   lambda: Pick<LambdaClient, 'send'>;
   targets: Readonly<Record<string, ProbeTarget>>;
+}
+
+/**
+ * Attempts per probe invocation. A deploy that changes shared code shifts every deployment group at once: each hook
+ * runs and invokes its new version together, and on an account whose concurrency is small (a new account's is;
+ * "Lambda quotas") some invocations are refused with TooManyRequestsException. The SDK's standard retries back off
+ * from a throttle by a random share of 1 s, 2 s, 4 s … (at most 20 s each), so 8 attempts wait up to ~71 s in all
+ * (~35 s on average) before the hook reports Failed, well inside its timeout, where the default 3 wait at most 3 s.
+ */
+export const PROBE_INVOKE_ATTEMPTS = 8;
+
+/** The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts. */
+export function createProbeLambdaClient(config: LambdaClientConfig = {}): LambdaClient {
+  return new LambdaClient({ maxAttempts: PROBE_INVOKE_ATTEMPTS, ...config });
 }
 
 /** A pet id no import creates in practice; the probe's PATCH changes nothing unless it exists with this stock. */

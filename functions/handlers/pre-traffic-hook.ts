@@ -1,11 +1,15 @@
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ENV, requireEnv } from '../config';
-import { type LifecycleHookEvent, type ProbeTarget, runPreTrafficCheck } from '../deploy/pre-traffic';
+import {
+  createProbeLambdaClient,
+  type LifecycleHookEvent,
+  type ProbeTarget,
+  runPreTrafficCheck,
+} from '../deploy/pre-traffic';
 import { logger } from '../observability/logger';
 
 const codeDeploy = new CodeDeployClient({});
-const lambda = new LambdaClient({});
+const lambda = createProbeLambdaClient();
 const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, ProbeTarget>;
 
 /** CodeDeploy's BeforeAllowTraffic hook of every deployment group of the stage (see runPreTrafficCheck). */

@@ -1,0 +1,107 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  createProbeLambdaClient,
+  PROBE_INVOKE_ATTEMPTS,
+  type PreTrafficDeps,
+  runPreTrafficCheck,
+} from '../../functions/deploy/pre-traffic';
+
+/**
+ * Lambda's Invoke as documented (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html): the payload with
+ * 200, or, when the account's or the function's concurrency is used up, 429 with `x-amzn-ErrorType:
+ * TooManyRequestsException`. Throttling cannot be produced here for real, so this stand-in refuses the first
+ * `throttled` invocations that way and answers the history function's probe after them.
+ */
+async function startLambdaEndpoint(throttled: number) {
+  const invocations: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    for await (const _ of req) {
+      // Drain the request body.
+    }
+    invocations.push(req.url ?? '');
+    if (invocations.length <= throttled) {
+      res.writeHead(429, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'TooManyRequestsException' });
+      res.end(JSON.stringify({ Type: 'User', message: 'Rate Exceeded.', Reason: 'ConcurrentInvocationLimitExceeded' }));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '7' });
+    res.end(JSON.stringify({ batchItemFailures: [] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    invocations,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** CodeDeploy's side, which cannot run here: one target (the history function, version 7) and the verdict. */
+function codeDeploy(): PreTrafficDeps['codeDeploy'] & { reported: unknown[] } {
+  const reported: unknown[] = [];
+  return {
+    reported,
+    send: (async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
+      if (command.constructor.name === 'ListDeploymentTargetsCommand') return { targetIds: ['t-1'] };
+      if (command.constructor.name === 'GetDeploymentTargetCommand')
+        return {
+          deploymentTarget: { lambdaTarget: { lambdaFunctionInfo: { functionName: 'history', targetVersion: '7' } } },
+        };
+      reported.push(command.input.status);
+      return {};
+    }) as PreTrafficDeps['codeDeploy']['send'],
+  };
+}
+
+const CLIENT_CONFIG = {
+  region: 'eu-west-1',
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+};
+const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
+const TARGETS = { history: { history: true } } as const;
+
+describe('Pre-traffic hook: a probe throttled by a small account concurrency (real SDK retries, Lambda stand-in)', () => {
+  it('retries a throttled probe invocation and reports Succeeded once the new version answers', async () => {
+    // Prepare: three refusals, one more than the SDK's default 3 attempts can outlast.
+    const lambda = await startLambdaEndpoint(3);
+    const deploy = codeDeploy();
+    try {
+      // Act
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: deploy,
+        lambda: createProbeLambdaClient({ ...CLIENT_CONFIG, endpoint: lambda.endpoint }),
+        targets: TARGETS,
+      });
+      // Assess
+      expect(verdict).toEqual({ status: 'Succeeded', reason: 'history:7 answered as expected' });
+      expect(deploy.reported).toEqual(['Succeeded']);
+      expect(lambda.invocations).toHaveLength(4);
+      expect(lambda.invocations[0]).toBe('/2015-03-31/functions/history%3A7/invocations');
+    } finally {
+      await lambda.close();
+    }
+  });
+
+  it("reports Failed, naming the throttle, when the default client's 3 attempts are all refused", async () => {
+    // Prepare
+    const lambda = await startLambdaEndpoint(3);
+    const deploy = codeDeploy();
+    try {
+      // Act
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: deploy,
+        lambda: new LambdaClient({ ...CLIENT_CONFIG, endpoint: lambda.endpoint }),
+        targets: TARGETS,
+      });
+      // Assess
+      expect(verdict.status).toBe('Failed');
+      expect(verdict.reason).toMatch(/Rate Exceeded/);
+      expect(deploy.reported).toEqual(['Failed']);
+      expect(lambda.invocations).toHaveLength(3);
+      expect(PROBE_INVOKE_ATTEMPTS).toBeGreaterThan(4);
+    } finally {
+      await lambda.close();
+    }
+  });
+});
