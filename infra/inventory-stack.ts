@@ -309,7 +309,7 @@ export class InventoryStack extends Stack {
     Validations.of(hookRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:${this.partition}:codedeploy:${this.region}:${this.account}:deploymentgroup:<${this.getLogicalId(this.rollout.application.node.defaultChild as CfnElement)}>/*]`,
       reason:
-        'The hook reads the deployment target and reports its verdict for the deployment group that called it: ' +
+        'The hook reports its verdict for the deployment group that called it: ' +
         "the deployment groups of this stage's CodeDeploy application only (naming each would make a cycle: the " +
         'groups name the hook).',
     });
@@ -320,13 +320,25 @@ export class InventoryStack extends Stack {
         resources: [...this.functions.values()].map((fn) => `${fn.functionArn}:*`),
       }),
     );
+    // The Service Authorization Reference lists no resource type for these two reads ("you must specify all
+    // resources (*)"), so a grant scoped to the deployment groups would leave the hook unable to find the version it
+    // checks, and every deploy would roll back. They read which function and version a deployment moves, nothing more.
     preTrafficHook.addToRolePolicy(
       new PolicyStatement({
-        actions: [
-          'codedeploy:ListDeploymentTargets',
-          'codedeploy:GetDeploymentTarget',
-          'codedeploy:PutLifecycleEventHookExecutionStatus',
-        ],
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
+        resources: ['*'],
+      }),
+    );
+    Validations.of(hookRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'codedeploy:ListDeploymentTargets and GetDeploymentTarget support no resource-level permissions (Service ' +
+        'Authorization Reference, AWS CodeDeploy): read-only, they tell which function and version a deployment moves.',
+    });
+    // The verdict as AWS SAM's hook example grants it: on the application's deployment groups.
+    preTrafficHook.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:PutLifecycleEventHookExecutionStatus'],
         resources: [
           Arn.format(
             {

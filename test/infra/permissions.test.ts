@@ -618,6 +618,9 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
       for (const hook of d.hooks) {
         const roleId = s.functionRole(s.functionByName(hook));
         const requests = [
+          // No resource-level permissions (Service Authorization Reference): the request's resource is `*`.
+          ['codedeploy:ListDeploymentTargets', '*'],
+          ['codedeploy:GetDeploymentTarget', '*'],
           ['codedeploy:PutLifecycleEventHookExecutionStatus', d.groupArn],
           // The version CodeDeploy moves the alias to: `name:<version>`.
           ['lambda:InvokeFunction', `${d.functionArn}:42`],
@@ -644,6 +647,9 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
       const otherGroup = s.deploymentGroupArn('AnotherApplication', 'AnotherGroup');
       const requests = [
         ['codedeploy:PutLifecycleEventHookExecutionStatus', otherGroup],
+        // Reading targets is all it may do across deployments: never start, stop or change one.
+        ['codedeploy:CreateDeployment', otherGroup],
+        ['codedeploy:StopDeployment', '*'],
         ...outside.map((arn) => ['lambda:InvokeFunction', `${arn}:1`]),
       ] as [string, string][];
       for (const [action, resource] of requests) {
