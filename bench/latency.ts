@@ -88,8 +88,8 @@ export interface PatchResult {
    */
   utilityWritesP50Ms?: number;
   /**
-   * (adjustBy PATCH p50 + the utility's two writes p50) / plain PATCH p50: the least a first-time Idempotency-Key can
-   * cost on the utility, whatever the code around it.
+   * (adjustBy PATCH p50 + the utility's two writes p50) / plain PATCH p50: an estimate (a sum of medians) of the least
+   * a first-time Idempotency-Key can cost on the utility, whatever the code around it.
    */
   idempotentFloorRatioP50?: number;
 }

@@ -258,7 +258,7 @@ function adjustRows(patch: PatchResult, part: 'paths' | 'ratios'): (string | num
           ? []
           : [
               [
-                'least an Idempotency-Key can cost on the utility: (adjustBy + its two writes) / plain',
+                "(adjustBy + the utility's two writes) / plain: an estimate of the least Idempotency-Key costs on it",
                 `${patch.idempotentFloorRatioP50}x`,
                 '-',
               ],

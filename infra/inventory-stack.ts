@@ -320,9 +320,11 @@ export class InventoryStack extends Stack {
         resources: [...this.functions.values()].map((fn) => `${fn.functionArn}:*`),
       }),
     );
-    // The Service Authorization Reference lists no resource type for these two reads ("you must specify all
-    // resources (*)"), so a grant scoped to the deployment groups would leave the hook unable to find the version it
-    // checks, and every deploy would roll back. They read which function and version a deployment moves, nothing more.
+    // Which resource CodeDeploy authorizes these two reads on is documented two ways: the Service Authorization
+    // Reference lists no resource type ("you must specify all resources (*)"), CodeDeploy's permissions reference names
+    // the deployment group. A grant on the groups alone would, on the first reading, leave the hook unable to find the
+    // version it checks, and every deploy would roll back; `*` holds on both. They read which function and version a
+    // deployment moves, nothing more.
     preTrafficHook.addToRolePolicy(
       new PolicyStatement({
         actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
@@ -335,7 +337,8 @@ export class InventoryStack extends Stack {
         'codedeploy:ListDeploymentTargets and GetDeploymentTarget support no resource-level permissions (Service ' +
         'Authorization Reference, AWS CodeDeploy): read-only, they tell which function and version a deployment moves.',
     });
-    // The verdict as AWS SAM's hook example grants it: on the application's deployment groups.
+    // The verdict as AWS SAM's documented hook policy grants it: on the application's deployment groups (the Service
+    // Authorization Reference lists no resource type for it either; a first real deploy settles it: npm run integ).
     preTrafficHook.addToRolePolicy(
       new PolicyStatement({
         actions: ['codedeploy:PutLifecycleEventHookExecutionStatus'],

@@ -36,8 +36,9 @@ export interface PreTrafficDeps {
  * Attempts per probe invocation. A deploy that changes shared code shifts every deployment group at once: each hook
  * runs and invokes its new version together, and on an account whose concurrency is small (a new account's is;
  * "Lambda quotas") some invocations are refused with TooManyRequestsException. The SDK's standard retries back off
- * from a throttle by a random share of 1 s, 2 s, 4 s … (at most 20 s each), so 8 attempts wait up to ~71 s in all
- * (~35 s on average) before the hook reports Failed, well inside its timeout, where the default 3 wait at most 3 s.
+ * from a throttle by a random share of 1 s, 2 s, 4 s … (at most 20 s each), and wait up to 5 s longer when the
+ * answer names a Retry-After, so 8 attempts wait ~35 s on average and at most ~106 s before the hook reports Failed,
+ * well inside its timeout, where the default 3 wait at most 3 s (13 s with Retry-After).
  */
 export const PROBE_INVOKE_ATTEMPTS = 8;
 

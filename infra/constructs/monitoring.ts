@@ -176,9 +176,10 @@ export class Monitoring extends Construct {
     };
     /*
      * Counts of events that should never happen (a crash, a throttle, a key check that could not run, a list near its
-     * time-out) alarm on the first period that has one: Lambda sends one Duration or Errors data point per invocation,
-     * and with M of N a lone event never reaches M. Rates, latencies and levels alarm when M of N periods breach, so
-     * that one slow or failing minute is not an outage ("Evaluating an alarm", CloudWatch user guide).
+     * time-out) alarm on the first period that has one: a lone event breaches one period, and an M-of-N alarm needs M
+     * of them, so it would never page. Rates, latencies and levels alarm when M of N periods breach, so that one slow
+     * or failing minute is not an outage ("Evaluating an alarm", CloudWatch user guide). test/infra/alarm-evaluation.ts
+     * evaluates both kinds as CloudWatch does.
      */
     const once = { evaluationPeriods: 1, datapointsToAlarm: 1 };
     const custom = (metricName: string, statistic: string, label = metricName) =>

@@ -44,6 +44,9 @@ export interface SelfCheckProps {
   logLevel?: string;
 }
 
+/** The construct ID under which aws-cdk-lib/triggers adds its provider to the stack. */
+const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceProvider';
+
 /**
  * The deploy self-check: a function that calls the stage as a client would (the CLI's smoke checks, with a key
  * that exists only for the run) and a CDK trigger that invokes it after the API, the functions and their roles
@@ -54,9 +57,6 @@ export interface SelfCheckProps {
  * routes, gateway responses, the stage) updates the trigger and runs the check; a deploy that changes nothing is
  * no update at all. `executeOnHandlerChange` stays on: an update with it off would skip the run.
  */
-/** The construct ID under which aws-cdk-lib/triggers adds its provider to the stack. */
-const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceProvider';
-
 export class SelfCheck extends Construct {
   readonly function: InventoryFunction;
   readonly trigger: Trigger;

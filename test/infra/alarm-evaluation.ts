@@ -2,12 +2,13 @@
  * What CloudWatch does with a metric alarm of a synthesized template, offline: the tests feed it a run of periods
  * (each metric's value, or nothing when the metric sent no data point) and read the states the alarm goes through,
  * so they can ask whether an alarm fires and recovers, not only what its properties hold. It follows:
- * - "Evaluating an alarm" and "Configuring how CloudWatch alarms treat missing data"
- *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html): the alarm looks at
- *   its last EvaluationPeriods periods and goes to ALARM when DatapointsToAlarm of them breach. When at least
- *   DatapointsToAlarm real data points are there, they decide and TreatMissingData plays no part; with fewer, the
- *   missing ones are filled in: `notBreaching` as good, `breaching` as bad; `ignore` keeps the current state;
- *   `missing` goes to INSUFFICIENT_DATA when every period is missing.
+ * - "Configuring how CloudWatch alarms treat missing data", "How alarm state is evaluated when data is missing"
+ *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html): CloudWatch reads an
+ *   evaluation range longer than EvaluationPeriods (N). When the range holds at least N real data points, the most
+ *   recent N real ones decide (ALARM when DatapointsToAlarm of them breach) and TreatMissingData plays no part; with
+ *   fewer, every real one counts and missing ones make up the N, as few as possible: `notBreaching` as good,
+ *   `breaching` as bad; `ignore` keeps the current state; `missing` goes to INSUFFICIENT_DATA when the range holds no
+ *   real data point.
  * - PutMetricAlarm, TreatMissingData
  *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html): "Alarms that evaluate
  *   metrics in the AWS/DynamoDB namespace always ignore missing data even if you choose a different option for
@@ -18,9 +19,10 @@
  *   IF(condition, a, b). Only what these stacks use is understood: anything else throws, so a new kind of alarm
  *   cannot be judged by a guess.
  *
- * Simplifications, each stated so a reader can weigh them: the evaluation range is exactly the last EvaluationPeriods
- * periods (CloudWatch may look further back when data is missing, which changes nothing for `notBreaching`, the
- * treatment these stacks use); with fewer real data points than DatapointsToAlarm under `missing`, the alarm is OK.
+ * Not published, so chosen and stated: how long the evaluation range is (its length depends on the period; the
+ * guide's examples show N + 2 periods for N = 3, the default here); and what `missing` does with fewer than N real
+ * data points but more than none (not modelled: it throws; these stacks never use `missing`). FILL is taken at its
+ * word for a metric with no data point in the whole range.
  */
 
 /** One alarm's state, as CloudWatch reports it. */
@@ -42,7 +44,9 @@ export interface EvaluatedAlarm {
   treatMissingData: string;
   /** The alarm's value in one period: the metric, or the expression over the metrics; undefined when missing. */
   value(period: PeriodData): number | undefined;
-  /** The states after each period, starting from `initial`. */
+  /** Periods CloudWatch reads at each evaluation. @default evaluationPeriods + 2 */
+  evaluationRange: number;
+  /** The states after each period, starting from `initial` (INSUFFICIENT_DATA, as a new alarm). */
   run(periods: readonly PeriodData[], initial?: AlarmState): AlarmState[];
 }
 
@@ -55,7 +59,10 @@ type MetricQuery = {
 };
 
 /** Reads an `AWS::CloudWatch::Alarm` resource's properties. */
-export function evaluatedAlarm(properties: Record<string, unknown>): EvaluatedAlarm {
+export function evaluatedAlarm(
+  properties: Record<string, unknown>,
+  options: { evaluationRange?: number } = {},
+): EvaluatedAlarm {
   const queries = properties.Metrics as MetricQuery[] | undefined;
   let metricIds: string[];
   let namespaces: string[];
@@ -91,6 +98,7 @@ export function evaluatedAlarm(properties: Record<string, unknown>): EvaluatedAl
     threshold: properties.Threshold as number,
     comparisonOperator: properties.ComparisonOperator as string,
     treatMissingData: (properties.TreatMissingData as string | undefined) ?? 'missing',
+    evaluationRange: Math.max(options.evaluationRange ?? evaluationPeriods + 2, evaluationPeriods),
     value,
   };
   return { ...alarm, run: (periods, initial = 'INSUFFICIENT_DATA') => runAlarm(alarm, periods, initial) };
@@ -117,25 +125,27 @@ function runAlarm(
   initial: AlarmState,
 ): AlarmState[] {
   const treatment = alarm.namespaces.includes('AWS/DynamoDB') ? 'ignore' : alarm.treatMissingData;
+  const n = alarm.evaluationPeriods;
+  const m = alarm.datapointsToAlarm;
   const values: (number | undefined)[] = [];
   const states: AlarmState[] = [];
   let state = initial;
   for (const period of periods) {
     values.push(alarm.value(period));
-    const range = values.slice(-alarm.evaluationPeriods);
-    const present = range.filter((value): value is number => value !== undefined);
-    const missing = range.length - present.length;
-    const bad = present.filter((value) => breaches(alarm, value)).length;
-    if (missing === 0 || present.length >= alarm.datapointsToAlarm) {
-      // Enough real data points: they decide, and how missing data is treated does not matter.
-      state = bad >= alarm.datapointsToAlarm ? 'ALARM' : 'OK';
+    const real = values.slice(-alarm.evaluationRange).filter((value): value is number => value !== undefined);
+    const bad = (points: readonly number[]) => points.filter((value) => breaches(alarm, value)).length;
+    if (real.length >= n) {
+      // Enough real data points: the most recent N decide; missing data plays no part.
+      state = bad(real.slice(-n)) >= m ? 'ALARM' : 'OK';
     } else if (treatment === 'notBreaching' || treatment === 'breaching') {
-      // Too few: the missing ones are filled in as good or bad.
-      const badPeriods = bad + (treatment === 'breaching' ? missing : 0);
-      state = badPeriods >= alarm.datapointsToAlarm ? 'ALARM' : 'OK';
-    } else if (treatment === 'missing') {
-      state = present.length === 0 ? 'INSUFFICIENT_DATA' : 'OK';
-    } else if (treatment !== 'ignore') throw new Error(`TreatMissingData ${treatment} is not understood`);
+      // Every real point counts; as few missing ones as make up N are good (notBreaching) or bad (breaching).
+      const filled = treatment === 'breaching' ? n - real.length : 0;
+      state = bad(real) + filled >= m ? 'ALARM' : 'OK';
+    } else if (treatment === 'ignore') {
+      // The current state is kept.
+    } else if (treatment === 'missing' && real.length === 0) {
+      state = 'INSUFFICIENT_DATA';
+    } else throw new Error(`TreatMissingData ${treatment} with ${real.length} of ${n} real points is not understood`);
     states.push(state);
   }
   return states;

@@ -618,9 +618,12 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
       for (const hook of d.hooks) {
         const roleId = s.functionRole(s.functionByName(hook));
         const requests = [
-          // No resource-level permissions (Service Authorization Reference): the request's resource is `*`.
+          // Authorized on `*` by the Service Authorization Reference, on the deployment group by CodeDeploy's own
+          // permissions reference: allowed either way.
           ['codedeploy:ListDeploymentTargets', '*'],
           ['codedeploy:GetDeploymentTarget', '*'],
+          ['codedeploy:ListDeploymentTargets', d.groupArn],
+          ['codedeploy:GetDeploymentTarget', d.groupArn],
           ['codedeploy:PutLifecycleEventHookExecutionStatus', d.groupArn],
           // The version CodeDeploy moves the alias to: `name:<version>`.
           ['lambda:InvokeFunction', `${d.functionArn}:42`],

@@ -319,10 +319,13 @@ export interface PolicyRequest {
  * against) lists no resource type although the service's own permissions reference names one: evaluated without
  * that validation, on the resource the service documents.
  */
+const CODEDEPLOY_PERMISSIONS_REFERENCE =
+  'https://docs.aws.amazon.com/codedeploy/latest/userguide/auth-and-access-control-permissions-reference.html ' +
+  'names the deployment group ARN as its resource';
 const UNVALIDATED_ACTIONS: Readonly<Record<string, string>> = {
-  'codedeploy:PutLifecycleEventHookExecutionStatus':
-    'https://docs.aws.amazon.com/codedeploy/latest/userguide/auth-and-access-control-permissions-reference.html ' +
-    'names the deployment group ARN as its resource',
+  'codedeploy:PutLifecycleEventHookExecutionStatus': CODEDEPLOY_PERMISSIONS_REFERENCE,
+  'codedeploy:ListDeploymentTargets': CODEDEPLOY_PERMISSIONS_REFERENCE,
+  'codedeploy:GetDeploymentTarget': CODEDEPLOY_PERMISSIONS_REFERENCE,
 };
 
 /**

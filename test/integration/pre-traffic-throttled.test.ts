@@ -1,18 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import {
-  createProbeLambdaClient,
-  PROBE_INVOKE_ATTEMPTS,
-  type PreTrafficDeps,
-  runPreTrafficCheck,
-} from '../../functions/deploy/pre-traffic';
+import { createProbeLambdaClient, type PreTrafficDeps, runPreTrafficCheck } from '../../functions/deploy/pre-traffic';
 
 /**
  * Lambda's Invoke as documented (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html): the payload with
  * 200, or, when the account's or the function's concurrency is used up, 429 with `x-amzn-ErrorType:
  * TooManyRequestsException`. Throttling cannot be produced here for real, so this stand-in refuses the first
- * `throttled` invocations that way and answers the history function's probe after them.
+ * `throttled` invocations that way and answers the history function's probe after them. It names no Retry-After
+ * (Lambda may), which would only lengthen the SDK's waits, not change how many attempts it makes.
  */
 async function startLambdaEndpoint(throttled: number) {
   const invocations: string[] = [];
@@ -99,7 +95,6 @@ describe('Pre-traffic hook: a probe throttled by a small account concurrency (re
       expect(verdict.reason).toMatch(/Rate Exceeded/);
       expect(deploy.reported).toEqual(['Failed']);
       expect(lambda.invocations).toHaveLength(3);
-      expect(PROBE_INVOKE_ATTEMPTS).toBeGreaterThan(4);
     } finally {
       await lambda.close();
     }

@@ -39,8 +39,33 @@ function mathAlarm(expression: string, metrics: Record<string, string>, override
 const bad = { m: 1 };
 const good = { m: 0 };
 
+/** A run written as the guide writes it, oldest first: `0` a good data point, `X` a breaching one, `-` none. */
+const periods = (written: string) =>
+  written.split(' ').map((point) => (point === '-' ? {} : point === 'X' ? bad : good));
+
 describe('alarm evaluation as CloudWatch documents it (alarms-and-missing-data, PutMetricAlarm, metric math)', () => {
-  it('goes to ALARM when DatapointsToAlarm of the last EvaluationPeriods periods breach, and not on fewer', () => {
+  /**
+   * The guide's examples ("How alarm state is evaluated when data is missing"): an evaluation range of 5 periods,
+   * oldest first. With N real data points in it the most recent N decide whatever TreatMissingData says; with fewer,
+   * every real one counts and missing ones fill up to N.
+   */
+  it.each([
+    [3, 3, '0 - X - X', { notBreaching: 'OK', breaching: 'OK' }],
+    [3, 3, '0 X X - X', { notBreaching: 'ALARM', breaching: 'ALARM' }],
+    [3, 3, '0 - - - -', { notBreaching: 'OK', breaching: 'OK' }],
+    [3, 3, '- - X - -', { notBreaching: 'OK', breaching: 'ALARM' }],
+    [2, 3, '0 - X - X', { notBreaching: 'ALARM', breaching: 'ALARM' }],
+    [2, 3, '0 - X - -', { notBreaching: 'OK', breaching: 'ALARM' }],
+    [2, 3, '- - - X -', { notBreaching: 'OK', breaching: 'ALARM' }],
+    [2, 3, '- - - - 0', { notBreaching: 'OK', breaching: 'ALARM' }],
+  ] as const)('%i of %i on `%s` (oldest first): %o', (m, n, written, expected) => {
+    for (const [treatment, state] of Object.entries(expected)) {
+      const alarm = plainAlarm({ EvaluationPeriods: n, DatapointsToAlarm: m, TreatMissingData: treatment });
+      expect({ treatment, state: alarm.run(periods(written), 'OK').at(-1) }).toEqual({ treatment, state });
+    }
+  });
+
+  it('goes to ALARM when DatapointsToAlarm of the last EvaluationPeriods data points breach, and not on fewer', () => {
     expect(plainAlarm().run([bad, good, good, bad, good, bad, good, good])).toEqual([
       'OK',
       'OK',
@@ -53,29 +78,27 @@ describe('alarm evaluation as CloudWatch documents it (alarms-and-missing-data, 
     ]);
   });
 
-  it('fills in missing periods as good with notBreaching, as bad with breaching, when too few real ones are there', () => {
-    expect(plainAlarm().run([bad, {}, bad, {}, {}])).toEqual(['OK', 'OK', 'ALARM', 'OK', 'OK']);
-    expect(plainAlarm({ TreatMissingData: 'breaching' }).run([{}, {}])).toEqual(['OK', 'ALARM']);
+  it('keeps a lone breach in the evaluation range: a 1-of-1 alarm stays in ALARM until it has left', () => {
+    const once = plainAlarm({ EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+    expect(once.evaluationRange).toBe(3);
+    expect(once.run([bad, {}, {}, {}, {}], 'OK')).toEqual(['ALARM', 'ALARM', 'ALARM', 'OK', 'OK']);
+    expect(once.run([bad, good], 'OK')).toEqual(['ALARM', 'OK']);
   });
 
-  it('keeps its state with ignore, and goes to INSUFFICIENT_DATA with missing, when every period is missing', () => {
-    const periods = [bad, bad, {}, {}, {}];
-    expect(plainAlarm({ TreatMissingData: 'ignore' }).run(periods).at(-1)).toBe('ALARM');
-    expect(plainAlarm({ TreatMissingData: 'missing' }).run(periods).at(-1)).toBe('INSUFFICIENT_DATA');
-    expect(plainAlarm({ TreatMissingData: 'missing' }).run([{}])).toEqual(['INSUFFICIENT_DATA']);
+  it('keeps its state with ignore while too few real points are there, and goes to INSUFFICIENT_DATA with missing when none are', () => {
+    const run = periods('X X X - - - - -');
+    expect(plainAlarm({ TreatMissingData: 'ignore' }).run(run).at(-1)).toBe('ALARM');
+    expect(plainAlarm({ TreatMissingData: 'missing' }).run(periods('- - -'), 'OK')).toEqual(
+      Array(3).fill('INSUFFICIENT_DATA'),
+    );
+    expect(() => plainAlarm({ TreatMissingData: 'missing' }).run(periods('X - - -'))).toThrow(/not understood/);
   });
 
   it('keeps the state of an alarm on a plain AWS/DynamoDB metric while it is missing, whatever TreatMissingData says', () => {
     const onDynamoDb = plainAlarm({ Namespace: 'AWS/DynamoDB', MetricName: 'ReadThrottleEvents' });
-    expect(onDynamoDb.run([bad, bad, {}, {}, {}, {}], 'OK')).toEqual([
-      'OK',
-      'ALARM',
-      'ALARM',
-      'ALARM',
-      'ALARM',
-      'ALARM',
-    ]);
-    expect(plainAlarm().run([bad, bad, {}, {}, {}, {}], 'OK').at(-1)).toBe('OK');
+    const burstThenQuiet = periods('X X X - - - - - - -');
+    expect(onDynamoDb.run(burstThenQuiet, 'OK').at(-1)).toBe('ALARM');
+    expect(plainAlarm().run(burstThenQuiet, 'OK').at(-1)).toBe('OK');
   });
 
   it('gives FILL(m, v) the value v where m sent nothing, so an expression over DynamoDB metrics recovers', () => {
