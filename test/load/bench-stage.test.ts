@@ -1,0 +1,71 @@
+import { delimiter, dirname } from 'node:path';
+import { writeInventory } from '../../cli/inventory/batch-writer';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
+import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../../service/local-dynamodb';
+import { runProcess } from '../helpers/process';
+
+/**
+ * `npm run bench:stage` is for a deployed stage, which this machine has none of: here it runs against `npm start`,
+ * the same API over HTTP, to show it measures, prints its verdicts and leaves the pet's stock as it found it.
+ */
+describe('Benchmark: npm run bench:stage against a running API', () => {
+  let api: LocalApiProcess;
+
+  beforeAll(async () => {
+    useLocalCredentials();
+    api = await startLocalApiProcess({ env: { PETSTORE_SEED: '0', PETSTORE_HISTORY: '0', PETSTORE_RATE_LIMIT: '0' } });
+    const client = createDynamoClient({ endpoint: api.dynamoEndpoint });
+    await writeInventory([{ petId: '9223372036854775807', quantity: 2147483647, status: 'available' }], {
+      client,
+      tableName: LOCAL_TABLE_NAMES.inventory,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  const benchStage = (...args: string[]) =>
+    runProcess('npx', ['tsx', 'bench/stage-main.ts', ...args], {
+      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
+    });
+
+  it('prints p50/p99 of plain, adjustBy and Idempotency-Key PATCHes with both ratios and their verdicts', async () => {
+    // Act: a pet at the top of the stock range, so the adjustments go down first and come back.
+    const run = await benchStage(
+      '--url',
+      api.baseUrl,
+      '--key',
+      api.apiKey,
+      '--pet',
+      '9223372036854775807',
+      '--iterations',
+      '5',
+    );
+    // Assess
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toContain(`## PATCH /inventory/{petId} on ${api.baseUrl} (5 of each, alternating)`);
+    expect(run.stdout).toMatch(/\| adjustBy \+ Idempotency-Key \| [\d.]+ \| [\d.]+ \|/);
+    expect(run.stdout).toMatch(/\| PATCH p50: adjustBy \/ plain PATCH \| [\d.]+ \| 1\.05 \| (yes|NO) \|/);
+    expect(run.stdout).toMatch(
+      /\| PATCH p50: adjustBy with Idempotency-Key \/ plain PATCH \| [\d.]+ \| 1\.5 \| (yes|NO) \|/,
+    );
+    const entry = await fetch(`${api.baseUrl}/inventory/9223372036854775807`, {
+      headers: { Authorization: `Bearer ${api.apiKey}` },
+    });
+    expect(await entry.text()).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"available"}');
+  });
+
+  it('exits 1 naming the answer, and writes nothing, for a pet without an entry', async () => {
+    const run = await benchStage('--url', api.baseUrl, '--key', api.apiKey, '--pet', '404404', '--iterations', '5');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('GET /inventory/404404 answered 404');
+  });
+
+  it('exits 2 with its usage when an argument is missing', async () => {
+    const run = await benchStage('--url', api.baseUrl, '--pet', '1');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('usage: npm run bench:stage');
+  });
+});
