@@ -57,10 +57,14 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
     expect(await entry.text()).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"available"}');
   });
 
-  it('exits 1 naming the answer, and writes nothing, for a pet without an entry', async () => {
+  it('exits 1 naming the answer, and creates no entry, for a pet without one', async () => {
     const run = await benchStage('--url', api.baseUrl, '--key', api.apiKey, '--pet', '404404', '--iterations', '5');
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('GET /inventory/404404 answered 404');
+    const entry = await fetch(`${api.baseUrl}/inventory/404404`, {
+      headers: { Authorization: `Bearer ${api.apiKey}` },
+    });
+    expect(entry.status).toBe(404);
   });
 
   it('exits 2 with its usage when an argument is missing', async () => {
