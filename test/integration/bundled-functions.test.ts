@@ -35,8 +35,9 @@ const DYNAMODB_FUNCTIONS = [
  * local/lambda/), invokes its handler once and reads its answer to the end, streamed or not, and prints it.
  */
 const INVOKE = `
-const [file, event, context, runtime] = process.argv.slice(1);
-const ctx = { ...JSON.parse(context), getRemainingTimeInMillis: () => 10000 };
+const [file, event, context, runtime, remaining] = process.argv.slice(1);
+const deadline = Date.now() + Number(remaining);
+const ctx = { ...JSON.parse(context), getRemainingTimeInMillis: () => deadline - Date.now() };
 import(runtime).then(async (lambda) => {
   lambda.installLambdaStreamingRuntime();
   return lambda.invokeToEnd(require(file).handler, JSON.parse(event), ctx);
@@ -120,10 +121,16 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     await stack.close();
   });
 
+  /**
+   * Invokes a bundle in a fresh process. `remainingMs` is the invocation's time left (what middy's time-out reads):
+   * 10 s by default; the list's invocations that wait out throttling get a minute, as its 14-minute function would,
+   * so that the SDK's random back-off on a loaded machine cannot run them into it.
+   */
   async function invoke(
     handler: string,
     event: unknown,
     overrides: Record<string, string | undefined> = {},
+    remainingMs = 10_000,
   ): Promise<{ result?: Record<string, unknown>; error?: string; logs: string }> {
     // Only what Lambda gives a function: its environment, with the role's credentials in AWS_* variables.
     const env: Record<string, string | undefined> = {
@@ -151,8 +158,12 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
         JSON.stringify(event),
         JSON.stringify(aLambdaContext()),
         LAMBDA_RUNTIME,
+        String(remainingMs),
       ],
-      { env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)), timeout: 20_000 },
+      {
+        env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
+        timeout: remainingMs + 10_000,
+      },
     );
     const marker = stdout.lastIndexOf('\nRESULT ');
     return { ...JSON.parse(stdout.slice(marker + '\nRESULT '.length)), logs: stdout.slice(0, marker) + stderr };
@@ -269,10 +280,12 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
 
   /** The list bundle's GET /inventory through a stand-in endpoint, at a stage's pace. */
   const listAtStagePace = (endpointUrl: string) =>
-    invoke('list-inventory', anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }), {
-      AWS_ENDPOINT_URL_DYNAMODB: endpointUrl,
-      LIST_READ_UNITS_PER_SECOND: '500',
-    });
+    invoke(
+      'list-inventory',
+      anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
+      { AWS_ENDPOINT_URL_DYNAMODB: endpointUrl, LIST_READ_UNITS_PER_SECOND: '500' },
+      60_000,
+    );
 
   it("reads the list from the index when the table's Scan is throttled past the SDK's retries (table read cap reached)", async () => {
     // Prepare: every Scan throttled at a stand-in endpoint; the index, which has its own cap, is not.
@@ -293,7 +306,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     } finally {
       await endpoint.close();
     }
-  });
+  }, 90_000);
 
   it("merges a larger store's shards at its stage pace and waits out Query pages throttled past the SDK's retries", async () => {
     // Prepare: a store too large for the Scan page (400 more entries), and the first four Queries of shard 15 (pet
@@ -334,7 +347,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
           new DeleteItemCommand({ TableName: stack.tables.inventory, Key: { petId: { N: petId } } }),
         );
     }
-  });
+  }, 90_000);
 
   it('updates an entry and answers the stored item', async () => {
     const { result } = await invoke(

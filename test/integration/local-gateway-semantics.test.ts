@@ -57,9 +57,9 @@ let lateDelivery: Promise<void> = Promise.resolve();
 const never = () => new Promise<never>(() => undefined);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** How long after its deadline a late function returns or throws. */
-const LATE_BY_MS = 1000;
+const LATE_BY_MS = 1500;
 /** How long before its deadline (by its context) the near-deadline function starts its real work: room for a PATCH on a busy machine. */
-const NEAR_DEADLINE_MARGIN_MS = 1000;
+const NEAR_DEADLINE_MARGIN_MS = 2000;
 /** The streaming runtime's `HttpResponseStream.from`, as a handler reaches it through the `awslambda` global. */
 const httpResponseStream = (stream: unknown, prelude: Record<string, unknown>) =>
   (
@@ -614,9 +614,9 @@ describe('Local gateway: CORS preflight with several allowed origins', () => {
  * The timeouts are shortened here; the gateway's defaults are the stack's (test/infra/api.test.ts).
  */
 describe('Local gateway: function timeouts, enforced as Lambda does', () => {
-  const FUNCTION_TIMEOUT_MS = 1500;
+  const FUNCTION_TIMEOUT_MS = 2500;
   // Longer for the authorizer: the real one reads DynamoDB Local and must answer in time on a busy machine.
-  const AUTHORIZER_TIMEOUT_MS = 2000;
+  const AUTHORIZER_TIMEOUT_MS = 4000;
   let gateway: LocalGateway;
 
   beforeAll(async () => {
