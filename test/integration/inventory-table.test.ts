@@ -300,8 +300,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(await listAll(repository, { after: '9223372036854775807' })).toEqual([]);
   });
 
-  it('hands on the first batch once every shard has its first page, with each shard at most one page ahead', async () => {
-    // Prepare: 2,000 entries, pages of 5 (2 for the first): 16 shards of ~25 pages each, every Query recorded.
+  /** 2,000 entries listed from the index in pages of 5 (2 for a shard's first), batches of 50, every send recorded. */
+  async function smallPagesList() {
     await putItems(client, tables.inventory, paddedItems(2000));
     const recorder = recordingClient(client);
     const repository = new InventoryTable({
@@ -312,6 +312,12 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       batchSize: 50,
       smallTableEntries: 0,
     });
+    return { recorder, repository };
+  }
+
+  it('hands on the first batch once every shard has its first page, with each shard at most one page ahead', async () => {
+    // Prepare: 2,000 entries, pages of 5 (2 for the first): 16 shards of ~25 pages each, every Query recorded.
+    const { recorder, repository } = await smallPagesList();
     // Act
     const sentByBatch: { listed: number; sent: number; size: number }[] = [];
     let listed = 0;
@@ -367,18 +373,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   });
 
   it('stops reading once its reader stops: no Query is sent after the reader has what it wanted', async () => {
-    // Prepare
     // Prepare: 2,000 entries in pages of 5 (2 for the first): ~400 Query pages for the whole list.
-    await putItems(client, tables.inventory, paddedItems(2000));
-    const recorder = recordingClient(client);
-    const repository = new InventoryTable({
-      client: recorder.client,
-      tableName: tables.inventory,
-      firstPageLimit: 2,
-      pageLimit: 5,
-      batchSize: 50,
-      smallTableEntries: 0,
-    });
+    const { recorder, repository } = await smallPagesList();
     // Act: the first batch only.
     let firstBatch = 0;
     for await (const batch of repository.list()) {
