@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parsePetId } from '../functions/inventory/pet-id';
 import { measureStagePatch, renderStagePatch } from './stage';
 
 async function main(): Promise<void> {
@@ -18,9 +19,16 @@ async function main(): Promise<void> {
     },
   });
   const iterations = Number(values.iterations);
-  if (!values.url || !values.key || !values.pet || !/^-?\d+$/.test(values.pet) || !(iterations >= 1)) {
+  let petId: string | undefined;
+  let problem = '';
+  try {
+    petId = parsePetId(values.pet, '--pet');
+  } catch (error) {
+    problem = `${(error as Error).message}\n`;
+  }
+  if (!values.url || !values.key || petId === undefined || !(iterations >= 1)) {
     process.stderr.write(
-      'usage: npm run bench:stage -- --url <base URL ending in /v1> --key <write key> --pet <petId> [--iterations N] [--out FILE]\n',
+      `${problem}usage: npm run bench:stage -- --url <base URL ending in /v1> --key <write key> --pet <petId> [--iterations N] [--out FILE]\n`,
     );
     process.exitCode = 2;
     return;
@@ -28,7 +36,7 @@ async function main(): Promise<void> {
   const result = await measureStagePatch({
     baseUrl: values.url,
     apiKey: values.key,
-    petId: BigInt(values.pet),
+    petId: BigInt(petId),
     iterations,
     warmup: Math.min(20, iterations),
   });
