@@ -44,8 +44,10 @@ export interface EvaluatedAlarm {
   treatMissingData: string;
   /** The alarm's value in one period: the metric, or the expression over the metrics; undefined when missing. */
   value(period: PeriodData): number | undefined;
-  /** Periods CloudWatch reads at each evaluation. @default evaluationPeriods + 2 */
+  /** Periods CloudWatch reads at each evaluation: evaluationPeriods + 2 (see above). */
   evaluationRange: number;
+  /** A run of periods with no data point, as long as the evaluation range: what the alarm sees once all is quiet. */
+  quiet(): PeriodData[];
   /** The states after each period, starting from `initial` (INSUFFICIENT_DATA, as a new alarm). */
   run(periods: readonly PeriodData[], initial?: AlarmState): AlarmState[];
 }
@@ -59,10 +61,7 @@ type MetricQuery = {
 };
 
 /** Reads an `AWS::CloudWatch::Alarm` resource's properties. */
-export function evaluatedAlarm(
-  properties: Record<string, unknown>,
-  options: { evaluationRange?: number } = {},
-): EvaluatedAlarm {
+export function evaluatedAlarm(properties: Record<string, unknown>): EvaluatedAlarm {
   const queries = properties.Metrics as MetricQuery[] | undefined;
   let metricIds: string[];
   let namespaces: string[];
@@ -98,10 +97,14 @@ export function evaluatedAlarm(
     threshold: properties.Threshold as number,
     comparisonOperator: properties.ComparisonOperator as string,
     treatMissingData: (properties.TreatMissingData as string | undefined) ?? 'missing',
-    evaluationRange: Math.max(options.evaluationRange ?? evaluationPeriods + 2, evaluationPeriods),
+    evaluationRange: evaluationPeriods + 2,
     value,
   };
-  return { ...alarm, run: (periods, initial = 'INSUFFICIENT_DATA') => runAlarm(alarm, periods, initial) };
+  return {
+    ...alarm,
+    quiet: () => Array.from({ length: alarm.evaluationRange }, () => ({})),
+    run: (periods, initial = 'INSUFFICIENT_DATA') => runAlarm(alarm, periods, initial),
+  };
 }
 
 function breaches(alarm: Pick<EvaluatedAlarm, 'comparisonOperator' | 'threshold'>, value: number): boolean {
@@ -120,7 +123,7 @@ function breaches(alarm: Pick<EvaluatedAlarm, 'comparisonOperator' | 'threshold'
 }
 
 function runAlarm(
-  alarm: Omit<EvaluatedAlarm, 'run'>,
+  alarm: Omit<EvaluatedAlarm, 'run' | 'quiet'>,
   periods: readonly PeriodData[],
   initial: AlarmState,
 ): AlarmState[] {

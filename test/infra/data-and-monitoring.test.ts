@@ -380,16 +380,14 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     );
     expect(events.length).toBe(4 + (ROUTES.length + 1) + (ROUTES.length + 2));
     for (const { name, alarm } of events) {
-      const quiet = Array.from({ length: alarm.evaluationRange }, () => ({}));
-      const states = alarm.run([atThreshold(alarm), ...quiet], 'OK');
+      const states = alarm.run([atThreshold(alarm), ...alarm.quiet()], 'OK');
       expect({ name, first: states[0], last: states.at(-1) }).toEqual({ name, first: 'ALARM', last: 'OK' });
     }
   });
 
   it('returns every alarm to OK once its metrics send nothing, the DynamoDB ones too (they keep their state on missing data)', () => {
     for (const { name, alarm } of evaluated()) {
-      const quiet = Array.from({ length: alarm.evaluationRange }, () => ({}));
-      expect({ name, last: alarm.run(quiet, 'ALARM').at(-1) }).toEqual({ name, last: 'OK' });
+      expect({ name, last: alarm.run(alarm.quiet(), 'ALARM').at(-1) }).toEqual({ name, last: 'OK' });
     }
   });
 
@@ -403,8 +401,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     ]);
     for (const { name, alarm } of throttleAlarms) {
       const burst = Object.fromEntries(alarm.metricIds.map((id) => [id, 5]));
-      const quiet = Array.from({ length: alarm.evaluationRange }, () => ({}));
-      const states = alarm.run([burst, burst, burst, ...quiet], 'OK');
+      const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
       expect({ name, during: states[2], after: states.at(-1) }).toEqual({ name, during: 'ALARM', after: 'OK' });
     }
   });

@@ -57,46 +57,47 @@ const CLIENT_CONFIG = {
 const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
 const TARGETS = { history: { history: true } } as const;
 
+/**
+ * Runs the hook once against a stand-in that throttles the first three invocations, one more than the SDK's default
+ * 3 attempts can outlast, with the Lambda client `clientFor` builds for the stand-in's endpoint.
+ */
+async function checkThrottledThrice(clientFor: (endpoint: string) => PreTrafficDeps['lambda']) {
+  const lambda = await startLambdaEndpoint(3);
+  const deploy = codeDeploy();
+  try {
+    const verdict = await runPreTrafficCheck(EVENT, {
+      codeDeploy: deploy,
+      lambda: clientFor(lambda.endpoint),
+      targets: TARGETS,
+    });
+    return { verdict, reported: deploy.reported, invocations: lambda.invocations };
+  } finally {
+    await lambda.close();
+  }
+}
+
 describe('Pre-traffic hook: a probe throttled by a small account concurrency (real SDK retries, Lambda stand-in)', () => {
   it('retries a throttled probe invocation and reports Succeeded once the new version answers', async () => {
-    // Prepare: three refusals, one more than the SDK's default 3 attempts can outlast.
-    const lambda = await startLambdaEndpoint(3);
-    const deploy = codeDeploy();
-    try {
-      // Act
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: deploy,
-        lambda: createProbeLambdaClient({ ...CLIENT_CONFIG, endpoint: lambda.endpoint }),
-        targets: TARGETS,
-      });
-      // Assess
-      expect(verdict).toEqual({ status: 'Succeeded', reason: 'history:7 answered as expected' });
-      expect(deploy.reported).toEqual(['Succeeded']);
-      expect(lambda.invocations).toHaveLength(4);
-      expect(lambda.invocations[0]).toBe('/2015-03-31/functions/history%3A7/invocations');
-    } finally {
-      await lambda.close();
-    }
+    // Act
+    const { verdict, reported, invocations } = await checkThrottledThrice((endpoint) =>
+      createProbeLambdaClient({ ...CLIENT_CONFIG, endpoint }),
+    );
+    // Assess
+    expect(verdict).toEqual({ status: 'Succeeded', reason: 'history:7 answered as expected' });
+    expect(reported).toEqual(['Succeeded']);
+    expect(invocations).toHaveLength(4);
+    expect(invocations[0]).toBe('/2015-03-31/functions/history%3A7/invocations');
   });
 
   it("reports Failed, naming the throttle, when the default client's 3 attempts are all refused", async () => {
-    // Prepare
-    const lambda = await startLambdaEndpoint(3);
-    const deploy = codeDeploy();
-    try {
-      // Act
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: deploy,
-        lambda: new LambdaClient({ ...CLIENT_CONFIG, endpoint: lambda.endpoint }),
-        targets: TARGETS,
-      });
-      // Assess
-      expect(verdict.status).toBe('Failed');
-      expect(verdict.reason).toMatch(/Rate Exceeded/);
-      expect(deploy.reported).toEqual(['Failed']);
-      expect(lambda.invocations).toHaveLength(3);
-    } finally {
-      await lambda.close();
-    }
+    // Act
+    const { verdict, reported, invocations } = await checkThrottledThrice(
+      (endpoint) => new LambdaClient({ ...CLIENT_CONFIG, endpoint }),
+    );
+    // Assess
+    expect(verdict.status).toBe('Failed');
+    expect(verdict.reason).toMatch(/Rate Exceeded/);
+    expect(reported).toEqual(['Failed']);
+    expect(invocations).toHaveLength(3);
   });
 });
