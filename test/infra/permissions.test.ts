@@ -704,6 +704,23 @@ edge('Deploy trigger → self-check', (_stage, stack) => {
     expect(await evaluate(asRole(stack(), roleId, 'lambda:InvokeFunction', handlerArn))).toBe(ALLOWED);
   });
 
+  // "Configuring Lambda function logging" (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-loggroups.html):
+  // a function writes to the log group its LoggingConfig names, with its own role's logs permissions.
+  it("lets the trigger's provider write its logs into the stack's log group it is pointed at", async () => {
+    const s = stack();
+    const { roleId } = trigger();
+    const provider = s.resource(onlyId(s, 'Custom::Trigger')).Properties?.ServiceToken;
+    const logging = s.resource(s.functionByName(s.resolveString(provider))).Properties?.LoggingConfig as {
+      LogGroup: unknown;
+    };
+    const logGroup = s.resolveString(logging.LogGroup);
+    expect(logGroup).toMatch(/TriggerProviderLogGroup/);
+    // Both actions are authorized on the log stream (Service Authorization Reference, CloudWatch Logs).
+    const stream = `arn:aws:logs:${s.region}:${s.account}:log-group:${logGroup}:log-stream:2026/11/25/[$LATEST]x`;
+    expect(await evaluate(asRole(s, roleId, 'logs:CreateLogStream', stream))).toBe(ALLOWED);
+    expect(await evaluate(asRole(s, roleId, 'logs:PutLogEvents', stream))).toBe(ALLOWED);
+  });
+
   it('refuses invoking any function but the self-check, and changing the self-check', async () => {
     const s = stack();
     const { roleId, handlerArn } = trigger();
