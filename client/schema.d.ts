@@ -108,7 +108,10 @@ export interface paths {
          *     true` and changes nothing. The same key with another petId or body is 422 `IDEMPOTENCY_KEY_REUSED`; a
          *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After`. Keys are per API
          *     key: one client can neither replay nor block another's. 400s, 401s, 413s, 415s and 5xx answers are not
-         *     kept (nothing was applied): a retry after them is a new attempt.
+         *     kept: a repeat after them runs again. A 5xx may come after the change was applied (its answer could not be
+         *     stored, or DynamoDB's answer was lost); the entry remembers which key made its last change for 24 hours, so
+         *     the repeat (409 while the first's claim lasts, at most 10 s) then answers the entry as that change left it
+         *     and applies nothing, unless another change to the pet came in between.
          *
          *     Every change is on record: `npm run cli -- inventory history PETID` lists who changed the stock, when and
          *     from what (the key id and request id of each PATCH, and the delta of an adjustment). Refused requests change

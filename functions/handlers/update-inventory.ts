@@ -2,7 +2,12 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
 import { toErrorResponse } from '../http/error-mapping';
-import { createIdempotentRunner, type IdempotentRunner, parseIdempotencyKey } from '../http/idempotency';
+import {
+  createIdempotentRunner,
+  type IdempotentRunner,
+  idempotentChangeId,
+  parseIdempotencyKey,
+} from '../http/idempotency';
 import { readJsonBody } from '../http/json-body';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
@@ -37,19 +42,21 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
     const idempotencyKey = parseIdempotencyKey(event);
     const change = parseInventoryUpdate(readJsonBody(event));
     const { repository, idempotent } = resolve();
-    const origin = apiChangeOrigin(event);
-    const apply = async () => {
+    const apply = async (origin: ChangeOrigin) => {
       const item = isAdjustment(change)
         ? await repository.adjustQuantity(petId, change, origin)
         : await repository.setQuantity(petId, change, origin);
       metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);
       return jsonResponse(200, inventoryItemJson(item));
     };
-    if (idempotencyKey === undefined) return apply();
+    const origin = apiChangeOrigin(event);
+    if (idempotencyKey === undefined) return apply(origin);
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-    return idempotent({ keyId: origin.actor, idempotencyKey, request: { petId, ...change } }, context, async () => {
+    const request = { keyId: origin.actor, idempotencyKey, request: { petId, ...change } };
+    return idempotent(request, context, async () => {
       try {
-        return await apply();
+        // Named after the key, so a repeat whose first answer could not be kept finds its change on the entry.
+        return await apply({ ...origin, changeId: idempotentChangeId(request) });
       } catch (error) {
         // A refusal (404, 409) is the first answer a retry must get back; a server fault keeps nothing.
         const refusal = toErrorResponse(error, requestId);

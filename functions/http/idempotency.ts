@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
@@ -9,6 +10,7 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { StorageUnavailableError, ValidationError } from '../inventory/errors';
+import { REPEATED_CHANGE_WINDOW_SECONDS } from '../inventory/types';
 import { isStorageUnavailable } from '../store/storage-errors';
 import { headerValue } from './headers';
 import { HttpError } from './http-error';
@@ -19,8 +21,8 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Sent on an answer that is the stored first answer to an earlier request with the same key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** How long the first answer to a key is kept and replayed. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** How long the first answer to a key is kept and replayed (and its change recognized on the entry it changed). */
+export const IDEMPOTENCY_TTL_SECONDS = REPEATED_CHANGE_WINDOW_SECONDS;
 
 /** 1 to 255 printable ASCII characters (space to tilde). */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -111,6 +113,19 @@ export function idempotencyConfig(): IdempotencyConfig {
       return { ...stored, headers: { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } as never;
     },
   });
+}
+
+/**
+ * The changeId of a request's change (see `ChangeOrigin.changeId`): the same for every repeat under one client's
+ * Idempotency-Key, whatever its body, and a hash, so the entry never holds the key in clear. A repeat whose first
+ * answer the idempotency store could not keep (its write failed after the change landed) runs again once the first
+ * claim expires, and then finds its own change on the entry instead of applying it twice.
+ */
+export function idempotentChangeId(request: Pick<IdempotentRequest, 'keyId' | 'idempotencyKey'>): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([request.keyId, request.idempotencyKey]))
+    .digest('base64url');
+  return `idempotency-key:${digest}`;
 }
 
 /** The payload the utility reads {@link idempotencyConfig}'s expressions from. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type AttributeValue,
   type DynamoDBClient,
@@ -17,6 +18,7 @@ import {
   type InventoryUpdate,
   isPetStatus,
   MAX_QUANTITY,
+  REPEATED_CHANGE_WINDOW_SECONDS,
 } from '../inventory/types';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
 import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
@@ -315,7 +317,8 @@ export class InventoryTable implements InventoryRepository {
   /**
    * One UpdateItem that adds the delta and sets the entry's `lastChange` together, on condition that the entry
    * exists and the result stays in range (checked on the stored value, so concurrent adjustments never race). A
-   * failed condition returns the stored item: 409 with the current quantity, or 404 when there is none.
+   * failed condition returns the stored item: 409 with the current quantity, or 404 when there is none. An attempt
+   * of a change that already landed (see {@link unlessRepeated}) applies nothing and returns the entry as stored.
    */
   async adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem> {
     const { adjustBy } = adjustment;
@@ -324,17 +327,20 @@ export class InventoryTable implements InventoryRepository {
       adjustBy < 0
         ? { expression: 'quantity >= :bound', value: -adjustBy }
         : { expression: 'quantity <= :bound', value: MAX_QUANTITY - adjustBy };
+    const repeat = unlessRepeated(origin);
     try {
       const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PET_ID]: { N: petId } },
           UpdateExpression: `SET quantity = quantity + :delta, ${LAST_CHANGE} = :change`,
-          ConditionExpression: `attribute_exists(${PET_ID}) AND ${bound.expression}`,
+          ConditionExpression: `attribute_exists(${PET_ID}) AND ${bound.expression} AND ${repeat.expression}`,
+          ExpressionAttributeNames: repeat.names,
           ExpressionAttributeValues: {
             ':delta': { N: String(adjustBy) },
             ':bound': { N: String(bound.value) },
-            ':change': changeOriginAttribute({ ...origin, adjustBy }),
+            ':change': changeOriginAttribute({ ...origin, adjustBy, changeId: repeat.changeId }),
+            ...repeat.values,
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -345,6 +351,7 @@ export class InventoryTable implements InventoryRepository {
     } catch (error) {
       if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
         const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
+        if (stored && repeat.landed(stored)) return toInventoryItem(stored);
         if (stored) throw new AdjustmentConflictError(petId, adjustBy, toInventoryItem(stored).quantity);
         throw new InventoryItemNotFoundError(petId);
       }
@@ -355,10 +362,13 @@ export class InventoryTable implements InventoryRepository {
   /**
    * One UpdateItem that sets the quantity and the entry's `lastChange` together. With `expectedQuantity` the
    * condition also compares the stored quantity, and a failed condition returns the stored item: 409 with the
-   * current quantity, or 404 when there is none, without a second read.
+   * current quantity, or 404 when there is none, without a second read. An attempt of a change that already landed
+   * (see {@link unlessRepeated}) writes nothing and returns the entry as stored, where a compare-and-set would
+   * otherwise find its own quantity and answer 409.
    */
   async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
     const expected = update.expectedQuantity;
+    const repeat = unlessRepeated(origin);
     try {
       const result = await this.client.send(
         new UpdateItemCommand({
@@ -367,15 +377,17 @@ export class InventoryTable implements InventoryRepository {
           UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
           ConditionExpression:
             expected === undefined
-              ? `attribute_exists(${PET_ID})`
-              : `attribute_exists(${PET_ID}) AND quantity = :expected`,
+              ? `attribute_exists(${PET_ID}) AND ${repeat.expression}`
+              : `attribute_exists(${PET_ID}) AND quantity = :expected AND ${repeat.expression}`,
+          ExpressionAttributeNames: repeat.names,
           ExpressionAttributeValues: {
             ':quantity': { N: String(update.quantity) },
-            ':change': changeOriginAttribute(origin),
+            ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
             ...(expected === undefined ? {} : { ':expected': { N: String(expected) } }),
+            ...repeat.values,
           },
           ReturnValues: 'ALL_NEW',
-          ...(expected === undefined ? {} : { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
@@ -383,6 +395,7 @@ export class InventoryTable implements InventoryRepository {
     } catch (error) {
       if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
         const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
+        if (stored && repeat.landed(stored)) return toInventoryItem(stored);
         if (stored && expected !== undefined)
           throw new QuantityConflictError(petId, expected, toInventoryItem(stored).quantity);
         throw new InventoryItemNotFoundError(petId);
@@ -390,6 +403,42 @@ export class InventoryTable implements InventoryRepository {
       return translateStorageError(error, 'UpdateItem');
     }
   }
+}
+
+/**
+ * The condition that makes a write apply once across the attempts of one change. A change is named by
+ * `origin.changeId` (or, when absent, a name drawn for this call), which the write keeps in the entry's
+ * `lastChange`; the condition refuses an attempt whose change is already the entry's last one, made within
+ * {@link REPEATED_CHANGE_WINDOW_SECONDS} of this attempt's `origin.at`, and `landed` tells that refusal from the
+ * others on the stored item the refusal returns. What it closes:
+ * - the SDK's retry of an UpdateItem that DynamoDB applied but whose answer was lost (a reset connection, a
+ *   time-out): the retry is the same request, so it carries the same changeId and finds it;
+ * - a client's repeat under an Idempotency-Key whose first answer the idempotency store could not keep (that write
+ *   failed after the change landed): the handler names the change after the key, so the repeat finds it.
+ *
+ * The stored item is then exactly the entry as the change left it: the last change is the one refused. Once another
+ * change came in between, the repeat cannot be recognized and applies again (the case is in docs/api.md).
+ */
+export function unlessRepeated(origin: ChangeOrigin): {
+  changeId: string;
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, AttributeValue>;
+  landed: (stored: Record<string, AttributeValue>) => boolean;
+} {
+  const changeId = origin.changeId ?? randomUUID();
+  const at = Date.parse(origin.at);
+  const since = new Date((Number.isNaN(at) ? Date.now() : at) - REPEATED_CHANGE_WINDOW_SECONDS * 1000).toISOString();
+  return {
+    changeId,
+    expression: `(attribute_not_exists(${LAST_CHANGE}.changeId) OR ${LAST_CHANGE}.changeId <> :changeId OR ${LAST_CHANGE}.#at < :changedSince)`,
+    names: { '#at': 'at' },
+    values: { ':changeId': { S: changeId }, ':changedSince': { S: since } },
+    landed: (stored) => {
+      const last = stored[LAST_CHANGE]?.M;
+      return last?.changeId?.S === changeId && (last.at?.S ?? '') >= since;
+    },
+  };
 }
 
 /** What a page of a list's read reports: the read units it consumed, when asked. */
@@ -603,6 +652,7 @@ export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
       at: { S: origin.at },
       ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
       ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
+      ...(origin.changeId === undefined ? {} : { changeId: { S: origin.changeId } }),
     },
   };
 }

@@ -1,11 +1,14 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A DynamoDB endpoint in front of DynamoDB Local that throttles the requests a test chooses. */
 export interface ThrottlingEndpoint {
   url: string;
-  /** Requests seen, in order: the operation (e.g. `Scan`), whether it was throttled, and its JSON body. */
-  calls: { operation: string; throttled: boolean; body: string }[];
+  /**
+   * Requests seen, in order: the operation (e.g. `Scan`), whether it was throttled, whether its answer was lost,
+   * and its JSON body.
+   */
+  calls: { operation: string; throttled: boolean; lost?: boolean; body: string }[];
   close(): Promise<void>;
 }
 
@@ -39,13 +42,54 @@ export async function startThrottlingEndpoint(
       );
       return;
     }
-    const forward = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+    forward(target, req, body, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
-    });
-    forward.on('error', () => res.destroy());
-    forward.end(body);
+    }).on('error', () => res.destroy());
   });
+  return listen(server, calls);
+}
+
+/**
+ * An endpoint in front of DynamoDB Local that loses the answers `lose` picks: the request reaches DynamoDB Local,
+ * which applies it, and the connection is then reset before a byte of the answer is sent — what a client sees when
+ * a network path drops after the service committed a write. The SDK takes it as a transient error (ECONNRESET) and
+ * sends the same request again. Every other request passes unchanged.
+ */
+export async function startAnswerLosingEndpoint(
+  target: string,
+  lose: (operation: string, index: number, body: string) => boolean,
+): Promise<ThrottlingEndpoint> {
+  const calls: ThrottlingEndpoint['calls'] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+    const text = body.toString('utf8');
+    const lost = lose(operation, calls.filter((call) => call.operation === operation).length, text);
+    calls.push({ operation, throttled: false, lost, body: text });
+    forward(target, req, body, (answer) => {
+      if (!lost) {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        return;
+      }
+      // The whole answer is read (DynamoDB Local has applied the request), then the client's connection is reset.
+      answer.resume();
+      answer.on('end', () => req.socket.resetAndDestroy());
+    }).on('error', () => res.destroy());
+  });
+  return listen(server, calls);
+}
+
+function forward(target: string, req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void) {
+  const sent = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, onAnswer);
+  sent.end(body);
+  return sent;
+}
+
+async function listen(server: Server, calls: ThrottlingEndpoint['calls']): Promise<ThrottlingEndpoint> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

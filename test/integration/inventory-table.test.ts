@@ -19,7 +19,7 @@ import { freePort } from '../../local/dynamodb-local';
 import type { TableNames } from '../../service/local-dynamodb';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
-import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
+import { startAnswerLosingEndpoint, startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 /** A clock that only moves when slept on: the pace's waits are then exact and cost no real time. */
 function virtualClock(): PaceClock & { slept: number[] } {
@@ -467,6 +467,125 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       InventoryItemNotFoundError,
     );
     expect(await snapshotTable(client, tables.inventory)).toBe('');
+  });
+
+  describe('one change, applied once across its attempts (changeId)', () => {
+    /** A repository whose client retries once, through an endpoint that loses the answer to the first UpdateItem. */
+    async function losingFirstAnswer() {
+      const endpoint = await startAnswerLosingEndpoint(
+        testEndpoint(),
+        (operation, index) => operation === 'UpdateItem' && index === 0,
+      );
+      const retryingClient = createDynamoClient({
+        endpoint: endpoint.url,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        maxAttempts: 2,
+        requestTimeoutMs: 10_000,
+      });
+      const repository = new InventoryTable({ client: retryingClient, tableName: tables.inventory });
+      const updates = () => endpoint.calls.filter((call) => call.operation === 'UpdateItem');
+      const close = async () => {
+        retryingClient.destroy();
+        await endpoint.close();
+      };
+      return { repository, updates, close };
+    }
+
+    const storedQuantity = async (petId: string) => {
+      const { Item } = await client.send(
+        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
+      );
+      return Number(Item?.quantity?.N);
+    };
+
+    it('adds an adjustment once when DynamoDB applied it and the answer was lost: the SDK retry answers the entry as it left it', async () => {
+      // Prepare
+      await putItems(client, tables.inventory, [{ petId: '11', quantity: 10, status: 'available' }]);
+      const { repository, updates, close } = await losingFirstAnswer();
+      try {
+        // Act
+        const answer = await repository.adjustQuantity('11', { adjustBy: 3 }, ORIGIN);
+        // Assess: two attempts went out, the first answer was lost after DynamoDB Local applied it.
+        expect(updates().map((call) => call.lost)).toEqual([true, false]);
+        expect(answer).toEqual({ petId: '11', quantity: 13, status: 'available' });
+        expect(await storedQuantity('11')).toBe(13);
+      } finally {
+        await close();
+      }
+    });
+
+    it('answers a compare-and-set whose answer was lost with the entry it wrote, not 409 for finding its own quantity', async () => {
+      await putItems(client, tables.inventory, [{ petId: '12', quantity: 10, status: 'pending' }]);
+      const { repository, updates, close } = await losingFirstAnswer();
+      try {
+        const answer = await repository.setQuantity('12', { quantity: 4, expectedQuantity: 10 }, ORIGIN);
+        expect(updates().map((call) => call.lost)).toEqual([true, false]);
+        expect(answer).toEqual({ petId: '12', quantity: 4, status: 'pending' });
+        expect(await storedQuantity('12')).toBe(4);
+      } finally {
+        await close();
+      }
+    });
+
+    it("applies nothing for a changeId that is the entry's last change, and answers the entry as stored", async () => {
+      // Prepare
+      await putItems(client, tables.inventory, [{ petId: '13', quantity: 10, status: 'sold' }]);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const origin = { ...ORIGIN, changeId: 'change-a' };
+      await repository.adjustQuantity('13', { adjustBy: -4 }, origin);
+      const before = await snapshotTable(client, tables.inventory);
+      // Act: the same change again, and a set under the same name.
+      const repeat = await repository.adjustQuantity(
+        '13',
+        { adjustBy: -4 },
+        { ...origin, at: '2026-11-23T10:00:05.000Z' },
+      );
+      const set = await repository.setQuantity('13', { quantity: 99 }, origin);
+      // Assess
+      expect(repeat).toEqual({ petId: '13', quantity: 6, status: 'sold' });
+      expect(set).toEqual({ petId: '13', quantity: 6, status: 'sold' });
+      expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    });
+
+    it('applies a changeId again once another change came in between (the limit docs/api.md states)', async () => {
+      await putItems(client, tables.inventory, [{ petId: '14', quantity: 10, status: 'available' }]);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      await repository.adjustQuantity('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
+      await repository.adjustQuantity('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-b' });
+      const again = await repository.adjustQuantity('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
+      expect(again.quantity).toBe(13);
+    });
+
+    it('recognizes a changeId within 24 hours of its change and not after', async () => {
+      // Prepare
+      await putItems(client, tables.inventory, [{ petId: '15', quantity: 10, status: 'available' }]);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const first = { ...ORIGIN, changeId: 'change-a', at: '2026-11-23T10:00:00.000Z' };
+      await repository.adjustQuantity('15', { adjustBy: 1 }, first);
+      // Act
+      const within = await repository.adjustQuantity(
+        '15',
+        { adjustBy: 1 },
+        { ...first, at: '2026-11-24T10:00:00.000Z' },
+      );
+      const after = await repository.adjustQuantity(
+        '15',
+        { adjustBy: 1 },
+        { ...first, at: '2026-11-24T10:00:00.001Z' },
+      );
+      // Assess
+      expect(within.quantity).toBe(11);
+      expect(after.quantity).toBe(12);
+    });
+
+    it("names each call's change itself when the origin has no changeId: two calls are two changes", async () => {
+      await putItems(client, tables.inventory, [{ petId: '16', quantity: 10, status: 'available' }]);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      await repository.adjustQuantity('16', { adjustBy: 2 }, ORIGIN);
+      const second = await repository.adjustQuantity('16', { adjustBy: 2 }, ORIGIN);
+      expect(second.quantity).toBe(14);
+    });
   });
 
   it('never lets the shards of a paced list send, pages in flight included, more than one second ahead of the rate', async () => {

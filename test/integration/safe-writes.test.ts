@@ -1,17 +1,29 @@
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { run } from '../../cli/run';
 import { generateApiKey } from '../../functions/api-keys/key';
+import { createHandler as createUpdateHandler } from '../../functions/handlers/update-inventory';
 import { createIdempotentRunner, IDEMPOTENCY_TTL_SECONDS } from '../../functions/http/idempotency';
 import { jsonResponse } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
-import { lambdaContext } from '../../local/lambda/events';
+import { InventoryTable } from '../../functions/store/inventory-table';
+import { inventoryUpdateEvent, lambdaContext } from '../../local/lambda/events';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { call, jsonHeaders } from '../helpers/http';
-import { freshTables, snapshotTable, startTestStack, type TestStack, testClient } from '../helpers/local-stack';
+import {
+  freshTables,
+  putItems,
+  snapshotTable,
+  startTestStack,
+  type TestStack,
+  testClient,
+  testEndpoint,
+} from '../helpers/local-stack';
+import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const ROUTE = '/inventory/{petId}';
 
@@ -392,6 +404,69 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
     expect(expiration).toBeGreaterThanOrEqual(before + IDEMPOTENCY_TTL_SECONDS);
     expect(expiration).toBeLessThanOrEqual(after + IDEMPOTENCY_TTL_SECONDS);
     expect(JSON.stringify(rows[0])).not.toContain('ttl-secret');
+  });
+
+  it('applies once when the first answer could not be kept: 503, then 409 while its claim lasts, then the entry as that change left it', async () => {
+    // Prepare: pet 77 at 10; the idempotency store refuses (throttles) the write that keeps the first answer, after
+    // the adjustment landed; the first invocation's claim lasts its 2 s deadline. One attempt per store call, so no
+    // back-off comes near that deadline (middy would answer for the function at its time-out).
+    const tables = await freshTables(client);
+    await putItems(client, tables.inventory, [{ petId: '77', quantity: 10, status: 'available' }]);
+    const endpoint = await startThrottlingEndpoint(
+      testEndpoint(),
+      (operation, index) => operation === 'UpdateItem' && index === 0,
+    );
+    const storeClient = createDynamoClient({
+      endpoint: endpoint.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+      requestTimeoutMs: 10_000,
+    });
+    const handler = createUpdateHandler({
+      repository: new InventoryTable({ client, tableName: tables.inventory }),
+      idempotent: createIdempotentRunner({
+        persistenceStore: idempotencyTable({ client: storeClient, tableName: tables.idempotency as string }),
+        operation: 'updateInventory',
+      }),
+    });
+    const adjust = (context = lambdaContext()) =>
+      handler(
+        inventoryUpdateEvent('77', '{"adjustBy":5}', {
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'lost-answer' },
+        }),
+        context,
+      );
+    const stored = async () => {
+      const { Item } = await client.send(
+        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '77' } }, ConsistentRead: true }),
+      );
+      return Number(Item?.quantity?.N);
+    };
+    try {
+      // Act
+      const claimEnds = Date.now() + 2000;
+      const first = await adjust(lambdaContext({ timeoutMs: 2000 }));
+      const quantityAfterFirst = await stored();
+      const whileClaimed = await adjust();
+      await new Promise((resolve) => setTimeout(resolve, claimEnds + 100 - Date.now()));
+      const afterClaim = await adjust();
+      const replay = await adjust();
+      // Assess
+      expect(endpoint.calls.filter((call) => call.throttled).map((call) => call.operation)).toEqual(['UpdateItem']);
+      expect([first.statusCode, JSON.parse(first.body).code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+      expect(quantityAfterFirst).toBe(15);
+      expect(whileClaimed.statusCode).toBe(409);
+      expect(whileClaimed.headers).toMatchObject({ 'Retry-After': '1' });
+      expect(afterClaim.statusCode).toBe(200);
+      expect(JSON.parse(afterClaim.body)).toEqual({ petId: 77, quantity: 15, status: 'available' });
+      expect(replay.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
+      expect(replay.body).toBe(afterClaim.body);
+      expect(await stored()).toBe(15);
+    } finally {
+      storeClient.destroy();
+      await endpoint.close();
+    }
   });
 
   /** Waits for the claim the first call writes before it runs its operation: an event, not a time. */
