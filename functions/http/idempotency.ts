@@ -116,16 +116,20 @@ export function idempotencyConfig(): IdempotencyConfig {
 }
 
 /**
- * The changeId of a request's change (see `ChangeOrigin.changeId`): the same for every repeat under one client's
- * Idempotency-Key, whatever its body, and a hash, so the entry never holds the key in clear. A repeat whose first
- * answer the idempotency store could not keep (its write failed after the change landed) runs again once the first
- * claim expires, and then finds its own change on the entry instead of applying it twice.
+ * The changeId of a request's change (see `ChangeOrigin.changeId`): the same for every repeat of one request (the
+ * client's key, its Idempotency-Key, and the request as understood, members in any order), and a hash, so the entry
+ * never holds the key in clear. A repeat whose first answer the idempotency store could not keep (its write failed
+ * after the change landed) runs again once the first claim expires, and then finds its own change on the entry
+ * instead of applying it twice. Another request under the same key is another change: the utility forgets a key
+ * whose first attempt failed, so such a request runs as a first one, and must not be taken for the forgotten one.
  */
-export function idempotentChangeId(request: Pick<IdempotentRequest, 'keyId' | 'idempotencyKey'>): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([request.keyId, request.idempotencyKey]))
-    .digest('base64url');
-  return `idempotency-key:${digest}`;
+export function idempotentChangeId(request: IdempotentRequest): string {
+  const canonical = JSON.stringify([
+    request.keyId,
+    request.idempotencyKey,
+    Object.entries(request.request).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ]);
+  return `idempotency-key:${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 
 /** The payload the utility reads {@link idempotencyConfig}'s expressions from. */

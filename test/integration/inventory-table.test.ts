@@ -528,7 +528,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       }
     });
 
-    it("applies nothing for a changeId that is the entry's last change, and answers the entry as stored", async () => {
+    it("applies nothing for a changeId that is the entry's last change, and answers the entry as stored (one name, one change)", async () => {
       // Prepare
       await putItems(client, tables.inventory, [{ petId: '13', quantity: 10, status: 'sold' }]);
       const repository = new InventoryTable({ client, tableName: tables.inventory });

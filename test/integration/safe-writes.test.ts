@@ -406,10 +406,12 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
     expect(JSON.stringify(rows[0])).not.toContain('ttl-secret');
   });
 
-  it('applies once when the first answer could not be kept: 503, then 409 while its claim lasts, then the entry as that change left it', async () => {
-    // Prepare: pet 77 at 10; the idempotency store refuses (throttles) the write that keeps the first answer, after
-    // the adjustment landed; the first invocation's claim lasts its 2 s deadline. One attempt per store call, so no
-    // back-off comes near that deadline (middy would answer for the function at its time-out).
+  /**
+   * Pet 77 at 10 behind the update handler, whose idempotency store refuses (throttles) the first write that keeps
+   * an answer, after the change landed. The first call's claim lasts its 5 s deadline; one attempt per store call,
+   * so no back-off comes near it (middy would answer for the function at its time-out).
+   */
+  async function answerNotKept() {
     const tables = await freshTables(client);
     await putItems(client, tables.inventory, [{ petId: '77', quantity: 10, status: 'available' }]);
     const endpoint = await startThrottlingEndpoint(
@@ -430,10 +432,10 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
         operation: 'updateInventory',
       }),
     });
-    const adjust = (context = lambdaContext()) =>
+    const send = (body: string, context = lambdaContext()) =>
       handler(
-        inventoryUpdateEvent('77', '{"adjustBy":5}', {
-          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'lost-answer' },
+        inventoryUpdateEvent('77', body, {
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'answer-not-kept' },
         }),
         context,
       );
@@ -443,15 +445,29 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       );
       return Number(Item?.quantity?.N);
     };
+    /** Sends the first request, whose answer is not kept, and waits until its claim has lapsed. */
+    const firstThenClaimLapse = async (body: string) => {
+      const claimEnds = Date.now() + 5000;
+      const first = await send(body, lambdaContext({ timeoutMs: 5000 }));
+      const quantityAfterFirst = await stored();
+      const whileClaimed = await send(body);
+      await new Promise((resolve) => setTimeout(resolve, claimEnds + 100 - Date.now()));
+      return { first, quantityAfterFirst, whileClaimed };
+    };
+    const close = async () => {
+      storeClient.destroy();
+      await endpoint.close();
+    };
+    return { endpoint, send, stored, firstThenClaimLapse, close };
+  }
+
+  it('applies once when the first answer could not be kept: 503, then 409 while its claim lasts, then the entry as that change left it', async () => {
+    const { endpoint, send, stored, firstThenClaimLapse, close } = await answerNotKept();
     try {
       // Act
-      const claimEnds = Date.now() + 2000;
-      const first = await adjust(lambdaContext({ timeoutMs: 2000 }));
-      const quantityAfterFirst = await stored();
-      const whileClaimed = await adjust();
-      await new Promise((resolve) => setTimeout(resolve, claimEnds + 100 - Date.now()));
-      const afterClaim = await adjust();
-      const replay = await adjust();
+      const { first, quantityAfterFirst, whileClaimed } = await firstThenClaimLapse('{"adjustBy":5}');
+      const afterClaim = await send('{"adjustBy":5}');
+      const replay = await send('{ "adjustBy": 5 }');
       // Assess
       expect(endpoint.calls.filter((call) => call.throttled).map((call) => call.operation)).toEqual(['UpdateItem']);
       expect([first.statusCode, JSON.parse(first.body).code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
@@ -464,8 +480,20 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       expect(replay.body).toBe(afterClaim.body);
       expect(await stored()).toBe(15);
     } finally {
-      storeClient.destroy();
-      await endpoint.close();
+      await close();
+    }
+  });
+
+  it('applies another body sent under that key after the claim lapsed as a change of its own, never as the first', async () => {
+    const { send, stored, firstThenClaimLapse, close } = await answerNotKept();
+    try {
+      await firstThenClaimLapse('{"adjustBy":5}');
+      const other = await send('{"adjustBy":7}');
+      expect(other.statusCode).toBe(200);
+      expect(JSON.parse(other.body)).toEqual({ petId: 77, quantity: 22, status: 'available' });
+      expect(await stored()).toBe(22);
+    } finally {
+      await close();
     }
   });
 

@@ -1,4 +1,4 @@
-import { parseIdempotencyKey } from '../../functions/http/idempotency';
+import { idempotentChangeId, parseIdempotencyKey } from '../../functions/http/idempotency';
 import { inventoryUpdateEvent } from '../../local/lambda/events';
 
 describe('HTTP: parseIdempotencyKey', () => {
@@ -29,5 +29,28 @@ describe('HTTP: parseIdempotencyKey', () => {
   it('refuses a key sent twice, which API Gateway would pass as its last value only', () => {
     const twice = event({ 'Idempotency-Key': 'b' }, { 'Idempotency-Key': ['a', 'b'] });
     expect(() => parseIdempotencyKey(twice)).toThrow(/must be sent once; got 2 values/);
+  });
+});
+
+describe('HTTP: idempotentChangeId', () => {
+  const request = { keyId: 'key_a', idempotencyKey: 'k-1', request: { petId: '7', adjustBy: 3 } };
+
+  it('names one request the same whatever the order of its members, and never holds the key in clear', () => {
+    const reordered = { ...request, request: { adjustBy: 3, petId: '7' } };
+    expect(idempotentChangeId(reordered)).toBe(idempotentChangeId(request));
+    expect(idempotentChangeId(request)).toMatch(/^idempotency-key:[A-Za-z0-9_-]{43}$/);
+    expect(idempotentChangeId(request)).not.toContain('k-1');
+  });
+
+  it('names another body, another petId, another key and another client differently', () => {
+    const names = [
+      request,
+      { ...request, request: { petId: '7', adjustBy: 4 } },
+      { ...request, request: { petId: '8', adjustBy: 3 } },
+      { ...request, request: { petId: '7', quantity: 3 } },
+      { ...request, idempotencyKey: 'k-2' },
+      { ...request, keyId: 'key_b' },
+    ].map(idempotentChangeId);
+    expect(new Set(names).size).toBe(names.length);
   });
 });
