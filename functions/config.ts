@@ -18,6 +18,12 @@ export const ENV = {
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
   selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
+  /** The stage's alarm topic, whose subscriptions the self-check reads (absent: no alarm-delivery check). */
+  alarmTopicArn: 'ALARM_TOPIC_ARN',
+  /** `true` when the alarms also publish to a configured on-call topic. */
+  alarmOnCallTopic: 'ALARM_ON_CALL_TOPIC',
+  /** `true` when alarms that reach no one fail the self-check (production). */
+  alarmDeliveryRequired: 'ALARM_DELIVERY_REQUIRED',
   /** The pre-traffic hook's probe of each function, by function name (JSON). */
   preTrafficTargets: 'PRE_TRAFFIC_TARGETS',
   /** The stage name: the `stage` dimension of every custom metric. */

@@ -267,6 +267,11 @@ export class InventoryStack extends Stack {
       alarms: config.alarms,
       keyRemovalPolicy: config.stateful.removalPolicy,
     });
+    this.selfCheck.checkAlarmDelivery({
+      topic: this.monitoring.topic,
+      onCallTopic: config.alarms.topicArn !== undefined,
+      required: config.alarms.destinationRequired,
+    });
 
     const probes = new Map<string, ProbeTarget>();
     for (const route of ROUTES) probes.set(route.operationId, { route: route.operationId });

@@ -1,7 +1,10 @@
+import { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import type { ApiKeyRepository } from '../api-keys/repository';
-import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
+import { type Deps, ENV, once, optionalEnv, requireEnv, resolveDeps } from '../config';
 import { observed } from '../observability/chain';
+import { logger } from '../observability/logger';
+import { type AlarmDeliveryOptions, checkAlarmDelivery, snsSubscriptionLister } from '../self-check/alarm-delivery';
 import { runSelfCheck } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
@@ -13,24 +16,32 @@ export interface SelfCheckDeps {
   baseUrl: string;
   /** @default SELF_CHECK_SETTLE_MS */
   settleMs?: number;
+  /** Whether the stage's alarms reach anyone (a deployed stage's alarm topic). @default not checked */
+  alarmDelivery?: AlarmDeliveryOptions;
 }
+
+/** The name of the alarm-delivery check in a report. */
+export const ALARM_DELIVERY_CHECK = 'alarm delivery';
 
 /** What a passing self-check returns to its caller (the deployment's trigger): the checks that ran. */
 export interface SelfCheckReport {
   baseUrl: string;
   passed: string[];
+  /** What passed but needs an operator (alarms that reach no one yet), also logged at WARN. */
+  warnings: string[];
 }
 
 /**
  * The deploy self-check, invoked by the stage's CDK trigger after each deployment: calls the stage through its
- * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`). A failed check throws,
+ * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`), then, on a deployed
+ * stage, asks SNS whether its alarms reach anyone (`functions/self-check/alarm-delivery.ts`). A failed check throws,
  * which fails the trigger and so the deployment, and CloudFormation rolls back. The key is never logged.
  */
 export function createHandler(deps: Deps<SelfCheckDeps>) {
   const resolve = resolveDeps(deps);
   return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
     async function checkDeployedStage(_event, context) {
-      const { keys, baseUrl, settleMs } = resolve();
+      const { keys, baseUrl, settleMs, alarmDelivery } = resolve();
       const results = await runSelfCheck({
         keys,
         baseUrl,
@@ -39,14 +50,36 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
         ...(settleMs === undefined ? {} : { settleMs }),
       });
-      return { baseUrl, passed: results.map(({ name }) => name) };
+      const passed = results.map(({ name }) => name);
+      if (!alarmDelivery) return { baseUrl, passed, warnings: [] };
+      const delivery = await checkAlarmDelivery(alarmDelivery);
+      logger.info('alarm delivery checked', { confirmed: delivery.confirmed, pending: delivery.pending });
+      if (delivery.warning) logger.warn('alarm delivery', { warning: delivery.warning });
+      return {
+        baseUrl,
+        passed: [...passed, ALARM_DELIVERY_CHECK],
+        warnings: delivery.warning ? [delivery.warning] : [],
+      };
     },
   );
 }
 
 export const handler = createHandler(
-  once(() => ({
-    keys: new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }),
-    baseUrl: requireEnv(ENV.selfCheckBaseUrl),
-  })),
+  once(() => {
+    const topicArn = optionalEnv(ENV.alarmTopicArn);
+    return {
+      keys: new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }),
+      baseUrl: requireEnv(ENV.selfCheckBaseUrl),
+      ...(topicArn
+        ? {
+            alarmDelivery: {
+              topicArn,
+              onCallTopic: optionalEnv(ENV.alarmOnCallTopic) === 'true',
+              required: optionalEnv(ENV.alarmDeliveryRequired) === 'true',
+              listSubscriptions: snsSubscriptionLister(new SNSClient({})),
+            },
+          }
+        : {}),
+    };
+  }),
 );

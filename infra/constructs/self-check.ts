@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { CfnResource, Duration, Lazy, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
@@ -24,6 +26,9 @@ export const SELF_CHECK_TIMEOUT = Duration.minutes(6);
 
 /** How long the trigger waits for the self-check's answer: longer than the function may run. */
 export const SELF_CHECK_TRIGGER_TIMEOUT = SELF_CHECK_TIMEOUT.plus(Duration.minutes(1));
+
+/** What the self-check may do on the alarm topic: read who subscribes, nothing else (it never publishes). */
+export const SELF_CHECK_TOPIC_ACTIONS: readonly string[] = ['sns:ListSubscriptionsByTopic'];
 
 /** Name of the trigger's property that changes whenever anything else in the stage changes. */
 export const STAGE_FINGERPRINT_PROPERTY = 'StageFingerprint';
@@ -109,6 +114,30 @@ export class SelfCheck extends Construct {
       Lazy.string({ produce: () => stackFingerprint(Stack.of(this), triggerResource) }),
     );
   }
+
+  /**
+   * Makes the self-check also ask SNS whether the stage's alarms reach anyone, after the topic and its subscriptions
+   * are deployed (`functions/self-check/alarm-delivery.ts`): it may list the topic's subscriptions and nothing else.
+   */
+  checkAlarmDelivery(props: AlarmDeliveryCheckProps): void {
+    this.function.addEnvironment(ENV.alarmTopicArn, props.topic.topicArn);
+    this.function.addEnvironment(ENV.alarmOnCallTopic, String(props.onCallTopic));
+    this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.required));
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: [...SELF_CHECK_TOPIC_ACTIONS], resources: [props.topic.topicArn] }),
+    );
+    this.trigger.executeAfter(props.topic);
+  }
+}
+
+/** Properties of {@link SelfCheck.checkAlarmDelivery}. */
+export interface AlarmDeliveryCheckProps {
+  /** The stage's alarm topic (its subscriptions included: the check runs after they are deployed). */
+  topic: ITopic;
+  /** The alarms also publish to a configured on-call topic. */
+  onCallTopic: boolean;
+  /** Alarms that reach no one fail the deployment (production); elsewhere they are a warning. */
+  required: boolean;
 }
 
 /**

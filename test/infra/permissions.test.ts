@@ -742,6 +742,38 @@ edge('Deploy trigger → self-check', (_stage, stack) => {
   });
 });
 
+// The self-check reads who subscribes to the alarm topic (functions/self-check/alarm-delivery.ts):
+// ListSubscriptionsByTopic is authorized on the topic (Service Authorization Reference, Amazon SNS:
+// https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonsns.html). The topic policy's
+// enforceSSL statement denies only sns:Publish over plain HTTP (evaluated above), so the listing is not evaluated
+// without TLS: the SDK the self-check uses speaks HTTPS only.
+edge('Self-check → alarm topic', (stage, stack) => {
+  const otherStage = STAGES.find((candidate) => candidate !== stage) as StageName;
+  const request = (s: ResolvedStack, action: string, topic: ResolvedStack = s) => {
+    const topicId = onlyId(topic, 'AWS::SNS::Topic');
+    const roleId = s.functionRole(
+      s.idsOfType('AWS::Lambda::Function').find((id) => readableId(id) === 'SelfCheckFunction') as string,
+    );
+    return evaluate({
+      ...asRole(s, roleId, action, topic.ref(topicId)),
+      resourceAccount: topic.account,
+      context: { 'aws:SecureTransport': 'true' },
+      resourcePolicy: attachedPolicy(topic, 'AWS::SNS::TopicPolicy', 'Topics', topicId),
+    });
+  };
+
+  it("lets the self-check list the subscriptions of its stage's alarm topic over TLS", async () => {
+    expect(await request(stack(), 'sns:ListSubscriptionsByTopic')).toBe(ALLOWED);
+  });
+
+  it("refuses publishing, subscribing and changing the topic, and the other stage's topic", async () => {
+    for (const action of ['sns:Publish', 'sns:Subscribe', 'sns:Unsubscribe', 'sns:SetTopicAttributes'])
+      expect({ action, result: await request(stack(), action) }).toEqual({ action, result: 'ImplicitlyDenied' });
+    // The other stage's topic (another stack, its own account): its topic policy names CloudWatch only.
+    expect(await request(stack(), 'sns:ListSubscriptionsByTopic', stacks[otherStage])).toBe('ImplicitlyDenied');
+  });
+});
+
 /** The operator's IAM policy, as docs/cli.md and docs/deploying.md give it. */
 const OPERATOR_POLICY_PATH = 'docs/operator-policy.json';
 function operatorPolicy(): PolicyDocument {

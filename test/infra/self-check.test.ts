@@ -129,7 +129,7 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
     });
   });
 
-  it('may only PutItem and DeleteItem on the keys table: no read, no inventory, no execute-api', () => {
+  it("may only PutItem and DeleteItem on the keys table and list the alarm topic's subscriptions: no read, no inventory, no execute-api", () => {
     const data = selfCheckStatements(template())
       .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
       .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
@@ -138,7 +138,31 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
         actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
         resource: { 'Fn::GetAtt': [logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'), 'Arn'] },
       },
+      {
+        actions: ['sns:ListSubscriptionsByTopic'],
+        resource: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
+      },
     ]);
+  });
+
+  it(`checks alarm delivery on its stage's alarm topic, ${stage === 'production' ? 'failing' : 'warning'} when alarms reach no one`, () => {
+    const { Variables } = selfCheckFunction(template()).Environment as { Variables: Record<string, unknown> };
+    expect(Variables).toMatchObject({
+      [ENV.alarmTopicArn]: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
+      [ENV.alarmOnCallTopic]: 'false',
+      [ENV.alarmDeliveryRequired]: String(stage === 'production'),
+    });
+  });
+
+  it('runs after the alarm topic, its policy and its subscriptions are deployed', () => {
+    const subscriptions = Object.keys(resourcesOfType(template(), 'AWS::SNS::Subscription'));
+    const expected = [
+      logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic'),
+      ...Object.keys(resourcesOfType(template(), 'AWS::SNS::TopicPolicy')),
+      ...subscriptions,
+    ];
+    expect(expected.length).toBeGreaterThanOrEqual(2);
+    expect(triggerOf(template()).dependsOn).toEqual(expect.arrayContaining(expected));
   });
 
   it('lets the trigger invoke the self-check function and no other', () => {
@@ -212,5 +236,27 @@ describe('Deploy self-check: when a deploy runs it again', () => {
       stacks.staging?.api.api.root.resourceForPath('/inventory').addResource('extra').addMethod('GET'),
     );
     expect(changed.staging).not.toBe(unchanged.staging);
+  });
+});
+
+describe('Deploy self-check of a production stage with an alarm e-mail and an on-call topic', () => {
+  let withDestinations: SynthesizedApp;
+  beforeAll(() => {
+    withDestinations = synthesizeApp({
+      'production:alarmEmail': 'oncall@example.com',
+      'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
+      // The assets are not read here: no bundling.
+      'aws:cdk:bundling-stacks': [],
+    });
+  });
+  afterAll(() => withDestinations.dispose());
+
+  it('runs after the e-mail subscription exists, and knows the alarms also reach the on-call topic', () => {
+    const template = withDestinations.templates.production;
+    const subscriptions = Object.keys(resourcesOfType(template, 'AWS::SNS::Subscription'));
+    expect(subscriptions).toHaveLength(1);
+    expect(triggerOf(template).dependsOn).toEqual(expect.arrayContaining(subscriptions));
+    const { Variables } = selfCheckFunction(template).Environment as { Variables: Record<string, unknown> };
+    expect(Variables).toMatchObject({ [ENV.alarmOnCallTopic]: 'true', [ENV.alarmDeliveryRequired]: 'true' });
   });
 });

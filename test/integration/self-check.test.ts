@@ -2,7 +2,13 @@ import '../helpers/info-logs';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { createHandler, handler } from '../../functions/handlers/self-check';
+import {
+  ALARM_DELIVERY_CHECK,
+  createHandler,
+  handler,
+  type SelfCheckReport,
+} from '../../functions/handlers/self-check';
+import { PENDING_CONFIRMATION } from '../../functions/self-check/alarm-delivery';
 import { ABSENT_PET_ID, failedChecks, runSmokeChecks, type SmokeCheckResult } from '../../functions/self-check/checks';
 import { runSelfCheck, SelfCheckFailedError } from '../../functions/self-check/self-check';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
@@ -131,7 +137,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         // Act
         const { outcome, output } = await capturingOutput(() => handler(undefined, aLambdaContext()));
         // Assess: the checks ran with one new key (accepted by the authorizer, so it was in the table)...
-        expect(outcome).toEqual({ baseUrl: proxy.url, passed: CHECK_NAMES });
+        expect(outcome).toEqual({ baseUrl: proxy.url, passed: CHECK_NAMES, warnings: [] });
         const usedKeys = [...new Set(seen)];
         expect(usedKeys).toHaveLength(1);
         const [key] = usedKeys as [string];
@@ -149,6 +155,47 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         delete process.env.SELF_CHECK_BASE_URL;
         await proxy.close();
       }
+    });
+
+    it("adds alarm delivery once the API checks pass, and reports a first deploy's unconfirmed e-mail as a warning", async () => {
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      const { outcome, output } = await capturingOutput(() =>
+        createHandler({
+          keys,
+          baseUrl: stack.url,
+          settleMs: 0,
+          alarmDelivery: {
+            topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+            onCallTopic: false,
+            required: true,
+            listSubscriptions: async () => [{ subscriptionArn: PENDING_CONFIRMATION, protocol: 'email' }],
+          },
+        })(undefined, aLambdaContext()),
+      );
+      expect(outcome).toMatchObject({ passed: [...CHECK_NAMES, ALARM_DELIVERY_CHECK] });
+      expect((outcome as SelfCheckReport).warnings).toEqual([expect.stringMatching(/^alarms reach no one until/)]);
+      expect(output).toMatch(/"level":"WARN","message":"alarm delivery"/);
+      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+    });
+
+    it('fails the deployment when its alarms reach no one on a stage that must page, after deleting its key', async () => {
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      const { outcome } = await capturingOutput(() =>
+        createHandler({
+          keys,
+          baseUrl: stack.url,
+          settleMs: 0,
+          alarmDelivery: {
+            topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+            onCallTopic: false,
+            required: true,
+            listSubscriptions: async () => [],
+          },
+        })(undefined, aLambdaContext()),
+      );
+      expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+      expect((outcome as Error).message).toMatch(/^Alarm delivery: alarms reach no one/);
+      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
     });
 
     it('fails naming all seven checks when nothing listens (connection refused), and still deletes its key', async () => {
