@@ -19,12 +19,14 @@ export function testEndpoint(): string {
 }
 
 /** A client for the test DynamoDB Local. */
-export function testClient(): DynamoDBClient {
+export function testClient(options: { endpoint?: string; maxAttempts?: number } = {}): DynamoDBClient {
   return createDynamoClient({
-    endpoint: testEndpoint(),
+    endpoint: options.endpoint ?? testEndpoint(),
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // Few attempts leave no retry to cover a stall of DynamoDB Local on a loaded machine: a long per-attempt limit.
     requestTimeoutMs: 10_000,
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
 }
 

@@ -17,9 +17,35 @@ export interface ThrottlingEndpoint {
  * table's read cap: HTTP 400 with a throttling error type and its ThrottlingReasons (DynamoDB Developer Guide,
  * "Diagnosing throttling"); every other request is passed on to DynamoDB Local unchanged.
  */
-export async function startThrottlingEndpoint(
+export function startThrottlingEndpoint(
   target: string,
   throttle: (operation: string, index: number, body: string) => boolean,
+  errorType = 'ThrottlingException',
+): Promise<ThrottlingEndpoint> {
+  return startFaultEndpoint(
+    target,
+    (operation, index, body) => (throttle(operation, index, body) ? 'throttle' : 'pass'),
+    errorType,
+  );
+}
+
+/**
+ * An endpoint in front of DynamoDB Local that loses the answers `lose` picks: the request reaches DynamoDB Local,
+ * which applies it, and the connection is then reset before a byte of the answer is sent — what a client sees when
+ * a network path drops after the service committed a write. The SDK takes it as a transient error (ECONNRESET) and
+ * sends the same request again. Every other request passes unchanged.
+ */
+export function startAnswerLosingEndpoint(
+  target: string,
+  lose: (operation: string, index: number, body: string) => boolean,
+): Promise<ThrottlingEndpoint> {
+  return startFaultEndpoint(target, (operation, index, body) => (lose(operation, index, body) ? 'lose' : 'pass'));
+}
+
+/** Passes each request to DynamoDB Local, or throttles it, or loses its answer, as `fault` picks (by operation). */
+async function startFaultEndpoint(
+  target: string,
+  fault: (operation: string, index: number, body: string) => 'pass' | 'throttle' | 'lose',
   errorType = 'ThrottlingException',
 ): Promise<ThrottlingEndpoint> {
   const calls: ThrottlingEndpoint['calls'] = [];
@@ -29,9 +55,9 @@ export async function startThrottlingEndpoint(
     const body = Buffer.concat(chunks);
     const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
     const text = body.toString('utf8');
-    const throttled = throttle(operation, calls.filter((call) => call.operation === operation).length, text);
-    calls.push({ operation, throttled, body: text });
-    if (throttled) {
+    const picked = fault(operation, calls.filter((call) => call.operation === operation).length, text);
+    calls.push({ operation, throttled: picked === 'throttle', lost: picked === 'lose', body: text });
+    if (picked === 'throttle') {
       res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
       res.end(
         JSON.stringify({
@@ -43,34 +69,7 @@ export async function startThrottlingEndpoint(
       return;
     }
     forward(target, req, body, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    }).on('error', () => res.destroy());
-  });
-  return listen(server, calls);
-}
-
-/**
- * An endpoint in front of DynamoDB Local that loses the answers `lose` picks: the request reaches DynamoDB Local,
- * which applies it, and the connection is then reset before a byte of the answer is sent — what a client sees when
- * a network path drops after the service committed a write. The SDK takes it as a transient error (ECONNRESET) and
- * sends the same request again. Every other request passes unchanged.
- */
-export async function startAnswerLosingEndpoint(
-  target: string,
-  lose: (operation: string, index: number, body: string) => boolean,
-): Promise<ThrottlingEndpoint> {
-  const calls: ThrottlingEndpoint['calls'] = [];
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
-    const text = body.toString('utf8');
-    const lost = lose(operation, calls.filter((call) => call.operation === operation).length, text);
-    calls.push({ operation, throttled: false, lost, body: text });
-    forward(target, req, body, (answer) => {
-      if (!lost) {
+      if (picked === 'pass') {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
         return;

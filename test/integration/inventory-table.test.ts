@@ -476,13 +476,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
         testEndpoint(),
         (operation, index) => operation === 'UpdateItem' && index === 0,
       );
-      const retryingClient = createDynamoClient({
-        endpoint: endpoint.url,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        maxAttempts: 2,
-        requestTimeoutMs: 10_000,
-      });
+      const retryingClient = testClient({ endpoint: endpoint.url, maxAttempts: 2 });
       const repository = new InventoryTable({ client: retryingClient, tableName: tables.inventory });
       const updates = () => endpoint.calls.filter((call) => call.operation === 'UpdateItem');
       const close = async () => {
@@ -637,14 +631,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     tableOptions: Partial<InventoryTableOptions> = {},
   ) {
     const endpoint = await startThrottlingEndpoint(testEndpoint(), throttle, errorType);
-    const throttledClient = createDynamoClient({
-      endpoint: endpoint.url,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-      // One attempt, so no retry would cover a stall of DynamoDB Local on a loaded machine: a long per-attempt limit.
-      requestTimeoutMs: 10_000,
-    });
+    const throttledClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
     const clock = virtualClock();
     const repository = new InventoryTable({
       client: throttledClient,

@@ -8,7 +8,6 @@ import { jsonResponse } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { inventoryUpdateEvent, lambdaContext } from '../../local/lambda/events';
@@ -418,13 +417,7 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       testEndpoint(),
       (operation, index) => operation === 'UpdateItem' && index === 0,
     );
-    const storeClient = createDynamoClient({
-      endpoint: endpoint.url,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-      requestTimeoutMs: 10_000,
-    });
+    const storeClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
     const handler = createUpdateHandler({
       repository: new InventoryTable({ client, tableName: tables.inventory }),
       idempotent: createIdempotentRunner({

@@ -8,7 +8,7 @@ import {
   handler,
   type SelfCheckReport,
 } from '../../functions/handlers/self-check';
-import { PENDING_CONFIRMATION } from '../../functions/self-check/alarm-delivery';
+import { type AlarmSubscription, PENDING_CONFIRMATION } from '../../functions/self-check/alarm-delivery';
 import { ABSENT_PET_ID, failedChecks, runSmokeChecks, type SmokeCheckResult } from '../../functions/self-check/checks';
 import { runSelfCheck, SelfCheckFailedError } from '../../functions/self-check/self-check';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
@@ -157,20 +157,24 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       }
     });
 
+    /** The self-check against the local gateway, on a stage that must page, whose alarm topic has `subscriptions`. */
+    const withAlarmTopic = (subscriptions: AlarmSubscription[]) =>
+      createHandler({
+        keys,
+        baseUrl: stack.url,
+        settleMs: 0,
+        alarmDelivery: {
+          topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+          onCallTopic: false,
+          required: true,
+          listSubscriptions: async () => subscriptions,
+        },
+      });
+
     it("adds alarm delivery once the API checks pass, and reports a first deploy's unconfirmed e-mail as a warning", async () => {
       const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       const { outcome, output } = await capturingOutput(() =>
-        createHandler({
-          keys,
-          baseUrl: stack.url,
-          settleMs: 0,
-          alarmDelivery: {
-            topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
-            onCallTopic: false,
-            required: true,
-            listSubscriptions: async () => [{ subscriptionArn: PENDING_CONFIRMATION, protocol: 'email' }],
-          },
-        })(undefined, aLambdaContext()),
+        withAlarmTopic([{ subscriptionArn: PENDING_CONFIRMATION, protocol: 'email' }])(undefined, aLambdaContext()),
       );
       expect(outcome).toMatchObject({ passed: [...CHECK_NAMES, ALARM_DELIVERY_CHECK] });
       expect((outcome as SelfCheckReport).warnings).toEqual([expect.stringMatching(/^alarms reach no one until/)]);
@@ -180,19 +184,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
 
     it('fails the deployment when its alarms reach no one on a stage that must page, after deleting its key', async () => {
       const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
-      const { outcome } = await capturingOutput(() =>
-        createHandler({
-          keys,
-          baseUrl: stack.url,
-          settleMs: 0,
-          alarmDelivery: {
-            topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
-            onCallTopic: false,
-            required: true,
-            listSubscriptions: async () => [],
-          },
-        })(undefined, aLambdaContext()),
-      );
+      const { outcome } = await capturingOutput(() => withAlarmTopic([])(undefined, aLambdaContext()));
       expect(outcome).toBeInstanceOf(SelfCheckFailedError);
       expect((outcome as Error).message).toMatch(/^Alarm delivery: alarms reach no one/);
       expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
