@@ -24,6 +24,8 @@ export const ENV = {
   alarmOnCallTopic: 'ALARM_ON_CALL_TOPIC',
   /** `true` when alarms that reach no one fail the self-check (production). */
   alarmDeliveryRequired: 'ALARM_DELIVERY_REQUIRED',
+  /** The stage's own CloudFormation stack (its ID), whose status tells the self-check a rollback from a deploy. */
+  stackId: 'STACK_ID',
   /** The pre-traffic hook's probe of each function, by function name (JSON). */
   preTrafficTargets: 'PRE_TRAFFIC_TARGETS',
   /** The stage name: the `stage` dimension of every custom metric. */

@@ -1,10 +1,14 @@
-import { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { type Deps, ENV, once, optionalEnv, requireEnv, resolveDeps } from '../config';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
-import { type AlarmDeliveryOptions, checkAlarmDelivery, snsSubscriptionLister } from '../self-check/alarm-delivery';
+import {
+  type AlarmDeliveryOptions,
+  checkAlarmDelivery,
+  snsSubscriptionLister,
+  stackRollingBack,
+} from '../self-check/alarm-delivery';
 import { runSelfCheck } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
@@ -33,8 +37,8 @@ export interface SelfCheckReport {
 
 /**
  * The deploy self-check, invoked by the stage's CDK trigger after each deployment: calls the stage through its
- * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`), then, on a deployed
- * stage, asks SNS whether its alarms reach anyone (`functions/self-check/alarm-delivery.ts`). A failed check throws,
+ * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`), after asking SNS, on a
+ * deployed stage, whether its alarms reach anyone (`functions/self-check/alarm-delivery.ts`). A failed check throws,
  * which fails the trigger and so the deployment, and CloudFormation rolls back. The key is never logged.
  */
 export function createHandler(deps: Deps<SelfCheckDeps>) {
@@ -42,6 +46,12 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
   return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
     async function checkDeployedStage(_event, context) {
       const { keys, baseUrl, settleMs, alarmDelivery } = resolve();
+      // First, at most ~35 s: the API checks then size their retries by the time that is left.
+      const delivery = alarmDelivery ? await checkAlarmDelivery(alarmDelivery) : undefined;
+      if (delivery) {
+        logger.info('alarm delivery checked', { confirmed: delivery.confirmed, pending: delivery.pending });
+        if (delivery.warning) logger.warn('alarm delivery', { warning: delivery.warning });
+      }
       const results = await runSelfCheck({
         keys,
         baseUrl,
@@ -51,35 +61,34 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
         ...(settleMs === undefined ? {} : { settleMs }),
       });
       const passed = results.map(({ name }) => name);
-      if (!alarmDelivery) return { baseUrl, passed, warnings: [] };
-      const delivery = await checkAlarmDelivery(alarmDelivery);
-      logger.info('alarm delivery checked', { confirmed: delivery.confirmed, pending: delivery.pending });
-      if (delivery.warning) logger.warn('alarm delivery', { warning: delivery.warning });
       return {
         baseUrl,
-        passed: [...passed, ALARM_DELIVERY_CHECK],
-        warnings: delivery.warning ? [delivery.warning] : [],
+        passed: delivery ? [ALARM_DELIVERY_CHECK, ...passed] : passed,
+        warnings: delivery?.warning ? [delivery.warning] : [],
       };
     },
   );
 }
 
-export const handler = createHandler(
-  once(() => {
-    const topicArn = optionalEnv(ENV.alarmTopicArn);
-    return {
-      keys: new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }),
-      baseUrl: requireEnv(ENV.selfCheckBaseUrl),
-      ...(topicArn
-        ? {
-            alarmDelivery: {
-              topicArn,
-              onCallTopic: optionalEnv(ENV.alarmOnCallTopic) === 'true',
-              required: optionalEnv(ENV.alarmDeliveryRequired) === 'true',
-              listSubscriptions: snsSubscriptionLister(new SNSClient({})),
-            },
-          }
-        : {}),
-    };
-  }),
-);
+/** The self-check's dependencies on a deployed stage, from the environment its construct sets. */
+export function selfCheckDepsFromEnvironment(): SelfCheckDeps {
+  const topicArn = optionalEnv(ENV.alarmTopicArn);
+  const stackId = optionalEnv(ENV.stackId);
+  return {
+    keys: new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }),
+    baseUrl: requireEnv(ENV.selfCheckBaseUrl),
+    ...(topicArn
+      ? {
+          alarmDelivery: {
+            topicArn,
+            onCallTopic: optionalEnv(ENV.alarmOnCallTopic) === 'true',
+            required: optionalEnv(ENV.alarmDeliveryRequired) === 'true',
+            listSubscriptions: snsSubscriptionLister(),
+            ...(stackId ? { rollingBack: stackRollingBack(stackId) } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export const handler = createHandler(once(selfCheckDepsFromEnvironment));

@@ -1,12 +1,18 @@
-import { paginateListSubscriptionsByTopic, type SNSClient } from '@aws-sdk/client-sns';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { paginateListSubscriptionsByTopic, SNSClient } from '@aws-sdk/client-sns';
+import { tracer } from '../observability/tracer';
 import { SelfCheckFailedError } from './self-check';
 
 /** What ListSubscriptionsByTopic says a subscription's ARN is until its endpoint confirms it. */
 export const PENDING_CONFIRMATION = 'PendingConfirmation';
 
+/** How often the subscriptions are listed before "no subscription" fails a deploy, and the pause between lists. */
+export const ALARM_DELIVERY_ATTEMPTS = 3;
+export const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
+
 /** One subscription of the alarm topic, as ListSubscriptionsByTopic gives it (never its endpoint: an address). */
 export interface AlarmSubscription {
-  /** Its ARN once confirmed; {@link PENDING_CONFIRMATION} until its endpoint confirms it. */
+  /** Its ARN once confirmed; {@link PENDING_CONFIRMATION} until its endpoint confirms it (SNS may also say `Deleted`). */
   subscriptionArn: string;
   /** `email`, `sqs`, `https`, … */
   protocol: string;
@@ -22,6 +28,15 @@ export interface AlarmDeliveryOptions {
   required: boolean;
   /** Every subscription of a topic, all pages. */
   listSubscriptions: (topicArn: string) => Promise<AlarmSubscription[]>;
+  /**
+   * Whether CloudFormation is rolling the stack back: a rollback runs the previous self-check again, and a failure
+   * then would leave the stack in UPDATE_ROLLBACK_FAILED for a cause the rollback cannot change. @default never
+   */
+  rollingBack?: () => Promise<boolean>;
+  /** @default {@link ALARM_DELIVERY_ATTEMPTS} */
+  attempts?: number;
+  /** @default {@link ALARM_DELIVERY_RETRY_DELAY_MS} */
+  retryDelayMs?: number;
 }
 
 /** What the check found, when it passes. */
@@ -36,48 +51,77 @@ export interface AlarmDeliveryResult {
 
 /**
  * Whether the stage's alarms reach anyone, as SNS says after this deployment. An alarm publishes to the topic, and
- * the topic delivers only to confirmed subscriptions (SNS Developer Guide, "Confirming the subscription"); an e-mail
- * subscription left unconfirmed is deleted by SNS after 48 hours, and the unsubscribe link of any alarm e-mail
- * deletes a confirmed one ("Deleting an Amazon SNS subscription and topic"). CloudFormation knows of neither, so no
- * later deploy brings the subscription back, and synth-time checks cannot see it.
+ * the topic delivers only to confirmed subscriptions; SNS deletes an e-mail subscription left unconfirmed for 48
+ * hours, and the unsubscribe link of any alarm e-mail deletes a confirmed one (Amazon SNS Developer Guide, "Deleting
+ * an Amazon SNS subscription and topic"). CloudFormation knows of neither, so no later deploy brings the
+ * subscription back, and synth-time checks cannot see it.
  *
  * - A confirmed subscription, or a configured on-call topic: passes.
  * - Only subscriptions awaiting confirmation (a first deploy's e-mail): passes with a warning.
- * - None at all: fails where the stage must page someone (`required`), warns elsewhere.
- *
- * The topic's subscriptions failing to list fails where `required` (nothing else would notice), warns elsewhere.
+ * - None at all, or the list failing: fails where the stage must page (`required`), warns elsewhere, and warns
+ *   during a rollback. Where it would fail, listed up to {@link ALARM_DELIVERY_ATTEMPTS} times first (a new
+ *   subscription or a new grant may take moments to show).
  */
 export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise<AlarmDeliveryResult> {
-  let subscriptions: AlarmSubscription[];
-  try {
-    subscriptions = await options.listSubscriptions(options.topicArn);
-  } catch (error) {
-    const problem = `could not list the subscriptions of the alarm topic ${options.topicArn}: ${(error as Error).name}`;
-    if (options.required) throw new SelfCheckFailedError(`Alarm delivery: ${problem}`, { cause: error });
-    return { confirmed: 0, pending: 0, warning: problem };
+  // Only an outcome that would fail the deploy is worth waiting on.
+  const attempts = options.required ? Math.max(1, options.attempts ?? ALARM_DELIVERY_ATTEMPTS) : 1;
+  let found: { confirmed: number; pending: number } | undefined;
+  let problem = '';
+  let cause: unknown;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 1) await sleep(options.retryDelayMs ?? ALARM_DELIVERY_RETRY_DELAY_MS);
+    try {
+      const subscriptions = await options.listSubscriptions(options.topicArn);
+      found = {
+        confirmed: subscriptions.filter((s) => s.subscriptionArn.startsWith('arn:')).length,
+        pending: subscriptions.filter((s) => s.subscriptionArn === PENDING_CONFIRMATION).length,
+      };
+      if (found.confirmed > 0 || options.onCallTopic) return found;
+      if (found.pending > 0)
+        return {
+          ...found,
+          warning:
+            `alarms reach no one until the subscription e-mail SNS sent for ${options.topicArn} is confirmed ` +
+            '(its link); SNS deletes an unconfirmed subscription after 48 hours, and no later deploy recreates it',
+        };
+      problem =
+        `alarms reach no one: the alarm topic ${options.topicArn} has no subscription (SNS deletes an e-mail ` +
+        'subscription not confirmed within 48 hours, and the unsubscribe link of an alarm e-mail deletes it; a ' +
+        `deploy does not recreate it). Subscribe again with \`aws sns subscribe --topic-arn ${options.topicArn} ` +
+        '--protocol email --notification-endpoint <address>`, confirm the e-mail, and deploy again ' +
+        '(docs/deploying.md, "Alarm delivery")';
+    } catch (error) {
+      found = undefined;
+      cause = error;
+      problem = `could not list the subscriptions of the alarm topic ${options.topicArn}: ${(error as Error).name}`;
+    }
   }
-  const pending = subscriptions.filter((s) => s.subscriptionArn === PENDING_CONFIRMATION).length;
-  const confirmed = subscriptions.filter((s) => s.subscriptionArn.startsWith('arn:')).length;
-  if (confirmed > 0 || options.onCallTopic) return { confirmed, pending };
-  if (pending > 0)
-    return {
-      confirmed,
-      pending,
-      warning:
-        `alarms reach no one until the subscription e-mail SNS sent for ${options.topicArn} is confirmed ` +
-        '(its link); SNS deletes an unconfirmed subscription after 48 hours, and no later deploy recreates it',
-    };
-  const problem =
-    `alarms reach no one: the alarm topic ${options.topicArn} has no subscription (SNS deletes an e-mail ` +
-    'subscription not confirmed within 48 hours, and the unsubscribe link of an alarm e-mail deletes it; a deploy ' +
-    'does not recreate it). Subscribe again with `aws sns subscribe --topic-arn <AlarmTopicArn> --protocol email ' +
-    '--notification-endpoint <address>`, confirm the e-mail, and deploy again (docs/deploying.md, "Alarm delivery")';
-  if (options.required) throw new SelfCheckFailedError(`Alarm delivery: ${problem}`);
-  return { confirmed, pending, warning: problem };
+  const counts = found ?? { confirmed: 0, pending: 0 };
+  if (!options.required) return { ...counts, warning: problem };
+  if (await rollingBack(options)) return { ...counts, warning: `${problem} (not failed: the stack is rolling back)` };
+  throw new SelfCheckFailedError(`Alarm delivery: ${problem}`, cause === undefined ? undefined : { cause });
 }
 
+/** A rollback goes on whatever is asked: only a stack status that says so counts, never a failed question. */
+async function rollingBack(options: AlarmDeliveryOptions): Promise<boolean> {
+  try {
+    return (await options.rollingBack?.()) ?? false;
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Bounds of the self-check's SNS and CloudFormation clients: a hang becomes a named failure, not a time-out. */
+const CLIENT_BOUNDS = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } };
+
 /** Lists a topic's subscriptions through SNS, every page (at most 100 each). */
-export function snsSubscriptionLister(client: SNSClient): AlarmDeliveryOptions['listSubscriptions'] {
+export function snsSubscriptionLister(
+  client: SNSClient = tracer.captureAWSv3Client(new SNSClient(CLIENT_BOUNDS)),
+): AlarmDeliveryOptions['listSubscriptions'] {
   return async (topicArn) => {
     const subscriptions: AlarmSubscription[] = [];
     for await (const page of paginateListSubscriptionsByTopic({ client }, { TopicArn: topicArn }))
@@ -87,5 +131,19 @@ export function snsSubscriptionLister(client: SNSClient): AlarmDeliveryOptions['
           protocol: subscription.Protocol ?? '',
         });
     return subscriptions;
+  };
+}
+
+/**
+ * Whether a stack is being rolled back, from its status (AWS CloudFormation User Guide, "Stack status codes":
+ * `UPDATE_ROLLBACK_IN_PROGRESS`, `ROLLBACK_IN_PROGRESS`, …).
+ */
+export function stackRollingBack(
+  stackId: string,
+  client: CloudFormationClient = tracer.captureAWSv3Client(new CloudFormationClient(CLIENT_BOUNDS)),
+): () => Promise<boolean> {
+  return async () => {
+    const { Stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: stackId }));
+    return /ROLLBACK_IN_PROGRESS$/.test(Stacks[0]?.StackStatus ?? '');
   };
 }

@@ -30,6 +30,9 @@ export const SELF_CHECK_TRIGGER_TIMEOUT = SELF_CHECK_TIMEOUT.plus(Duration.minut
 /** What the self-check may do on the alarm topic: read who subscribes, nothing else (it never publishes). */
 export const SELF_CHECK_TOPIC_ACTIONS: readonly string[] = ['sns:ListSubscriptionsByTopic'];
 
+/** What the self-check may do on its own stack: read its status (a rollback or a deploy), nothing else. */
+export const SELF_CHECK_STACK_ACTIONS: readonly string[] = ['cloudformation:DescribeStacks'];
+
 /** Name of the trigger's property that changes whenever anything else in the stage changes. */
 export const STAGE_FINGERPRINT_PROPERTY = 'StageFingerprint';
 
@@ -125,6 +128,12 @@ export class SelfCheck extends Construct {
     this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.required));
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...SELF_CHECK_TOPIC_ACTIONS], resources: [props.topic.topicArn] }),
+    );
+    // A rollback runs the previous self-check again; its stack's status tells it so, and then it only warns.
+    const stack = Stack.of(this);
+    this.function.addEnvironment(ENV.stackId, stack.stackId);
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: [...SELF_CHECK_STACK_ACTIONS], resources: [stack.stackId] }),
     );
     this.trigger.executeAfter(props.topic);
   }

@@ -772,6 +772,33 @@ edge('Self-check → alarm topic', (stage, stack) => {
     // The other stage's topic (another stack, its own account): its topic policy names CloudWatch only.
     expect(await request(stack(), 'sns:ListSubscriptionsByTopic', stacks[otherStage])).toBe('ImplicitlyDenied');
   });
+
+  // DescribeStacks is authorized on the stack (Service Authorization Reference, AWS CloudFormation): the self-check
+  // reads its own stack's status, so a rollback's run of the previous self-check only warns.
+  const onStack = (action: string, stackArn: string) => {
+    const s = stack();
+    const roleId = s.functionRole(
+      s.idsOfType('AWS::Lambda::Function').find((id) => readableId(id) === 'SelfCheckFunction') as string,
+    );
+    return evaluate(asRole(s, roleId, action, stackArn));
+  };
+
+  it("lets the self-check read its own stack's status", async () => {
+    expect(await onStack('cloudformation:DescribeStacks', stack().stackId)).toBe(ALLOWED);
+  });
+
+  it('refuses changing its stack and reading the other stage', async () => {
+    for (const action of [
+      'cloudformation:UpdateStack',
+      'cloudformation:DeleteStack',
+      'cloudformation:CancelUpdateStack',
+    ])
+      expect({ action, result: await onStack(action, stack().stackId) }).toEqual({
+        action,
+        result: 'ImplicitlyDenied',
+      });
+    expect(await onStack('cloudformation:DescribeStacks', stacks[otherStage].stackId)).toBe('ImplicitlyDenied');
+  });
 });
 
 /** The operator's IAM policy, as docs/cli.md and docs/deploying.md give it. */

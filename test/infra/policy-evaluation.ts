@@ -245,9 +245,15 @@ export class ResolvedStack {
       'AWS::Region': this.region,
       'AWS::AccountId': this.account,
       'AWS::StackName': this.stackName,
+      'AWS::StackId': this.stackId,
       'AWS::URLSuffix': 'amazonaws.com',
     };
     return values[name];
+  }
+
+  /** The stack's ARN, as `AWS::StackId` gives it: its name and a UUID CloudFormation chose (a fixed stand-in here). */
+  get stackId(): string {
+    return `arn:aws:cloudformation:${this.region}:${this.account}:stack/${this.stackName}/1f2e3d4c-5b6a-4980-a1b2-c3d4e5f60718`;
   }
 
   private physicalName(logicalId: string): string {

@@ -129,7 +129,7 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
     });
   });
 
-  it("may only PutItem and DeleteItem on the keys table and list the alarm topic's subscriptions: no read, no inventory, no execute-api", () => {
+  it("may only PutItem and DeleteItem on the keys table, list the alarm topic's subscriptions and read its stack's status: no read, no inventory, no execute-api", () => {
     const data = selfCheckStatements(template())
       .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
       .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
@@ -142,6 +142,7 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
         actions: ['sns:ListSubscriptionsByTopic'],
         resource: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
       },
+      { actions: ['cloudformation:DescribeStacks'], resource: { Ref: 'AWS::StackId' } },
     ]);
   });
 
@@ -151,6 +152,8 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
       [ENV.alarmTopicArn]: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
       [ENV.alarmOnCallTopic]: 'false',
       [ENV.alarmDeliveryRequired]: String(stage === 'production'),
+      // Its own stack, whose status tells a rollback (which runs the previous self-check again) from a deploy.
+      [ENV.stackId]: { Ref: 'AWS::StackId' },
     });
   });
 

@@ -168,21 +168,22 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
           onCallTopic: false,
           required: true,
           listSubscriptions: async () => subscriptions,
+          retryDelayMs: 0,
         },
       });
 
-    it("adds alarm delivery once the API checks pass, and reports a first deploy's unconfirmed e-mail as a warning", async () => {
+    it("checks alarm delivery first, then the API, and reports a first deploy's unconfirmed e-mail as a warning", async () => {
       const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       const { outcome, output } = await capturingOutput(() =>
         withAlarmTopic([{ subscriptionArn: PENDING_CONFIRMATION, protocol: 'email' }])(undefined, aLambdaContext()),
       );
-      expect(outcome).toMatchObject({ passed: [...CHECK_NAMES, ALARM_DELIVERY_CHECK] });
+      expect(outcome).toMatchObject({ passed: [ALARM_DELIVERY_CHECK, ...CHECK_NAMES] });
       expect((outcome as SelfCheckReport).warnings).toEqual([expect.stringMatching(/^alarms reach no one until/)]);
       expect(output).toMatch(/"level":"WARN","message":"alarm delivery"/);
       expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
     });
 
-    it('fails the deployment when its alarms reach no one on a stage that must page, after deleting its key', async () => {
+    it('fails the deployment when its alarms reach no one on a stage that must page, writing no key', async () => {
       const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       const { outcome } = await capturingOutput(() => withAlarmTopic([])(undefined, aLambdaContext()));
       expect(outcome).toBeInstanceOf(SelfCheckFailedError);
