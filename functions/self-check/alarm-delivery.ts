@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { paginateListSubscriptionsByTopic, SNSClient } from '@aws-sdk/client-sns';
 import { tracer } from '../observability/tracer';
+import { sleep } from '../store/backoff';
 import { SelfCheckFailedError } from './self-check';
 
 /** What ListSubscriptionsByTopic says a subscription's ARN is until its endpoint confirms it. */
@@ -109,10 +110,6 @@ async function rollingBack(options: AlarmDeliveryOptions): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Bounds of the self-check's SNS and CloudFormation clients: a hang becomes a named failure, not a time-out. */

@@ -1,6 +1,7 @@
 import { type ApiKeyRecord, generateApiKey } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { logger } from '../observability/logger';
+import { sleep } from '../store/backoff';
 import {
   failedChecks,
   runSmokeChecks,
@@ -103,6 +104,6 @@ async function checkUntilSettled(options: SelfCheckOptions, key: string): Promis
       run,
       failed: failed.map(({ name, problem }) => ({ name, problem })),
     });
-    await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+    await sleep(retryDelayMs);
   }
 }

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveOnLoopback } from './loopback-server';
 
 /** A stand-in for an AWS service that speaks the Query protocol (SNS, CloudFormation), answering as `answer` says. */
 export interface QueryStandIn {
@@ -18,7 +17,7 @@ export async function startQueryStandIn(
   answer: (form: URLSearchParams) => { status: number; body: string },
 ): Promise<QueryStandIn> {
   const forms: URLSearchParams[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const server = await serveOnLoopback(async (req, res) => {
     let text = '';
     for await (const chunk of req) text += String(chunk);
     const form = new URLSearchParams(text);
@@ -27,16 +26,7 @@ export async function startQueryStandIn(
     res.writeHead(status, { 'Content-Type': 'text/xml' });
     res.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    forms,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, forms };
 }
 
 /** The Query protocol's error document (HTTP 4xx): `code` is the service's error code, e.g. `AuthorizationError`. */

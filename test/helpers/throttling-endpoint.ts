@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type IncomingMessage, request } from 'node:http';
+import { serveOnLoopback } from './loopback-server';
 
 /** A DynamoDB endpoint in front of DynamoDB Local that throttles the requests a test chooses. */
 export interface ThrottlingEndpoint {
@@ -49,7 +49,7 @@ async function startFaultEndpoint(
   errorType = 'ThrottlingException',
 ): Promise<ThrottlingEndpoint> {
   const calls: ThrottlingEndpoint['calls'] = [];
-  const server: Server = createServer(async (req, res) => {
+  const server = await serveOnLoopback(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -79,24 +79,11 @@ async function startFaultEndpoint(
       answer.on('end', () => req.socket.resetAndDestroy());
     }).on('error', () => res.destroy());
   });
-  return listen(server, calls);
+  return { ...server, calls };
 }
 
 function forward(target: string, req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void) {
   const sent = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, onAnswer);
   sent.end(body);
   return sent;
-}
-
-async function listen(server: Server, calls: ThrottlingEndpoint['calls']): Promise<ThrottlingEndpoint> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -1,6 +1,5 @@
 import '../helpers/info-logs';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { DeleteItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   ALARM_DELIVERY_CHECK,
@@ -16,6 +15,7 @@ import { freePort } from '../../local/dynamodb-local';
 import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
 import { aLambdaContext, InMemoryApiKeyRepository } from '../fixtures/builders';
 import { putItems, snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
+import { serveOnLoopback } from '../helpers/loopback-server';
 
 /** The names of the seven checks, as every report names them. */
 const CHECK_NAMES = [
@@ -33,12 +33,8 @@ const ANY_KEY = /psk_[A-Za-z0-9_-]{43}/;
 async function serve(
   listener: (req: IncomingMessage, res: ServerResponse) => void,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  const server = await serveOnLoopback(listener);
+  return { ...server, url: `${server.url}/v1` };
 }
 
 /** Forwards every request to `target` (an origin) as it came, after noting its bearer token. */
