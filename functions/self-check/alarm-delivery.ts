@@ -73,6 +73,7 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
     if (attempt > 1) await sleep(options.retryDelayMs ?? ALARM_DELIVERY_RETRY_DELAY_MS);
     try {
       const subscriptions = await options.listSubscriptions(options.topicArn);
+      cause = undefined;
       found = {
         confirmed: subscriptions.filter((s) => s.subscriptionArn.startsWith('arn:')).length,
         pending: subscriptions.filter((s) => s.subscriptionArn === PENDING_CONFIRMATION).length,

@@ -91,6 +91,12 @@ describe('Self-check: alarm delivery', () => {
     expect(calls()).toBe(3);
   });
 
+  it('fails on what the last list said: an earlier listing error is not given as the cause of "no subscription"', async () => {
+    const failure = await checkAlarmDelivery(options([denied(), []]).check).catch((error: unknown) => error);
+    expect((failure as Error).message).toMatch(/^Alarm delivery: alarms reach no one: the alarm topic/);
+    expect((failure as Error).cause).toBeUndefined();
+  });
+
   it('only warns, after one list, on a stage that need not page', async () => {
     const { check, calls } = options([[]], { required: false });
     expect((await checkAlarmDelivery(check)).warning).toMatch(/^alarms reach no one: the alarm topic/);
