@@ -157,6 +157,9 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
     });
   });
 
+  // DependsOn: CloudFormation creates (and updates) a resource only after every resource it names
+  // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-dependson.html), so the check
+  // lists subscriptions that exist.
   it('runs after the alarm topic, its policy and its subscriptions are deployed', () => {
     const subscriptions = Object.keys(resourcesOfType(template(), 'AWS::SNS::Subscription'));
     const expected = [
