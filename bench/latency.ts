@@ -97,7 +97,7 @@ export interface PatchResult {
 /**
  * `PATCH /inventory/{petId}` through the local gateway (authorizer result cached, as on a warm stage), plain and
  * with `expectedQuantity`, against the handler's UpdateItem sent straight to the same DynamoDB Local; the three
- * alternate, each leading in turn, so that drift hits all. The benchmark is the pet's only writer, so it always
+ * alternate in a new random order each round, so that drift hits all. The benchmark is the pet's only writer, so it always
  * knows the stored quantity and every compare-and-set succeeds: what is measured is the cost of the condition.
  */
 export async function measurePatch(options: {

@@ -5,7 +5,7 @@
  * local gateway, where a PATCH is little more than its DynamoDB round trips; on a stage every PATCH also pays the
  * network, API Gateway and Lambda, which the ratios share.
  *
- * It alternates, each leading in turn, a plain PATCH (`{"quantity": n}` with the stock the pet has), `{"adjustBy": ±1}`
+ * It alternates, in a new random order each round, a plain PATCH (`{"quantity": n}` with the stock the pet has), `{"adjustBy": ±1}`
  * and `{"adjustBy": ±1}` with a new `Idempotency-Key` each time (the first-time path: claim, apply, store the answer),
  * and prints p50/p99 of each and the two ratios with their targets (adjustBy ≤ 1.05×, Idempotency-Key ≤ 1.5× a plain
  * PATCH). The key must be a write key and the pet must exist; its stock is the same at the end as at the start (the

@@ -22,11 +22,30 @@ export function round(value: number, decimals = 1): number {
   return Math.round(value * f) / f;
 }
 
-/** Runs `tasks` in a rotated order each round, so that drift of the machine hits every task alike. */
-export async function alternate(rounds: number, tasks: readonly (() => Promise<void>)[]): Promise<void> {
+/**
+ * Runs every task once per round, in a new random order each round, so that drift of the machine, and whatever one
+ * task leaves behind for the next (a busy DynamoDB Local, garbage to collect), hit every task alike. A rotation
+ * (each task leading in turn) kept the same neighbours every round: in the PATCH benchmark the plain PATCH always
+ * came right after the idempotency utility's writes, and was the one PATCH that measured slower.
+ */
+export async function alternate(
+  rounds: number,
+  tasks: readonly (() => Promise<void>)[],
+  random: () => number = Math.random,
+): Promise<void> {
   for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < tasks.length; i++) await (tasks[(r + i) % tasks.length] as () => Promise<void>)();
+    for (const task of shuffled(tasks, random)) await task();
   }
+}
+
+/** A copy of `items` in a uniformly random order (Fisher–Yates). */
+export function shuffled<T>(items: readonly T[], random: () => number = Math.random): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
 }
 
 /** Renders rows as a Markdown table (also readable in a terminal). */

@@ -1,0 +1,57 @@
+import { alternate, shuffled } from '../../bench/stats';
+
+/** A repeatable stand-in for Math.random (mulberry32), so the test's orders are the same on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the benchmark alternation', () => {
+  test('runs every task exactly once per round', async () => {
+    const ran: string[] = [];
+    const tasks = ['a', 'b', 'c', 'd'].map((name) => async () => {
+      ran.push(name);
+    });
+    await alternate(50, tasks, seeded(1));
+    expect(ran).toHaveLength(200);
+    for (let round = 0; round < 50; round++)
+      expect([...ran.slice(round * 4, round * 4 + 4)].sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  test('gives each task other neighbours: no task always runs right after the same one', async () => {
+    const ran: string[] = [];
+    const names = ['plain', 'cas', 'adjust', 'idempotent', 'raw', 'utility'];
+    await alternate(
+      200,
+      names.map((name) => async () => {
+        ran.push(name);
+      }),
+      seeded(7),
+    );
+    const before = new Map<string, Set<string>>();
+    for (let i = 1; i < ran.length; i++) {
+      const set = before.get(ran[i] as string) ?? new Set<string>();
+      set.add(ran[i - 1] as string);
+      before.set(ran[i] as string, set);
+    }
+    // A rotation gives each task one predecessor; a shuffle each round gives it (nearly) every other task.
+    for (const name of names) expect(before.get(name)?.size).toBe(names.length);
+  });
+
+  test('a shuffle keeps every item and leads with each about equally often', () => {
+    const random = seeded(3);
+    const leads = new Map<number, number>();
+    for (let i = 0; i < 6000; i++) {
+      const order = shuffled([0, 1, 2], random);
+      expect([...order].sort()).toEqual([0, 1, 2]);
+      leads.set(order[0] as number, (leads.get(order[0] as number) ?? 0) + 1);
+    }
+    for (const item of [0, 1, 2]) expect(Math.abs((leads.get(item) ?? 0) - 2000)).toBeLessThan(200);
+  });
+});
