@@ -20,7 +20,10 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
   if (error instanceof QuantityConflictError || error instanceof AdjustmentConflictError)
     return errorResponse('CONFLICT', error.message);
-  if (error instanceof StorageUnavailableError) {
+  // middy stops a handler 5 ms before its Lambda timeout (core's timeoutEarlyInMillis) with a TimeoutError; what
+  // these handlers wait on that long is storage, so it is answered as storage trouble, as API Gateway answers the
+  // Lambda timeout itself (INTEGRATION_FAILURE: 503, Retry-After), never as a 500.
+  if (error instanceof StorageUnavailableError || isMiddyEarlyTimeout(error)) {
     return errorResponse(
       'SERVICE_UNAVAILABLE',
       `Inventory storage is temporarily unavailable; retry after ${RETRY_AFTER_SECONDS} s. Request id: ${requestId}.`,
@@ -28,6 +31,13 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
     );
   }
   return errorResponse('INTERNAL', `An internal error occurred. Request id: ${requestId}.`);
+}
+
+/** The error middy's default `timeoutEarlyResponse` throws (@middy/core: name TimeoutError, cause.package). */
+export function isMiddyEarlyTimeout(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== 'TimeoutError') return false;
+  const cause = error.cause as { package?: unknown } | undefined;
+  return cause?.package === '@middy/core';
 }
 
 /** Whether an error is the server's fault (logged at error level) rather than the client's. */

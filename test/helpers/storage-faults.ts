@@ -37,7 +37,9 @@ export interface FaultStack {
   close(): Promise<void>;
 }
 
-export async function startFaultStack(): Promise<FaultStack> {
+export async function startFaultStack(
+  options: { functionTimeoutMs?: (handler: string) => number } = {},
+): Promise<FaultStack> {
   const saved: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(FAULT_ENV)) {
     saved[name] = process.env[name];
@@ -54,7 +56,10 @@ export async function startFaultStack(): Promise<FaultStack> {
   client.destroy();
   const auth = { Authorization: `Bearer ${generated.key}` };
   configureFunctionEnvironment(dynamo.endpoint, LOCAL_TABLE_NAMES);
-  const gateway = await startLocalGateway(0, { log: () => undefined });
+  const gateway = await startLocalGateway(0, {
+    log: () => undefined,
+    ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
+  });
 
   const list = () => rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory', headers: auth });
   const update = (quantity: number) =>

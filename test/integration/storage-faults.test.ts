@@ -1,3 +1,4 @@
+import { defaultFunctionTimeoutMs } from '../../local/gateway';
 import { expectUnavailable, type FaultStack, startFaultStack } from '../helpers/storage-faults';
 
 /**
@@ -6,11 +7,19 @@ import { expectUnavailable, type FaultStack, startFaultStack } from '../helpers/
  */
 describe('Reliability: DynamoDB paused, stopped and back, through the local gateway', () => {
   let stack: FaultStack;
+  /** The update function's timeout for one test: shorter than the SDK's 2 attempts of 1 s each under faults. */
+  let updateTimeoutMs: number | undefined;
 
   beforeAll(async () => {
-    stack = await startFaultStack();
+    stack = await startFaultStack({
+      functionTimeoutMs: (handler) =>
+        handler === 'update-inventory' && updateTimeoutMs !== undefined
+          ? updateTimeoutMs
+          : defaultFunctionTimeoutMs(handler),
+    });
   });
   beforeEach(async () => {
+    updateTimeoutMs = undefined;
     await stack.heal();
   });
   afterAll(async () => {
@@ -31,6 +40,27 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
     // Assess
     expectUnavailable(listed);
     expectUnavailable(updated);
+  });
+
+  /**
+   * middy (@middy/core, option timeoutEarlyInMillis, 5 ms by default) stops a handler just before its Lambda timeout
+   * ("Configure Lambda function timeout", https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html)
+   * and throws a TimeoutError, which the function answers itself: as storage trouble, like API Gateway's answer to
+   * the Lambda timeout (INTEGRATION_FAILURE, 503), not as 500 INTERNAL.
+   */
+  it('answers 503 SERVICE_UNAVAILABLE, not 500, when a PATCH runs out of its time waiting for paused storage', async () => {
+    // Prepare: 1 s, half the SDK's budget (2 attempts of 1 s each), so the function's own deadline comes first.
+    updateTimeoutMs = 1000;
+    stack.pause();
+    // Act
+    const started = Date.now();
+    const updated = await stack.update(7);
+    const tookMs = Date.now() - started;
+    // Assess: the function's own answer (its message, not the gateway's), at its deadline: the SDK's budget alone
+    // cannot end before 2 s (two request timeouts of 1 s).
+    expectUnavailable(updated);
+    expect(JSON.parse(updated.text).message).toMatch(/^Inventory storage is temporarily unavailable/);
+    expect(tookMs).toBeLessThan(2000);
   });
 
   it('recovers by itself when DynamoDB resumes, without restarting anything', async () => {
