@@ -497,7 +497,10 @@ export interface components {
                 "application/json": components["schemas"]["NotAcceptableError"];
             };
         };
-        /** @description A body was sent with a Content-Type other than application/json (or application/*+json). */
+        /**
+         * @description A body was sent with a Content-Type other than application/json (or application/*+json). On a path or
+         *     method the API does not answer (otherwise 404 or 405), any Content-Type but application/json.
+         */
         UnsupportedMediaType: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -659,6 +662,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -698,6 +702,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -781,6 +786,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Not implemented; the operation is deprecated. */
@@ -813,6 +819,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Not implemented. */

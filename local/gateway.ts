@@ -26,6 +26,7 @@ import {
   methodNotAllowedMessage,
   renderTemplate,
 } from '../service/gateway-responses';
+import { integrationRequestOutcome, MOCK_ANSWER_REQUEST } from '../service/integration-request';
 import {
   API_STAGE_NAME,
   AUTHORIZER_HANDLER,
@@ -549,6 +550,11 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     if (match?.params) {
       const reply = await invokeRoute(match.route, req, rawQuery, body, match.params, auth, requestId, stagePath);
       return 'cookies' in reply ? sendStreamed(reply) : send(reply);
+    }
+    // What is left is answered by the stage's 404/405 MOCK methods, whose integration refuses a Content-Type it has
+    // no template for (service/integration-request.ts): API Gateway's UNSUPPORTED_MEDIA_TYPE, before any mock.
+    if (integrationRequestOutcome(MOCK_ANSWER_REQUEST, lastHeaderValue(req, 'content-type')) === 'refused with 415') {
+      return send(answer('UNSUPPORTED_MEDIA_TYPE', requestId));
     }
     const first = matches[0];
     if (first) {

@@ -35,6 +35,7 @@ import {
   gatewayResponseHeaders,
   methodNotAllowedMessage,
 } from '../../service/gateway-responses';
+import { MOCK_ANSWER_REQUEST } from '../../service/integration-request';
 import {
   API_STAGE_NAME,
   allowedMethods,
@@ -296,8 +297,12 @@ function addMockMethod(
     'ANY',
     new MockIntegration({
       // The only integration response has no selection pattern, so it answers whatever the mock returns.
-      requestTemplates: { 'application/json': '{"statusCode": 200}' },
-      passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+      // A MOCK takes its status from the template's output. WHEN_NO_MATCH would pass a body of another media type
+      // (a form, text, XML) through untransformed, with no statusCode in it: API Gateway's 500. NEVER refuses it with
+      // the UNSUPPORTED_MEDIA_TYPE response instead (service/integration-request.ts cites the page; the local
+      // gateway answers the same, and test/infra/api.test.ts evaluates every mock).
+      requestTemplates: { ...MOCK_ANSWER_REQUEST.RequestTemplates },
+      passthroughBehavior: PassthroughBehavior[MOCK_ANSWER_REQUEST.PassthroughBehavior],
       integrationResponses: [
         {
           statusCode,

@@ -7,6 +7,7 @@ import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
 import { defaultFunctionTimeoutMs } from '../../local/gateway';
 import { ERROR_CODES } from '../../service/error-codes';
 import { gatewayResponse } from '../../service/gateway-responses';
+import { integrationRequestOutcome } from '../../service/integration-request';
 import { accountStackName, STACK_OUTPUTS } from '../../service/names';
 import {
   API_STAGE_NAME,
@@ -266,6 +267,32 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       });
     }
   });
+
+  it.each([
+    [undefined, 'transformed'],
+    ['application/json', 'transformed'],
+    ['Application/JSON; charset=utf-8', 'transformed'],
+    ['text/plain', 'refused with 415'],
+    ['application/x-www-form-urlencoded', 'refused with 415'],
+    ['application/xml', 'refused with 415'],
+  ] as const)(
+    'answers a body of Content-Type %s on every 404/405 mock: %s, never passed through to the mock (a 500)',
+    (contentType, expected) => {
+      // What API Gateway does with each (service/integration-request.ts, from its passthrough-behaviour page).
+      const mocks = methods().filter((m) => m.httpMethod === 'ANY' && m.integration.Type === 'MOCK');
+      expect(mocks.length).toBeGreaterThan(4);
+      for (const method of mocks) {
+        expect({ method: method.path, outcome: integrationRequestOutcome(method.integration, contentType) }).toEqual({
+          method: method.path,
+          outcome: expected,
+        });
+      }
+      // The 415 is the UNSUPPORTED_MEDIA_TYPE response, an Error body like every other.
+      expect(gatewayResponse('UNSUPPORTED_MEDIA_TYPE').code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(ERROR_CODES.UNSUPPORTED_MEDIA_TYPE).toBe(415);
+      template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'UNSUPPORTED_MEDIA_TYPE' });
+    },
+  );
 
   it('sends no CORS headers and has no unauthenticated OPTIONS methods when no origins are configured', () => {
     expect(methods().filter((m) => m.httpMethod === 'OPTIONS')).toEqual([]);

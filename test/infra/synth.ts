@@ -78,6 +78,8 @@ export interface TemplateMethod {
     Uri?: unknown;
     ResponseTransferMode?: string;
     TimeoutInMillis?: number;
+    RequestTemplates?: Record<string, string>;
+    PassthroughBehavior?: string;
     IntegrationResponses?: {
       StatusCode: string;
       SelectionPattern?: string;

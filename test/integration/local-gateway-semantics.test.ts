@@ -441,6 +441,46 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
     });
   });
 
+  /**
+   * "Method request behavior for payloads without mapping templates for REST APIs in API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/integration-passthrough-behaviors.html): the stage's
+   * 404 and 405 are MOCK integrations with an `application/json` template and passthrough NEVER, so a body of another
+   * media type is refused with 415 (the UNSUPPORTED_MEDIA_TYPE type), after the authorizer and before the mock; no
+   * Content-Type is taken as `application/json` (service/integration-request.ts; test/infra/api.test.ts holds the
+   * stack's mocks to it).
+   */
+  describe('the 404/405 mocks and the media type', () => {
+    const send = (method: string, path: string, headers: Record<string, string>, body: string) =>
+      rawRequest(stack.url, { method, path, headers: { ...stack.authHeader, ...headers }, body: Buffer.from(body) });
+
+    it.each([
+      ['POST', '/v1/inventory', 'text/plain'],
+      ['PUT', '/v1/inventory/1', 'application/x-www-form-urlencoded'],
+      ['POST', '/v1/no-such-route', 'application/xml'],
+    ])('answers %s %s with a %s body with the UNSUPPORTED_MEDIA_TYPE response (415)', async (method, path, type) => {
+      expectGatewayAnswer(await send(method, path, { 'Content-Type': type }, 'a=b'), 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers the mocks as before with a JSON body (any case, with a charset) or no Content-Type', async () => {
+      const json = await send('PUT', '/v1/inventory/1', { 'Content-Type': 'Application/JSON; charset=utf-8' }, '{}');
+      const none = await rawRequest(stack.url, { method: 'DELETE', path: '/v1/inventory', headers: stack.authHeader });
+      const unknown = await send('POST', '/v1/no-such-route', { 'Content-Type': 'application/json' }, '{}');
+      expect([json.status, JSON.parse(json.text).code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+      expect([none.status, JSON.parse(none.text).code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+      expectGatewayAnswer(unknown, 'MISSING_AUTHENTICATION_TOKEN');
+    });
+
+    it('authenticates first: a text body without a key is 401', async () => {
+      const response = await rawRequest(stack.url, {
+        method: 'POST',
+        path: '/v1/inventory',
+        headers: { 'Content-Type': 'text/plain' },
+        body: Buffer.from('x'),
+      });
+      expectGatewayAnswer(response, 'UNAUTHORIZED');
+    });
+  });
+
   it('is not throttled unless asked: 200 concurrent requests all reach the function', async () => {
     const responses = await Promise.all(Array.from({ length: 200 }, () => get('/v1/store/orders')));
     expect(new Set(responses.map((response) => response.status))).toEqual(new Set([501]));
