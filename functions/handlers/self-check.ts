@@ -6,10 +6,11 @@ import { logger } from '../observability/logger';
 import {
   type AlarmDeliveryOptions,
   checkAlarmDelivery,
+  isRollingBack,
   snsSubscriptionLister,
   stackRollingBack,
 } from '../self-check/alarm-delivery';
-import { runSelfCheck } from '../self-check/self-check';
+import { runSelfCheck, SelfCheckFailedError } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
@@ -22,6 +23,12 @@ export interface SelfCheckDeps {
   settleMs?: number;
   /** Whether the stage's alarms reach anyone (a deployed stage's alarm topic). @default not checked */
   alarmDelivery?: AlarmDeliveryOptions;
+  /**
+   * Whether CloudFormation is rolling the stack back (a deployed stage: its status). A rollback runs the previous
+   * self-check again; a failure then cannot make the rollback do better, only leave the stack UPDATE_ROLLBACK_FAILED,
+   * so during one a failed check is a warning. @default never
+   */
+  rollingBack?: () => Promise<boolean>;
 }
 
 /** The name of the alarm-delivery check in a report. */
@@ -39,33 +46,40 @@ export interface SelfCheckReport {
  * The deploy self-check, invoked by the stage's CDK trigger after each deployment: calls the stage through its
  * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`), after asking SNS, on a
  * deployed stage, whether its alarms reach anyone (`functions/self-check/alarm-delivery.ts`). A failed check throws,
- * which fails the trigger and so the deployment, and CloudFormation rolls back. The key is never logged.
+ * which fails the trigger and so the deployment, and CloudFormation rolls back; during that rollback (which runs the
+ * previous self-check again) a failed check is only a warning. The key is never logged.
  */
 export function createHandler(deps: Deps<SelfCheckDeps>) {
   const resolve = resolveDeps(deps);
   return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
     async function checkDeployedStage(_event, context) {
-      const { keys, baseUrl, settleMs, alarmDelivery } = resolve();
+      const { keys, baseUrl, settleMs, alarmDelivery, rollingBack } = resolve();
       // First, at most ~35 s: the API checks then size their retries by the time that is left.
       const delivery = alarmDelivery ? await checkAlarmDelivery(alarmDelivery) : undefined;
       if (delivery) {
         logger.info('alarm delivery checked', { confirmed: delivery.confirmed, pending: delivery.pending });
         if (delivery.warning) logger.warn('alarm delivery', { warning: delivery.warning });
       }
-      const results = await runSelfCheck({
-        keys,
-        baseUrl,
-        // The request id ties a key row left behind (should its deletion ever fail) to this run's log.
-        keyName: `self-check ${context.awsRequestId}`,
-        remainingTimeMs: () => context.getRemainingTimeInMillis(),
-        ...(settleMs === undefined ? {} : { settleMs }),
-      });
-      const passed = results.map(({ name }) => name);
-      return {
-        baseUrl,
-        passed: delivery ? [ALARM_DELIVERY_CHECK, ...passed] : passed,
-        warnings: delivery?.warning ? [delivery.warning] : [],
-      };
+      const warnings = delivery?.warning ? [delivery.warning] : [];
+      let passed: string[];
+      try {
+        const results = await runSelfCheck({
+          keys,
+          baseUrl,
+          // The request id ties a key row left behind (should its deletion ever fail) to this run's log.
+          keyName: `self-check ${context.awsRequestId}`,
+          remainingTimeMs: () => context.getRemainingTimeInMillis(),
+          ...(settleMs === undefined ? {} : { settleMs }),
+        });
+        passed = results.map(({ name }) => name);
+      } catch (error) {
+        // Asked only once a check has failed: a passing run never calls CloudFormation.
+        if (!(error instanceof SelfCheckFailedError) || !(await isRollingBack(rollingBack))) throw error;
+        const warning = `${error.message} (not failed: the stack is rolling back)`;
+        logger.warn('self-check failed during a rollback', { warning });
+        return { baseUrl, passed: delivery ? [ALARM_DELIVERY_CHECK] : [], warnings: [...warnings, warning] };
+      }
+      return { baseUrl, passed: delivery ? [ALARM_DELIVERY_CHECK, ...passed] : passed, warnings };
     },
   );
 }
@@ -74,7 +88,9 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
 export function selfCheckDepsFromEnvironment(): SelfCheckDeps {
   const topicArn = optionalEnv(ENV.alarmTopicArn);
   const stackId = optionalEnv(ENV.stackId);
+  const rollingBack = stackId ? stackRollingBack(stackId) : undefined;
   return {
+    ...(rollingBack ? { rollingBack } : {}),
     keys: new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }),
     baseUrl: requireEnv(ENV.selfCheckBaseUrl),
     ...(topicArn
@@ -84,7 +100,7 @@ export function selfCheckDepsFromEnvironment(): SelfCheckDeps {
             onCallTopic: optionalEnv(ENV.alarmOnCallTopic) === 'true',
             required: optionalEnv(ENV.alarmDeliveryRequired) === 'true',
             listSubscriptions: snsSubscriptionLister(),
-            ...(stackId ? { rollingBack: stackRollingBack(stackId) } : {}),
+            ...(rollingBack ? { rollingBack } : {}),
           },
         }
       : {}),

@@ -100,14 +100,15 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
   }
   const counts = found ?? { confirmed: 0, pending: 0 };
   if (!options.required) return { ...counts, warning: problem };
-  if (await rollingBack(options)) return { ...counts, warning: `${problem} (not failed: the stack is rolling back)` };
+  if (await isRollingBack(options.rollingBack))
+    return { ...counts, warning: `${problem} (not failed: the stack is rolling back)` };
   throw new SelfCheckFailedError(`Alarm delivery: ${problem}`, cause === undefined ? undefined : { cause });
 }
 
 /** A rollback goes on whatever is asked: only a stack status that says so counts, never a failed question. */
-async function rollingBack(options: AlarmDeliveryOptions): Promise<boolean> {
+export async function isRollingBack(ask: (() => Promise<boolean>) | undefined): Promise<boolean> {
   try {
-    return (await options.rollingBack?.()) ?? false;
+    return (await ask?.()) ?? false;
   } catch {
     return false;
   }

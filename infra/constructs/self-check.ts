@@ -86,6 +86,13 @@ export class SelfCheck extends Construct {
       },
     });
     props.apiKeysTable.grant(this.function, ...SELF_CHECK_TABLE_ACTIONS);
+    // A rollback runs the previous self-check again; its stack's status tells it so, and then a failed check only
+    // warns (a failure could only leave the stack UPDATE_ROLLBACK_FAILED).
+    const stack = Stack.of(this);
+    this.function.addEnvironment(ENV.stackId, stack.stackId);
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: [...SELF_CHECK_STACK_ACTIONS], resources: [stack.stackId] }),
+    );
 
     const functions = [...props.functions];
     this.trigger = new Trigger(this, 'Trigger', {
@@ -128,12 +135,6 @@ export class SelfCheck extends Construct {
     this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.required));
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...SELF_CHECK_TOPIC_ACTIONS], resources: [props.topic.topicArn] }),
-    );
-    // A rollback runs the previous self-check again; its stack's status tells it so, and then it only warns.
-    const stack = Stack.of(this);
-    this.function.addEnvironment(ENV.stackId, stack.stackId);
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: [...SELF_CHECK_STACK_ACTIONS], resources: [stack.stackId] }),
     );
     this.trigger.executeAfter(props.topic);
   }

@@ -138,11 +138,11 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
         actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
         resource: { 'Fn::GetAtt': [logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'), 'Arn'] },
       },
+      { actions: ['cloudformation:DescribeStacks'], resource: { Ref: 'AWS::StackId' } },
       {
         actions: ['sns:ListSubscriptionsByTopic'],
         resource: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
       },
-      { actions: ['cloudformation:DescribeStacks'], resource: { Ref: 'AWS::StackId' } },
     ]);
   });
 

@@ -206,6 +206,65 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
     });
 
+    /**
+     * A rollback runs the previous self-check again, and a trigger that fails then leaves the stack in
+     * UPDATE_ROLLBACK_FAILED (AWS CloudFormation User Guide, "Stack status codes"; "Continue rolling back an update"):
+     * the rollback cannot do better than what it restores, so during one a failed check only warns.
+     */
+    it('during a rollback reports failed checks as a warning, not a failure, and still deletes its key', async () => {
+      // Prepare
+      const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      // Act
+      const { outcome, output } = await capturingOutput(() =>
+        createHandler({ keys, baseUrl, settleMs: 0, rollingBack: async () => true })(undefined, aLambdaContext()),
+      );
+      // Assess
+      expect(outcome).toEqual({
+        baseUrl,
+        passed: [],
+        warnings: [
+          expect.stringMatching(/^Self-check of .* failed 7 of 7 checks: .*\(not failed: the stack is rolling back\)$/),
+        ],
+      });
+      expect(output).toMatch(/"level":"WARN","message":"self-check failed during a rollback"/);
+      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+    });
+
+    it('fails as before when the stack is not rolling back, or its status cannot be read; a passing run never asks', async () => {
+      // Prepare
+      const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
+      let asked = 0;
+      const notRollingBack = async () => {
+        asked++;
+        return false;
+      };
+      const unreadable = async () => {
+        asked++;
+        throw new Error('AccessDenied');
+      };
+      // Act
+      const failing = await Promise.all(
+        [notRollingBack, unreadable].map((rollingBack) =>
+          capturingOutput(() =>
+            createHandler({ keys, baseUrl, settleMs: 0, rollingBack })(undefined, aLambdaContext()),
+          ),
+        ),
+      );
+      const askedWhenFailing = asked;
+      const { outcome: passing } = await capturingOutput(() =>
+        createHandler({ keys, baseUrl: stack.url, settleMs: 0, rollingBack: notRollingBack })(
+          undefined,
+          aLambdaContext(),
+        ),
+      );
+      // Assess
+      for (const { outcome } of failing) expect(outcome).toBeInstanceOf(SelfCheckFailedError);
+      expect(askedWhenFailing).toBe(2);
+      expect(passing).toMatchObject({ passed: CHECK_NAMES, warnings: [] });
+      expect(asked).toBe(2);
+    });
+
     it('fails naming every check a target answering 200 to everything gets wrong, the echoed key redacted', async () => {
       // Prepare: a target that answers 200 and echoes the request's headers, key included.
       const seen: string[] = [];
