@@ -21,6 +21,7 @@ import {
   corsPreflightHeaders,
   errorTemplate,
   type GatewayResponseType,
+  gatewayCorsHeaders,
   gatewayResponse,
   gatewayResponseHeaders,
   methodNotAllowedMessage,
@@ -561,7 +562,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       const allow = allowedMethods(first.route.path).join(', ');
       return send({
         statusCode: 405,
-        headers: { ...COMMON_HEADERS, Allow: allow },
+        headers: { ...COMMON_HEADERS, ...gatewayCorsHeaders(corsOrigins), Allow: allow },
         body: renderTemplate(errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(first.route.path, allow)), {
           httpMethod: method,
         }),

@@ -161,9 +161,39 @@ export function gatewayResponseHeaders(
   spec: GatewayResponseSpec,
   corsOrigins: readonly string[],
 ): Record<string, string> {
-  const cors: Record<string, string> =
-    corsOrigins.length === 1 ? { 'Access-Control-Allow-Origin': corsOrigins[0] as string } : {};
-  return { ...COMMON_HEADERS, ...cors, ...spec.headers };
+  return { ...COMMON_HEADERS, ...gatewayCorsHeaders(corsOrigins), ...spec.headers };
+}
+
+/**
+ * Response headers a browser lets a script read besides the CORS-safelisted ones (Fetch Standard, "CORS-safelisted
+ * response-header name": Cache-Control, Content-Language, Content-Length, Content-Type, Expires, Last-Modified,
+ * Pragma): every other header the contract documents, and the request id to quote. The functions' answers expose
+ * them (functions/http/cors.ts) and so do API Gateway's own; test/unit/cors-contract.test.ts reads openapi.yaml.
+ */
+export const CORS_EXPOSED_HEADERS = [
+  'Allow',
+  'Deprecation',
+  'Idempotent-Replayed',
+  'Link',
+  'Retry-After',
+  'Sunset',
+  'WWW-Authenticate',
+  'x-amzn-RequestId',
+] as const;
+
+/**
+ * The CORS headers of an answer API Gateway makes itself (a gateway response, a 404/405 mock), which can only be
+ * static: the allowed origin with `Vary: Origin` and the exposed headers when exactly one origin is configured, and
+ * none with several (a static header cannot echo the one of several that asked).
+ */
+export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<string, string> {
+  const [origin] = corsOrigins;
+  if (corsOrigins.length !== 1 || origin === undefined) return {};
+  return {
+    'Access-Control-Allow-Origin': origin,
+    ...(origin === '*' ? {} : { Vary: 'Origin' }),
+    'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(', '),
+  };
 }
 
 const PLACEHOLDERS: Readonly<Record<string, string>> = {
@@ -255,7 +285,8 @@ export function methodNotAllowedMessage(path: string, allow: string): string {
  */
 export const CORS_PREFLIGHT = {
   allowMethods: [...new Set(ROUTES.map((route) => route.method)), 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type'],
+  // Every request header the contract documents that a browser does not send on its own (test/unit/cors-contract).
+  allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
   maxAgeSeconds: 3600,
   status: 204,
 } as const;

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import httpCors from '@middy/http-cors';
+import { CORS_EXPOSED_HEADERS } from '../../service/gateway-responses';
 
 /**
  * CORS for browser clients of a stage that allows some origins (`CORS_ALLOWED_ORIGINS`, comma-separated, set by the
@@ -7,8 +8,8 @@ import httpCors from '@middy/http-cors';
  * actual response needs the allow-origin header too, which @middy/http-cors adds.
  */
 
-/** Headers a browser may read besides the CORS-safelisted ones. */
-export const EXPOSED_HEADERS = 'Retry-After, Deprecation, Sunset, WWW-Authenticate, x-amzn-RequestId';
+/** Headers a browser may read besides the CORS-safelisted ones: the same on every answer, API Gateway's too. */
+export const EXPOSED_HEADERS = CORS_EXPOSED_HEADERS.join(', ');
 
 /** Parses a comma-separated list of allowed origins; blanks are ignored. */
 export function parseAllowedOrigins(value: string | undefined): readonly string[] {

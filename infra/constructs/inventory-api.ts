@@ -31,6 +31,7 @@ import {
   CORS_PREFLIGHT,
   errorTemplate,
   GATEWAY_RESPONSES,
+  gatewayCorsHeaders,
   gatewayResponse,
   gatewayResponseHeaders,
   methodNotAllowedMessage,
@@ -178,7 +179,7 @@ export class InventoryApi extends Construct {
           operationName: route.operationId,
         });
     }
-    this.addFallbackMethods();
+    this.addFallbackMethods(corsOrigins);
     this.addGatewayResponses(corsOrigins);
     this.acknowledgeNagFindings();
 
@@ -191,24 +192,28 @@ export class InventoryApi extends Construct {
    * the local gateway answers: an ANY method on every resource without routes and on `{proxy+}` (404), and an ANY
    * method beside the routes of each route resource (405).
    */
-  private addFallbackMethods(): void {
+  private addFallbackMethods(corsOrigins: readonly string[]): void {
     const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    // A browser reads these answers as it reads the functions' and the gateway responses' (same CORS headers).
+    const cors = gatewayCorsHeaders(corsOrigins);
     const routePaths = new Set(ROUTES.map((route) => route.path));
     for (const path of apiResourcePaths()) {
       const resource = this.api.root.resourceForPath(path);
       if (routePaths.has(path)) {
         const allow = allowedMethods(path).join(', ');
         addMockMethod(resource, 405, errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow)), {
+          ...cors,
           Allow: allow,
         });
       } else {
-        addMockMethod(resource, notFound.status, errorTemplate(notFound.code, notFound.message));
+        addMockMethod(resource, notFound.status, errorTemplate(notFound.code, notFound.message), cors);
       }
     }
     addMockMethod(
       this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)),
       notFound.status,
       errorTemplate(notFound.code, notFound.message),
+      cors,
     );
   }
 

@@ -1,6 +1,7 @@
 import { STAGES } from '../../infra/stage-config';
 import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
+  CORS_EXPOSED_HEADERS,
   CORS_PREFLIGHT,
   corsPreflightHeaders,
   GATEWAY_RESPONSE_TYPES,
@@ -169,6 +170,35 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
     }
     for (const props of gatewayResponses(withCors, 'staging')) {
       expect(props.ResponseParameters?.['gatewayresponse.header.Access-Control-Allow-Origin']).toBeUndefined();
+    }
+  });
+
+  // Fetch Standard (https://fetch.spec.whatwg.org/): without Access-Control-Allow-Origin a browser hides the whole
+  // answer, and without Access-Control-Expose-Headers every header a script would read (WWW-Authenticate, Retry-After,
+  // Allow) but the safelisted few.
+  it('gives every gateway response and every 404/405 mock the origin, Vary and the exposed headers with one origin', () => {
+    const expected = {
+      'Access-Control-Allow-Origin': `'${ORIGINS[0]}'`,
+      Vary: "'Origin'",
+      'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS.join(', ')}'`,
+    };
+    const mocks = templateMethods(withCors.templates.production).filter(
+      (method) => method.httpMethod === 'ANY' && method.integration.Type === 'MOCK',
+    );
+    expect(mocks.length).toBeGreaterThan(4);
+    for (const props of gatewayResponses(withCors, 'production')) {
+      for (const [name, value] of Object.entries(expected))
+        expect(props.ResponseParameters?.[`gatewayresponse.header.${name}`]).toBe(value);
+    }
+    for (const mock of mocks) {
+      const [response] = mock.integration.IntegrationResponses ?? [];
+      for (const [name, value] of Object.entries(expected))
+        expect(response?.ResponseParameters?.[`method.response.header.${name}`]).toBe(value);
+    }
+    // With several origins a static header cannot name the one that asked: none, on mocks as on responses.
+    for (const mock of templateMethods(withCors.templates.staging).filter((method) => method.httpMethod === 'ANY')) {
+      const [response] = mock.integration.IntegrationResponses ?? [];
+      expect(response?.ResponseParameters?.['method.response.header.Access-Control-Allow-Origin']).toBeUndefined();
     }
   });
 

@@ -72,4 +72,54 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
     expect(response.status).toBe(401);
     expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
   });
+
+  // Fetch Standard (https://fetch.spec.whatwg.org/, "CORS-safelisted response-header name"): a script reads any
+  // other header only if Access-Control-Expose-Headers names it.
+  it.each([
+    ['a 401 from the authorizer', 'GET', '/inventory', false, 401, 'www-authenticate'],
+    ['a 404 for an unknown path (the stage: a mock)', 'GET', '/no-such-route', true, 404, 'x-amzn-requestid'],
+    ['a 405 for another method (the stage: a mock)', 'DELETE', '/inventory', true, 405, 'allow'],
+    ["a page of the list with a next page's Link", 'GET', '/inventory?limit=1', true, 200, 'link'],
+  ] as const)(
+    'lets the allowed origin read %s and its headers',
+    async (_what, method, path, withKey, status, header) => {
+      // Act
+      const response = await call(stack.url, method, path, {
+        headers: { ...(withKey ? stack.authHeader : {}), Origin: ORIGIN },
+        ...(path.startsWith('/inventory') ? { route: '/inventory' } : {}),
+      });
+      // Assess
+      expect(response.status).toBe(status);
+      expect(response.headers.get(header)).not.toBeNull();
+      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect(response.headers.get('vary')).toMatch(/Origin/);
+      const exposed = (response.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
+      expect(exposed).toContain(header);
+    },
+  );
+
+  it('lets a browser send the retry-safe PATCH: the preflight allows Idempotency-Key, and it reads Idempotent-Replayed', async () => {
+    // Prepare
+    const preflight = await socketExchange(
+      stack.url,
+      `OPTIONS /v1/inventory/1 HTTP/1.1\r\nHost: h\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: PATCH\r\n` +
+        'Access-Control-Request-Headers: authorization,content-type,idempotency-key\r\nConnection: close\r\n\r\n',
+    );
+    const key = `cors-${process.pid}-${Date.now()}`;
+    const send = () =>
+      call(stack.url, 'PATCH', '/inventory/1', {
+        headers: { ...jsonHeaders(stack.authHeader), Origin: ORIGIN, 'Idempotency-Key': key },
+        body: '{"adjustBy":1}',
+        route: '/inventory/{petId}',
+      });
+    // Act
+    const first = await send();
+    const replay = await send();
+    // Assess
+    const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(',');
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
+    expect([first.status, replay.status]).toEqual([200, 200]);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((replay.headers.get('access-control-expose-headers') ?? '').toLowerCase()).toContain('idempotent-replayed');
+  });
 });

@@ -166,7 +166,7 @@ describe('Local gateway: the CORS preflight headers', () => {
     ['https://evil.example', 'https://a.example'],
   ])('answers a preflight from %s with Access-Control-Allow-Origin %s', (origin, allowed) => {
     expect(corsPreflightHeaders(origins, origin)).toEqual({
-      'Access-Control-Allow-Headers': 'Authorization,Content-Type',
+      'Access-Control-Allow-Headers': 'Authorization,Content-Type,Idempotency-Key',
       'Access-Control-Allow-Origin': allowed,
       Vary: 'Origin',
       'Access-Control-Allow-Methods': 'GET,PATCH,OPTIONS',
