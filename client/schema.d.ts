@@ -255,6 +255,13 @@ export interface components {
             /** @constant */
             status?: 400;
         };
+        /** @description An Error answered with 400 to a list request. */
+        ListQueryError: components["schemas"]["Error"] & {
+            /** @enum {unknown} */
+            code?: "VALIDATION_FAILED" | "BAD_REQUEST";
+            /** @constant */
+            status?: 400;
+        };
         /** @description An Error answered with 400 by API Gateway itself. */
         RequestRefusedError: components["schemas"]["Error"] & {
             /** @constant */
@@ -374,6 +381,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["BadRequestError"];
+            };
+        };
+        /**
+         * @description `limit` or `after` breaks its rule (`VALIDATION_FAILED`, the message naming the parameter), or API Gateway
+         *     refused the request before it reached the service (`BAD_REQUEST`: malformed HTTP). Nothing is read.
+         */
+        ListQueryRefused: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ListQueryError"];
             };
         };
         /**
@@ -656,7 +676,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryItem"][];
                 };
             };
-            400: components["responses"]["RequestRefused"];
+            400: components["responses"]["ListQueryRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
