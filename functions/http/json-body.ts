@@ -32,9 +32,22 @@ export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers
       `The request body must be sent as Content-Type: application/json${contentType ? `, not ${mediaType || 'an empty type'}` : ''}.`,
     );
   }
+  let text: string;
   try {
-    return UTF8.decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new ValidationError('The request body is not valid UTF-8.', 'MALFORMED_JSON');
   }
+  // The stage has no binary media types, so API Gateway hands a JSON body over as text, and a byte that is not
+  // UTF-8 reaches the function as U+FFFD (the local gateway decodes alike). No valid body has that character (its
+  // members are ASCII names and numbers), so it stands for the byte it replaced.
+  if (text.includes(REPLACEMENT_CHARACTER)) {
+    throw new ValidationError(
+      'The request body is not valid UTF-8 (it holds a byte that is not UTF-8, or U+FFFD).',
+      'MALFORMED_JSON',
+    );
+  }
+  return text;
 }
+
+const REPLACEMENT_CHARACTER = '\uFFFD';

@@ -2,6 +2,7 @@ import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { importHandler } from '../../local/gateway';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
 import { putItems, snapshotTable, startTestStack, TEST_INVENTORY, type TestStack } from '../helpers/local-stack';
+import { rawRequest } from '../helpers/raw-http';
 
 const UPDATE = '/inventory/{petId}';
 
@@ -120,6 +121,23 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
         expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
       },
     );
+
+    it('answers a body with a byte that is not UTF-8 with 400 MALFORMED_JSON and changes nothing', async () => {
+      // Prepare: 0xFF, which API Gateway (no binary media types) and the local gateway hand over as U+FFFD.
+      const before = await snapshotTable(stack.client, stack.tables.inventory);
+      const body = Buffer.concat([Buffer.from('{"quantity":7,"'), Buffer.from([0xff]), Buffer.from('":1}')]);
+      // Act
+      const response = await rawRequest(stack.url, {
+        method: 'PATCH',
+        path: '/v1/inventory/1',
+        headers: jsonHeaders(stack.authHeader),
+        body,
+      });
+      // Assess
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text)).toMatchObject({ code: 'MALFORMED_JSON', status: 400 });
+      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+    });
 
     it('answers 400 when no body is sent at all, whatever the headers', async () => {
       const response = await call(stack.url, 'PATCH', '/inventory/1', {

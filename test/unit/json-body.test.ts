@@ -59,6 +59,15 @@ describe('HTTP: readJsonBody', () => {
     expect(() => readJsonBody({ body, headers: json, isBase64Encoded: true })).toThrow(/not valid UTF-8/);
   });
 
+  it('refuses as MALFORMED_JSON a text body holding U+FFFD, what a byte that is not UTF-8 becomes on the way', () => {
+    const body = Buffer.from([...Buffer.from('{"quantity":7,"'), 0xff, ...Buffer.from('":1}')]).toString('utf8');
+    expect(body).toContain('\uFFFD');
+    expect(() => readJsonBody({ body, headers: json, isBase64Encoded: false })).toThrow(
+      expect.objectContaining({ code: 'MALFORMED_JSON', message: expect.stringMatching(/not valid UTF-8/) }),
+    );
+    expect(readJsonBody({ body: '{"quantity":7}', headers: json, isBase64Encoded: false })).toBe('{"quantity":7}');
+  });
+
   it('reads headers whatever their case', () => {
     expect(headerValue({ 'CoNtEnT-TyPe': 'x' }, 'content-type')).toBe('x');
     expect(headerValue(null, 'content-type')).toBeUndefined();
