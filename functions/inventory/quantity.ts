@@ -9,7 +9,7 @@ export function quantityRule(field = 'quantity'): string {
 
 /**
  * Reads a stock quantity from the literal it was written as (JSON or CSV): an integer with no sign, fraction,
- * exponent or leading zero, from 0 to 2147483647 (`5.0`, `1e2`, `+5` and `05` are refused, not rounded).
+ * exponent or leading zero, from 0 to 2147483647 (`5.0`, `1e2`, `+5`, `-0` and `05` are refused, not rounded).
  *
  * @throws ValidationError naming the field and the rule.
  */
@@ -20,7 +20,8 @@ export function parseQuantityLiteral(literal: string, field = 'quantity'): numbe
     );
   }
   const value = Number(literal);
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_QUANTITY)
+  // `-0` is 0 to Number, but it has a sign: refused like any other.
+  if (!Number.isSafeInteger(value) || value < 0 || Object.is(value, -0) || value > MAX_QUANTITY)
     throw new ValidationError(`${quantityRule(field)}; got ${literal}.`);
   return value;
 }

@@ -41,6 +41,7 @@ describe('Function: parseImport (CSV)', () => {
       '6,1', // line 10
       '007,1,pending', // line 11
       '7,1,pending', // line 12: 007 and 7 are the same pet
+      '8,-0,sold', // line 13: a signed zero
       '',
     ].join('\n');
 
@@ -48,7 +49,7 @@ describe('Function: parseImport (CSV)', () => {
     const { problems } = parseImport(text, 'csv');
 
     // Assess
-    expect(problems.map((problem) => problem.line)).toEqual([3, 4, 5, 6, 7, 8, 10, 12]);
+    expect(problems.map((problem) => problem.line)).toEqual([3, 4, 5, 6, 7, 8, 10, 12, 13]);
     const byLine = new Map(problems.map((problem) => [problem.line, problem.message]));
     expect(byLine.get(3)).toMatch(/petId must be a decimal integer/);
     expect(byLine.get(4)).toMatch(/quantity must be an integer from 0 to 2147483647; got -1$/);
@@ -57,6 +58,7 @@ describe('Function: parseImport (CSV)', () => {
     expect(byLine.get(7)).toMatch(/out of range/);
     expect(byLine.get(10)).toBe('expected 3 fields (petId,quantity,status), got 2');
     expect(byLine.get(12)).toBe('petId 7 is already on line 11');
+    expect(byLine.get(13)).toMatch(/quantity must be an integer from 0 to 2147483647; got -0$/);
   });
 
   it('refuses a missing or wrong header on line 1 and reads no rows', () => {
@@ -110,7 +112,8 @@ describe('Function: parseImport (JSON)', () => {
       '  {"petId": 5, "quantity": 1, "quantity": 2, "status": "sold"},', // line 8
       '  {"petId": 6.5, "quantity": 1},', // line 9
       '  [1, 2, "sold"],', // line 10
-      '  {"petId": 1, "quantity": 3, "status": "pending"}', // line 11: duplicate of line 2
+      '  {"petId": 1, "quantity": 3, "status": "pending"},', // line 11: duplicate of line 2
+      '  {"petId": 12, "quantity": -0, "status": "sold"}', // line 12: a signed zero
       ']',
     ].join('\r\n');
 
@@ -119,7 +122,7 @@ describe('Function: parseImport (JSON)', () => {
 
     // Assess
     const byLine = new Map(problems.map((problem) => [problem.line, problem.message]));
-    expect([...byLine.keys()]).toEqual([3, 4, 7, 8, 9, 10, 11]);
+    expect([...byLine.keys()]).toEqual([3, 4, 7, 8, 9, 10, 11, 12]);
     expect(byLine.get(3)).toBe('petId must be a JSON integer, got "2"');
     expect(byLine.get(4)).toMatch(/quantity must be an integer .*got 1e0/);
     expect(byLine.get(7)).toBe('unknown member "note"');
@@ -127,6 +130,7 @@ describe('Function: parseImport (JSON)', () => {
     expect(byLine.get(9)).toMatch(/petId must be a decimal integer.*; status is missing/);
     expect(byLine.get(10)).toMatch(/expected an object/);
     expect(byLine.get(11)).toBe('petId 1 is already on line 2');
+    expect(byLine.get(12)).toMatch(/quantity must be an integer from 0 to 2147483647; got -0$/);
     expect(items).toHaveLength(2);
   });
 

@@ -62,6 +62,8 @@ describe('Domain: parseInventoryUpdate', () => {
 
   it.each([
     ['{"quantity":-1}', /quantity must be an integer from 0 to 2147483647; got -1/],
+    ['{"quantity":-0}', /quantity must be an integer from 0 to 2147483647; got -0/],
+    ['{"quantity":5,"expectedQuantity":-0}', /expectedQuantity must be .*; got -0/],
     ['{"quantity":2147483648}', /got 2147483648/],
     ['{"quantity":1.5}', /without a fraction or exponent/],
     ['{"quantity":5.0}', /without a fraction or exponent/],
