@@ -21,7 +21,17 @@ export async function smoke(context: CommandContext): Promise<void> {
     onResult: ({ name, problem }) =>
       writeLine(context.io.stdout, problem === undefined ? `ok   ${name}` : `FAIL ${name}: ${problem}`),
   });
-  const failed = failedChecks(results).length;
+  const failures = failedChecks(results);
+  const failed = failures.length;
   writeLine(context.io.stdout, `${results.length - failed} passed, ${failed} failed`);
-  if (failed > 0) throw new CliError(`${failed} of ${results.length} smoke checks failed against ${url}`);
+  if (failed === 0) return;
+  // A read key passes the reads and is refused everything else with 403 ACCESS_DENIED: say so, not "broken stage".
+  const readKey = failures.some(({ problem }) => /\bstatus 403\b/.test(problem ?? ''));
+  throw new CliError(
+    `${failed} of ${results.length} smoke checks failed against ${url}` +
+      (readKey
+        ? '; some were refused with 403 ACCESS_DENIED, which is what a read key gets for anything but a read: ' +
+          'smoke needs a write key (keys create --scope write)'
+        : ''),
+  );
 }

@@ -1,4 +1,6 @@
 import { run } from '../../cli/run';
+import { generateApiKey } from '../../functions/api-keys/key';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { LAST_CHANGE } from '../../functions/store/inventory-table';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
@@ -35,6 +37,20 @@ describe('CLI: smoke, against the real local gateway', () => {
     expect(io.stdout.text).toMatch(/^FAIL GET \/inventory with the key answers 200.*status 401/m);
     expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory without a key answers 401/m);
     expect(io.stderr.text).toMatch(/^error: \d+ of 7 smoke checks failed against http:\/\/127\.0\.0\.1:\d+\/v1$/m);
+  });
+
+  it('fails naming the cause when the key is a read key: the writes are 403, and smoke needs a write key', async () => {
+    // Prepare
+    const { key, record } = generateApiKey('smoke-read', new Date(), 'read');
+    await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).create(record);
+    const io = aCapturedIo();
+    // Act
+    const code = await run(['smoke', '--url', stack.url, '--key', key], io);
+    // Assess: the reads pass; what a read key may not do is named as such.
+    expect(code).toBe(1);
+    expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory with the key answers 200/m);
+    expect(io.stdout.text).toMatch(/^FAIL PATCH .*status 403/m);
+    expect(io.stderr.text).toMatch(/403 ACCESS_DENIED, which is what a read key gets .*: smoke needs a write key/);
   });
 
   it('fails when nothing answers, without hanging', async () => {
