@@ -219,7 +219,11 @@ export class InventoryStack extends Stack {
 
     const stage = this.api.api.deploymentStage;
     if (config.firewall) {
-      this.firewall = new InventoryFirewall(this, 'Firewall', { ...config.firewall, stage });
+      this.firewall = new InventoryFirewall(this, 'Firewall', {
+        ...config.firewall,
+        stage,
+        corsOrigins: config.corsOrigins,
+      });
     } else {
       Validations.of(stage).acknowledge({
         id: 'AwsSolutions-APIG3',

@@ -531,7 +531,11 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     const apiMethod = `${match ? method : preflight ? 'OPTIONS' : 'ANY'} ${resource}`;
     if (allowRequest && !allowRequest(apiMethod)) return refuse('THROTTLED');
     if (preflight) {
-      // The stage's preflight is a MOCK method without authorizer: no key, no function.
+      // The stage's preflight is a MOCK method without authorizer: no key, no function; like the 404/405 mocks it
+      // refuses a Content-Type it has no template for (passthrough NEVER).
+      if (integrationRequestOutcome(MOCK_ANSWER_REQUEST, lastHeaderValue(req, 'content-type')) === 'refused with 415') {
+        return refuse('UNSUPPORTED_MEDIA_TYPE');
+      }
       req.resume();
       res.writeHead(CORS_PREFLIGHT.status, corsPreflightHeaders(corsOrigins, lastHeaderValue(req, 'origin')));
       res.end();

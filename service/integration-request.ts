@@ -8,16 +8,17 @@
  * - otherwise WHEN_NO_MATCH passes the body through untransformed; WHEN_NO_TEMPLATES does so only when no template
  *   is defined, and NEVER never does: both refuse an unmapped type with 415 (the UNSUPPORTED_MEDIA_TYPE response).
  *
- * For a MOCK integration a body passed through is what the mock reads its `{"statusCode": N}` from ("Mock
+ * A MOCK integration takes its status from the `{"statusCode": N}` its request template produces ("Mock
  * integrations for REST APIs in API Gateway",
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): a form, text or XML
- * has none, and the method fails with 500.
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html). That a body passed
+ * through instead (a form, text, XML) leaves it none and the method fails with 500 is not on that page: it is what
+ * users of CDK's MockIntegration report (aws/aws-cdk#18297, an OPTIONS with a form Content-Type answered 500).
  *
  * The page does not say how a Content-Type with parameters (`; charset=utf-8`) is matched: taken here by its media
  * type, lower-cased, which is what every answer below depends on only for `application/json`.
  *
- * The stack's 404/405 mocks (infra/constructs/inventory-api.ts) are the integration below; test/infra/api.test.ts
- * evaluates the synthesized ones with this function, and the local gateway answers as it says.
+ * The stack's 404/405 mocks and CORS preflights (infra/constructs/inventory-api.ts) are the integration below;
+ * test/infra evaluates the synthesized ones with this function, and the local gateway answers as it says.
  */
 export type IntegrationRequestOutcome = 'transformed' | 'passed through' | 'refused with 415';
 
@@ -37,7 +38,7 @@ export function integrationRequestOutcome(
   integration: IntegrationRequestSettings,
   contentType: string | undefined,
 ): IntegrationRequestOutcome {
-  const mediaType = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+  const mediaType = (mediaTypeOf(contentType) ?? 'application/json').toLowerCase();
   const templates = Object.keys(integration.RequestTemplates ?? {}).map((type) => type.toLowerCase());
   if (templates.includes(mediaType)) return 'transformed';
   // CloudFormation's default for PassthroughBehavior is WHEN_NO_MATCH (AWS::ApiGateway::Method Integration).
@@ -45,4 +46,9 @@ export function integrationRequestOutcome(
   if (behaviour === 'WHEN_NO_MATCH') return 'passed through';
   if (behaviour === 'WHEN_NO_TEMPLATES') return templates.length === 0 ? 'passed through' : 'refused with 415';
   return 'refused with 415';
+}
+
+/** The media type of a Content-Type value, without its parameters (`application/json; charset=utf-8` -> `application/json`). */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(';')[0]?.trim();
 }

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { mediaTypeOf } from '../../service/integration-request';
 import { ValidationError } from '../inventory/errors';
 import { headerValue } from './headers';
 import { HttpError } from './http-error';
@@ -25,7 +26,7 @@ export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers
     );
   }
   const contentType = headerValue(event.headers, 'content-type');
-  const mediaType = (contentType?.split(';')[0]?.trim() ?? '').slice(0, 100);
+  const mediaType = (mediaTypeOf(contentType) ?? '').slice(0, 100);
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw new HttpError(
       'UNSUPPORTED_MEDIA_TYPE',

@@ -5,12 +5,24 @@ import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { errorBody } from '../../functions/http/responses';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
+import { gatewayCorsHeaders } from '../../service/gateway-responses';
 import type { FirewallConfig } from '../stage-config';
 
 /** Properties of an {@link InventoryFirewall}. */
 export interface InventoryFirewallProps extends FirewallConfig {
   /** The API stage the web ACL protects. */
   stage: Stage;
+  /** The stage's CORS origins: a block answers an allowed origin as API Gateway's own answers do. @default none */
+  corsOrigins?: readonly string[];
+}
+
+/**
+ * What WAF accepts as a custom response header (AWS WAF API Reference, "CustomHTTPHeader": a name of 1 to 64
+ * characters of `[a-zA-Z0-9._$-]`, a value of 1 to 255); synth refuses anything else rather than a deploy failing.
+ */
+export function assertWafHeader(name: string, value: string): void {
+  if (!/^[a-zA-Z0-9._$-]{1,64}$/.test(name) || value.length < 1 || value.length > 255)
+    throw new Error(`WAF refuses the custom response header ${name}: ${value.slice(0, 80)} (CustomHTTPHeader limits)`);
 }
 
 /** Seconds of the rate-based rule's window: also how long a blocked client is asked to wait (`Retry-After`). */
@@ -67,10 +79,18 @@ export class InventoryFirewall extends Construct {
         customResponse: {
           responseCode: ERROR_CODES[FIREWALL_RESPONSES[key].code],
           customResponseBodyKey: key,
-          // WAF sets Content-Type from the body's content type and refuses it as a header.
-          responseHeaders: Object.entries({ ...COMMON_HEADERS, ...headers })
+          // WAF sets Content-Type from the body's content type and refuses it as a header. A browser reads the block
+          // only with the CORS headers API Gateway's own answers carry (service/gateway-responses.ts).
+          responseHeaders: Object.entries({
+            ...COMMON_HEADERS,
+            ...gatewayCorsHeaders(props.corsOrigins ?? []),
+            ...headers,
+          })
             .filter(([name]) => name.toLowerCase() !== 'content-type')
-            .map(([name, value]) => ({ name, value })),
+            .map(([name, value]) => {
+              assertWafHeader(name, value);
+              return { name, value };
+            }),
         },
       },
     });

@@ -2,6 +2,7 @@ import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   BasePathMapping,
+  type CfnMethod,
   DomainName,
   EndpointType,
   IdentitySource,
@@ -180,6 +181,7 @@ export class InventoryApi extends Construct {
         });
     }
     this.addFallbackMethods(corsOrigins);
+    this.refuseUnmappedPreflightBodies();
     this.addGatewayResponses(corsOrigins);
     this.acknowledgeNagFindings();
 
@@ -215,6 +217,22 @@ export class InventoryApi extends Construct {
       errorTemplate(notFound.code, notFound.message),
       cors,
     );
+  }
+
+  /**
+   * The CORS preflight methods CDK adds (`Resource.addCorsPreflight`) are MOCKs with an `application/json` template
+   * and the default passthrough, WHEN_NO_MATCH: an OPTIONS sent with another Content-Type would reach the mock
+   * untransformed and answer 500 (aws/aws-cdk#18297; service/integration-request.ts). NEVER, as on the 404/405
+   * mocks, makes it 415 instead. A browser's preflight has no Content-Type, so it is not affected.
+   */
+  private refuseUnmappedPreflightBodies(): void {
+    for (const method of this.api.methods) {
+      if (method.httpMethod !== 'OPTIONS') continue;
+      (method.node.defaultChild as CfnMethod).addPropertyOverride(
+        'Integration.PassthroughBehavior',
+        MOCK_ANSWER_REQUEST.PassthroughBehavior,
+      );
+    }
   }
 
   /** cdk-nag AwsSolutions findings this API accepts, each with the reason a reviewer needs. */

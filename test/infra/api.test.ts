@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
+import { assertWafHeader, RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
 import { functionId } from '../../infra/inventory-stack';
 import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
 import { defaultFunctionTimeoutMs } from '../../local/gateway';
@@ -368,6 +368,14 @@ describe('Web ACL in front of production', () => {
       body: JSON.parse(body?.Content ?? ''),
     };
   };
+
+  it('refuses at synth a custom response header WAF would refuse at deploy (its CustomHTTPHeader name and value limits)', () => {
+    expect(() => assertWafHeader('Access-Control-Allow-Origin', `https://${'a'.repeat(250)}.example`)).toThrow(
+      /WAF refuses/,
+    );
+    expect(() => assertWafHeader('Bad Name', 'x')).toThrow(/WAF refuses/);
+    expect(() => assertWafHeader('Access-Control-Allow-Origin', 'https://staff.example.com')).not.toThrow();
+  });
 
   it('associates a regional web ACL, allowing by default, with the v1 stage', () => {
     expect(webAcl()).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });

@@ -9,6 +9,7 @@ import {
   gatewayResponse,
   renderTemplate,
 } from '../../service/gateway-responses';
+import { integrationRequestOutcome } from '../../service/integration-request';
 import { ROUTES } from '../../service/routes';
 import { assertMatchesContract } from '../helpers/contract';
 import { resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
@@ -176,7 +177,7 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
   // Fetch Standard (https://fetch.spec.whatwg.org/): without Access-Control-Allow-Origin a browser hides the whole
   // answer, and without Access-Control-Expose-Headers every header a script would read (WWW-Authenticate, Retry-After,
   // Allow) but the safelisted few.
-  it('gives every gateway response and every 404/405 mock the origin, Vary and the exposed headers with one origin', () => {
+  it('gives every gateway response, 404/405 mock and firewall block the origin, Vary and the exposed headers with one origin', () => {
     const expected = {
       'Access-Control-Allow-Origin': `'${ORIGINS[0]}'`,
       Vary: "'Origin'",
@@ -194,6 +195,18 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
       const [response] = mock.integration.IntegrationResponses ?? [];
       for (const [name, value] of Object.entries(expected))
         expect(response?.ResponseParameters?.[`method.response.header.${name}`]).toBe(value);
+    }
+    // The firewall's blocks (403, 413, 429) too: WAF answers before API Gateway, so nothing else would add them.
+    const [webAcl] = Object.values(resourcesOfType(withCors.templates.production, 'AWS::WAFv2::WebACL'));
+    const blocks = ((webAcl?.Rules ?? []) as { Action?: { Block?: { CustomResponse: Record<string, unknown> } } }[])
+      .map((rule) => rule.Action?.Block?.CustomResponse)
+      .filter((custom) => custom !== undefined);
+    expect(blocks.length).toBeGreaterThan(1);
+    for (const custom of blocks) {
+      const headers = Object.fromEntries(
+        (custom.ResponseHeaders as { Name: string; Value: string }[]).map(({ Name, Value }) => [Name, `'${Value}'`]),
+      );
+      expect(headers).toMatchObject(expected);
     }
     // With several origins a static header cannot name the one that asked: none, on mocks as on responses.
     for (const mock of templateMethods(withCors.templates.staging).filter((method) => method.httpMethod === 'ANY')) {
@@ -217,6 +230,12 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
       for (const preflight of preflights) {
         expect(preflight.authorizationType).toBe('NONE');
         expect(preflight.integration.Type).toBe('MOCK');
+        // A form or text Content-Type is refused (415), never passed to the mock, whose answer would then be 500;
+        // a browser's preflight has none, which counts as JSON (service/integration-request.ts cites the page).
+        expect(integrationRequestOutcome(preflight.integration, 'application/x-www-form-urlencoded')).toBe(
+          'refused with 415',
+        );
+        expect(integrationRequestOutcome(preflight.integration, undefined)).toBe('transformed');
         const [response] = preflight.integration.IntegrationResponses ?? [];
         expect(response?.StatusCode).toBe(String(CORS_PREFLIGHT.status));
         expect(response?.ResponseParameters).toEqual(
