@@ -7,6 +7,7 @@ import {
   type AlarmDeliveryOptions,
   checkAlarmDelivery,
   isRollingBack,
+  NOT_FAILED_WHILE_ROLLING_BACK,
   snsSubscriptionLister,
   stackRollingBack,
 } from '../self-check/alarm-delivery';
@@ -53,7 +54,15 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
   const resolve = resolveDeps(deps);
   return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
     async function checkDeployedStage(_event, context) {
-      const { keys, baseUrl, settleMs, alarmDelivery, rollingBack } = resolve();
+      const resolved = resolve();
+      const { keys, baseUrl, settleMs } = resolved;
+      // Asked at most once per run, by whichever check fails first: a stack's status does not change within a run
+      // (but does between runs of a warm instance, so never across them).
+      const rollingBack = resolved.rollingBack ? askedOnce(resolved.rollingBack) : undefined;
+      const alarmDelivery = resolved.alarmDelivery && {
+        ...resolved.alarmDelivery,
+        ...(rollingBack && !resolved.alarmDelivery.rollingBack ? { rollingBack } : {}),
+      };
       // First, at most ~35 s: the API checks then size their retries by the time that is left.
       const delivery = alarmDelivery ? await checkAlarmDelivery(alarmDelivery) : undefined;
       if (delivery) {
@@ -75,7 +84,7 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
       } catch (error) {
         // Asked only once a check has failed: a passing run never calls CloudFormation.
         if (!(error instanceof SelfCheckFailedError) || !(await isRollingBack(rollingBack))) throw error;
-        const warning = `${error.message} (not failed: the stack is rolling back)`;
+        const warning = `${error.message} ${NOT_FAILED_WHILE_ROLLING_BACK}`;
         logger.warn('self-check failed during a rollback', { warning });
         return { baseUrl, passed: delivery ? [ALARM_DELIVERY_CHECK] : [], warnings: [...warnings, warning] };
       }
@@ -100,10 +109,18 @@ export function selfCheckDepsFromEnvironment(): SelfCheckDeps {
             onCallTopic: optionalEnv(ENV.alarmOnCallTopic) === 'true',
             required: optionalEnv(ENV.alarmDeliveryRequired) === 'true',
             listSubscriptions: snsSubscriptionLister(),
-            ...(rollingBack ? { rollingBack } : {}),
           },
         }
       : {}),
+  };
+}
+
+/** `ask`, called at most once; later calls get the first answer (or its error). */
+function askedOnce(ask: () => Promise<boolean>): () => Promise<boolean> {
+  let answer: Promise<boolean> | undefined;
+  return () => {
+    answer ??= ask();
+    return answer;
   };
 }
 

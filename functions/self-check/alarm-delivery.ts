@@ -101,9 +101,12 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
   const counts = found ?? { confirmed: 0, pending: 0 };
   if (!options.required) return { ...counts, warning: problem };
   if (await isRollingBack(options.rollingBack))
-    return { ...counts, warning: `${problem} (not failed: the stack is rolling back)` };
+    return { ...counts, warning: `${problem} ${NOT_FAILED_WHILE_ROLLING_BACK}` };
   throw new SelfCheckFailedError(`Alarm delivery: ${problem}`, cause === undefined ? undefined : { cause });
 }
+
+/** What a warning that would have been a failure says during a rollback. */
+export const NOT_FAILED_WHILE_ROLLING_BACK = '(not failed: the stack is rolling back)';
 
 /** A rollback goes on whatever is asked: only a stack status that says so counts, never a failed question. */
 export async function isRollingBack(ask: (() => Promise<boolean>) | undefined): Promise<boolean> {

@@ -231,6 +231,39 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
     });
 
+    it('asks for the stack status once per run when both alarm delivery and the API checks fail, and anew each run', async () => {
+      // Prepare: a stage that must page with no subscription, whose API does not answer, during a rollback.
+      const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
+      let asked = 0;
+      const check = createHandler({
+        keys,
+        baseUrl,
+        settleMs: 0,
+        alarmDelivery: {
+          topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+          onCallTopic: false,
+          required: true,
+          listSubscriptions: async () => [],
+          retryDelayMs: 0,
+        },
+        rollingBack: async () => {
+          asked++;
+          return true;
+        },
+      });
+      // Act
+      const first = await capturingOutput(() => check(undefined, aLambdaContext()));
+      const second = await capturingOutput(() => check(undefined, aLambdaContext()));
+      // Assess
+      for (const { outcome } of [first, second]) {
+        expect((outcome as SelfCheckReport).warnings).toEqual([
+          expect.stringMatching(/^alarms reach no one: .*\(not failed: the stack is rolling back\)$/),
+          expect.stringMatching(/^Self-check of .*\(not failed: the stack is rolling back\)$/),
+        ]);
+      }
+      expect(asked).toBe(2);
+    });
+
     it('fails as before when the stack is not rolling back, or its status cannot be read; a passing run never asks', async () => {
       // Prepare
       const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
@@ -244,13 +277,14 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         throw new Error('AccessDenied');
       };
       // Act
-      const failing = await Promise.all(
-        [notRollingBack, unreadable].map((rollingBack) =>
-          capturingOutput(() =>
+      // One after the other: each capture replaces the process's writers and puts back what it found.
+      const failing: Awaited<ReturnType<typeof capturingOutput<SelfCheckReport>>>[] = [];
+      for (const rollingBack of [notRollingBack, unreadable])
+        failing.push(
+          await capturingOutput(() =>
             createHandler({ keys, baseUrl, settleMs: 0, rollingBack })(undefined, aLambdaContext()),
           ),
-        ),
-      );
+        );
       const askedWhenFailing = asked;
       const { outcome: passing } = await capturingOutput(() =>
         createHandler({ keys, baseUrl: stack.url, settleMs: 0, rollingBack: notRollingBack })(

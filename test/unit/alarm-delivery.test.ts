@@ -233,9 +233,15 @@ describe('Self-check: alarm delivery through the SDK (Query-protocol stand-ins)'
     const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
     Object.assign(process.env, environment);
     try {
-      const { alarmDelivery } = selfCheckDepsFromEnvironment();
+      // The stack's status is the self-check's as a whole (the handler hands it to this check).
+      const { alarmDelivery, rollingBack } = selfCheckDepsFromEnvironment();
       expect(alarmDelivery).toMatchObject({ topicArn: TOPIC, onCallTopic: false, required: true });
-      const result = await checkAlarmDelivery({ ...(alarmDelivery as AlarmDeliveryOptions), retryDelayMs: 0 });
+      expect(rollingBack).toBeDefined();
+      const result = await checkAlarmDelivery({
+        ...(alarmDelivery as AlarmDeliveryOptions),
+        ...(rollingBack ? { rollingBack } : {}),
+        retryDelayMs: 0,
+      });
       expect(result.warning).toMatch(/not failed: the stack is rolling back/);
       expect(sns.forms).toHaveLength(3);
       expect(cloudFormation.forms).toHaveLength(1);
