@@ -82,7 +82,7 @@ export interface paths {
          *     it is (no transition is defined). An unknown `petId` is 404 and nothing is created.
          *
          *     The body is a JSON object with either the member `quantity` and, optionally, `expectedQuantity`, each an
-         *     integer literal (no fraction or exponent: `5.0` and `5e0` are refused) from 0 to 2147483647, or the member
+         *     integer literal (no fraction, exponent or sign: `5.0`, `5e0` and `-0` are refused) from 0 to 2147483647, or the member
          *     `adjustBy` alone (see Adjustments). Refused with 400 `VALIDATION_FAILED`: no body or an empty body, a
          *     non-object, neither `quantity` nor `adjustBy`, both, `expectedQuantity` without `quantity` or with
          *     `adjustBy`, any member `null`, a string, fractional or out of range, `adjustBy` 0, any other member, a

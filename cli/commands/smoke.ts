@@ -1,4 +1,4 @@
-import { failedChecks, runSmokeChecks } from '../../functions/self-check/checks';
+import { failedChecks, runSmokeChecks, SMOKE_CHECK_NAMES } from '../../functions/self-check/checks';
 import { CliError } from '../errors';
 import { apiBaseUrl, apiKeyOption, type CommandContext, writeLine } from './context';
 
@@ -25,8 +25,10 @@ export async function smoke(context: CommandContext): Promise<void> {
   const failed = failures.length;
   writeLine(context.io.stdout, `${results.length - failed} passed, ${failed} failed`);
   if (failed === 0) return;
-  // A read key passes the reads and is refused everything else with 403 ACCESS_DENIED: say so, not "broken stage".
-  const readKey = failures.some(({ problem }) => /\bstatus 403\b/.test(problem ?? ''));
+  // A read key passes the keyed reads and is refused everything else with 403 ACCESS_DENIED: say so, not "broken
+  // stage". (A firewall block is 403 too, but then the reads fail as well.)
+  const keyedReadPassed = results.some(({ name, problem }) => name === SMOKE_CHECK_NAMES.list && problem === undefined);
+  const readKey = keyedReadPassed && failures.every(({ problem }) => /\bstatus 403\b/.test(problem ?? ''));
   throw new CliError(
     `${failed} of ${results.length} smoke checks failed against ${url}` +
       (readKey
