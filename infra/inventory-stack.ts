@@ -389,6 +389,12 @@ export class InventoryStack extends Stack {
       value: stage.stageName,
       description: 'API Gateway stage of the REST API',
     });
+    if (this.api.customDomainTarget) {
+      new CfnOutput(this, STACK_OUTPUTS.customDomainTarget, {
+        value: this.api.customDomainTarget,
+        description: `Regional host the custom domain's DNS record points at (CNAME, or a Route 53 alias)`,
+      });
+    }
     new CfnOutput(this, STACK_OUTPUTS.authorizerCacheTtlSeconds, {
       value: String(config.authorizerCacheTtlSeconds),
       description: 'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',

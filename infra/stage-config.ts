@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseAllowedOrigins } from '../functions/http/cors';
-import { STAGES, type StageName } from '../service/names';
+import { STACK_OUTPUTS, STAGES, type StageName } from '../service/names';
 import { PETS_DEPRECATED_AT } from '../service/routes';
 import { STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
 
@@ -235,6 +235,12 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
   if (!certificateArn) throw new Error(`A custom domain (${domainName}) needs a certificateArn as well`);
   const hostedZoneId = get('hostedZoneId');
   const zoneName = get('hostedZoneName');
+  // Route 53 needs both to make the record; one alone would silently make none.
+  if (Boolean(hostedZoneId) !== Boolean(zoneName))
+    throw new Error(
+      `A custom domain's DNS record (${domainName}) needs both hostedZoneId and hostedZoneName, or neither ` +
+        `(then point ${domainName} at the stack's ${STACK_OUTPUTS.customDomainTarget} output yourself)`,
+    );
   return {
     domainName,
     certificateArn,

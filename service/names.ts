@@ -45,6 +45,8 @@ export const STACK_OUTPUTS = {
   /** With {@link STACK_OUTPUTS.apiStageName}: what `keys revoke` flushes the authorizer cache of. */
   restApiId: 'RestApiId',
   apiStageName: 'ApiStageName',
+  /** With a custom domain: the regional API Gateway host its DNS record (CNAME or alias) points at. */
+  customDomainTarget: 'CustomDomainTarget',
 } as const;
 
 /** The deployed stages. */

@@ -113,6 +113,8 @@ export class InventoryApi extends Construct {
   readonly url: string;
   /** The stage's own execute-api URL, ending in `/v1` (the same as {@link url} without a custom domain). */
   readonly stageUrl: string;
+  /** With a custom domain: the regional host (`d-….execute-api.<region>.amazonaws.com`) its DNS record points at. */
+  customDomainTarget?: string;
 
   constructor(scope: Construct, id: string, props: InventoryApiProps) {
     super(scope, id);
@@ -290,6 +292,7 @@ export class InventoryApi extends Construct {
         target: RecordTarget.fromAlias(new ApiGatewayDomain(domainName)),
       });
     }
+    this.customDomainTarget = domainName.domainNameAliasDomainName;
     return `https://${domain.domainName}/${API_STAGE_NAME}`;
   }
 }

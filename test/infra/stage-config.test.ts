@@ -143,6 +143,23 @@ describe('Stage configuration', () => {
       ),
     ).toThrow(/certificateArn/);
   });
+
+  it.each(['hostedZoneId', 'hostedZoneName'])(
+    'refuses a custom domain with only %s of its hosted zone, which would make no DNS record without a word',
+    (only) => {
+      const context: Record<string, string> = {
+        'staging:domainName': 'inventory.example.com',
+        'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
+        [`staging:${only}`]: only === 'hostedZoneId' ? 'Z123' : 'example.com',
+      };
+      expect(() =>
+        stageConfig(
+          'staging',
+          contextLookup((key) => context[key], {}),
+        ),
+      ).toThrow(/needs both hostedZoneId and hostedZoneName, or neither/);
+    },
+  );
 });
 
 describe('The production guard on every path (plain cdk synth and cdk deploy too)', () => {
@@ -249,6 +266,11 @@ describe('A staging stage with every optional setting (and production in an acco
     template().hasResourceProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'v1' });
     template().hasResourceProperties('AWS::Route53::RecordSet', { Name: 'inventory.example.com.', Type: 'A' });
     expect(template().toJSON().Outputs[STACK_OUTPUTS.apiUrl].Value).toBe('https://inventory.example.com/v1');
+    // What a hand-made DNS record points at: the domain's regional host, the one the alias record uses too.
+    const domainId = logicalIdStartingWith(template(), 'AWS::ApiGateway::DomainName', 'InventoryApi');
+    expect(template().toJSON().Outputs[STACK_OUTPUTS.customDomainTarget].Value).toEqual({
+      'Fn::GetAtt': [domainId, 'RegionalDomainName'],
+    });
   });
 
   it('subscribes the alarm e-mail to the alarm topic', () => {
