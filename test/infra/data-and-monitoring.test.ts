@@ -550,6 +550,39 @@ describe('docs/deploying.md against the synthesized stacks', () => {
     }
   });
 
+  it.each(STAGES)(
+    'lists, in a runbook for a kind of alarm that names its alarms, every alarm of that kind of %s',
+    (stage) => {
+      // An alarm's construct name: its logical id without the construct's prefix and CDK's 8-character hash.
+      const names = Object.keys(resourcesOfType(synthesized.templates[stage], 'AWS::CloudWatch::Alarm')).map((id) =>
+        id.replace(/^(Monitoring|Rollout)/, '').slice(0, -8),
+      );
+      const sections = guide.split(/^### /m).slice(1);
+      const patterns = sections
+        .map((section) => /^`<\w+>(\w+Alarm)`$/m.exec(section.split('\n')[0] ?? '')?.[1])
+        .filter((suffix): suffix is string => suffix !== undefined);
+      let checked = 0;
+      for (const section of sections) {
+        const suffix = /^`<\w+>(\w+Alarm)`$/.exec(section.split('\n')[0] ?? '')?.[1];
+        if (!suffix) continue;
+        // The kind's alarms: those ending in its suffix and in no longer suffix of another kind.
+        const longer = patterns.filter((other) => other !== suffix && other.endsWith(suffix));
+        const ofKind = names.filter((name) => name.endsWith(suffix) && !longer.some((other) => name.endsWith(other)));
+        const listed = [...section.matchAll(/`(\w+Alarm)`/g)].map((match) => match[1] as string);
+        const listedOfKind = listed.filter(
+          (name) => ofKind.includes(name) || (name.endsWith(suffix) && !name.includes('<')),
+        );
+        if (listedOfKind.length === 0) continue;
+        checked++;
+        expect({ section: suffix, listed: [...new Set(listedOfKind)].sort() }).toEqual({
+          section: suffix,
+          listed: [...ofKind].sort(),
+        });
+      }
+      expect(checked).toBeGreaterThanOrEqual(2);
+    },
+  );
+
   it('names the log groups the stacks really create', () => {
     const logGroups = resourcesOfType(synthesized.templates.staging, 'AWS::Logs::LogGroup');
     const named = [...guide.matchAll(/`PetStoreInventory-staging-(\w+)-/g)].map((match) => match[1]);
