@@ -44,9 +44,12 @@ export function apiKeyOption(context: CommandContext, command: string): string {
  */
 export async function apiBaseUrl(context: CommandContext): Promise<string> {
   if (typeof context.options.url === 'string') {
-    if (!/^https?:\/\/[^\s]+$/.test(context.options.url))
-      throw new UsageError(`--url must be an http(s) URL; got "${context.options.url}"`);
-    return context.options.url.replace(/\/+$/, '');
+    const url = context.options.url;
+    if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http(s) URL; got "${url}"`);
+    // The key goes in a header: over plain HTTP anyone on the path reads it. Only this machine is exempt.
+    if (url.startsWith('http:') && !isLoopback(url))
+      throw new UsageError(`--url must be https:// (the API key would cross the network in clear); got "${url}"`);
+    return url.replace(/\/+$/, '');
   }
   if (typeof context.options.stage === 'string') {
     const target = await context.target();
@@ -54,4 +57,15 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
     return target.apiUrl.replace(/\/+$/, '');
   }
   return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
+}
+
+/** Whether a URL's host is this machine (localhost, 127.0.0.0/8, ::1). */
+function isLoopback(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -60,6 +60,15 @@ describe('CLI: smoke, against the real local gateway', () => {
     expect(io.stdout.text).toMatch(/^0 passed, 7 failed$/m);
   });
 
+  it('refuses a plain-HTTP --url to another machine (the key would cross the network in clear), exit code 2', async () => {
+    const io = aCapturedIo();
+    expect(await run(['smoke', '--url', 'http://inventory.example.com/v1', '--key', stack.key], io)).toBe(2);
+    expect(io.stderr.text).toMatch(/--url must be https:\/\/ \(the API key would cross the network in clear\)/);
+    // This machine is exempt: npm start serves plain HTTP on loopback.
+    const local = aCapturedIo();
+    expect(await run(['smoke', '--url', stack.url, '--key', stack.key], local)).toBe(0);
+  });
+
   it('needs a key (exit code 2)', async () => {
     const io = aCapturedIo();
     expect(await run(['smoke', '--url', stack.url], io)).toBe(2);
