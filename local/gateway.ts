@@ -530,12 +530,13 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     const preflight = method === 'OPTIONS' && corsOrigins.length > 0;
     const apiMethod = `${match ? method : preflight ? 'OPTIONS' : 'ANY'} ${resource}`;
     if (allowRequest && !allowRequest(apiMethod)) return refuse('THROTTLED');
+    // The stage's MOCK methods (the preflight, the 404/405 answers) refuse a Content-Type they have no template for
+    // (passthrough NEVER, service/integration-request.ts): API Gateway's UNSUPPORTED_MEDIA_TYPE, before any mock.
+    const mockRefusesBody =
+      integrationRequestOutcome(MOCK_ANSWER_REQUEST, lastHeaderValue(req, 'content-type')) === 'refused with 415';
     if (preflight) {
-      // The stage's preflight is a MOCK method without authorizer: no key, no function; like the 404/405 mocks it
-      // refuses a Content-Type it has no template for (passthrough NEVER).
-      if (integrationRequestOutcome(MOCK_ANSWER_REQUEST, lastHeaderValue(req, 'content-type')) === 'refused with 415') {
-        return refuse('UNSUPPORTED_MEDIA_TYPE');
-      }
+      // The stage's preflight is a MOCK method without authorizer: no key, no function.
+      if (mockRefusesBody) return refuse('UNSUPPORTED_MEDIA_TYPE');
       req.resume();
       res.writeHead(CORS_PREFLIGHT.status, corsPreflightHeaders(corsOrigins, lastHeaderValue(req, 'origin')));
       res.end();
@@ -556,11 +557,8 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       const reply = await invokeRoute(match.route, req, rawQuery, body, match.params, auth, requestId, stagePath);
       return 'cookies' in reply ? sendStreamed(reply) : send(reply);
     }
-    // What is left is answered by the stage's 404/405 MOCK methods, whose integration refuses a Content-Type it has
-    // no template for (service/integration-request.ts): API Gateway's UNSUPPORTED_MEDIA_TYPE, before any mock.
-    if (integrationRequestOutcome(MOCK_ANSWER_REQUEST, lastHeaderValue(req, 'content-type')) === 'refused with 415') {
-      return send(answer('UNSUPPORTED_MEDIA_TYPE', requestId));
-    }
+    // What is left is answered by the stage's 404/405 MOCK methods.
+    if (mockRefusesBody) return send(answer('UNSUPPORTED_MEDIA_TYPE', requestId));
     const first = matches[0];
     if (first) {
       const allow = allowedMethods(first.route.path).join(', ');

@@ -183,7 +183,7 @@ export class InventoryApi extends Construct {
         });
     }
     this.addFallbackMethods(corsOrigins);
-    this.refuseUnmappedPreflightBodies();
+    refuseUnmappedPreflightBodies(this.api);
     this.addGatewayResponses(corsOrigins);
     this.acknowledgeNagFindings();
 
@@ -219,22 +219,6 @@ export class InventoryApi extends Construct {
       errorTemplate(notFound.code, notFound.message),
       cors,
     );
-  }
-
-  /**
-   * The CORS preflight methods CDK adds (`Resource.addCorsPreflight`) are MOCKs with an `application/json` template
-   * and the default passthrough, WHEN_NO_MATCH: an OPTIONS sent with another Content-Type would reach the mock
-   * untransformed and answer 500 (aws/aws-cdk#18297; service/integration-request.ts). NEVER, as on the 404/405
-   * mocks, makes it 415 instead. A browser's preflight has no Content-Type, so it is not affected.
-   */
-  private refuseUnmappedPreflightBodies(): void {
-    for (const method of this.api.methods) {
-      if (method.httpMethod !== 'OPTIONS') continue;
-      (method.node.defaultChild as CfnMethod).addPropertyOverride(
-        'Integration.PassthroughBehavior',
-        MOCK_ANSWER_REQUEST.PassthroughBehavior,
-      );
-    }
   }
 
   /** cdk-nag AwsSolutions findings this API accepts, each with the reason a reviewer needs. */
@@ -308,6 +292,25 @@ function streamingOptions(route: Route): { responseTransferMode?: ResponseTransf
     responseTransferMode: ResponseTransferMode.STREAM,
     timeout: Duration.seconds(streamIntegrationTimeoutSeconds(route)),
   };
+}
+
+/**
+ * The CORS preflight methods CDK adds (`Resource.addCorsPreflight`) are MOCKs with an `application/json` template
+ * and the default passthrough, WHEN_NO_MATCH: an OPTIONS sent with another Content-Type would reach the mock
+ * untransformed and answer 500 (aws/aws-cdk#18297; service/integration-request.ts). NEVER, as on the 404/405 mocks,
+ * makes it 415 instead; a browser's preflight has no Content-Type, so it is not affected. CDK takes no passthrough
+ * for them, so it is a property override, which CDK leaves out of the Deployment's logical id: the id is told here,
+ * or a stage deployed before would keep serving its old preflights (a Deployment is a snapshot).
+ */
+export function refuseUnmappedPreflightBodies(api: RestApi): void {
+  for (const method of api.methods) {
+    if (method.httpMethod !== 'OPTIONS') continue;
+    (method.node.defaultChild as CfnMethod).addPropertyOverride(
+      'Integration.PassthroughBehavior',
+      MOCK_ANSWER_REQUEST.PassthroughBehavior,
+    );
+  }
+  api.latestDeployment?.addToLogicalId({ corsPreflightPassthrough: MOCK_ANSWER_REQUEST.PassthroughBehavior });
 }
 
 /** An authorized ANY method answering `status` with an Error body from a MOCK integration. */

@@ -1,7 +1,10 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { assertWafHeader, RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
+import { refuseUnmappedPreflightBodies } from '../../infra/constructs/inventory-api';
 import { functionId } from '../../infra/inventory-stack';
 import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
 import { defaultFunctionTimeoutMs } from '../../local/gateway';
@@ -351,6 +354,43 @@ describe("API Gateway's account setting (the app)", () => {
   });
 });
 
+/**
+ * A REST API's stage serves the Deployment it points at, a snapshot of the methods when it was made ("Deploy a REST
+ * API in API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-deploy-api.html); CDK makes
+ * a new Deployment only when its logical id changes, which it derives from the methods' own properties, not from
+ * property overrides. So the preflight override must change the id itself, or a deployed stage keeps its old preflights.
+ */
+describe('The CORS preflight override reaches a deployed stage', () => {
+  const deploymentId = (withOverride: boolean) => {
+    const app = new App();
+    const stack = new Stack(app, 'PreflightProbe');
+    const api = new RestApi(stack, 'Api', {
+      defaultCorsPreflightOptions: { allowOrigins: ['https://staff.example.com'] },
+    });
+    api.root.addResource('inventory').addMethod('GET', new MockIntegration());
+    if (withOverride) refuseUnmappedPreflightBodies(api);
+    const template = Template.fromStack(stack);
+    const options = Object.values(
+      template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }),
+    );
+    return {
+      id: Object.keys(template.findResources('AWS::ApiGateway::Deployment'))[0],
+      passthrough: options.map(
+        (method) =>
+          (method.Properties as { Integration: { PassthroughBehavior?: string } }).Integration.PassthroughBehavior,
+      ),
+    };
+  };
+
+  it('sets NEVER on every OPTIONS method and gives the Deployment a new logical id, so the stage is redeployed', () => {
+    const before = deploymentId(false);
+    const after = deploymentId(true);
+    expect(before.passthrough.length).toBeGreaterThan(0);
+    expect(new Set(after.passthrough)).toEqual(new Set(['NEVER']));
+    expect(after.id).not.toBe(before.id);
+  });
+});
+
 describe('Web ACL in front of production', () => {
   const template = () => synthesized.templates.production;
   const webAcl = () => only(Object.values(resourcesOfType(template(), 'AWS::WAFv2::WebACL')));
@@ -372,7 +412,7 @@ describe('Web ACL in front of production', () => {
     };
   };
 
-  it('refuses at synth a custom response header WAF would refuse at deploy (its CustomHTTPHeader name and value limits)', () => {
+  it("refuses what WAF's CustomHTTPHeader refuses (name and value limits), the check synth runs on every block header", () => {
     expect(() => assertWafHeader('Access-Control-Allow-Origin', `https://${'a'.repeat(250)}.example`)).toThrow(
       /WAF refuses/,
     );
