@@ -392,7 +392,7 @@ export class InventoryStack extends Stack {
     if (this.api.customDomainTarget) {
       new CfnOutput(this, STACK_OUTPUTS.customDomainTarget, {
         value: this.api.customDomainTarget,
-        description: `Regional host the custom domain's DNS record points at (CNAME, or a Route 53 alias)`,
+        description: `Regional host the custom domain's CNAME points at (with no hosted zone configured)`,
       });
     }
     new CfnOutput(this, STACK_OUTPUTS.authorizerCacheTtlSeconds, {

@@ -230,7 +230,13 @@ function positiveInteger(raw: string | undefined, fallback: number, name: string
 
 function readCustomDomain(get: (key: string) => string | undefined): CustomDomainConfig | undefined {
   const domainName = get('domainName');
-  if (!domainName) return undefined;
+  if (!domainName) {
+    // Set without a domain they would do nothing, without a word.
+    const stray = ['certificateArn', 'hostedZoneId', 'hostedZoneName'].filter((key) => get(key));
+    if (stray.length > 0)
+      throw new Error(`${stray.join(', ')} set without a domainName: set the domainName too, or none`);
+    return undefined;
+  }
   const certificateArn = get('certificateArn');
   if (!certificateArn) throw new Error(`A custom domain (${domainName}) needs a certificateArn as well`);
   const hostedZoneId = get('hostedZoneId');

@@ -144,6 +144,16 @@ describe('Stage configuration', () => {
     ).toThrow(/certificateArn/);
   });
 
+  it('refuses custom-domain settings without a domainName, which would make nothing without a word', () => {
+    const context: Record<string, string> = { 'staging:hostedZoneId': 'Z123', 'staging:hostedZoneName': 'example.com' };
+    expect(() =>
+      stageConfig(
+        'staging',
+        contextLookup((key) => context[key], {}),
+      ),
+    ).toThrow(/hostedZoneId, hostedZoneName set without a domainName/);
+  });
+
   it.each(['hostedZoneId', 'hostedZoneName'])(
     'refuses a custom domain with only %s of its hosted zone, which would make no DNS record without a word',
     (only) => {
