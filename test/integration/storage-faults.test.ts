@@ -49,8 +49,8 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
    * the Lambda timeout (INTEGRATION_FAILURE, 503), not as 500 INTERNAL.
    */
   it('answers 503 SERVICE_UNAVAILABLE, not 500, when a PATCH runs out of its time waiting for paused storage', async () => {
-    // Prepare: 1 s, half the SDK's budget (2 attempts of 1 s each), so the function's own deadline comes first.
-    updateTimeoutMs = 1000;
+    // Prepare: 0.7 s, well inside the SDK's budget (2 attempts of 1 s each), so the function's own deadline comes first.
+    updateTimeoutMs = 700;
     stack.pause();
     // Act
     const started = Date.now();
