@@ -108,8 +108,9 @@ export interface paths {
          *     true` and changes nothing. The same key with another petId or body is 422 `IDEMPOTENCY_KEY_REUSED`; a
          *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After`. Keys are per API
          *     key: one client can neither replay nor block another's. 400s, 401s, 413s, 415s and 5xx answers are not
-         *     kept: a repeat after them runs again. A 5xx may come after the change was applied (its answer could not be
-         *     stored, or DynamoDB's answer was lost); the entry remembers which key made its last change for 24 hours, so
+         *     kept: a repeat after them runs again. An answer that could not be stored is still given (the change is
+         *     done). A 5xx may come after the change was applied (DynamoDB's answer to the service was lost), and an
+         *     answer may not reach the client; the entry remembers which key made its last change for 24 hours, so
          *     the repeat (409 while the first's claim lasts, at most 10 s) then answers the entry as that change left it
          *     and applies nothing, unless another change to the pet came in between.
          *

@@ -86,6 +86,9 @@ const idempotentRunner = once(() =>
   createIdempotentRunner({
     persistenceStore: idempotencyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.idempotencyTable) }),
     operation: 'updateInventory',
+    // The client has its answer; a repeat of this key is 409 until the in-flight record expires, then finds the
+    // change on the entry. The idempotency table is what to look at.
+    onAnswerNotKept: (error) => logger.error('idempotent answer not kept', { error }),
   }),
 );
 

@@ -70,7 +70,8 @@ export type IdempotentRunner = (
  * key is kept for {@link IDEMPOTENCY_TTL_SECONDS} and a repeat with the same request gets it back with
  * `Idempotent-Replayed: true`, running nothing; the same key with another request is `422 IDEMPOTENCY_KEY_REUSED`;
  * a repeat while the first is in flight is `409 CONFLICT` with `Retry-After`. An operation that throws (a server
- * fault) keeps nothing, so a retry runs it again.
+ * fault) keeps nothing, so a retry runs it again. An answer the store fails to keep is still given: the change is
+ * done (`onAnswerNotKept` is told).
  *
  * The function wrapper rather than the middy middleware: in 2.35 the middleware's onError deletes the record of
  * the request it refused (powertools-lambda-typescript#5675), so a duplicate in flight would unlock the first.
@@ -79,18 +80,32 @@ export function createIdempotentRunner(options: {
   persistenceStore: BasePersistenceLayer;
   /** Names the operation in the stored keys, so another operation's keys never meet these. */
   operation: string;
+  /** Told when an answer was given but could not be kept (the idempotency store failed after the change). */
+  onAnswerNotKept?: (error: IdempotencyPersistenceLayerError) => void;
 }): IdempotentRunner {
   const config = idempotencyConfig();
   return async function runIdempotently(request, context, operation) {
+    // The operation's own answer, once it has one: the utility stores it after, and that write can fail.
+    let answered: APIGatewayProxyResult | undefined;
     const run = makeIdempotent(
       // The second argument makes Powertools take the Lambda context: an in-flight record expires with the invocation.
-      async (_payload: unknown, _context: Context) => operation(),
+      async (_payload: unknown, _context: Context) => {
+        answered = await operation();
+        return answered;
+      },
       { persistenceStore: options.persistenceStore, config, keyPrefix: options.operation },
     );
     const payload = idempotencyPayload(request);
     try {
       return await run(payload, context);
     } catch (error) {
+      // The change is done and its answer known; only keeping it failed. A 503 would send the client to retry a
+      // change that landed (a retry then finds it on the entry, unless another change came in between); the true
+      // answer ends the exchange. The record stays in flight until it expires, as the utility leaves it.
+      if (answered !== undefined && error instanceof IdempotencyPersistenceLayerError) {
+        options.onAnswerNotKept?.(error);
+        return answered;
+      }
       throw translateIdempotencyError(error);
     }
   };

@@ -418,11 +418,13 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       (operation, index) => operation === 'UpdateItem' && index === 0,
     );
     const storeClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
+    const notKept: Error[] = [];
     const handler = createUpdateHandler({
       repository: new InventoryTable({ client, tableName: tables.inventory }),
       idempotent: createIdempotentRunner({
         persistenceStore: idempotencyTable({ client: storeClient, tableName: tables.idempotency as string }),
         operation: 'updateInventory',
+        onAnswerNotKept: (error) => notKept.push(error),
       }),
     });
     const send = (body: string, context = lambdaContext()) =>
@@ -451,11 +453,11 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       storeClient.destroy();
       await endpoint.close();
     };
-    return { endpoint, send, stored, firstThenClaimLapse, close };
+    return { endpoint, send, stored, firstThenClaimLapse, close, notKept };
   }
 
-  it('applies once when the first answer could not be kept: 503, then 409 while its claim lasts, then the entry as that change left it', async () => {
-    const { endpoint, send, stored, firstThenClaimLapse, close } = await answerNotKept();
+  it('gives the first answer even when it could not be kept (200, applied once), then 409 while its claim lasts, then the entry as that change left it', async () => {
+    const { endpoint, send, stored, firstThenClaimLapse, close, notKept } = await answerNotKept();
     try {
       // Act
       const { first, quantityAfterFirst, whileClaimed } = await firstThenClaimLapse('{"adjustBy":5}');
@@ -463,7 +465,11 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       const replay = await send('{ "adjustBy": 5 }');
       // Assess
       expect(endpoint.calls.filter((call) => call.throttled).map((call) => call.operation)).toEqual(['UpdateItem']);
-      expect([first.statusCode, JSON.parse(first.body).code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+      // The change landed and its answer is known: the client gets it, not a 503 that would send it to retry.
+      expect(first.statusCode).toBe(200);
+      expect(JSON.parse(first.body)).toEqual({ petId: 77, quantity: 15, status: 'available' });
+      expect(first.headers).not.toHaveProperty('Idempotent-Replayed');
+      expect(notKept).toHaveLength(1);
       expect(quantityAfterFirst).toBe(15);
       expect(whileClaimed.statusCode).toBe(409);
       expect(whileClaimed.headers).toMatchObject({ 'Retry-After': '1' });
