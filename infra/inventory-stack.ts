@@ -262,6 +262,9 @@ export class InventoryStack extends Stack {
         ['inventory', { table: this.inventoryTable, maxReadRequestUnits: config.maxReadRequestUnits.inventory }],
         ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: config.maxReadRequestUnits.apiKeys }],
         ['history', { table: this.history.table, maxReadRequestUnits: config.maxReadRequestUnits.history }],
+        // Uncapped (on demand), so no read-capacity alarm; its failures are keyed PATCHes' 503s, or answers given but
+        // not kept for a repeat (logged 'idempotent answer not kept').
+        ['idempotency', { table: this.idempotencyTable }],
       ]),
       listIndex: {
         table: this.inventoryTable,

@@ -28,8 +28,8 @@ import type { AlarmConfig } from '../stage-config';
 /** A table and its read cap. */
 export interface MonitoredTable {
   table: Table;
-  /** The table's `maxReadRequestUnits`. */
-  maxReadRequestUnits: number;
+  /** The table's `maxReadRequestUnits`; none (an uncapped table): no read-capacity alarm. */
+  maxReadRequestUnits?: number;
 }
 
 /** Properties of {@link Monitoring}. */
@@ -56,7 +56,7 @@ export interface MonitoringProps {
   /** Every table by a readable name. */
   tables: ReadonlyMap<string, MonitoredTable>;
   /** The list's index (its own read cap): read units against the cap and throttles, alarmed as a table's. */
-  listIndex?: MonitoredTable & { indexName: string };
+  listIndex?: MonitoredTable & { indexName: string; maxReadRequestUnits: number };
   alarms: AlarmConfig;
   /** What happens to the topic's key when the stack is deleted. */
   keyRemovalPolicy: RemovalPolicy;
@@ -414,7 +414,7 @@ export class Monitoring extends Construct {
       const readUnitsPerSecond = new MathExpression({
         expression: 'FILL(consumed, 0) / PERIOD(consumed)',
         usingMetrics: { consumed: table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }) },
-        label: `${name} read units per second (cap ${maxReadRequestUnits})`,
+        label: `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
         period,
       });
       add(
@@ -431,13 +431,14 @@ export class Monitoring extends Construct {
         `The ${name} table answered with system errors`,
         '<Table>TableSystemErrorsAlarm',
       );
-      add(
-        `${pascal}TableReadCapacityAlarm`,
-        readUnitsPerSecond,
-        Math.round(maxReadRequestUnits * config.readCapacityShare),
-        `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
-        '<Table>TableReadCapacityAlarm',
-      );
+      if (maxReadRequestUnits !== undefined)
+        add(
+          `${pascal}TableReadCapacityAlarm`,
+          readUnitsPerSecond,
+          Math.round(maxReadRequestUnits * config.readCapacityShare),
+          `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+          '<Table>TableReadCapacityAlarm',
+        );
       tableWidgets.push(
         new GraphWidget({
           title: `${name} table`,

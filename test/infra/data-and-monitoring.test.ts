@@ -396,6 +396,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     expect(throttleAlarms.map(({ name }) => name).sort()).toEqual([
       'ApiKeysTableThrottlesAlarm',
       'HistoryTableThrottlesAlarm',
+      'IdempotencyTableThrottlesAlarm',
       'InventoryListIndexThrottlesAlarm',
       'InventoryTableThrottlesAlarm',
     ]);
