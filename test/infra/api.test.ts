@@ -293,10 +293,17 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
           outcome: expected,
         });
       }
-      // The 415 is the UNSUPPORTED_MEDIA_TYPE response, an Error body like every other.
-      expect(gatewayResponse('UNSUPPORTED_MEDIA_TYPE').code).toBe('UNSUPPORTED_MEDIA_TYPE');
-      expect(ERROR_CODES.UNSUPPORTED_MEDIA_TYPE).toBe(415);
-      template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'UNSUPPORTED_MEDIA_TYPE' });
+      // The 415 is the stage's UNSUPPORTED_MEDIA_TYPE response: status 415 and the Error body.
+      const [refusal] = Object.values(
+        template().findResources('AWS::ApiGateway::GatewayResponse', {
+          Properties: { ResponseType: 'UNSUPPORTED_MEDIA_TYPE' },
+        }),
+      ).map((resource) => resource.Properties as { StatusCode: string; ResponseTemplates: Record<string, string> });
+      expect(refusal?.StatusCode).toBe('415');
+      expect(renderedBody(refusal?.ResponseTemplates['application/json'])).toMatchObject({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        status: 415,
+      });
     },
   );
 
@@ -306,7 +313,8 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     expect(JSON.stringify(template().toJSON())).not.toContain('CORS_ALLOWED_ORIGINS');
   });
 
-  it('invokes functions only from this API: each Lambda permission is scoped to its method', () => {
+  // What the permissions allow is evaluated in test/infra/permissions.test.ts ("API Gateway → route functions").
+  it("names this API's methods, never the console's test-invoke stage, in every Lambda permission", () => {
     for (const permission of Object.values(resourcesOfType(template(), 'AWS::Lambda::Permission'))) {
       expect(permission.Principal).toBe('apigateway.amazonaws.com');
       expect(JSON.stringify(permission.SourceArn)).toMatch(/InventoryApi/);
@@ -438,7 +446,7 @@ describe('Web ACL in front of production', () => {
   // "Custom responses that you specify for the AWS WAF Block action take precedence over any response specifications
   // that you define in your protected resource." — Custom responses for Block actions, AWS WAF Developer Guide,
   // https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-for-blocked-requests.html
-  it("answers a body over the handlers' limit with 413 PAYLOAD_TOO_LARGE, bodies past what WAF inspects included", () => {
+  it("configures a block with 413 PAYLOAD_TOO_LARGE for a body over the handlers' limit, bodies past what WAF inspects included", () => {
     expect(rule('BodyTooLarge').Statement).toEqual({
       SizeConstraintStatement: {
         FieldToMatch: { Body: { OversizeHandling: 'MATCH' } },
@@ -459,7 +467,7 @@ describe('Web ACL in front of production', () => {
     });
   });
 
-  it('limits each client IP per minute and answers the excess with 429 THROTTLED and Retry-After', () => {
+  it('configures a per-IP, per-minute rate rule whose block answers 429 THROTTLED with Retry-After', () => {
     expect(rule('RatePerIp').Statement).toEqual({
       RateBasedStatement: { AggregateKeyType: 'IP', Limit: 600, EvaluationWindowSec: RATE_WINDOW_SECONDS },
     });
@@ -470,7 +478,7 @@ describe('Web ACL in front of production', () => {
     });
   });
 
-  it('runs the AWS IP reputation list and common rule set, and blocks what they flag with 403 ACCESS_DENIED', () => {
+  it('configures the AWS IP reputation list and common rule set, counted, and a label rule blocking what they flag with 403 ACCESS_DENIED', () => {
     for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesCommonRuleSet']) {
       expect(rule(name)).toMatchObject({
         Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: name } },

@@ -309,6 +309,22 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       stat: 'Sum',
     });
     expect(alarm(`${name}TableReadCapacityAlarm`).Threshold).toBe(cap * 0.8);
+    // As CloudWatch evaluates it: a minute's Sum of consumed units over the period's seconds, against the threshold.
+    const evaluated = evaluatedAlarm(alarm(`${name}TableReadCapacityAlarm`));
+    const period = alarm(`${name}TableReadCapacityAlarm`).Metrics?.find((query) => query.Id === 'consumed')?.MetricStat
+      ?.Period as number;
+    expect(period).toBeGreaterThan(0);
+    const reading = (unitsPerSecond: number) => ({ consumed: unitsPerSecond * period });
+    const periods = Array.from({ length: evaluated.evaluationPeriods }, () => reading(cap * 0.8));
+    expect(evaluated.run(periods, 'OK').at(-1)).toBe('ALARM');
+    expect(
+      evaluated
+        .run(
+          Array.from({ length: evaluated.evaluationPeriods }, () => reading(cap * 0.7)),
+          'OK',
+        )
+        .at(-1),
+    ).toBe('OK');
   });
 
   it('alarms when the list index reads 80 % of its own read cap per second, and when its Queries are throttled', () => {

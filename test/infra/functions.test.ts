@@ -4,6 +4,7 @@ import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../service/routes';
+import { evaluatedAlarm } from './alarm-evaluation';
 import {
   logicalIdStartingWith,
   only,
@@ -280,6 +281,12 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
         { Name: 'Resource', Value: { 'Fn::Join': ['', [fnRef, ':live']] } },
       ]);
       expect(alarm.AlarmActions).toBeUndefined();
+      // As CloudWatch evaluates it (test/infra/alarm-evaluation.ts): one crash of the new version is ALARM in that
+      // minute, which stops the deployment; no invocation at all (a quiet canary) is OK, never a stop.
+      const evaluated = evaluatedAlarm(alarm);
+      expect(evaluated.run([{ m: 1 }], 'OK')).toEqual(['ALARM']);
+      expect(evaluated.run([{ m: 0 }], 'OK')).toEqual(['OK']);
+      expect(evaluated.run(evaluated.quiet(), 'OK').at(-1)).toBe('OK');
     },
   );
 

@@ -162,6 +162,37 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
    * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
    * which this API answers 503 with Retry-After.
    */
+  /**
+   * "Why do I get API Gateway 401 Unauthorized errors after I create a Lambda authorizer?" (AWS re:Post Knowledge
+   * Center, https://repost.aws/knowledge-center/api-gateway-401-error-lambda-authorizer): for a TOKEN authorizer,
+   * API Gateway answers 401 without calling the function when the token is missing or does not match the token
+   * validation expression (the Authorizer's `identityValidationExpression`, https://docs.aws.amazon.com/apigateway/latest/api/API_Authorizer.html).
+   */
+  describe('token validation before the authorizer', () => {
+    it.each([
+      ['no Authorization header', undefined],
+      ['an empty one', ''],
+      ['another scheme', 'Basic dXNlcjpwYXNz'],
+      ['the scheme alone', 'Bearer'],
+    ])('answers %s with the UNAUTHORIZED response (401) and never calls the authorizer', async (_what, value) => {
+      const response = await get('/v1/inventory', value === undefined ? {} : { Authorization: value });
+      expectGatewayAnswer(response, 'UNAUTHORIZED');
+      expect(authorizerCalls).toBe(0);
+    });
+
+    it.each([
+      ['an unknown key', `Bearer psk_${'A'.repeat(43)}`],
+      [
+        'a bearer token that is not a key (the expression checks the scheme, the authorizer the key)',
+        'Bearer not-a-key',
+      ],
+    ])('calls the authorizer for %s, and it is the one that refuses it (401)', async (_what, value) => {
+      const response = await get('/v1/inventory', { Authorization: value });
+      expectGatewayAnswer(response, 'UNAUTHORIZED');
+      expect(authorizerCalls).toBe(1);
+    });
+  });
+
   describe('authorizer errors', () => {
     it('answers the AUTHORIZER_CONFIGURATION_ERROR response (503, Retry-After) when the authorizer throws anything but Unauthorized', async () => {
       authorizerMode = 'throws';

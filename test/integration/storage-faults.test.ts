@@ -53,14 +53,11 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
     updateTimeoutMs = 700;
     stack.pause();
     // Act
-    const started = Date.now();
     const updated = await stack.update(7);
-    const tookMs = Date.now() - started;
-    // Assess: the function's own answer (its message, not the gateway's), at its deadline: the SDK's budget alone
-    // cannot end before 2 s (two request timeouts of 1 s).
+    // Assess: the function's own answer (its message, not the INTEGRATION_FAILURE response the gateway gives when a
+    // function has not answered by its time-out), so it came before the deadline, which the SDK alone (2 s) cannot.
     expectUnavailable(updated);
     expect(JSON.parse(updated.text).message).toMatch(/^Inventory storage is temporarily unavailable/);
-    expect(tookMs).toBeLessThan(2000);
   });
 
   it('recovers by itself when DynamoDB resumes, without restarting anything', async () => {
