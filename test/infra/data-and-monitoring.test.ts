@@ -423,7 +423,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     }
   });
 
-  it('needs more than one bad period of the 5xx rate or a route latency, and none from too few requests', () => {
+  it("needs more than one bad period of the 5xx rate, the functions' fault rate or any route latency, and none from too few requests; pages on the history lagging its stream", () => {
     const byName = new Map(evaluated().map(({ name, alarm }) => [name, alarm]));
     const rate = byName.get('ApiServerErrorRateAlarm') as EvaluatedAlarm;
     const failing = { requests: 100, errors: 100 };
@@ -441,10 +441,40 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
         'OK',
       ),
     ).toEqual(['OK', 'OK']);
-    const latency = byName.get('UpdateInventoryLatencyAlarm') as EvaluatedAlarm;
-    const slow = { requests: 100, latency: latency.threshold };
-    expect(latency.run([slow, {}, {}], 'OK').at(-1)).toBe('OK');
-    expect(latency.run([slow, slow], 'OK').at(-1)).toBe('ALARM');
+    // Every buffered route's p99 latency alarm, the same way.
+    for (const route of ROUTES.filter((candidate) => !candidate.streaming)) {
+      const name = `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}LatencyAlarm`;
+      const latency = byName.get(name) as EvaluatedAlarm;
+      const slow = { requests: 100, latency: latency.threshold };
+      const fewSlow = { requests: minRequests - 1, latency: latency.threshold * 10 };
+      expect({ name, once: latency.run([slow, {}, {}], 'OK').at(-1) }).toEqual({ name, once: 'OK' });
+      expect({ name, twice: latency.run([slow, slow], 'OK').at(-1) }).toEqual({ name, twice: 'ALARM' });
+      expect({ name, few: latency.run([fewSlow, fewSlow, fewSlow], 'OK').at(-1) }).toEqual({ name, few: 'OK' });
+    }
+    // The functions' own 500/503 per request: two bad periods of enough requests page, too few never do.
+    const faults = byName.get('FunctionFaultRateAlarm') as EvaluatedAlarm;
+    const atRate = Math.ceil(100 * faults.threshold);
+    for (const faulty of [
+      { requests: 100, internal: atRate },
+      { requests: 100, unavailable: atRate },
+    ]) {
+      expect(faults.run([faulty, {}, {}], 'OK').at(-1)).toBe('OK');
+      expect(faults.run([faulty, faulty], 'OK').at(-1)).toBe('ALARM');
+    }
+    expect(faults.run([{ requests: 100, unavailable: 0 }, { requests: 100 }], 'OK').at(-1)).toBe('OK');
+    const fewFaults = { requests: minRequests - 1, internal: minRequests - 1 };
+    expect(faults.run([fewFaults, fewFaults, fewFaults], 'OK').at(-1)).toBe('OK');
+    // The history behind its stream by the threshold pages; caught up, it recovers.
+    const iteratorAge = byName.get('HistoryIteratorAgeAlarm') as EvaluatedAlarm;
+    const behind = Object.fromEntries(iteratorAge.metricIds.map((id) => [id, iteratorAge.threshold]));
+    const caughtUp = Object.fromEntries(iteratorAge.metricIds.map((id) => [id, 0]));
+    const lagging = Array.from({ length: iteratorAge.evaluationPeriods }, () => behind);
+    expect(iteratorAge.run(lagging, 'OK').at(-1)).toBe('ALARM');
+    expect(
+      iteratorAge
+        .run([...lagging, ...Array.from({ length: iteratorAge.evaluationRange }, () => caughtUp)], 'OK')
+        .at(-1),
+    ).toBe('OK');
   });
 
   it('has no stage-wide latency alarm: the streamed list counts until its last byte', () => {
