@@ -391,7 +391,7 @@ describe('Reliability: generated requests against the local gateway', () => {
     );
   });
 
-  it('changed the table only by the updates it confirmed, byte for byte', async () => {
+  it('after the three fuzz runs above (run with them, not alone): changed the table only by the updates it confirmed, byte for byte', async () => {
     // Each confirmed update also signs its entry (lastChange, read by the history): the stock is compared.
     const after = await snapshotTable(stack.client, stack.tables.inventory, { omit: [LAST_CHANGE] });
     expect(after).toBe(testClientSnapshotOf([...model.values()]));
