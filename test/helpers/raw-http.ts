@@ -102,7 +102,13 @@ export interface SocketResponse {
  * Writes `request` as given onto a fresh connection (malformed framing, obs-fold, no Host, ...) and parses the one
  * answer: status line, headers and a Content-Length body. Fails after `timeoutMs`.
  */
-export function socketExchange(baseUrl: string, request: string | Buffer, timeoutMs = 10_000): Promise<SocketResponse> {
+export function socketExchange(
+  baseUrl: string,
+  request: string | Buffer,
+  timeoutMs = 10_000,
+  /** For HEAD: the answer ends with the connection whatever its Content-Length says, and `text` is every byte after the head. */
+  untilClosed = false,
+): Promise<SocketResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) });
@@ -132,7 +138,9 @@ export function socketExchange(baseUrl: string, request: string | Buffer, timeou
       }
       const body = received.subarray(headEnd + 4);
       const length = Number(headers['content-length'] ?? Number.NaN);
-      if (Number.isFinite(length) ? body.length >= length : ended) {
+      if (untilClosed) {
+        if (ended) finish({ status, headers, text: body.toString() });
+      } else if (Number.isFinite(length) ? body.length >= length : ended) {
         finish({ status, headers, text: body.subarray(0, Number.isFinite(length) ? length : undefined).toString() });
       }
     };

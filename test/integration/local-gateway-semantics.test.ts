@@ -356,6 +356,57 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
   });
 
   /**
+   * "Lambda proxy integrations in API Gateway", input format
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html): a header or
+   * query parameter sent more than once is in `multiValueHeaders` / `multiValueQueryStringParameters` with every
+   * value, and in `headers` / `queryStringParameters` with the last one.
+   */
+  it('hands the function a repeated header and query parameter as their last value, and every value in the multi-value maps', async () => {
+    // Act
+    const response = await socketExchange(
+      stack.url,
+      rawHttp('GET /v1/inventory?limit=5&limit=7 HTTP/1.1', [
+        ['Host', 'h'],
+        ['Authorization', `Bearer ${stack.key}`],
+        ['X-Repeated', 'first'],
+        ['X-Repeated', 'second'],
+        ['Connection', 'close'],
+      ]),
+    );
+    // Assess: the list refuses a repeated limit (its own rule); what matters is what it was given.
+    expect(response.status).toBe(400);
+    const [event] = events;
+    expect(event?.headers['X-Repeated'] ?? event?.headers['x-repeated']).toBe('second');
+    expect(event?.multiValueHeaders['X-Repeated'] ?? event?.multiValueHeaders['x-repeated']).toEqual([
+      'first',
+      'second',
+    ]);
+    expect(event?.queryStringParameters?.limit).toBe('7');
+    expect(event?.multiValueQueryStringParameters?.limit).toEqual(['5', '7']);
+  });
+
+  /**
+   * RFC 9110 §9.3.2: the answer to HEAD is the one GET would give, without a body. The stage answers HEAD with its
+   * ANY method (405 with Allow on a route path), and sends no body.
+   */
+  it('answers HEAD with the status and headers of its answer and no body', async () => {
+    // Every byte the gateway sends until it closes the connection.
+    const response = await socketExchange(
+      stack.url,
+      rawHttp('HEAD /v1/inventory HTTP/1.1', [
+        ['Host', 'h'],
+        ['Authorization', `Bearer ${stack.key}`],
+        ['Connection', 'close'],
+      ]),
+      10_000,
+      true,
+    );
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('GET');
+    expect(response.text).toBe('');
+  });
+
+  /**
    * Names every JavaScript object inherits are ordinary names to API Gateway: the event of
    * "Lambda proxy integrations in API Gateway" (input format) carries them like any other.
    * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
