@@ -327,36 +327,16 @@ export class InventoryTable implements InventoryRepository {
       adjustBy < 0
         ? { expression: 'quantity >= :bound', value: -adjustBy }
         : { expression: 'quantity <= :bound', value: MAX_QUANTITY - adjustBy };
-    const repeat = unlessRepeated(origin);
-    try {
-      const result = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [PET_ID]: { N: petId } },
-          UpdateExpression: `SET quantity = quantity + :delta, ${LAST_CHANGE} = :change`,
-          ConditionExpression: `attribute_exists(${PET_ID}) AND ${bound.expression} AND ${repeat.expression}`,
-          ExpressionAttributeNames: repeat.names,
-          ExpressionAttributeValues: {
-            ':delta': { N: String(adjustBy) },
-            ':bound': { N: String(bound.value) },
-            ':change': changeOriginAttribute({ ...origin, adjustBy, changeId: repeat.changeId }),
-            ...repeat.values,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
-      return toInventoryItem(result.Attributes);
-    } catch (error) {
-      if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
-        const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
-        if (stored && repeat.landed(stored)) return toInventoryItem(stored);
-        if (stored) throw new AdjustmentConflictError(petId, adjustBy, toInventoryItem(stored).quantity);
-        throw new InventoryItemNotFoundError(petId);
-      }
-      return translateStorageError(error, 'UpdateItem');
-    }
+    return this.updateEntry(
+      petId,
+      { ...origin, adjustBy },
+      {
+        quantity: 'quantity + :delta',
+        condition: bound.expression,
+        values: { ':delta': { N: String(adjustBy) }, ':bound': { N: String(bound.value) } },
+      },
+      (stored) => new AdjustmentConflictError(petId, adjustBy, stored.quantity),
+    );
   }
 
   /**
@@ -368,22 +348,50 @@ export class InventoryTable implements InventoryRepository {
    */
   async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
     const expected = update.expectedQuantity;
+    return this.updateEntry(
+      petId,
+      origin,
+      expected === undefined
+        ? { quantity: ':quantity', values: { ':quantity': { N: String(update.quantity) } } }
+        : {
+            quantity: ':quantity',
+            condition: 'quantity = :expected',
+            values: { ':quantity': { N: String(update.quantity) }, ':expected': { N: String(expected) } },
+          },
+      // Without expectedQuantity only a missing entry fails the condition (404).
+      (stored) => (expected === undefined ? undefined : new QuantityConflictError(petId, expected, stored.quantity)),
+    );
+  }
+
+  /**
+   * The one conditional UpdateItem both writes are: `quantity` set to `write.quantity` and `lastChange` to the
+   * origin, on condition that the entry exists, `write.condition` holds, and this is not an attempt of a change that
+   * already landed. A failed condition returns the stored item (`ALL_OLD`), so no second read tells the cases apart:
+   * a repeat answers the entry as stored, an entry that breaks the condition is `refused(it)`, and none is 404.
+   */
+  private async updateEntry(
+    petId: string,
+    origin: ChangeOrigin,
+    write: { quantity: string; condition?: string; values: Record<string, AttributeValue> },
+    refused: (stored: InventoryItem) => Error | undefined,
+  ): Promise<InventoryItem> {
     const repeat = unlessRepeated(origin);
+    const conditions = [
+      `attribute_exists(${PET_ID})`,
+      ...(write.condition ? [write.condition] : []),
+      repeat.expression,
+    ];
     try {
       const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PET_ID]: { N: petId } },
-          UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
-          ConditionExpression:
-            expected === undefined
-              ? `attribute_exists(${PET_ID}) AND ${repeat.expression}`
-              : `attribute_exists(${PET_ID}) AND quantity = :expected AND ${repeat.expression}`,
+          UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: repeat.names,
           ExpressionAttributeValues: {
-            ':quantity': { N: String(update.quantity) },
+            ...write.values,
             ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
-            ...(expected === undefined ? {} : { ':expected': { N: String(expected) } }),
             ...repeat.values,
           },
           ReturnValues: 'ALL_NEW',
@@ -396,9 +404,8 @@ export class InventoryTable implements InventoryRepository {
       if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
         const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
         if (stored && repeat.landed(stored)) return toInventoryItem(stored);
-        if (stored && expected !== undefined)
-          throw new QuantityConflictError(petId, expected, toInventoryItem(stored).quantity);
-        throw new InventoryItemNotFoundError(petId);
+        const refusal = stored ? refused(toInventoryItem(stored)) : undefined;
+        throw refusal ?? new InventoryItemNotFoundError(petId);
       }
       return translateStorageError(error, 'UpdateItem');
     }
