@@ -58,7 +58,7 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
       const { keys, baseUrl, settleMs } = resolved;
       // Asked at most once per run, by whichever check fails first: a stack's status does not change within a run
       // (but does between runs of a warm instance, so never across them).
-      const rollingBack = resolved.rollingBack ? askedOnce(resolved.rollingBack) : undefined;
+      const rollingBack = resolved.rollingBack ? once(resolved.rollingBack) : undefined;
       const alarmDelivery = resolved.alarmDelivery && {
         ...resolved.alarmDelivery,
         ...(rollingBack && !resolved.alarmDelivery.rollingBack ? { rollingBack } : {}),
@@ -112,15 +112,6 @@ export function selfCheckDepsFromEnvironment(): SelfCheckDeps {
           },
         }
       : {}),
-  };
-}
-
-/** `ask`, called at most once; later calls get the first answer (or its error). */
-function askedOnce(ask: () => Promise<boolean>): () => Promise<boolean> {
-  let answer: Promise<boolean> | undefined;
-  return () => {
-    answer ??= ask();
-    return answer;
   };
 }
 
