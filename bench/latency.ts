@@ -5,7 +5,7 @@ import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { idempotencyConfig, idempotencyPayload } from '../functions/http/idempotency';
 import { idempotencyTable } from '../functions/store/idempotency-table';
-import { changeOriginAttribute, LAST_CHANGE, unlessRepeated } from '../functions/store/inventory-table';
+import { entryUpdate } from '../functions/store/inventory-table';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { invokeStreamingHandler } from '../local/lambda/streaming';
 import { alternate, median, quantile, ratio, round } from './stats';
@@ -144,26 +144,13 @@ export async function measurePatch(options: {
   const updateItem = async () => {
     const quantity = next++ % 1000;
     const origin = { source: 'api' as const, actor: 'bench', requestId: `bench-${next}`, at: new Date().toISOString() };
-    // The handler's UpdateItem for a plain PATCH: the same condition (the entry exists, and this is not a repeat of
-    // a change that landed), the same attributes and answer.
-    const repeat = unlessRepeated(origin);
+    // The handler's UpdateItem for a plain PATCH, the very request it sends (entryUpdate), straight to DynamoDB.
+    const { input } = entryUpdate(options.tableName, options.petId, origin, {
+      quantity: ':quantity',
+      values: { ':quantity': { N: String(quantity) } },
+    });
     const started = performance.now();
-    await options.client.send(
-      new UpdateItemCommand({
-        TableName: options.tableName,
-        Key: { petId: { N: options.petId } },
-        UpdateExpression: `SET quantity = :quantity, ${LAST_CHANGE} = :change`,
-        ConditionExpression: `attribute_exists(petId) AND ${repeat.expression}`,
-        ExpressionAttributeNames: repeat.names,
-        ExpressionAttributeValues: {
-          ':quantity': { N: String(quantity) },
-          ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
-          ...repeat.values,
-        },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    await options.client.send(new UpdateItemCommand(input));
     viaRaw.push(performance.now() - started);
     stored = quantity;
   };

@@ -7,6 +7,7 @@ import {
   type QueryCommandOutput,
   ScanCommand,
   UpdateItemCommand,
+  type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
@@ -372,32 +373,12 @@ export class InventoryTable implements InventoryRepository {
   private async updateEntry(
     petId: string,
     origin: ChangeOrigin,
-    write: { quantity: string; condition?: string; values: Record<string, AttributeValue> },
+    write: EntryWrite,
     refused: (stored: InventoryItem) => Error | undefined,
   ): Promise<InventoryItem> {
-    const repeat = unlessRepeated(origin);
-    const conditions = [
-      `attribute_exists(${PET_ID})`,
-      ...(write.condition ? [write.condition] : []),
-      repeat.expression,
-    ];
+    const { input, repeat } = entryUpdate(this.tableName, petId, origin, write);
     try {
-      const result = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [PET_ID]: { N: petId } },
-          UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: repeat.names,
-          ExpressionAttributeValues: {
-            ...write.values,
-            ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
-            ...repeat.values,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const result = await this.client.send(new UpdateItemCommand(input));
       if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
       return toInventoryItem(result.Attributes);
     } catch (error) {
@@ -410,6 +391,46 @@ export class InventoryTable implements InventoryRepository {
       return translateStorageError(error, 'UpdateItem');
     }
   }
+}
+
+/** What an entry's write sets and on what condition, besides the entry existing and not being a repeat. */
+export interface EntryWrite {
+  /** The new quantity, as an update-expression operand (`:quantity`, `quantity + :delta`). */
+  quantity: string;
+  condition?: string;
+  values: Record<string, AttributeValue>;
+}
+
+/**
+ * The UpdateItem of an entry's write (InventoryTable's adjustQuantity and setQuantity; the benchmark sends the same
+ * request straight): the quantity and `lastChange` together, on condition that the entry exists, `write.condition`
+ * holds, and it is not an attempt of a change that already landed; the stored item is returned either way.
+ */
+export function entryUpdate(
+  tableName: string,
+  petId: string,
+  origin: ChangeOrigin,
+  write: EntryWrite,
+): { input: UpdateItemCommandInput; repeat: ReturnType<typeof unlessRepeated> } {
+  const repeat = unlessRepeated(origin);
+  const conditions = [`attribute_exists(${PET_ID})`, ...(write.condition ? [write.condition] : []), repeat.expression];
+  return {
+    repeat,
+    input: {
+      TableName: tableName,
+      Key: { [PET_ID]: { N: petId } },
+      UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: repeat.names,
+      ExpressionAttributeValues: {
+        ...write.values,
+        ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
+        ...repeat.values,
+      },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
 }
 
 /**
