@@ -532,11 +532,12 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     if (allowRequest && !allowRequest(apiMethod)) return refuse('THROTTLED');
     // The stage's MOCK methods (the preflight, the 404/405 answers) refuse a Content-Type they have no template for
     // (passthrough NEVER, service/integration-request.ts): API Gateway's UNSUPPORTED_MEDIA_TYPE, before any mock.
-    const mockRefusesBody =
+    // Asked only where a mock answers, never on a routed request.
+    const mockRefusesBody = () =>
       integrationRequestOutcome(MOCK_ANSWER_REQUEST, lastHeaderValue(req, 'content-type')) === 'refused with 415';
     if (preflight) {
       // The stage's preflight is a MOCK method without authorizer: no key, no function.
-      if (mockRefusesBody) return refuse('UNSUPPORTED_MEDIA_TYPE');
+      if (mockRefusesBody()) return refuse('UNSUPPORTED_MEDIA_TYPE');
       req.resume();
       res.writeHead(CORS_PREFLIGHT.status, corsPreflightHeaders(corsOrigins, lastHeaderValue(req, 'origin')));
       res.end();
@@ -558,7 +559,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       return 'cookies' in reply ? sendStreamed(reply) : send(reply);
     }
     // What is left is answered by the stage's 404/405 MOCK methods.
-    if (mockRefusesBody) return send(answer('UNSUPPORTED_MEDIA_TYPE', requestId));
+    if (mockRefusesBody()) return send(answer('UNSUPPORTED_MEDIA_TYPE', requestId));
     const first = matches[0];
     if (first) {
       const allow = allowedMethods(first.route.path).join(', ');
