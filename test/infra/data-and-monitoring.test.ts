@@ -423,6 +423,29 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     }
   });
 
+  it("pages on a table's system errors, on any one of the operations the service runs, and recovers after them", () => {
+    const errorAlarms = evaluated().filter(({ name }) => /TableSystemErrorsAlarm$/.test(name));
+    expect(errorAlarms.map(({ name }) => name).sort()).toEqual([
+      'ApiKeysTableSystemErrorsAlarm',
+      'HistoryTableSystemErrorsAlarm',
+      'IdempotencyTableSystemErrorsAlarm',
+      'InventoryTableSystemErrorsAlarm',
+    ]);
+    for (const { name, alarm } of errorAlarms) {
+      // Each operation's SystemErrors alone (DynamoDB sends it per Operation), for as long as it lasts.
+      for (const id of alarm.metricIds) {
+        const burst = { [id]: 1 };
+        const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
+        expect({ name, id, during: states[2], after: states.at(-1) }).toEqual({
+          name,
+          id,
+          during: 'ALARM',
+          after: 'OK',
+        });
+      }
+    }
+  });
+
   it("needs more than one bad period of the 5xx rate, the functions' fault rate or any route latency, and none from too few requests; pages on the history lagging its stream", () => {
     const byName = new Map(evaluated().map(({ name, alarm }) => [name, alarm]));
     const rate = byName.get('ApiServerErrorRateAlarm') as EvaluatedAlarm;
