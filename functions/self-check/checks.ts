@@ -15,11 +15,22 @@ export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
 export const SMOKE_LIST_TIMEOUT_MS = 30_000;
 
 /**
- * The pet whose PATCH must answer 404: the smallest int64, which no store numbers its pets with. The check only
- * sends it after the list showed no entry for it (the list is ordered by petId, so its first entry tells), and an
- * update never creates an entry, so no stock changes.
+ * The pets the 404 checks may use, tried in order: the smallest int64 and the seven after it, which no store numbers
+ * its pets with in practice. The first that a (strongly consistent) GET answers 404 is the absent pet; one that has
+ * an entry (an operator may import any int64) is skipped, never changed.
  */
-export const ABSENT_PET_ID = '-9223372036854775808';
+export const ABSENT_PET_CANDIDATES: readonly string[] = Array.from({ length: 8 }, (_, index) =>
+  String(-(2n ** 63n) + BigInt(index)),
+);
+
+/** The first of {@link ABSENT_PET_CANDIDATES}: the smallest int64. */
+export const ABSENT_PET_ID = ABSENT_PET_CANDIDATES[0] as string;
+
+/**
+ * The absent pet's PATCH: compare-and-set on 0, so that even an entry created between the GET and the PATCH keeps
+ * its stock (it answers 409, or 200 if its stock already is 0).
+ */
+const ABSENT_PET_PATCH = '{"quantity":0,"expectedQuantity":0}';
 
 /**
  * The name of each smoke check, as every report names them, in the order they run; `compareAndSet` runs only with
@@ -28,8 +39,8 @@ export const ABSENT_PET_ID = '-9223372036854775808';
 export const SMOKE_CHECK_NAMES = {
   unauthorized: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
   list: 'GET /inventory with the key answers 200 and a JSON array of {petId, quantity, status}',
-  absentPet: `PATCH of a pet with no entry (${ABSENT_PET_ID}) answers 404 NOT_FOUND and creates nothing`,
-  readOne: 'GET /inventory/{petId} of the first listed entry answers 200 with that entry, and of an absent pet 404',
+  absentPet: `GET and PATCH of a pet with no entry (from ${ABSENT_PET_ID} up) answer 404 NOT_FOUND and change nothing`,
+  readOne: 'GET /inventory/{petId} of the first listed entry answers 200 with that entry',
   unknownPath: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
   methodNotAllowed: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
   invalidQuantity: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
@@ -84,8 +95,8 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
     const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs });
     return { ...answer, text: redact(answer.text) };
   };
-  /** The list as read by the second check: its first entry, and whether the absent pet is really absent. */
-  let listed: { first?: { petId: string; quantity: number }; hasAbsentPet: boolean } | undefined;
+  /** The list as read by the second check: its first entry, if any. */
+  let listed: { first?: { petId: string; quantity: number } } | undefined;
 
   const checks: Check[] = [
     {
@@ -110,43 +121,43 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
         const head = LIST_HEAD.exec(answer.text);
         if (!head) return `the body does not start as an array of InventoryItem: ${excerpt(answer.text)}`;
         const [, petId, quantity] = head;
-        listed = {
-          ...(petId !== undefined && quantity !== undefined ? { first: { petId, quantity: Number(quantity) } } : {}),
-          hasAbsentPet: petId === ABSENT_PET_ID,
-        };
+        listed = petId !== undefined && quantity !== undefined ? { first: { petId, quantity: Number(quantity) } } : {};
         return undefined;
       },
     },
     {
       name: SMOKE_CHECK_NAMES.absentPet,
       run: async () => {
-        // Without the list, the pet's absence is unproven: a PATCH could then change real stock.
-        if (!listed) return 'not sent: the list could not be read, so the pet is not known to be absent';
-        if (listed.hasAbsentPet) return `not sent: pet ${ABSENT_PET_ID} has an entry, which this check must not change`;
-        return expectError(
-          await send('PATCH', `/inventory/${ABSENT_PET_ID}`, json, '{"quantity":0}'),
-          404,
-          'NOT_FOUND',
-        );
+        // The GET reads strongly consistently (the list does not), so a pet it answers 404 for has no entry now.
+        for (const petId of ABSENT_PET_CANDIDATES) {
+          const read = await send('GET', `/inventory/${petId}`, auth);
+          if (read.status === 200) {
+            if (itemOf(petId).test(read.text)) continue;
+            return `GET of pet ${petId}: unexpected body ${excerpt(read.text)}`;
+          }
+          const absent = expectError(read, 404, 'NOT_FOUND');
+          if (absent) return `GET of pet ${petId}: ${absent}`;
+          const patched = expectError(
+            await send('PATCH', `/inventory/${petId}`, json, ABSENT_PET_PATCH),
+            404,
+            'NOT_FOUND',
+          );
+          return patched ? `PATCH of pet ${petId}: ${patched}` : undefined;
+        }
+        const last = ABSENT_PET_CANDIDATES[ABSENT_PET_CANDIDATES.length - 1];
+        return `not sent: pets ${ABSENT_PET_ID} to ${last} all have entries, which this check must not change`;
       },
     },
     {
       name: SMOKE_CHECK_NAMES.readOne,
       run: async () => {
         if (!listed) return 'not sent: the list could not be read';
-        if (!listed.hasAbsentPet) {
-          const absent = expectError(await send('GET', `/inventory/${ABSENT_PET_ID}`, auth), 404, 'NOT_FOUND');
-          if (absent) return `pet ${ABSENT_PET_ID}: ${absent}`;
-        }
         const first = listed.first;
         if (!first) return undefined;
         const answer = await send('GET', `/inventory/${first.petId}`, auth);
         if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
         // The entry may have changed since the list; its petId and shape may not.
-        const expected = new RegExp(
-          `^\\{"petId":${first.petId},"quantity":\\d+,"status":"(available|pending|sold)"\\}$`,
-        );
-        return expected.test(answer.text) ? undefined : `unexpected body ${excerpt(answer.text)}`;
+        return itemOf(first.petId).test(answer.text) ? undefined : `unexpected body ${excerpt(answer.text)}`;
       },
     },
     {
@@ -181,10 +192,9 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
         const answer = await send('PATCH', `/inventory/${first.petId}`, json, body);
         if (answer.status === 409 && expectError(answer, 409, 'CONFLICT') === undefined) return undefined;
         if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-        const expected = new RegExp(
-          `^\\{"petId":${first.petId},"quantity":${first.quantity},"status":"(available|pending|sold)"\\}$`,
-        );
-        return expected.test(answer.text) ? undefined : `unexpected body ${excerpt(answer.text)}`;
+        return itemOf(first.petId, first.quantity).test(answer.text)
+          ? undefined
+          : `unexpected body ${excerpt(answer.text)}`;
       },
     });
   }
@@ -265,6 +275,11 @@ function expectError(answer: Answer, status: number, code: string): string | und
     return `not a JSON Error body: ${excerpt(answer.text)}`;
   }
   return undefined;
+}
+
+/** The InventoryItem of this pet, as the API writes it (petId digits exact), with this quantity or any. */
+function itemOf(petId: string, quantity?: number): RegExp {
+  return new RegExp(`^\\{"petId":${petId},"quantity":${quantity ?? '\\d+'},"status":"(available|pending|sold)"\\}$`);
 }
 
 function excerpt(text: string): string {
