@@ -130,7 +130,7 @@ async function runProbe(
   }
   const route = ROUTES.find((candidate) => candidate.operationId === probe.route);
   if (!route) return `no route ${probe.route}`;
-  const event = probeEvent(route.method, route.path);
+  const event = probeEvent(route.method, route.path, route.streaming);
   const status = route.streaming
     ? await streamedStatus(lambda, qualified, event)
     : await bufferedStatus(lambda, qualified, event);
@@ -140,7 +140,7 @@ async function runProbe(
 }
 
 /** The REST proxy event (payload 1.0) of the route's probe, as API Gateway would send it after the authorizer. */
-function probeEvent(method: string, path: string): Record<string, unknown> {
+function probeEvent(method: string, path: string, streaming = false): Record<string, unknown> {
   const petId = path.includes('{petId}') ? PROBE_PET_ID : undefined;
   const concretePath = petId ? path.replace('{petId}', petId) : path;
   const patch = method === 'PATCH';
@@ -150,8 +150,9 @@ function probeEvent(method: string, path: string): Record<string, unknown> {
     httpMethod: method,
     headers: patch ? { 'Content-Type': 'application/json' } : { 'Accept-Encoding': 'gzip' },
     multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
+    // The list: one page of one entry, which the probe reads whole.
+    queryStringParameters: streaming ? { limit: '1' } : null,
+    multiValueQueryStringParameters: streaming ? { limit: ['1'] } : null,
     pathParameters: petId ? { petId } : null,
     stageVariables: null,
     // Sets the stock only if it already is this value: a 404 or 409 otherwise.
@@ -215,18 +216,23 @@ async function streamedStatus(
       }),
       { abortSignal: abort.signal },
     );
+    // The probe asks for a page of one entry and reads it to the end: a stream left unread could count as a failed
+    // invocation of the version, and a failure after the status (InvokeComplete's ErrorCode) is still seen.
     let head = Buffer.alloc(0);
+    let status: number | string = 'the stream ended before its prelude';
+    let prelude = false;
     for await (const item of result.EventStream ?? []) {
       if (item.InvokeComplete?.ErrorCode)
         return `the stream failed: ${item.InvokeComplete.ErrorCode} ${item.InvokeComplete.ErrorDetails ?? ''}`;
-      if (!item.PayloadChunk?.Payload) continue;
+      if (prelude || !item.PayloadChunk?.Payload) continue;
       head = Buffer.concat([head, item.PayloadChunk.Payload]);
       const end = head.indexOf(Buffer.alloc(8));
       if (end < 0) continue;
-      const prelude = JSON.parse(head.subarray(0, end).toString('utf8')) as { statusCode?: unknown };
-      return typeof prelude.statusCode === 'number' ? prelude.statusCode : 'a prelude without a status';
+      prelude = true;
+      const answer = JSON.parse(head.subarray(0, end).toString('utf8')) as { statusCode?: unknown };
+      status = typeof answer.statusCode === 'number' ? answer.statusCode : 'a prelude without a status';
     }
-    return 'the stream ended before its prelude';
+    return status;
   } finally {
     abort.abort();
   }

@@ -2,13 +2,7 @@ import { type ApiKeyRecord, generateApiKey } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { logger } from '../observability/logger';
 import { sleep } from '../store/backoff';
-import {
-  failedChecks,
-  runSmokeChecks,
-  SMOKE_LIST_TIMEOUT_MS,
-  SMOKE_REQUEST_TIMEOUT_MS,
-  type SmokeCheckResult,
-} from './checks';
+import { failedChecks, runSmokeChecks, type SmokeCheckResult, worstSmokeRunMs } from './checks';
 
 /**
  * How long failing checks are retried while a new deployment settles (a fresh stage's host name and a new
@@ -96,8 +90,7 @@ async function checkUntilSettled(options: SelfCheckOptions, key: string): Promis
     const results = await runSmokeChecks({ baseUrl: options.baseUrl, key });
     const failed = failedChecks(results);
     // No run starts unless it could finish, every check timing out, before the caller's own time-out.
-    // The list check may wait SMOKE_LIST_TIMEOUT_MS for its first entry, every other check SMOKE_REQUEST_TIMEOUT_MS.
-    const worstRunMs = (results.length - 1) * SMOKE_REQUEST_TIMEOUT_MS + SMOKE_LIST_TIMEOUT_MS + DELETE_MARGIN_MS;
+    const worstRunMs = worstSmokeRunMs() + DELETE_MARGIN_MS;
     const canRetry = Date.now() + retryDelayMs < settleUntil && options.remainingTimeMs() - retryDelayMs > worstRunMs;
     if (failed.length === 0 || !canRetry) return results;
     logger.warn('self-check failed; retrying while the deployment settles', {

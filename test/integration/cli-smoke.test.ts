@@ -34,7 +34,7 @@ describe('CLI: smoke, against the real local gateway', () => {
       io,
     );
     expect(code).toBe(1);
-    expect(io.stdout.text).toMatch(/^FAIL GET \/inventory with the key answers 200.*status 401/m);
+    expect(io.stdout.text).toMatch(/^FAIL GET \/inventory\?limit=1 with the key answers 200.*status 401/m);
     expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory without a key answers 401/m);
     expect(io.stderr.text).toMatch(/^error: \d+ of 7 smoke checks failed against http:\/\/127\.0\.0\.1:\d+\/v1$/m);
   });
@@ -48,7 +48,7 @@ describe('CLI: smoke, against the real local gateway', () => {
     const code = await run(['smoke', '--url', stack.url, '--key', key], io);
     // Assess: the reads pass; what a read key may not do is named as such.
     expect(code).toBe(1);
-    expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory with the key answers 200/m);
+    expect(io.stdout.text).toMatch(/^ok {3}GET \/inventory\?limit=1 with the key answers 200/m);
     expect(io.stdout.text).toMatch(/^FAIL PATCH .*status 403/m);
     expect(io.stderr.text).toMatch(/403 ACCESS_DENIED, which is what a read key gets .*: smoke needs a write key/);
   });

@@ -106,4 +106,66 @@ describe('Function: pre-traffic hook', () => {
 
     expect(verdict).toEqual({ status: 'Failed', reason: 'no probe for function stage-Unknown-abc' });
   });
+
+  describe('the list (a streaming function, invoked with InvokeWithResponseStream)', () => {
+    /**
+     * Lambda's InvokeWithResponseStream as documented (https://docs.aws.amazon.com/lambda/latest/api/API_InvokeWithResponseStream.html):
+     * an event stream of PayloadChunk items, then InvokeComplete, whose ErrorCode names a failure after the first
+     * byte. The function's first bytes are its HTTP prelude (JSON, then 8 zero bytes), as awslambda.HttpResponseStream
+     * writes it.
+     */
+    function streamingLambda(failAfterStatus?: string) {
+      const sent: Array<Record<string, unknown>> = [];
+      const state = { readToEnd: false };
+      return {
+        sent,
+        state,
+        send: async (command: { input: { FunctionName: string; Payload: Uint8Array } }) => {
+          sent.push(JSON.parse(new TextDecoder().decode(command.input.Payload)));
+          async function* events() {
+            const prelude = JSON.stringify({ statusCode: 200, headers: { 'Content-Type': 'application/json' } });
+            yield { PayloadChunk: { Payload: Buffer.concat([Buffer.from(prelude), Buffer.alloc(8)]) } };
+            yield { PayloadChunk: { Payload: Buffer.from('[{"petId":1,"quantity":2,"status":"available"}]') } };
+            yield { InvokeComplete: failAfterStatus ? { ErrorCode: failAfterStatus, ErrorDetails: 'boom' } : {} };
+            state.readToEnd = true;
+          }
+          return { EventStream: events() };
+        },
+      };
+    }
+    const listTargets: PreTrafficDeps['targets'] = { 'stage-ListInventoryFunction-abc': { route: 'listInventory' } };
+
+    it('asks for a page of one entry, reads the stream to its end and reports Succeeded on its 200', async () => {
+      // Prepare
+      const fn = streamingLambda();
+      // Act
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: codeDeploy('stage-ListInventoryFunction-abc'),
+        lambda: fn,
+        targets: listTargets,
+      });
+      // Assess: nothing of the version's stream is left unread (an abandoned stream could count as a failure).
+      expect(verdict.status).toBe('Succeeded');
+      expect(fn.sent).toHaveLength(1);
+      expect(fn.sent[0]).toMatchObject({
+        queryStringParameters: { limit: '1' },
+        multiValueQueryStringParameters: { limit: ['1'] },
+      });
+      expect(fn.state.readToEnd).toBe(true);
+    });
+
+    it('reports Failed when the stream fails after its 200 status (InvokeComplete names an ErrorCode)', async () => {
+      // Act
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: codeDeploy('stage-ListInventoryFunction-abc'),
+        lambda: streamingLambda('Unhandled'),
+        targets: listTargets,
+      });
+      // Assess
+      expect(verdict).toEqual({
+        status: 'Failed',
+        reason: expect.stringContaining('the stream failed: Unhandled boom'),
+      });
+    });
+  });
 });
