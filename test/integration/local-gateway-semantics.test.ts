@@ -218,7 +218,12 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
 
   /**
    * "Handling Lambda errors with an API Gateway API" (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html):
-   * a function error or a refused invocation is a 5xx from API Gateway, logged as the INTEGRATION_FAILURE type;
+   * a refused invocation is a 500 from API Gateway, a function error or a response in the wrong format a 502; the page
+   * names no gateway response type, nor does "Gateway response types for API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html). Answering a
+   * function error with the INTEGRATION_FAILURE response and a malformed result with API_CONFIGURATION_ERROR ("when
+   * integration response mapping can't match any template", the closest description) is this project's reading, not
+   * documented;
    * "Lambda quotas" (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): 6 MB invocation
    * payload, request and response.
    */
@@ -807,7 +812,8 @@ describe('Local gateway: CORS preflight with several allowed origins', () => {
  * "Configure Lambda function timeout" (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html): Lambda
  * stops a function at its timeout, an invocation that failed. "Handling Lambda errors with an API Gateway API"
  * (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html): API Gateway answers a function error
- * as an internal error, here the INTEGRATION_FAILURE type, as for a function that throws; a TOKEN authorizer's error is
+ * as an internal error (502) and names no gateway response type; answering it with the INTEGRATION_FAILURE response,
+ * as for a function that throws, is this project's reading (see "function failures" above); a TOKEN authorizer's error is
  * the AUTHORIZER_CONFIGURATION_ERROR type ("Call an API with an API Gateway Lambda authorizer", above). "Troubleshoot
  * issues with response streaming in API Gateway"
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/response-streaming-troubleshoot.html): a stream cut off
