@@ -218,7 +218,12 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
 
   /**
    * "Handling Lambda errors with an API Gateway API" (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html):
-   * a function error or a refused invocation is a 5xx from API Gateway, logged as the INTEGRATION_FAILURE type;
+   * a refused invocation is a 500 from API Gateway, a function error or a response in the wrong format a 502; the page
+   * names no gateway response type, nor does "Gateway response types for API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html). Answering a
+   * function error with the INTEGRATION_FAILURE response and a malformed result with API_CONFIGURATION_ERROR ("when
+   * integration response mapping can't match any template", the closest description) is this project's reading, not
+   * documented;
    * "Lambda quotas" (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): 6 MB invocation
    * payload, request and response.
    */
@@ -383,6 +388,38 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
     ]);
     expect(event?.queryStringParameters?.limit).toBe('7');
     expect(event?.multiValueQueryStringParameters?.limit).toEqual(['5', '7']);
+  });
+
+  /**
+   * Which of several `Authorization` headers a TOKEN authorizer is given is not documented: "Input to an API Gateway
+   * Lambda authorizer"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-input.html) shows one
+   * `authorizationToken` string, the value of the identity source header. The project's assumption, stated here and
+   * in docs/api.md, is that it is the value the proxy event's `headers` carries for a repeated header (the last one,
+   * "Lambda proxy integrations in API Gateway", the test above); clients are told to send one.
+   */
+  describe("of two Authorization headers, authorizes with the last (the project's assumption, undocumented)", () => {
+    const withTwoKeys = (first: string, second: string) =>
+      socketExchange(
+        stack.url,
+        rawHttp('GET /v1/inventory/1 HTTP/1.1', [
+          ['Host', 'h'],
+          ['Authorization', first],
+          ['Authorization', second],
+          ['Connection', 'close'],
+        ]),
+      );
+
+    it('a malformed key then a valid one: 200, the entry', async () => {
+      const response = await withTwoKeys('Bearer not-a-key', `Bearer ${stack.key}`);
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.text)).toMatchObject({ petId: 1 });
+    });
+
+    it('a valid key then a malformed one: 401 UNAUTHORIZED', async () => {
+      const response = await withTwoKeys(`Bearer ${stack.key}`, 'Bearer not-a-key');
+      expectGatewayAnswer(response, 'UNAUTHORIZED');
+    });
   });
 
   /**
@@ -622,6 +659,53 @@ describe('Local gateway: the stage throttling', () => {
 });
 
 /**
+ * "Throttle requests to your REST APIs for better throughput in API Gateway"
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html): "Per-API,
+ * per-stage throttling limits are applied at the API method level for a stage". A method is a resource and an HTTP
+ * method of the stage (infra/constructs/inventory-api.ts): a path variable's values share their resource's method,
+ * another HTTP method of the same resource is another method, and every path no resource covers reaches the root
+ * `/{proxy+}` resource's ANY method.
+ */
+describe('Local gateway: the stage throttling is per API Gateway method', () => {
+  let gateway: LocalGateway;
+
+  beforeAll(async () => {
+    gateway = await startLocalGateway(0, {
+      log: () => undefined,
+      loadHandler,
+      throttling: { rateLimit: 1, burstLimit: 2 },
+      // The clock stands still: no bucket refills during the test.
+      clock: () => 0,
+    });
+  });
+  afterAll(() => gateway.close());
+
+  const send = (method: string, path: string) =>
+    rawRequest(gateway.url, { method, path, headers: stack.authHeader }).then((response) => response.status);
+
+  it('counts GET /inventory/1 and GET /inventory/2 in one bucket (GET /inventory/{petId}) and PATCH /inventory/1 in another', async () => {
+    // Act: the burst of GET /inventory/{petId} spent on one petId, then another petId, then another HTTP method.
+    const burst = [await send('GET', '/v1/inventory/1'), await send('GET', '/v1/inventory/1')];
+    const otherPetId = await send('GET', '/v1/inventory/2');
+    const otherMethod = await send('PATCH', '/v1/inventory/1');
+    // Assess
+    expect(burst).toEqual([200, 200]);
+    expect(otherPetId).toBe(429);
+    // Past the throttle and the authorizer, the function refuses the PATCH's missing body: not a 429.
+    expect(otherMethod).toBe(400);
+  });
+
+  it('counts two unknown paths in one bucket, the catch-all ANY /{proxy+}', async () => {
+    // Act
+    const burst = [await send('GET', '/v1/a'), await send('GET', '/v1/a')];
+    const otherPath = await send('GET', '/v1/b');
+    // Assess
+    expect(burst).toEqual([404, 404]);
+    expect(otherPath).toBe(429);
+  });
+});
+
+/**
  * "AWS::ApiGateway::Authorizer" (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-authorizer.html),
  * AuthorizerResultTtlInSeconds: API Gateway caches the authorizer's response for the TTL (300 s unless set); 0 turns
  * caching off. The cache is per token (identity source) and serves every route.
@@ -728,7 +812,8 @@ describe('Local gateway: CORS preflight with several allowed origins', () => {
  * "Configure Lambda function timeout" (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html): Lambda
  * stops a function at its timeout, an invocation that failed. "Handling Lambda errors with an API Gateway API"
  * (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html): API Gateway answers a function error
- * as an internal error, here the INTEGRATION_FAILURE type, as for a function that throws; a TOKEN authorizer's error is
+ * as an internal error (502) and names no gateway response type; answering it with the INTEGRATION_FAILURE response,
+ * as for a function that throws, is this project's reading (see "function failures" above); a TOKEN authorizer's error is
  * the AUTHORIZER_CONFIGURATION_ERROR type ("Call an API with an API Gateway Lambda authorizer", above). "Troubleshoot
  * issues with response streaming in API Gateway"
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/response-streaming-troubleshoot.html): a stream cut off

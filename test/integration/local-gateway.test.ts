@@ -1,5 +1,6 @@
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { importHandler } from '../../local/gateway';
+import { gatewayResponse } from '../../service/gateway-responses';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
 import { putItems, snapshotTable, startTestStack, TEST_INVENTORY, type TestStack } from '../helpers/local-stack';
 import { rawRequest } from '../helpers/raw-http';
@@ -232,17 +233,54 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
       expect(response.json).toMatchObject({ code: 'NOT_FOUND' });
     });
 
+    // The message is the one the stage's 405 mock renders (test/infra/api.test.ts): the method used, the resource path
+    // and the methods it allows.
     it.each([
-      ['DELETE', '/inventory', 'GET'],
-      ['POST', '/inventory', 'GET'],
-      ['DELETE', '/inventory/1', 'GET, PATCH'],
-      ['PUT', '/inventory/1', 'GET, PATCH'],
-      ['PATCH', '/store/orders', 'GET'],
-    ])('answers %s %s with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, path, allow) => {
-      const response = await call(stack.url, method, path, { headers: stack.authHeader });
+      ['DELETE', '/inventory', '/inventory', 'GET'],
+      ['POST', '/inventory', '/inventory', 'GET'],
+      ['DELETE', '/inventory/1', '/inventory/{petId}', 'GET, PATCH'],
+      ['PUT', '/inventory/1', '/inventory/{petId}', 'GET, PATCH'],
+      ['PATCH', '/store/orders', '/store/orders', 'GET'],
+    ])(
+      'answers %s %s with 405 METHOD_NOT_ALLOWED naming the method and the resource %s, and Allow: %s',
+      async (method, path, resource, allow) => {
+        const response = await call(stack.url, method, path, { headers: stack.authHeader });
+        expect(response.status).toBe(405);
+        expect(response.headers.get('allow')).toBe(allow);
+        expect(response.json).toEqual({
+          code: 'METHOD_NOT_ALLOWED',
+          message: `${method} is not allowed on ${resource}; allowed: ${allow}.`,
+          status: 405,
+        });
+      },
+    );
+
+    // Without CORS origins the stage has no OPTIONS method (no preflight mock), and an ANY method "will catch any HTTP
+    // method that wasn't explicitly declared" ("x-amazon-apigateway-any-method object",
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-swagger-extensions-any-method.html):
+    // OPTIONS reaches the resource's authorized ANY mock, so it needs a key like any other method, then gets the 405.
+    it('answers OPTIONS /inventory without a key with 401 UNAUTHORIZED, as any method (CORS off: no preflight)', async () => {
+      const response = await call(stack.url, 'OPTIONS', '/inventory');
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(response.json).toEqual({
+        code: 'UNAUTHORIZED',
+        message: gatewayResponse('UNAUTHORIZED').message,
+        status: 401,
+      });
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('answers OPTIONS /inventory with a key with 405 METHOD_NOT_ALLOWED and Allow: GET (CORS off: no preflight)', async () => {
+      const response = await call(stack.url, 'OPTIONS', '/inventory', { headers: stack.authHeader });
       expect(response.status).toBe(405);
-      expect(response.headers.get('allow')).toBe(allow);
-      expect(response.json).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+      expect(response.headers.get('allow')).toBe('GET');
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(response.json).toEqual({
+        code: 'METHOD_NOT_ALLOWED',
+        message: 'OPTIONS is not allowed on /inventory; allowed: GET.',
+        status: 405,
+      });
     });
 
     it('answers GET /pets/{petId} with 501 NOT_IMPLEMENTED and a Deprecation header', async () => {

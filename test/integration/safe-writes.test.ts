@@ -496,6 +496,55 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
     }
   });
 
+  it('keeps no 5xx under an Idempotency-Key: a 503 while the inventory write fails, then a repeat applies the change once (200, not replayed), then a third replays it', async () => {
+    // Prepare: pet 78 at 10 behind the update handler, whose inventory table refuses (throttles) its first
+    // UpdateItem, with no retry; the idempotency store answers normally.
+    const tables = await freshTables(client);
+    await putItems(client, tables.inventory, [{ petId: '78', quantity: 10, status: 'available' }]);
+    const endpoint = await startThrottlingEndpoint(
+      testEndpoint(),
+      (operation, index) => operation === 'UpdateItem' && index === 0,
+    );
+    const inventoryClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
+    const handler = createUpdateHandler({
+      repository: new InventoryTable({ client: inventoryClient, tableName: tables.inventory }),
+      idempotent: createIdempotentRunner({
+        persistenceStore: idempotencyTable({ client, tableName: tables.idempotency as string }),
+        operation: 'updateInventory',
+      }),
+    });
+    const send = () =>
+      handler(
+        inventoryUpdateEvent('78', '{"adjustBy":5}', {
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'not-kept-5xx' },
+        }),
+        lambdaContext(),
+      );
+    try {
+      // Act
+      const failed = await send();
+      const repeat = await send();
+      const third = await send();
+      // Assess
+      expect(endpoint.calls.filter((call) => call.throttled).map((call) => call.operation)).toEqual(['UpdateItem']);
+      expect(failed.statusCode).toBe(503);
+      expect(JSON.parse(failed.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(repeat.statusCode).toBe(200);
+      expect(JSON.parse(repeat.body)).toEqual({ petId: 78, quantity: 15, status: 'available' });
+      expect(repeat.headers).not.toHaveProperty('Idempotent-Replayed');
+      expect(third.statusCode).toBe(200);
+      expect(third.body).toBe(repeat.body);
+      expect(third.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
+      const { Item } = await client.send(
+        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '78' } }, ConsistentRead: true }),
+      );
+      expect(Number(Item?.quantity?.N)).toBe(15);
+    } finally {
+      inventoryClient.destroy();
+      await endpoint.close();
+    }
+  });
+
   /** Waits for the claim the first call writes before it runs its operation: an event, not a time. */
   async function waitForClaim(): Promise<void> {
     for (;;) {
