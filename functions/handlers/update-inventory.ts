@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
-import { toErrorResponse } from '../http/error-mapping';
 import {
   createIdempotentRunner,
   type IdempotentRunner,
@@ -9,7 +8,7 @@ import {
   parseIdempotencyKey,
 } from '../http/idempotency';
 import { readJsonBody } from '../http/json-body';
-import { createApiHandler } from '../http/middleware';
+import { createApiHandler, refusalOf } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
@@ -59,10 +58,8 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
         return await apply({ ...origin, changeId: idempotentChangeId(request) });
       } catch (error) {
         // A refusal (404, 409) is the first answer a retry must get back; a server fault keeps nothing.
-        const refusal = toErrorResponse(error, requestId);
-        if (refusal.statusCode >= 500) throw error;
-        logger.info('request refused', { status: refusal.statusCode, reason: (error as Error).message });
-        metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
+        const refusal = refusalOf(error, requestId);
+        if (refusal === undefined) throw error;
         return refusal;
       }
     });

@@ -46,13 +46,28 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
           1,
         );
       } else {
-        logger.info('request refused', { status: response.statusCode, reason: request.error?.message });
-        metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
+        noteRefusal(response, request.error);
       }
       annotateTrace({ outcome: String(response.statusCode) });
       request.response = response;
     },
   };
+}
+
+/**
+ * The error as the client's answer when it is a refusal (a 4xx Error body), logged and counted as every API function
+ * counts one; undefined for a server fault, which the caller rethrows to the chain.
+ */
+export function refusalOf(error: unknown, requestId: string): APIGatewayProxyResult | undefined {
+  const response = toErrorResponse(error, requestId);
+  if (isServerFault(response)) return undefined;
+  noteRefusal(response, error);
+  return response;
+}
+
+function noteRefusal(response: APIGatewayProxyResult, error: unknown): void {
+  logger.info('request refused', { status: response.statusCode, reason: (error as Error | undefined)?.message });
+  metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
 }
 
 /** Allowed origins, read once per function instance. */
