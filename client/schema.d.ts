@@ -112,7 +112,9 @@ export interface paths {
          *     done). A 5xx may come after the change was applied (DynamoDB's answer to the service was lost), and an
          *     answer may not reach the client; the entry remembers which key made its last change for 24 hours, so
          *     the repeat (409 while the first's claim lasts, at most 10 s) then answers the entry as that change left it
-         *     and applies nothing, unless another change to the pet came in between.
+         *     and applies nothing, unless another change to the pet came in between. Another body under that key after
+         *     such a 5xx, or after an answer that could not be stored once its claim has lapsed, is a change of its own
+         *     and is applied (not 422).
          *
          *     Every change is on record: `npm run cli -- inventory history PETID` lists who changed the stock, when and
          *     from what (the key id and request id of each PATCH, and the delta of an adjustment). Refused requests change

@@ -328,7 +328,8 @@ export class InventoryStack extends Stack {
     preTrafficHook.addToRolePolicy(
       new PolicyStatement({
         actions: ['lambda:InvokeFunction'],
-        // Versions only: `name:<version>`; the hook never invokes an alias clients use.
+        // The hook invokes only the version a deployment moves to (`name:<version>`, known when CodeDeploy runs).
+        // `name:*` allows every qualifier, the `live` alias clients use included: IAM has no versions-only pattern.
         resources: [...this.functions.values()].map((fn) => `${fn.functionArn}:*`),
       }),
     );

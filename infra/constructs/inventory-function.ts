@@ -14,8 +14,10 @@ import { BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
  */
 export const DEFAULT_MEMORY_MB = 256;
 /**
- * Memory of listInventory: the whole list is held before its first byte, so this bounds the largest inventory; set
- * from its measured peak at 1,000,000 entries (docs/performance.md, "Largest inventory").
+ * Memory of listInventory. The list streams (at most two Query pages per shard are held), so memory no longer bounds
+ * the inventory; this size buys CPU, which Lambda gives in proportion to memory, for the list's CPU-bound merge,
+ * serialization and gzip, with headroom over its measured peak at 1,000,000 entries (docs/performance.md,
+ * "Memory sizes").
  */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
 /**

@@ -18,9 +18,9 @@ export const SELF_CHECK_HANDLER = 'self-check';
 export const SELF_CHECK_TABLE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
 
 /**
- * Time the self-check may take: its checks wait up to 10 s each (the list's first entry as long as the list may
- * run), room for the cold start of every function they reach on a first deploy and for a large store's paced Queries,
- * and failing checks are retried for up to a minute while a new deployment settles: a worst-case run and a retry fit.
+ * Time the self-check may take: its requests wait up to 10 s each (the list's page of one entry 30 s, `SMOKE_LIST_TIMEOUT_MS`),
+ * room for the cold start of every function they reach on a first deploy, and failing checks are retried for up to a
+ * minute while a new deployment settles: a worst-case run and a retry fit.
  */
 export const SELF_CHECK_TIMEOUT = Duration.minutes(6);
 
