@@ -106,8 +106,10 @@ export interface paths {
          *     key with it. The first answer for the key (status, headers and body: 200, 404 or 409) is kept for 24 hours;
          *     a repeat of the same request (same petId, same body) gets that answer again with `Idempotent-Replayed:
          *     true` and changes nothing. The same key with another petId or body is 422 `IDEMPOTENCY_KEY_REUSED`; a
-         *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After`. Keys are per API
-         *     key: one client can neither replay nor block another's. 400s, 401s, 413s, 415s and 5xx answers are not
+         *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After` (so, rarely, is a
+         *     request sent once, when the service's claim of the key was stored but its acknowledgement lost: until the
+         *     claim lapses, at most 10 s, so keep resending for that long). Keys are per API key: one client can neither
+         *     replay nor block another's. 400s, 401s, 413s, 415s and 5xx answers are not
          *     kept: a repeat after them runs again. An answer that could not be stored is still given (the change is
          *     done). A 5xx may come after the change was applied (DynamoDB's answer to the service was lost), and an
          *     answer may not reach the client; the entry remembers which key made its last change for 24 hours, so
