@@ -315,7 +315,8 @@ export class InventoryStack extends Stack {
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
         reason:
           'The pre-traffic hook invokes the version a deployment moves the live alias to (`name:<version>`), ' +
-          "which is only known when CodeDeploy runs: every version of the stage's own functions, nothing else.",
+          "which is only known when CodeDeploy runs: every version (and the live alias, which IAM's * also matches) " +
+          "of the stage's own functions, nothing else.",
       });
     }
     Validations.of(hookRole).acknowledge({
