@@ -16,7 +16,9 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
  */
 export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers' | 'isBase64Encoded'>): string {
   if (event.body === null || event.body === undefined || event.body.length === 0) {
-    throw new ValidationError('A request body is required: {"quantity": <integer>} as application/json.');
+    throw new ValidationError(
+      'A request body is required: {"quantity": <integer>} or {"adjustBy": <integer>} as application/json.',
+    );
   }
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (bytes.length > MAX_BODY_BYTES) {

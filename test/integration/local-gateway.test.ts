@@ -140,13 +140,17 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
       expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
-    it('answers 400 when no body is sent at all, whatever the headers', async () => {
+    it('answers 400 when no body is sent at all, whatever the headers, naming both bodies a PATCH may send', async () => {
       const response = await call(stack.url, 'PATCH', '/inventory/1', {
         headers: jsonHeaders(stack.authHeader),
         route: UPDATE,
       });
       expect(response.status).toBe(400);
-      expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED' });
+      expect(response.json).toEqual({
+        code: 'VALIDATION_FAILED',
+        message: 'A request body is required: {"quantity": <integer>} or {"adjustBy": <integer>} as application/json.',
+        status: 400,
+      });
     });
   });
 
