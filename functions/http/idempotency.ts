@@ -41,10 +41,12 @@ export function parseIdempotencyKey(
     .filter(([name]) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER.toLowerCase())
     .reduce((count, [, values]) => count + (values?.length ?? 0), 0);
   if (sent > 1) throw new ValidationError(`${IDEMPOTENCY_KEY_HEADER} must be sent once; got ${sent} values.`);
-  if (!IDEMPOTENCY_KEY_PATTERN.test(value))
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    const got = value.length === 0 ? 'an empty one' : value.length > 255 ? 'a longer one' : 'one with other characters';
     throw new ValidationError(
-      `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters; got ${value.length} character${value.length === 1 ? '' : 's'}${value.length > 0 && value.length <= 255 ? ' with others than printable ASCII' : ''}.`,
+      `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters (space to ~); got ${got}.`,
     );
+  }
   return value;
 }
 
