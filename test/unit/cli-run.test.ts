@@ -35,6 +35,11 @@ describe('Function: run (usage)', () => {
     [['inventory', 'export', '--stage', 'dev'], /--stage must be one of staging, production; got "dev"/],
     [['inventory', 'export', '--stage', 'staging', '--endpoint', NOWHERE], /--stage and --endpoint cannot be used/],
     [['keys', 'list', '--endpoint', 'localhost:8000'], /--endpoint must be an http or https URL/],
+    [['inventory', 'export', '--key', 'psk_k', '--url', NOWHERE], /--url must be the API's base URL, ending in \/v1/],
+    [
+      ['smoke', '--key', 'psk_k', '--url', `${NOWHERE}/v1/inventory`],
+      /--url must be the API's base URL, ending in \/v1/,
+    ],
   ])('exits 2 with one line on stderr and nothing on stdout for %j', async (argv, message) => {
     // Prepare
     const io = aCapturedIo({ env: { DYNAMODB_PORT: '9' } });
