@@ -7,7 +7,12 @@ import {
   UpdateTerminationProtectionCommand,
 } from '@aws-sdk/client-cloudformation';
 import { type CloudWatchLogsClient, DeleteLogGroupCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { DeleteTableCommand, type DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import { type KMSClient, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms';
 import { DeleteQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
@@ -35,13 +40,18 @@ export const FAILED_CREATE_STATUS = 'ROLLBACK_COMPLETE';
 /** Days a scheduled KMS key deletion waits (the shortest KMS allows). */
 const KEY_DELETION_DAYS = 7;
 
+/** How often, and how many times, a table is asked whether its update is done before it is deleted (5 minutes). */
+const TABLE_POLL_MS = 5000;
+const TABLE_POLLS = 60;
+
 /**
  * Makes a failed first deploy retryable: for a stack in ROLLBACK_COMPLETE (a create that failed, which CloudFormation
  * can only delete), lists what the rollback retained (ListStackResources: `DELETE_SKIPPED`), lifts termination
  * protection, deletes the stack, and removes exactly those resources. Any other status is refused: a stack that
- * ever existed in a good state holds real data.
+ * ever existed in a good state holds real data. A resource whose removal fails is logged and reported, and the
+ * others are still removed.
  *
- * @returns the leftovers, and those of a type it does not remove.
+ * @returns the leftovers, and those it did not remove (a type it does not know, or a removal that failed).
  */
 export async function resetFailedStage(
   stackName: string,
@@ -74,8 +84,13 @@ export async function resetFailedStage(
 
   const notRemoved: Leftover[] = [];
   for (const left of leftovers) {
-    if (await removeLeftover(left, clients)) options.log(`removed ${left.type} ${left.physicalId}`);
-    else notRemoved.push(left);
+    try {
+      if (await removeLeftover(left, clients, sleep)) options.log(`removed ${left.type} ${left.physicalId}`);
+      else notRemoved.push(left);
+    } catch (error) {
+      options.log(`could not remove ${left.type} ${left.physicalId}: ${errorText(error)}`);
+      notRemoved.push(left);
+    }
   }
   for (const left of notRemoved) options.log(`not removed (remove it yourself): ${left.type} ${left.physicalId}`);
   return { leftovers, notRemoved };
@@ -110,8 +125,33 @@ async function retainedResources(cfn: Sender, stackName: string): Promise<Leftov
   return leftovers;
 }
 
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * Waits until the table is ACTIVE again: turning deletion protection off puts it in UPDATING, and DeleteTable on a
+ * table in CREATING or UPDATING answers ResourceInUseException
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html).
+ */
+async function untilTableActive(dynamodb: Sender, tableName: string, sleep: (ms: number) => Promise<void>) {
+  for (let poll = 0; poll < TABLE_POLLS; poll++) {
+    const answer = (await dynamodb.send(new DescribeTableCommand({ TableName: tableName }) as never)) as {
+      Table?: { TableStatus?: string };
+    };
+    const status = answer.Table?.TableStatus;
+    if (status === 'ACTIVE') return;
+    await sleep(TABLE_POLL_MS);
+  }
+  throw new Error(`table ${tableName} was not ACTIVE after ${(TABLE_POLLS * TABLE_POLL_MS) / 1000} s`);
+}
+
 /** Removes one leftover the way its service deletes it; false for a type it does not know. */
-async function removeLeftover(left: Leftover, clients: ResetClients): Promise<boolean> {
+async function removeLeftover(
+  left: Leftover,
+  clients: ResetClients,
+  sleep: (ms: number) => Promise<void>,
+): Promise<boolean> {
   const send = (client: Pick<Sender, 'send'>, command: unknown) => (client as Sender).send(command as never);
   switch (left.type) {
     case 'AWS::DynamoDB::Table':
@@ -120,6 +160,7 @@ async function removeLeftover(left: Leftover, clients: ResetClients): Promise<bo
         clients.dynamodb,
         new UpdateTableCommand({ TableName: left.physicalId, DeletionProtectionEnabled: false }),
       );
+      await untilTableActive(clients.dynamodb as Sender, left.physicalId, sleep);
       await send(clients.dynamodb, new DeleteTableCommand({ TableName: left.physicalId }));
       return true;
     case 'AWS::KMS::Key':

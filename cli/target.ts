@@ -234,21 +234,46 @@ export function storageError(error: unknown, target: Target, tableName: string):
   }
   const message = (error as Error)?.message || (error as Error)?.name || String(error);
   const code = networkErrorCode(error);
-  if (isStorageUnavailable(error) || code === 'ECONNREFUSED') {
+  if (isStorageUnavailable(error) || (code !== undefined && UNREACHABLE_CODES.has(code))) {
     const hint = target.stage ? '' : ': is `npm start` running? (or pass --endpoint / set DYNAMODB_PORT)';
     // A network error's code (ECONNREFUSED) says more than the SDK's wrapper message around it.
     const reason = code ?? message.split('\n')[0];
     return new CliError(`Cannot reach ${target.description} (${reason})${hint}`, { cause: error });
   }
+  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  // The SDK names an answer without a DynamoDB error in it "UnknownError": something other than DynamoDB answered.
+  if (status !== undefined && (error as Error)?.message === 'UnknownError')
+    return new CliError(
+      `${target.description} answered HTTP ${status} without a DynamoDB error: is it a DynamoDB endpoint?`,
+      { cause: error },
+    );
   return new CliError(`${target.description}, table ${tableName}: ${message.split('\n')[0]}`, { cause: error });
 }
 
-/** Node's code of a network error (`ECONNREFUSED`, ...), on the error, its cause, or in the SDK's wrapper message. */
+/** Node's codes for a host the CLI could not reach at all (refused, unroutable, unresolvable, timed out, cut). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+/**
+ * Node's code of a network error (`ECONNREFUSED`, ...): on the error or anywhere in its cause chain (an
+ * AggregateError's errors included, as Node's connect to several addresses throws), or in the SDK's wrapper message.
+ */
 function networkErrorCode(error: unknown): string | undefined {
-  const candidates = [error as { code?: unknown }, (error as { cause?: { code?: unknown } })?.cause];
-  for (const candidate of candidates)
-    if (typeof candidate?.code === 'string' && /^E[A-Z_]+$/.test(candidate.code)) return candidate.code;
-  return /\b(E(?:CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|NOTFOUND|PIPE|AI_AGAIN))\b/.exec(
-    String((error as Error)?.message),
-  )?.[1];
+  const chain: unknown[] = [error];
+  for (let i = 0; i < chain.length && i < 20; i++) {
+    const next = chain[i];
+    if (typeof next !== 'object' || next === null || chain.indexOf(next) < i) continue;
+    const { code, cause, errors } = next as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    chain.push(cause, ...(Array.isArray(errors) ? errors : []));
+  }
+  return new RegExp(`\\b(${[...UNREACHABLE_CODES].join('|')})\\b`).exec(String((error as Error)?.message))?.[1];
 }

@@ -63,8 +63,27 @@ export type WithExactInt64<T> = T extends readonly (infer U)[]
       }
     : T;
 
-/** The API's paths with exact int64 types. */
-export type InventoryPaths = WithExactInt64<paths>;
+/**
+ * The body of `PATCH /inventory/{petId}` as the server takes it: a set (`quantity`, optionally `expectedQuantity`) or
+ * an adjustment (`adjustBy` alone), never a mix. openapi-typescript writes the contract's `oneOf` as a plain union,
+ * which lets `{ quantity: 1, adjustBy: 2 }` through though the server always answers it 400.
+ */
+export type InventoryPatchBody =
+  | (InventoryUpdate & { adjustBy?: never })
+  | (InventoryAdjustment & { quantity?: never; expectedQuantity?: never });
+
+/** An operation with its JSON request body replaced by `Body`. */
+type WithJsonBody<Operation, Body> = Omit<Operation, 'requestBody'> & {
+  requestBody: { content: { 'application/json': Body } };
+};
+
+type ExactPaths = WithExactInt64<paths>;
+type EntryPath = '/inventory/{petId}';
+
+/** The API's paths with exact int64 types, and the PATCH body one of its two exclusive forms. */
+export type InventoryPaths = Omit<ExactPaths, EntryPath> & {
+  [P in EntryPath]: Omit<ExactPaths[P], 'patch'> & { patch: WithJsonBody<ExactPaths[P]['patch'], InventoryPatchBody> };
+};
 /** One stock entry as this client returns it (`petId` is a `bigint`). */
 export type InventoryItem = WithExactInt64<components['schemas']['InventoryItem']>;
 /** The body of `PATCH /inventory/{petId}` that sets the quantity (optionally compare-and-set). */
@@ -78,7 +97,9 @@ export type ApiError = components['schemas']['Error'];
 /** The documented Error codes. */
 export type ErrorCode = ApiError['code'];
 /** The operations, by operationId. */
-export type InventoryOperations = WithExactInt64<operations>;
+export type InventoryOperations = Omit<WithExactInt64<operations>, 'updateInventory'> & {
+  updateInventory: WithJsonBody<WithExactInt64<operations>['updateInventory'], InventoryPatchBody>;
+};
 /** The client `createInventoryClient` returns. */
 export type InventoryClient = Client<InventoryPaths, 'application/json'>;
 
@@ -148,7 +169,7 @@ export function exactJsonFetch(baseFetch: typeof fetch = globalThis.fetch): type
 
 /** Options of `createInventoryClient`. */
 export interface InventoryClientOptions {
-  /** The stage's base URL, ending in `/v1` (e.g. `http://127.0.0.1:3000/v1`). */
+  /** The stage's base URL, ending in `/v1` (e.g. `http://127.0.0.1:3000/v1`); anything else is refused. */
   baseUrl: string;
   /** The API key, sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
@@ -157,27 +178,76 @@ export interface InventoryClientOptions {
 }
 
 /**
+ * The base URL without its trailing slashes, checked to end in the stage's path `/v1` (the stack's `ApiUrl`, a custom
+ * domain's mapping, the local gateway). Without it a deployed stage answers API Gateway's own 403
+ * `{"message":"Forbidden"}`, not an Error body.
+ *
+ * @throws TypeError when its path does not end in `/v1`.
+ */
+export function checkedBaseUrl(baseUrl: string): string {
+  // A relative URL (`/v1`, a browser page served by the API's host) is checked by its path too.
+  if (!/\/v1\/*$/.test(new URL(baseUrl, 'http://relative.invalid').pathname))
+    throw new TypeError(
+      `baseUrl must end in /v1, the stage's path (e.g. http://127.0.0.1:3000/v1, or the stack's ApiUrl output); got "${baseUrl}"`,
+    );
+  return baseUrl.replace(/\/+$/, '');
+}
+
+/**
  * Creates a typed client of the API. Every call resolves to `{ data }` for a 2xx or `{ error }` (the typed Error
  * body) otherwise, with `response` for status and headers; network failures reject.
+ *
+ * @throws TypeError when `baseUrl` does not end in `/v1` (see {@link checkedBaseUrl}).
  */
 export function createInventoryClient(options: InventoryClientOptions): InventoryClient {
   return createClient<InventoryPaths, 'application/json'>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl: checkedBaseUrl(options.baseUrl),
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: exactJsonFetch(options.fetch),
     bodySerializer: stringifyExactJson,
   });
 }
 
-/** A non-2xx answer met while reading pages: its Error body and status. */
+/** Whether an answer's body is the API's Error body (`{ code, message, status }`). */
+export function isApiError(body: unknown): body is ApiError {
+  const candidate = body as Partial<ApiError> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.code === 'string' &&
+    typeof candidate.message === 'string'
+  );
+}
+
+/** At most this many characters of a body that is not an Error body go into an InventoryApiError's message. */
+const BODY_EXCERPT_LENGTH = 200;
+
+/**
+ * A non-2xx answer met while reading pages: its status, and its Error body when it is one (`error`). An answer that
+ * is not (API Gateway's `{"message":"Forbidden"}` for a wrong path, a proxy's page) is `body`, and the message shows
+ * its start.
+ */
 export class InventoryApiError extends Error {
   override readonly name = 'InventoryApiError';
+  /** The Error body; undefined when the answer was something else. */
+  readonly error: ApiError | undefined;
   constructor(
-    readonly error: ApiError,
+    readonly body: unknown,
     readonly status: number,
   ) {
-    super(`${status} ${error.code}: ${error.message}`);
+    const error = isApiError(body) ? body : undefined;
+    super(error ? `${status} ${error.code}: ${error.message}` : `${status}, not an Error body: ${excerpt(body)}`);
+    this.error = error;
   }
+}
+
+function excerpt(body: unknown): string {
+  if (body === undefined || body === '') return '(no body)';
+  const text =
+    typeof body === 'string'
+      ? body
+      : JSON.stringify(body, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+  return text.length > BODY_EXCERPT_LENGTH ? `${text.slice(0, BODY_EXCERPT_LENGTH)}…` : text;
 }
 
 /** The `after` of a `Link` header's `rel="next"` target (RFC 8288); undefined when there is none. */
@@ -204,7 +274,7 @@ export async function* inventoryPages(
   for (;;) {
     const query = { limit: options.limit, ...(after === undefined ? {} : { after }) };
     const { data, error, response } = await client.GET('/inventory', { params: { query } });
-    if (error !== undefined || data === undefined) throw new InventoryApiError(error as ApiError, response.status);
+    if (error !== undefined || data === undefined) throw new InventoryApiError(error, response.status);
     yield data;
     after = nextPageAfter(response.headers.get('link'));
     if (after === undefined) return;

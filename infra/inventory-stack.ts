@@ -1,12 +1,5 @@
 import { Arn, ArnFormat, type CfnElement, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import {
-  AttributeType,
-  BillingMode,
-  ProjectionType,
-  StreamViewType,
-  Table,
-  TableEncryption,
-} from 'aws-cdk-lib/aws-dynamodb';
+import { ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -28,6 +21,7 @@ import { InventoryHistory } from './constructs/inventory-history';
 import { Monitoring } from './constructs/monitoring';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
+import { attributeType, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
 /** Properties of an {@link InventoryStack}. */
@@ -105,15 +99,9 @@ export class InventoryStack extends Stack {
     });
     this.config = config;
 
-    const tableDefaults = {
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.AWS_MANAGED,
-      deletionProtection: config.stateful.deletionProtection,
-      removalPolicy: config.stateful.removalPolicy,
-    };
+    const stateful = tableDefaults(config.stateful);
     this.inventoryTable = new Table(this, 'InventoryTable', {
-      ...tableDefaults,
+      ...stateful,
       maxReadRequestUnits: config.maxReadRequestUnits.inventory,
       partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
       // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
@@ -133,12 +121,12 @@ export class InventoryStack extends Stack {
       maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
     });
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
-      ...tableDefaults,
+      ...stateful,
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
       partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
     });
     this.idempotencyTable = new Table(this, 'IdempotencyTable', {
-      ...tableDefaults,
+      ...stateful,
       partitionKey: { name: IDEMPOTENCY_TABLE_KEY.name, type: attributeType(IDEMPOTENCY_TABLE_KEY.type) },
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
@@ -416,8 +404,4 @@ export const HISTORY_FUNCTION = 'history';
 /** `listInventory` -> `ListInventoryFunction`. */
 export function functionId(operationId: string): string {
   return `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Function`;
-}
-
-function attributeType(type: 'N' | 'S'): AttributeType {
-  return type === 'N' ? AttributeType.NUMBER : AttributeType.STRING;
 }

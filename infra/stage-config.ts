@@ -3,7 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseAllowedOrigins } from '../functions/http/cors';
 import { STACK_OUTPUTS, STAGES, type StageName } from '../service/names';
 import { PETS_DEPRECATED_AT } from '../service/routes';
-import { STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
+import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
 
 export { STAGES, type StageName };
 
@@ -175,7 +175,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     stage,
     env: { account, region },
     throttling: STAGE_THROTTLING[stage],
-    authorizerCacheTtlSeconds: 300,
+    authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
     logLevel: 'INFO',
     alarms: {

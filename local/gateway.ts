@@ -11,6 +11,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { BEARER_VALIDATION_REGEX } from '../functions/api-keys/key';
+import { ENV, optionalEnv } from '../functions/config';
 import { parseAllowedOrigins } from '../functions/http/cors';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../functions/http/responses';
 import { COMMON_HEADERS } from '../service/common-headers';
@@ -36,7 +37,7 @@ import {
   ROUTES,
   type Route,
 } from '../service/routes';
-import type { ThrottleSettings } from '../service/stage-limits';
+import { AUTHORIZER_CACHE_TTL_SECONDS, type ThrottleSettings } from '../service/stage-limits';
 import {
   apiGatewayProxyEvent,
   LOCAL_ACCOUNT,
@@ -313,11 +314,11 @@ const RESPONSE_SIZE_CHECK_FROM = 1024 * 1024;
  * running the real authorizer and handlers in this process over whatever DynamoDB the environment points at.
  */
 export async function startLocalGateway(port: number, options: LocalGatewayOptions = {}): Promise<LocalGateway> {
-  const ttlMs = (options.authorizerCacheTtlSeconds ?? 300) * 1000;
+  const ttlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
   const log = options.log ?? ((line: string) => console.log(line));
   const load = options.loadHandler ?? importHandler;
   const timeoutOf = options.functionTimeoutMs ?? defaultFunctionTimeoutMs;
-  const corsOrigins = options.corsOrigins ?? parseAllowedOrigins(process.env.CORS_ALLOWED_ORIGINS);
+  const corsOrigins = options.corsOrigins ?? parseAllowedOrigins(optionalEnv(ENV.corsAllowedOrigins));
   const now = options.clock ?? (() => performance.now());
   const allowRequest = createThrottle(options.throttling, now);
   const authorizerCache = new Map<string, CachedDecision>();

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { intEnv, numberEnv, PORT_NUMBER } from '../functions/config';
 import { LOCAL_DYNAMODB_PORT } from '../service/local-dynamodb';
-import { STAGE_THROTTLING } from '../service/stage-limits';
+import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../service/stage-limits';
 import { createDocsHandler, DOCS_PATH } from './docs';
 import { registerLocalKey, seedDemoInventory, startHistoryPoller, startLocalEnvironment } from './environment';
 import { startLocalGateway } from './gateway';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
     const throttling = throttlingFromEnv(STAGE_THROTTLING.staging);
     gateway = await startLocalGateway(numberEnv('PORT', 3000, PORT_NUMBER), {
-      authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', 300),
+      authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', AUTHORIZER_CACHE_TTL_SECONDS),
       throttling,
       serveExtra: createDocsHandler(),
     });

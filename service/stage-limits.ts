@@ -14,3 +14,9 @@ export const STAGE_THROTTLING: Readonly<Record<StageName, ThrottleSettings>> = {
   staging: { rateLimit: 20, burstLimit: 40 },
   production: { rateLimit: 100, burstLimit: 200 },
 };
+
+/**
+ * Seconds an authorizer decision is reused for the same token, on both stages (infra/stage-config.ts) and by default
+ * in `npm start` (AUTHORIZER_CACHE_TTL_SECONDS): also how long a revoked key keeps working where no flush reached.
+ */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 300;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { checkedBaseUrl } from '../../client/index';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import type { Target } from '../target';
@@ -49,7 +50,11 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
     // The key goes in a header: over plain HTTP anyone on the path reads it. Only this machine is exempt.
     if (url.startsWith('http:') && !isLoopback(url))
       throw new UsageError(`--url must be https:// (the API key would cross the network in clear); got "${url}"`);
-    return url.replace(/\/+$/, '');
+    try {
+      return checkedBaseUrl(url);
+    } catch {
+      throw new UsageError(`--url must be the API's base URL, ending in /v1 (the stack's ApiUrl output); got "${url}"`);
+    }
   }
   if (typeof context.options.stage === 'string') {
     const target = await context.target();

@@ -1,5 +1,6 @@
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey, isApiKeyScope } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError, type Target } from '../target';
 import { type CommandContext, writeLine } from './context';
@@ -122,7 +123,7 @@ export function cacheNote(target: Target): string {
   }
   return (
     'A running `npm start` keeps accepting this key until its authorizer cache expires ' +
-    '(AUTHORIZER_CACHE_TTL_SECONDS, 300 s by default): restart it to refuse the key now.'
+    `(AUTHORIZER_CACHE_TTL_SECONDS, ${AUTHORIZER_CACHE_TTL_SECONDS} s by default): restart it to refuse the key now.`
   );
 }
 

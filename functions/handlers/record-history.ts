@@ -59,8 +59,7 @@ export function createHandler(deps: Deps<RecordHistoryDeps>) {
 
 /** The entry before and after the write a stream record reports (its images are the table's attribute maps). */
 export function entryWriteOf(record: DynamoDBRecord): EntryWrite {
-  const seconds = record.dynamodb?.ApproximateCreationDateTime;
-  const recordedAt = new Date(seconds === undefined ? Date.now() : seconds * 1000).toISOString();
+  const recordedAt = recordTimeOf(record);
   const stored = (image: Record<string, unknown> | undefined): StoredEntry | undefined => {
     if (image === undefined) return undefined;
     const row = image as Record<string, AttributeValue>;
@@ -68,6 +67,27 @@ export function entryWriteOf(record: DynamoDBRecord): EntryWrite {
     return { ...toInventoryItem(row), ...(origin ? { origin } : {}) };
   };
   return { before: stored(record.dynamodb?.OldImage), after: stored(record.dynamodb?.NewImage), recordedAt };
+}
+
+/** The largest time a Date holds (ECMAScript's time value range); beyond it toISOString throws. */
+const MAX_DATE_MILLIS = 8.64e15;
+
+/**
+ * When the stream record was written, as an ISO 8601 string. Lambda delivers `ApproximateCreationDateTime` as epoch
+ * seconds; a record replayed from `aws dynamodbstreams get-records` (AWS CLI v2 prints timestamps as ISO 8601 by
+ * default) carries a date string. Anything else (missing or unreadable) takes the time of processing, logged, so the
+ * row is still written.
+ */
+function recordTimeOf(record: DynamoDBRecord): string {
+  const created: unknown = record.dynamodb?.ApproximateCreationDateTime;
+  const millis =
+    typeof created === 'number' ? created * 1000 : typeof created === 'string' ? Date.parse(created) : Number.NaN;
+  if (Number.isFinite(millis) && Math.abs(millis) <= MAX_DATE_MILLIS) return new Date(millis).toISOString();
+  logger.warn('stream record time unreadable: using the time of processing', {
+    eventID: record.eventID,
+    approximateCreationDateTime: created === undefined ? 'missing' : String(created),
+  });
+  return new Date().toISOString();
 }
 
 export const handler = createHandler(

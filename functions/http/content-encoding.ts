@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { headerValue } from './headers';
+import { headerValue, headerValues } from './headers';
 import { HttpError } from './http-error';
 import type { StreamedApiResult } from './responses';
 
@@ -56,10 +56,8 @@ export function negotiateContentCoding(acceptEncoding: string | undefined): Cont
 
 /** Every Accept-Encoding value of the request, joined as one list (a client may repeat the header). */
 function acceptEncodingOf(event: APIGatewayProxyEvent): string | undefined {
-  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
-    if (name.toLowerCase() === 'accept-encoding' && values) return values.join(',');
-  }
-  return headerValue(event.headers, 'Accept-Encoding');
+  const values = headerValues(event.multiValueHeaders, 'Accept-Encoding');
+  return values.length > 0 ? values.join(',') : headerValue(event.headers, 'Accept-Encoding');
 }
 
 /** gzip level of streamed bodies: zlib's default (6), chosen against levels 1 and 9 in docs/performance.md. */

@@ -10,3 +10,17 @@ export function headerValue(
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value ?? undefined;
   return undefined;
 }
+
+/**
+ * Every value of a header whatever its case, in the order sent: a client may repeat a header, and API Gateway lists
+ * each value in `multiValueHeaders`.
+ */
+export function headerValues(
+  multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined,
+  name: string,
+): string[] {
+  const wanted = name.toLowerCase();
+  return Object.entries(multiValueHeaders ?? {}).flatMap(([key, values]) =>
+    key.toLowerCase() === wanted ? (values ?? []) : [],
+  );
+}

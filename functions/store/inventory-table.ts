@@ -373,7 +373,7 @@ export class InventoryTable implements InventoryRepository {
   private async updateEntry(
     petId: string,
     origin: ChangeOrigin,
-    write: EntryWrite,
+    write: EntryUpdateSpec,
     refused: (stored: InventoryItem) => Error | undefined,
   ): Promise<InventoryItem> {
     const { input, repeat } = entryUpdate(this.tableName, petId, origin, write);
@@ -394,7 +394,7 @@ export class InventoryTable implements InventoryRepository {
 }
 
 /** What an entry's write sets and on what condition, besides the entry existing and not being a repeat. */
-export interface EntryWrite {
+export interface EntryUpdateSpec {
   /** The new quantity, as an update-expression operand (`:quantity`, `quantity + :delta`). */
   quantity: string;
   condition?: string;
@@ -410,7 +410,7 @@ export function entryUpdate(
   tableName: string,
   petId: string,
   origin: ChangeOrigin,
-  write: EntryWrite,
+  write: EntryUpdateSpec,
 ): { input: UpdateItemCommandInput; repeat: ReturnType<typeof unlessRepeated> } {
   const repeat = unlessRepeated(origin);
   const conditions = [`attribute_exists(${PET_ID})`, ...(write.condition ? [write.condition] : []), repeat.expression];

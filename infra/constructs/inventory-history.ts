@@ -1,5 +1,5 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, type ITable, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
 import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY } from '../../service/names';
 import { InventoryFunction } from './inventory-function';
+import { attributeType, tableDefaults } from './table-defaults';
 
 /** The history function's module under `functions/handlers/`. */
 export const HISTORY_HANDLER = 'record-history';
@@ -51,14 +52,10 @@ export class InventoryHistory extends Construct {
   constructor(scope: Construct, id: string, props: InventoryHistoryProps) {
     super(scope, id);
     this.table = new Table(this, 'Table', {
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.AWS_MANAGED,
-      deletionProtection: props.deletionProtection,
-      removalPolicy: props.removalPolicy,
+      ...tableDefaults(props),
       maxReadRequestUnits: props.maxReadRequestUnits,
-      partitionKey: { name: HISTORY_TABLE_KEY.partition.name, type: AttributeType.NUMBER },
-      sortKey: { name: HISTORY_TABLE_KEY.sort.name, type: AttributeType.STRING },
+      partitionKey: { name: HISTORY_TABLE_KEY.partition.name, type: attributeType(HISTORY_TABLE_KEY.partition.type) },
+      sortKey: { name: HISTORY_TABLE_KEY.sort.name, type: attributeType(HISTORY_TABLE_KEY.sort.type) },
       timeToLiveAttribute: HISTORY_TABLE_KEY.timeToLive,
     });
 

@@ -194,22 +194,22 @@ export class Monitoring extends Construct {
 
     const requests = stage.metricCount({ statistic: 'Sum', period });
     const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
+    /** One method's API Gateway metric (the stage's metrics with the Method and Resource dimensions). */
+    const methodMetric = (route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string) =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: {
+          ApiName: stage.restApi.restApiName,
+          Method: route.method,
+          Resource: route.path,
+          Stage: stage.stageName,
+        },
+        statistic,
+        period,
+      });
     const notImplemented = Object.fromEntries(
-      props.notImplementedRoutes.map((route, index) => [
-        `ni${index}`,
-        new Metric({
-          namespace: 'AWS/ApiGateway',
-          metricName: '5XXError',
-          dimensionsMap: {
-            ApiName: stage.restApi.restApiName,
-            Method: route.method,
-            Resource: route.path,
-            Stage: stage.stageName,
-          },
-          statistic: 'Sum',
-          period,
-        }),
-      ]),
+      props.notImplementedRoutes.map((route, index) => [`ni${index}`, methodMetric(route, '5XXError', 'Sum')]),
     );
     const guarded = (value: string, requestsId = 'requests') =>
       `IF(FILL(${requestsId}, 0) >= ${config.minRequests}, ${value}, 0)`;
@@ -247,19 +247,6 @@ export class Monitoring extends Construct {
     );
 
     const p99 = stage.metricLatency({ statistic: 'p99', period });
-    const methodMetric = (route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string) =>
-      new Metric({
-        namespace: 'AWS/ApiGateway',
-        metricName,
-        dimensionsMap: {
-          ApiName: stage.restApi.restApiName,
-          Method: route.method,
-          Resource: route.path,
-          Stage: stage.stageName,
-        },
-        statistic,
-        period,
-      });
     const routeLatencies: IMetric[] = [];
     for (const route of props.latencyRoutes) {
       const pascal = route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1);

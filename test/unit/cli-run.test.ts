@@ -5,7 +5,7 @@ import { FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { type ApiGatewayClientFactory, flushAuthorizerCache } from '../../cli/authorizer-cache';
 import { cacheNote } from '../../cli/commands/keys';
 import { run } from '../../cli/run';
-import { resolveTarget, type StackOutputsReader } from '../../cli/target';
+import { resolveTarget, type StackOutputsReader, storageError, type Target } from '../../cli/target';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 
 /** An endpoint nothing listens on: a usage error must be reported before any connection is tried. */
@@ -35,6 +35,11 @@ describe('Function: run (usage)', () => {
     [['inventory', 'export', '--stage', 'dev'], /--stage must be one of staging, production; got "dev"/],
     [['inventory', 'export', '--stage', 'staging', '--endpoint', NOWHERE], /--stage and --endpoint cannot be used/],
     [['keys', 'list', '--endpoint', 'localhost:8000'], /--endpoint must be an http or https URL/],
+    [['inventory', 'export', '--key', 'psk_k', '--url', NOWHERE], /--url must be the API's base URL, ending in \/v1/],
+    [
+      ['smoke', '--key', 'psk_k', '--url', `${NOWHERE}/v1/inventory`],
+      /--url must be the API's base URL, ending in \/v1/,
+    ],
   ])('exits 2 with one line on stderr and nothing on stdout for %j', async (argv, message) => {
     // Prepare
     const io = aCapturedIo({ env: { DYNAMODB_PORT: '9' } });
@@ -201,6 +206,50 @@ describe('Function: resolveTarget (--stage)', () => {
     expect(target.description).toBe('local DynamoDB at http://127.0.0.1:8000');
     expect(cacheNote(target)).toMatch(/restart it to refuse the key now/);
     expect(cacheNote(target)).toMatch(/AUTHORIZER_CACHE_TTL_SECONDS, 300 s by default/);
+  });
+});
+
+/** A Node network error as `net.connect` throws it (code on the error, e.g. `connect ENETUNREACH 10.0.0.9:8000`). */
+function aNetworkError(code: string): Error {
+  return Object.assign(new Error(`connect ${code} 10.0.0.9:8000`), { code });
+}
+
+describe('Function: storageError (an endpoint the CLI cannot use)', () => {
+  const target = { description: 'DynamoDB at http://10.0.0.9:8000' } as Target;
+  const unreachable = (code: string) =>
+    `Cannot reach DynamoDB at http://10.0.0.9:8000 (${code}): is \`npm start\` running? (or pass --endpoint / set DYNAMODB_PORT)`;
+
+  it.each(['ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNREFUSED'])(
+    'says it cannot reach the endpoint, with the code, for a %s network error',
+    (code) => {
+      expect(storageError(aNetworkError(code), target, 'petstore-inventory').message).toBe(unreachable(code));
+    },
+  );
+
+  it("finds the code in a wrapper's cause and in an AggregateError's errors (Node's connect to several addresses)", () => {
+    const wrapped = new Error('request failed', { cause: new Error('inner', { cause: aNetworkError('ENETUNREACH') }) });
+    const aggregate = new AggregateError([aNetworkError('ENETUNREACH'), aNetworkError('ENETUNREACH')], '');
+    expect(storageError(wrapped, target, 'petstore-inventory').message).toBe(unreachable('ENETUNREACH'));
+    expect(storageError(aggregate, target, 'petstore-inventory').message).toBe(unreachable('ENETUNREACH'));
+  });
+
+  it('says something other than DynamoDB answered when the SDK found no DynamoDB error in the answer', () => {
+    // The SDK's error for an answer without a DynamoDB error type: name "Unknown", message "UnknownError".
+    const answer = Object.assign(new Error('UnknownError'), {
+      name: 'Unknown',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 404 },
+    });
+    expect(storageError(answer, target, 'petstore-inventory').message).toBe(
+      'DynamoDB at http://10.0.0.9:8000 answered HTTP 404 without a DynamoDB error: is it a DynamoDB endpoint?',
+    );
+  });
+
+  it('keeps the table in the message for any other error', () => {
+    const error = Object.assign(new Error('Requested resource not found'), { name: 'ValidationException' });
+    expect(storageError(error, target, 'petstore-inventory').message).toBe(
+      'DynamoDB at http://10.0.0.9:8000, table petstore-inventory: Requested resource not found',
+    );
   });
 });
 

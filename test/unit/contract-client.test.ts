@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
-import { createInventoryClient, INT64_PROPERTIES, parseExactJson, stringifyExactJson } from '../../client/index';
+import {
+  createInventoryClient,
+  INT64_PROPERTIES,
+  InventoryApiError,
+  inventoryPages,
+  parseExactJson,
+  stringifyExactJson,
+} from '../../client/index';
 import { EXACT_JSON_SCRIPT, localizeContract } from '../../local/docs';
 import { loadContract, OPENAPI_PATH } from '../helpers/contract';
 
@@ -114,6 +121,98 @@ describe('Client: generated types and exact int64', () => {
     expect(seen[0]?.url).toBe('http://api.test/v1/inventory/9223372036854775807');
     expect(seen[0]?.headers.get('authorization')).toBe('Bearer psk_k');
     expect(await seen[0]?.text()).toBe('{"quantity":5}');
+  });
+});
+
+describe('Client: what it refuses before sending, and what it says of an answer that is not an Error body', () => {
+  /** A fetch that records each request and answers `status` with `body` as `contentType`. */
+  function aRecordingFetch(status: number, body: string, contentType = 'application/json') {
+    const seen: Request[] = [];
+    const fakeFetch = async (input: Parameters<typeof fetch>[0]) => {
+      seen.push(input as Request);
+      return new Response(body, { status, headers: { 'Content-Type': contentType } });
+    };
+    return { seen, fakeFetch };
+  }
+
+  it('types the PATCH body as a set or an adjustment, never a mix of the two (the server answers a mix 400)', async () => {
+    // Prepare
+    const { seen, fakeFetch } = aRecordingFetch(200, '{"petId":7,"quantity":3,"status":"available"}');
+    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+    const path = { params: { path: { petId: 7n } } };
+    // Act: tsc (npm run typecheck) checks the @ts-expect-error lines; a line that type-checks fails it.
+    await client.PATCH('/inventory/{petId}', { ...path, body: { quantity: 3 } });
+    await client.PATCH('/inventory/{petId}', { ...path, body: { quantity: 3, expectedQuantity: 2 } });
+    await client.PATCH('/inventory/{petId}', { ...path, body: { adjustBy: -1 } });
+    // @ts-expect-error a set and an adjustment in one body
+    await client.PATCH('/inventory/{petId}', { ...path, body: { quantity: 1, adjustBy: 2 } });
+    // @ts-expect-error compare-and-set applies to a set only
+    await client.PATCH('/inventory/{petId}', { ...path, body: { adjustBy: 2, expectedQuantity: 3 } });
+    // @ts-expect-error an adjustment needs adjustBy
+    await client.PATCH('/inventory/{petId}', { ...path, body: { expectedQuantity: 3 } });
+    // Assess: the types refuse, the client itself sends what it is given
+    expect(await Promise.all(seen.map((request) => request.text()))).toEqual([
+      '{"quantity":3}',
+      '{"quantity":3,"expectedQuantity":2}',
+      '{"adjustBy":-1}',
+      '{"quantity":1,"adjustBy":2}',
+      '{"adjustBy":2,"expectedQuantity":3}',
+      '{"expectedQuantity":3}',
+    ]);
+  });
+
+  it.each(['http://api.test/v1', 'http://api.test/v1/', 'https://api.example.test/v1//'])(
+    'takes the base URL %s, which ends in /v1',
+    async (baseUrl) => {
+      const { seen, fakeFetch } = aRecordingFetch(200, '[]');
+      await createInventoryClient({ baseUrl, apiKey: 'psk_k', fetch: fakeFetch }).GET('/inventory');
+      expect(new URL(seen[0]?.url ?? '').pathname).toBe('/v1/inventory');
+    },
+  );
+
+  it('takes a relative base URL ending in /v1 (a page served by the API host)', () => {
+    expect(() => createInventoryClient({ baseUrl: '/v1', apiKey: 'psk_k' })).not.toThrow();
+  });
+
+  it.each(['http://api.test', 'http://api.test/', 'http://api.test/v1/inventory', 'http://api.test/v10', '/'])(
+    'refuses the base URL %s at creation: a stage answers a path without /v1 with its own 403',
+    (baseUrl) => {
+      expect(() => createInventoryClient({ baseUrl, apiKey: 'psk_k' })).toThrow(TypeError);
+      expect(() => createInventoryClient({ baseUrl, apiKey: 'psk_k' })).toThrow(/^baseUrl must end in \/v1/);
+    },
+  );
+
+  it("says what came back when a page's answer is not an Error body (API Gateway's own 403)", async () => {
+    const { fakeFetch } = aRecordingFetch(403, '{"message":"Forbidden"}');
+    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+    const failure = inventoryPages(client, { limit: 10 }).next();
+    await expect(failure).rejects.toThrow(new InventoryApiError({ message: 'Forbidden' }, 403));
+    await expect(failure).rejects.toMatchObject({
+      message: '403, not an Error body: {"message":"Forbidden"}',
+      status: 403,
+      error: undefined,
+      body: { message: 'Forbidden' },
+    });
+  });
+
+  it('shows the start of a long answer that is not JSON, and says when there was no body', async () => {
+    const page = `<html>${'x'.repeat(500)}</html>`;
+    const html = aRecordingFetch(502, page, 'text/html');
+    const html502 = inventoryPages(
+      createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: html.fakeFetch }),
+      { limit: 10 },
+    ).next();
+    await expect(html502).rejects.toThrow(`502, not an Error body: ${page.slice(0, 200)}…`);
+    expect(new InventoryApiError(undefined, 504).message).toBe('504, not an Error body: (no body)');
+  });
+
+  it('keeps the Error body and its code in the message when the answer is one', () => {
+    const error = new InventoryApiError(
+      { code: 'VALIDATION_FAILED', message: 'limit must be 1 to 10000; got 20000', status: 400 },
+      400,
+    );
+    expect(error.message).toBe('400 VALIDATION_FAILED: limit must be 1 to 10000; got 20000');
+    expect(error.error?.code).toBe('VALIDATION_FAILED');
   });
 });
 

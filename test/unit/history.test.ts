@@ -142,6 +142,40 @@ describe('Function: recordHistory', () => {
     });
   });
 
+  // A record replayed by hand from `aws dynamodbstreams get-records` carries ISO 8601: "By default, AWS CLI version 2
+  // converts all response DateTime values to ISO 8601 format"
+  // (https://docs.aws.amazon.com/cli/latest/userguide/cli-usage-parameters-types.html).
+  it('reads the record time from an ISO 8601 ApproximateCreationDateTime, as AWS CLI v2 prints it for a replay', () => {
+    const record = aStreamRecord('102', undefined, anEntry({ origin: API }));
+    (record.dynamodb as Record<string, unknown>).ApproximateCreationDateTime = '2026-11-23T12:34:56+00:00';
+    expect(entryWriteOf(record).recordedAt).toBe('2026-11-23T12:34:56.000Z');
+  });
+
+  it.each([
+    ['not a date', 'yesterday'],
+    ['out of range', 1e300],
+    ['missing', undefined],
+  ])(
+    'takes the time of processing when ApproximateCreationDateTime is %s, instead of failing the record',
+    (_, value) => {
+      const record = aStreamRecord('103', undefined, anEntry({ origin: API }));
+      (record.dynamodb as Record<string, unknown>).ApproximateCreationDateTime = value;
+      const before = Date.now();
+      const recordedAt = Date.parse(entryWriteOf(record).recordedAt);
+      expect(recordedAt).toBeGreaterThanOrEqual(before);
+      expect(recordedAt).toBeLessThanOrEqual(Date.now());
+    },
+  );
+
+  it('records a replayed record whose time is an ISO 8601 string', async () => {
+    const history = new RecordingHistory();
+    const record = aStreamRecord('104', undefined, anEntry({ origin: API }));
+    (record.dynamodb as Record<string, unknown>).ApproximateCreationDateTime = '2026-11-23T12:34:56Z';
+    const response = await createHandler({ history })({ Records: [record] }, aLambdaContext());
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(history.rows.has('104')).toBe(true);
+  });
+
   it('keeps an int64 petId exact from the stream image to the history row', async () => {
     const history = new RecordingHistory();
     const pet = '9223372036854775807';

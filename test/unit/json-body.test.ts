@@ -1,4 +1,4 @@
-import { headerValue } from '../../functions/http/headers';
+import { headerValue, headerValues } from '../../functions/http/headers';
 import { MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
 import { ValidationError } from '../../functions/inventory/errors';
 import { rejection } from '../helpers/rejection';
@@ -71,5 +71,13 @@ describe('HTTP: readJsonBody', () => {
   it('reads headers whatever their case', () => {
     expect(headerValue({ 'CoNtEnT-TyPe': 'x' }, 'content-type')).toBe('x');
     expect(headerValue(null, 'content-type')).toBeUndefined();
+  });
+
+  it('reads every value of a repeated header whatever its case, in the order sent', () => {
+    expect(
+      headerValues({ 'Accept-Encoding': ['gzip', 'br'], 'accept-encoding': ['identity'] }, 'ACCEPT-ENCODING'),
+    ).toEqual(['gzip', 'br', 'identity']);
+    expect(headerValues({ Other: ['x'] }, 'accept-encoding')).toEqual([]);
+    expect(headerValues(null, 'accept-encoding')).toEqual([]);
   });
 });

@@ -81,10 +81,40 @@ function cloudFormation(status: string) {
   });
 }
 
+/**
+ * DynamoDB as documented: turning deletion protection off leaves the table UPDATING for a while, and DeleteTable on a
+ * table in CREATING or UPDATING answers ResourceInUseException
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html).
+ */
+function dynamodb() {
+  let status = 'ACTIVE';
+  let describesUntilActive = 0;
+  return fakeClient({
+    UpdateTableCommand: () => {
+      status = 'UPDATING';
+      describesUntilActive = 2;
+      return { TableDescription: { TableStatus: status } };
+    },
+    DescribeTableCommand: () => {
+      if (status === 'UPDATING' && describesUntilActive-- === 0) status = 'ACTIVE';
+      return { Table: { TableStatus: status } };
+    },
+    DeleteTableCommand: (input) => {
+      if (status !== 'ACTIVE') {
+        const error = new Error(`Attempt to change a resource which is still in use: Table ${String(input.TableName)}`);
+        error.name = 'ResourceInUseException';
+        throw error;
+      }
+      status = 'DELETING';
+      return { TableDescription: { TableStatus: status } };
+    },
+  });
+}
+
 function clientsFor(status: string) {
   const clients = {
     cloudFormation: cloudFormation(status),
-    dynamodb: fakeClient(),
+    dynamodb: dynamodb(),
     kms: fakeClient(),
     sqs: fakeClient(),
     logs: fakeClient(),
@@ -93,7 +123,7 @@ function clientsFor(status: string) {
 }
 
 describe('Command: stage:reset-failed', () => {
-  it('lifts termination protection, deletes the ROLLBACK_COMPLETE stack, then removes exactly what the rollback retained', async () => {
+  it('lifts termination protection, deletes the ROLLBACK_COMPLETE stack, then removes exactly what the rollback retained (a table once it is ACTIVE again)', async () => {
     // Prepare
     const clients = clientsFor(FAILED_CREATE_STATUS);
     const lines: string[] = [];
@@ -116,8 +146,12 @@ describe('Command: stage:reset-failed', () => {
     );
     expect(clients.dynamodb.calls).toEqual([
       { command: 'UpdateTableCommand', input: { TableName: 'prod-inventory', DeletionProtectionEnabled: false } },
+      { command: 'DescribeTableCommand', input: { TableName: 'prod-inventory' } },
+      { command: 'DescribeTableCommand', input: { TableName: 'prod-inventory' } },
+      { command: 'DescribeTableCommand', input: { TableName: 'prod-inventory' } },
       { command: 'DeleteTableCommand', input: { TableName: 'prod-inventory' } },
     ]);
+    expect(lines).toContain('removed AWS::DynamoDB::Table prod-inventory');
     expect(clients.kms.calls).toEqual([
       { command: 'ScheduleKeyDeletionCommand', input: { KeyId: 'key-1', PendingWindowInDays: 7 } },
     ]);
@@ -126,6 +160,62 @@ describe('Command: stage:reset-failed', () => {
     expect(result.leftovers.map((l) => l.logicalId)).not.toContain('ListInventoryFunction23564031');
     expect(result.notRemoved).toEqual([{ type: 'AWS::Example::Thing', logicalId: 'Odd', physicalId: 'odd-1' }]);
     expect(lines).toContain('not removed (remove it yourself): AWS::Example::Thing odd-1');
+  });
+
+  it('still removes the other leftovers when one removal fails, and reports the failed one as not removed', async () => {
+    // Prepare
+    const clients = {
+      ...clientsFor(FAILED_CREATE_STATUS),
+      kms: fakeClient({
+        ScheduleKeyDeletionCommand: () => {
+          const error = new Error('User is not authorized to perform: kms:ScheduleKeyDeletion');
+          error.name = 'AccessDeniedException';
+          throw error;
+        },
+      }),
+    };
+    const lines: string[] = [];
+
+    // Act
+    const result = await resetFailedStage('PetStoreInventory-production', clients as unknown as ResetClients, {
+      dryRun: false,
+      log: (line) => lines.push(line),
+      sleep: async () => undefined,
+    });
+
+    // Assess
+    expect(clients.dynamodb.calls.map((c) => c.command)).toContain('DeleteTableCommand');
+    expect(clients.sqs.calls).toEqual([{ command: 'DeleteQueueCommand', input: { QueueUrl: 'https://sqs/queue' } }]);
+    expect(clients.logs.calls).toEqual([{ command: 'DeleteLogGroupCommand', input: { logGroupName: 'access-logs' } }]);
+    expect(result.notRemoved).toEqual([
+      { type: 'AWS::KMS::Key', logicalId: 'MonitoringAlarmTopicKey', physicalId: 'key-1' },
+      { type: 'AWS::Example::Thing', logicalId: 'Odd', physicalId: 'odd-1' },
+    ]);
+    expect(lines).toContain(
+      'could not remove AWS::KMS::Key key-1: AccessDeniedException: User is not authorized to perform: kms:ScheduleKeyDeletion',
+    );
+    expect(lines).toContain('not removed (remove it yourself): AWS::KMS::Key key-1');
+  });
+
+  it('reports a table that never leaves UPDATING as not removed, without sending DeleteTable', async () => {
+    const clients = {
+      ...clientsFor(FAILED_CREATE_STATUS),
+      dynamodb: fakeClient({ DescribeTableCommand: () => ({ Table: { TableStatus: 'UPDATING' } }) }),
+    };
+    const lines: string[] = [];
+
+    const result = await resetFailedStage('PetStoreInventory-production', clients as unknown as ResetClients, {
+      dryRun: false,
+      log: (line) => lines.push(line),
+      sleep: async () => undefined,
+    });
+
+    expect(clients.dynamodb.calls.map((c) => c.command)).not.toContain('DeleteTableCommand');
+    expect(result.notRemoved.map((l) => l.physicalId)).toEqual(['prod-inventory', 'odd-1']);
+    expect(lines).toContain(
+      'could not remove AWS::DynamoDB::Table prod-inventory: Error: table prod-inventory was not ACTIVE after 300 s',
+    );
+    expect(clients.sqs.calls).toHaveLength(1);
   });
 
   it('only lists the leftovers with --dry-run, and changes nothing', async () => {
