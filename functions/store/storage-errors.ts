@@ -20,6 +20,7 @@ const NETWORK_CODES = new Set([
   'EPIPE',
   'ETIMEDOUT',
   'EHOSTUNREACH',
+  'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);

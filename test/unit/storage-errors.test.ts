@@ -13,6 +13,8 @@ describe('Store: storage error classification', () => {
     named('TimeoutError'),
     named('InternalServerError'),
     Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+    Object.assign(new Error('connect ENETUNREACH 10.0.0.1:443'), { code: 'ENETUNREACH' }),
+    Object.assign(new Error('connect EHOSTUNREACH 10.0.0.1:443'), { code: 'EHOSTUNREACH' }),
     named('UnknownError', { $metadata: { httpStatusCode: 503 } }),
   ])('treats %p as "storage unavailable" (503)', (error) => {
     expect(isStorageUnavailable(error)).toBe(true);
