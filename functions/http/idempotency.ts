@@ -12,7 +12,7 @@ import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { StorageUnavailableError, ValidationError } from '../inventory/errors';
 import { REPEATED_CHANGE_WINDOW_SECONDS } from '../inventory/types';
 import { isStorageUnavailable } from '../store/storage-errors';
-import { headerValue } from './headers';
+import { headerValue, headerValues } from './headers';
 import { HttpError } from './http-error';
 
 /** The request header naming a retry-safe write (IETF draft "The Idempotency-Key HTTP Header Field"). */
@@ -37,9 +37,7 @@ export function parseIdempotencyKey(
 ): string | undefined {
   const value = headerValue(event.headers, IDEMPOTENCY_KEY_HEADER);
   if (value === undefined) return undefined;
-  const sent = Object.entries(event.multiValueHeaders ?? {})
-    .filter(([name]) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER.toLowerCase())
-    .reduce((count, [, values]) => count + (values?.length ?? 0), 0);
+  const sent = headerValues(event.multiValueHeaders, IDEMPOTENCY_KEY_HEADER).length;
   if (sent > 1) throw new ValidationError(`${IDEMPOTENCY_KEY_HEADER} must be sent once; got ${sent} values.`);
   if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
     const got = value.length === 0 ? 'an empty one' : value.length > 255 ? 'a longer one' : 'one with other characters';
