@@ -12,7 +12,7 @@ import {
   type LambdaClientConfig,
 } from '@aws-sdk/client-lambda';
 import { API_STAGE_NAME, ROUTES } from '../../service/routes';
-import { MAX_QUANTITY } from '../inventory/types';
+import { MAX_QUANTITY, MIN_PET_ID } from '../inventory/types';
 
 /**
  * What the pre-traffic hook sends a new version, by function name: a route by its operationId, the TOKEN
@@ -49,7 +49,7 @@ export function createProbeLambdaClient(config: LambdaClientConfig = {}): Lambda
 }
 
 /** A pet id no import creates in practice; the probe's PATCH changes nothing unless it exists with this stock. */
-const PROBE_PET_ID = '-9223372036854775808';
+const PROBE_PET_ID = String(MIN_PET_ID);
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: finds the version this deployment moves the `live` alias to, invokes that

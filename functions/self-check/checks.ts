@@ -5,6 +5,8 @@
  * self-check (the stage's trigger) run these same checks; this module uses nothing but the global `fetch`.
  */
 
+import { MIN_PET_ID } from '../inventory/types';
+
 /** Milliseconds each request may take: room for the cold start of the function it reaches. */
 export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -20,7 +22,7 @@ export const SMOKE_LIST_TIMEOUT_MS = 30_000;
  * an entry (an operator may import any int64) is skipped, never changed.
  */
 export const ABSENT_PET_CANDIDATES: readonly string[] = Array.from({ length: 8 }, (_, index) =>
-  String(-(2n ** 63n) + BigInt(index)),
+  String(MIN_PET_ID + BigInt(index)),
 );
 
 /** The first of {@link ABSENT_PET_CANDIDATES}: the smallest int64. */
