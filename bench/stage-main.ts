@@ -1,10 +1,12 @@
 /**
- * `npm run bench:stage -- --url https://<api>/v1 --key psk_… --pet <petId> [--iterations 200] [--out FILE]`: runs
+ * `npm run bench:stage -- --url https://<api>/v1 --pet <petId> [--key psk_…] [--iterations 200] [--out FILE]`: runs
  * bench/stage.ts against a deployed stage and prints its table (docs/performance.md, "Adjustments and
- * Idempotency-Key"; docs/deploying.md, "After the first deploy").
+ * Idempotency-Key"; docs/deploying.md, "After the first deploy"). The write key comes from `PETSTORE_API_KEY` unless
+ * `--key` gives one (a `--key` shows in `ps`), and the URL must be HTTPS unless it is this machine, as in the CLI.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { checkedApiUrl } from '../cli/commands/context';
 import { parsePetId } from '../functions/inventory/pet-id';
 import { measureStagePatch, renderStagePatch } from './stage';
 
@@ -19,23 +21,31 @@ async function main(): Promise<void> {
     },
   });
   const iterations = Number(values.iterations);
+  const apiKey = values.key ?? process.env.PETSTORE_API_KEY;
   let petId: string | undefined;
-  let problem = '';
+  let baseUrl: string | undefined;
+  const problems: string[] = [];
   try {
     petId = parsePetId(values.pet, '--pet');
   } catch (error) {
-    problem = `${(error as Error).message}\n`;
+    problems.push((error as Error).message);
   }
-  if (!values.url || !values.key || petId === undefined || !(iterations >= 1)) {
+  try {
+    if (values.url) baseUrl = checkedApiUrl(values.url);
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  if (!apiKey) problems.push('no write key: set PETSTORE_API_KEY (or pass --key, which shows in ps)');
+  if (!baseUrl || !apiKey || petId === undefined || !(iterations >= 1)) {
     process.stderr.write(
-      `${problem}usage: npm run bench:stage -- --url <base URL ending in /v1> --key <write key> --pet <petId> [--iterations N] [--out FILE]\n`,
+      `${problems.map((line) => `${line}\n`).join('')}usage: PETSTORE_API_KEY=<write key> npm run bench:stage -- --url <https base URL ending in /v1> --pet <petId> [--key <write key>] [--iterations N] [--out FILE]\n`,
     );
     process.exitCode = 2;
     return;
   }
   const result = await measureStagePatch({
-    baseUrl: values.url,
-    apiKey: values.key,
+    baseUrl,
+    apiKey,
     petId: BigInt(petId),
     iterations,
     warmup: Math.min(20, iterations),

@@ -44,24 +44,29 @@ export function apiKeyOption(context: CommandContext, command: string): string {
  * else the local `npm start` gateway.
  */
 export async function apiBaseUrl(context: CommandContext): Promise<string> {
-  if (typeof context.options.url === 'string') {
-    const url = context.options.url;
-    if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http(s) URL; got "${url}"`);
-    // The key goes in a header: over plain HTTP anyone on the path reads it. Only this machine is exempt.
-    if (url.startsWith('http:') && !isLoopback(url))
-      throw new UsageError(`--url must be https:// (the API key would cross the network in clear); got "${url}"`);
-    try {
-      return checkedBaseUrl(url);
-    } catch {
-      throw new UsageError(`--url must be the API's base URL, ending in /v1 (the stack's ApiUrl output); got "${url}"`);
-    }
-  }
+  if (typeof context.options.url === 'string') return checkedApiUrl(context.options.url);
   if (typeof context.options.stage === 'string') {
     const target = await context.target();
     if (!target.apiUrl) throw new UsageError(`the ${target.description} stack has no ApiUrl output; pass --url`);
     return target.apiUrl.replace(/\/+$/, '');
   }
   return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
+}
+
+/**
+ * A `--url` a bearer key may be sent to: the API's base URL (ending in /v1), over HTTPS unless the host is this
+ * machine. Shared with `npm run bench:stage`. @throws UsageError naming what is wrong
+ */
+export function checkedApiUrl(url: string): string {
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http(s) URL; got "${url}"`);
+  // The key goes in a header: over plain HTTP anyone on the path reads it. Only this machine is exempt.
+  if (url.startsWith('http:') && !isLoopback(url))
+    throw new UsageError(`--url must be https:// (the API key would cross the network in clear); got "${url}"`);
+  try {
+    return checkedBaseUrl(url);
+  } catch {
+    throw new UsageError(`--url must be the API's base URL, ending in /v1 (the stack's ApiUrl output); got "${url}"`);
+  }
 }
 
 /** Whether a URL's host is this machine (localhost, 127.0.0.0/8, ::1). */

@@ -26,22 +26,23 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
     await api?.stop();
   });
 
-  const benchStage = (...args: string[]) =>
-    runProcess('npx', ['tsx', 'bench/stage-main.ts', ...args], {
-      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
+  const benchStage = (args: string[], apiKey?: string) => {
+    const { PETSTORE_API_KEY: _none, ...env } = process.env;
+    return runProcess('npx', ['tsx', 'bench/stage-main.ts', ...args], {
+      env: {
+        ...env,
+        ...(apiKey === undefined ? {} : { PETSTORE_API_KEY: apiKey }),
+        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+      },
     });
+  };
 
   it('prints p50/p99 of plain, adjustBy and Idempotency-Key PATCHes with both ratios and their verdicts', async () => {
     // Act: a pet at the top of the stock range, so the adjustments go down first and come back.
+    // The key comes from PETSTORE_API_KEY, as docs/deploying.md runs it (a --key would show in ps).
     const run = await benchStage(
-      '--url',
-      api.baseUrl,
-      '--key',
+      ['--url', api.baseUrl, '--pet', '9223372036854775807', '--iterations', '5'],
       api.apiKey,
-      '--pet',
-      '9223372036854775807',
-      '--iterations',
-      '5',
     );
     // Assess
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
@@ -58,7 +59,7 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
   });
 
   it('exits 1 naming the answer, and creates no entry, for a pet without one', async () => {
-    const run = await benchStage('--url', api.baseUrl, '--key', api.apiKey, '--pet', '404404', '--iterations', '5');
+    const run = await benchStage(['--url', api.baseUrl, '--key', api.apiKey, '--pet', '404404', '--iterations', '5']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('GET /inventory/404404 answered 404');
     const entry = await fetch(`${api.baseUrl}/inventory/404404`, {
@@ -67,9 +68,16 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
     expect(entry.status).toBe(404);
   });
 
-  it('exits 2 with its usage when an argument is missing', async () => {
-    const run = await benchStage('--url', api.baseUrl, '--pet', '1');
+  it('exits 2 with its usage, naming PETSTORE_API_KEY, when no key is given', async () => {
+    const run = await benchStage(['--url', api.baseUrl, '--pet', '1']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('usage: npm run bench:stage');
+    expect(run.stderr).toContain('no write key: set PETSTORE_API_KEY');
+    expect(run.stderr).toContain('usage: PETSTORE_API_KEY=<write key> npm run bench:stage');
+  });
+
+  it('refuses to send the key over plain HTTP to another machine, before any request', async () => {
+    const run = await benchStage(['--url', 'http://inventory.example.com/v1', '--pet', '1'], api.apiKey);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--url must be https:// (the API key would cross the network in clear)');
   });
 });
