@@ -196,6 +196,12 @@ function stackError(error: unknown, stack: string, region: string): CliError {
       'No AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use --stage',
       { cause: error },
     );
+  const code = networkErrorCode(error);
+  if (code !== undefined && UNREACHABLE_CODES.has(code))
+    return new CliError(
+      `Cannot reach CloudFormation in ${region} (${code}) to read stack ${stack}: check the network and AWS_REGION`,
+      { cause: error },
+    );
   if (/does not exist/i.test(message))
     return new CliError(`Stack ${stack} does not exist in ${region}: deploy it first, or check AWS_REGION`, {
       cause: error,
