@@ -239,6 +239,12 @@ describe('Function: listInventory (streamed)', () => {
       ['gzip;q=0.5, identity', 'identity'],
       ['br', 'identity'],
       ['gzip;q=2', 'identity'],
+      // x-gzip is gzip (RFC 9110 §8.4.1.3) and a member whose weight breaks the qvalue grammar is ignored: where
+      // `negotiator` differs (functions/http/content-encoding.ts says why it is not used). The q parameter's name is
+      // case-insensitive (§12.4.2).
+      ['x-gzip', 'gzip'],
+      ['gzip;q=0.5x', 'identity'],
+      ['gzip;Q=0', 'identity'],
     ])('answers Accept-Encoding %p with %p and the same entries', async (acceptEncoding, coding) => {
       // Act
       const outcome = await list(repository, { 'Accept-Encoding': acceptEncoding });
