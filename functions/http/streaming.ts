@@ -27,9 +27,11 @@ export const STREAM_DEADLINE_MARGIN_MS = 1000;
  * Wraps a streaming handler body (Lambda response streaming, middy's streamify mode) in the shared chain plus content
  * negotiation (gzip in the function: API Gateway does not compress a streamed response). Until the body's first
  * byte everything is as in {@link createApiHandler}: status, headers, Error bodies. After it, a failure (a chunk
- * that cannot be produced, the function's deadline, a reader that went away) destroys the stream, so Lambda ends
- * the response with an error and the client never receives the end of the body; it is logged with the request id
- * and counted as `ResponseStreamAborted`.
+ * that cannot be produced, the function's deadline) destroys the stream, so Lambda ends the response with an error
+ * and the client never receives the end of the body; it is logged with the request id and counted as
+ * `ResponseStreamAborted`. A client that hangs up is not such a failure: Lambda does not interrupt a streamed
+ * response when the client's connection breaks (Lambda Developer Guide, "Response streaming for Lambda functions"),
+ * so the function runs to its end and cannot tell.
  */
 export function createStreamingApiHandler(handler: StreamingApiHandler) {
   const chain = middy<APIGatewayProxyEvent, StreamedApiResult>({

@@ -173,13 +173,21 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
     if (rest.length > 0) forward(rest);
   };
 
+  // The reader (the client, through the gateway) went away before the end. Lambda does not tell the function:
+  // "streamed responses are not interrupted or stopped when the invoking client connection is broken" (AWS Lambda
+  // Developer Guide, "Response streaming for Lambda functions",
+  // https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html). Its writes are taken and
+  // dropped, it runs to its end, and the invocation succeeds. A failure of the runtime's own stream is `stop`.
+  let readerGone = false;
   const forward = (chunk: Buffer) => {
+    if (readerGone) return;
     if (!body.write(chunk)) stream.pause();
   };
   body.on('drain', () => stream.resume());
-  // The reader went away: the function's writes would fail on a stage too.
   body.on('close', () => {
-    if (!body.writableFinished) fail(new Error('the response stream was closed by its reader'));
+    if (body.writableFinished || failed) return;
+    readerGone = true;
+    stream.resume();
   });
 
   stream.on('data', (chunk: Buffer) => {
@@ -189,6 +197,7 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
   });
   stream.on('end', () => {
     if (failed) return;
+    if (readerGone) return;
     if (answered) body.end();
     else fail(new Error('the function ended its response without a prelude'));
   });

@@ -378,6 +378,73 @@ describe('Function: listInventory (streamed)', () => {
   });
 });
 
+/**
+ * A client that hangs up mid-list. Lambda does not stop the function: "streamed responses are not interrupted or
+ * stopped when the invoking client connection is broken" (AWS Lambda Developer Guide, "Response streaming for Lambda
+ * functions", https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html). The local runtime
+ * (local/lambda/streaming.ts) does the same, so the function's own behaviour is what is checked here: it runs to its
+ * end and its invocation succeeds, so a client's hang-up is not a function error (no ListInventoryErrorsAlarm page,
+ * no canary rollback) and is not reported as an aborted stream.
+ */
+describe('Function: listInventory, a client that hangs up mid-list', () => {
+  const addMetric = metrics.addMetric;
+  const publish = metrics.publishStoredMetrics;
+  const logError = logger.error;
+  let added: string[];
+  let errorLogs: unknown[][];
+  beforeEach(() => {
+    added = [];
+    errorLogs = [];
+    metrics.addMetric = (name) => {
+      added.push(name);
+      return metrics;
+    };
+    metrics.publishStoredMetrics = () => metrics;
+    logger.error = (...args: unknown[]) => {
+      errorLogs.push(args);
+    };
+  });
+  afterEach(() => {
+    metrics.addMetric = addMetric;
+    metrics.publishStoredMetrics = publish;
+    logger.error = logError;
+  });
+
+  it.each([
+    ['identity', {}],
+    ['gzip', { 'Accept-Encoding': 'gzip' }],
+  ])('runs a %s list to its end and succeeds, logging no error and counting no aborted stream', async (_, headers) => {
+    // Prepare: 20 batches, counted as the function reads them.
+    const batches = 20;
+    let read = 0;
+    const repository = listOnlyRepository(async function* () {
+      for (let b = 0; b < batches; b++) {
+        read++;
+        yield Array.from({ length: ENTRIES_PER_CHUNK }, (_, i) =>
+          anInventoryItem({ petId: String(b * ENTRIES_PER_CHUNK + i) }),
+        );
+      }
+    });
+    const { response, completion } = invokeStreamingHandler(
+      createList({ repository }),
+      anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }),
+      aLambdaContext(),
+    );
+    const { body: stream } = await response;
+    await new Promise((resolve) => stream.once('data', resolve));
+
+    // Act: the reader goes away after the first chunk.
+    stream.destroy();
+
+    // Assess
+    await expect(completion).resolves.toBeUndefined();
+    expect(read).toBe(batches);
+    expect(added).not.toContain(METRIC_NAMES.responseStreamAborted);
+    expect(added).toContain(METRIC_NAMES.inventoryEntriesListed);
+    expect(errorLogs).toEqual([]);
+  });
+});
+
 describe('Function: listInventory, the stream and its pages', () => {
   const event = (query: Record<string, string> | null, multi?: Record<string, string[]>) =>
     anApiGatewayEvent({
