@@ -1,5 +1,6 @@
-import { type CfnElement, type Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { createHash } from 'node:crypto';
+import { type CfnElement, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, type CfnAlarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -86,10 +87,19 @@ export class InventoryRollout extends Construct {
   /**
    * Lambda `Errors` of the version this deploy publishes, invoked through the `live` alias: Lambda reports alias
    * invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old version's errors
-   * during the canary are not counted. Each deploy names a new version, which gives the alarm a fresh history.
+   * during the canary are not counted.
+   *
+   * Each version gets an alarm of its own, not the same alarm with new dimensions: CloudWatch keeps an alarm's state
+   * when its configuration is updated (PutMetricAlarm: "When you update an existing alarm, its state is left
+   * unchanged", https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html). After the
+   * deploy, the alarm goes on watching the live version; if that version crashes, the alarm is in ALARM, and an
+   * updated alarm would still be in ALARM when the hotfix's deployment starts, so CodeDeploy would roll the hotfix
+   * back. A logical id that follows the version's makes CloudFormation create a new alarm (INSUFFICIENT_DATA until
+   * its first evaluation), point the deployment group at it before the alias moves, and delete the old one when the
+   * update completes. A deploy that leaves the function's version as it is keeps its alarm.
    */
   private newVersionErrorsAlarm(id: string, fn: InventoryFunction, period: Duration): Alarm {
-    return new Alarm(this, id, {
+    const alarm = new Alarm(this, id, {
       metric: new Metric({
         namespace: 'AWS/Lambda',
         metricName: 'Errors',
@@ -110,5 +120,22 @@ export class InventoryRollout extends Construct {
         'The version being deployed crashed or timed out while CodeDeploy shifted traffic to it: the deploy rolls ' +
         'back. Runbook: docs/deploying.md, "Alarm runbooks", <Function>NewVersionErrorsAlarm.',
     });
+    const stack = Stack.of(this);
+    const cfnAlarm = alarm.node.defaultChild as CfnAlarm;
+    const alarmId = stack.resolve(cfnAlarm.logicalId) as string;
+    const versionId = (fn.currentVersion.node.defaultChild as CfnElement).logicalId;
+    // The version's logical id carries the hash of the function's code and configuration (CDK's currentVersion); it
+    // is only known once the stack is synthesized, hence the lazy value.
+    cfnAlarm.overrideLogicalId(
+      Lazy.uncachedString({
+        produce: () =>
+          `${alarmId}V${createHash('sha256')
+            .update(String(stack.resolve(versionId)))
+            .digest('hex')
+            .slice(0, 8)
+            .toUpperCase()}`,
+      }),
+    );
+    return alarm;
   }
 }

@@ -1,4 +1,6 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { rmSync } from 'node:fs';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { ENV } from '../../functions/config';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
@@ -6,6 +8,7 @@ import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../service/routes';
 import { evaluatedAlarm } from './alarm-evaluation';
 import {
+  buildApp,
   logicalIdStartingWith,
   only,
   type PolicyStatement,
@@ -289,6 +292,55 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       expect(evaluated.run(evaluated.quiet(), 'OK').at(-1)).toBe('OK');
     },
   );
+
+  /**
+   * CloudWatch keeps an alarm's state when its configuration is updated (PutMetricAlarm: "When you update an existing
+   * alarm, its state is left unchanged", https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html).
+   * Were the gate one alarm whose ExecutedVersion moves, a live version's crash would leave it in ALARM when the
+   * hotfix's deployment starts, and CodeDeploy stops a deployment whose alarm is in ALARM. A resource under a new
+   * logical id is a new resource to CloudFormation, created in the update and the old one deleted at its cleanup
+   * ("Update behaviors of stack resources",
+   * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-updating-stacks-update-behaviors.html):
+   * a new alarm starts in INSUFFICIENT_DATA, so a hotfix starts with a gate that has seen nothing but its own version.
+   */
+  it('gives a function a new gate alarm with each new version, the group pointing at it; the other gates stay', () => {
+    // Prepare: the same app, but the list function's configuration changed (a new version of it).
+    const gates = (t: Template) => {
+      const all = t.toJSON().Resources as Record<string, RawResource>;
+      return Object.fromEntries(
+        FUNCTION_IDS.filter((id) => id !== 'AuthorizerFunction').map((id) => {
+          const alias = all[logicalIdStartingWith(t, 'AWS::Lambda::Alias', id)] as RawResource;
+          const groupId = (alias.UpdatePolicy as AliasUpdatePolicy).CodeDeployLambdaAliasUpdate.DeploymentGroupName.Ref;
+          const { Alarms } = (all[groupId] as RawResource).Properties.AlarmConfiguration as {
+            Alarms: { Name: { Ref: string } }[];
+          };
+          return [id, only(Alarms).Name.Ref];
+        }),
+      );
+    };
+    const built = buildApp();
+    try {
+      const stack = built.stacks[stage];
+      const list = stack.node
+        .findAll()
+        .find((c): c is LambdaFunction => c instanceof LambdaFunction && c.node.id === 'ListInventoryFunction');
+      if (!list) throw new Error('no ListInventoryFunction');
+      list.addEnvironment('A_CHANGE', 'new version');
+      built.app.synth();
+      const before = gates(template());
+      const after = gates(Template.fromStack(stack));
+      // Assess: a new alarm for the changed function, each alarm a resource of the template, the others unchanged.
+      expect(after.ListInventoryFunction).not.toBe(before.ListInventoryFunction);
+      expect(after.ListInventoryFunction).toMatch(/^RolloutListInventoryNewVersionErrorsAlarm/);
+      const resources = Template.fromStack(stack).toJSON().Resources as Record<string, RawResource>;
+      for (const alarmId of Object.values(after)) expect(resources[alarmId]?.Type).toBe('AWS::CloudWatch::Alarm');
+      expect(resources[before.ListInventoryFunction as string]).toBeUndefined();
+      for (const id of Object.keys(before).filter((id) => id !== 'ListInventoryFunction'))
+        expect({ id, alarm: after[id] }).toEqual({ id, alarm: before[id] });
+    } finally {
+      rmSync(built.outdir, { recursive: true, force: true });
+    }
+  });
 
   it("gates the authorizer's deploy on no alarm (its refused keys are Lambda Errors) but on the pre-traffic hook", () => {
     expect(groupOf('AuthorizerFunction').AlarmConfiguration).toEqual({ Enabled: false });
