@@ -7,12 +7,11 @@ import {
 import { comparePetIds, type ListOptions } from '../../functions/inventory/repository';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { listShard, toChangeOrigin } from '../../functions/store/inventory-row';
 import {
   addMissingListShards,
   InventoryTable,
   type InventoryTableOptions,
-  listShard,
-  toChangeOrigin,
 } from '../../functions/store/inventory-table';
 import type { PaceClock } from '../../functions/store/read-pace';
 import { freePort } from '../../local/dynamodb-local';
