@@ -4,7 +4,7 @@ import { createInventoryClient } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
-import { addMissingListShards } from '../../functions/store/inventory-table';
+import { addMissingListShards } from '../../functions/store/list-shards-migration';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';

@@ -9,7 +9,7 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
+import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository, type ListOptions } from '../inventory/repository';
 import {
@@ -20,14 +20,7 @@ import {
   MAX_QUANTITY,
   REPEATED_CHANGE_WINDOW_SECONDS,
 } from '../inventory/types';
-import {
-  changeOriginAttribute,
-  LAST_CHANGE,
-  listShard,
-  MODEL_PROJECTION,
-  PET_ID,
-  toInventoryItem,
-} from './inventory-row';
+import { changeOriginAttribute, LAST_CHANGE, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
 import { isThrottling, translateStorageError } from './storage-errors';
 
@@ -658,48 +651,4 @@ class ShardHeap {
     const y = (this.heap[b] as ShardReader).current as InventoryItem;
     return comparePetIds(x.petId, y.petId) < 0;
   }
-}
-
-/**
- * Gives every entry written before the list index existed its shard (`listShard`), so the list shows it: a Scan for
- * rows without one, and an UpdateItem per row that sets only that attribute and never creates an entry. Quantity and
- * status stay as they are, so the history records nothing. Returns how many rows it changed.
- */
-export async function addMissingListShards(client: DynamoDBClient, tableName: string): Promise<number> {
-  const shard = INVENTORY_LIST_INDEX.partition.name;
-  let changed = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ProjectionExpression: '#petId',
-        FilterExpression: 'attribute_not_exists(#shard)',
-        ExpressionAttributeNames: { '#petId': INVENTORY_TABLE_KEY.name, '#shard': shard },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const row of page.Items ?? []) {
-      const petId = row[INVENTORY_TABLE_KEY.name]?.N;
-      if (petId === undefined) continue;
-      try {
-        await client.send(
-          new UpdateItemCommand({
-            TableName: tableName,
-            Key: { [INVENTORY_TABLE_KEY.name]: { N: petId } },
-            UpdateExpression: 'SET #shard = :shard',
-            ConditionExpression: 'attribute_exists(#petId)',
-            ExpressionAttributeNames: { '#petId': INVENTORY_TABLE_KEY.name, '#shard': shard },
-            ExpressionAttributeValues: { ':shard': { N: String(listShard(petId)) } },
-          }),
-        );
-        changed += 1;
-      } catch (error) {
-        // Deleted since the Scan saw it: nothing to list.
-        if ((error as Error | undefined)?.name !== 'ConditionalCheckFailedException') throw error;
-      }
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return changed;
 }

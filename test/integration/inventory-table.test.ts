@@ -8,11 +8,8 @@ import { comparePetIds, type ListOptions } from '../../functions/inventory/repos
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { listShard, toChangeOrigin } from '../../functions/store/inventory-row';
-import {
-  addMissingListShards,
-  InventoryTable,
-  type InventoryTableOptions,
-} from '../../functions/store/inventory-table';
+import { InventoryTable, type InventoryTableOptions } from '../../functions/store/inventory-table';
+import { addMissingListShards } from '../../functions/store/list-shards-migration';
 import type { PaceClock } from '../../functions/store/read-pace';
 import { freePort } from '../../local/dynamodb-local';
 import type { TableNames } from '../../service/local-dynamodb';
