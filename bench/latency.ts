@@ -5,7 +5,7 @@ import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { idempotencyConfig, idempotencyPayload } from '../functions/http/idempotency';
 import { idempotencyTable } from '../functions/store/idempotency-table';
-import { entryUpdate } from '../functions/store/inventory-table';
+import { entryUpdate } from '../functions/store/inventory-write';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { invokeStreamingHandler } from '../local/lambda/streaming';
 import { alternate, median, quantile, ratio, round } from './stats';

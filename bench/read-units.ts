@@ -3,7 +3,8 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
-import { InventoryTable, inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-table';
+import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-row';
+import { InventoryTable } from '../functions/store/inventory-table';
 
 /** What one whole list consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {

@@ -22,7 +22,7 @@ import { ENV } from '../functions/config';
 import { inventoryItemJson } from '../functions/inventory/json';
 import { comparePetIds } from '../functions/inventory/repository';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-table';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-row';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { type LocalApiProcess, startLocalApiProcess } from '../local/api-process';

@@ -4,7 +4,7 @@ import { ENV } from '../functions/config';
 import type { InventoryItem } from '../functions/inventory/types';
 import { ApiKeyTable } from '../functions/store/api-key-table';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { signedInventoryAttributes } from '../functions/store/inventory-table';
+import { signedInventoryAttributes } from '../functions/store/inventory-row';
 import { LOCAL_TABLE_NAMES, type TableNames } from '../service/local-dynamodb';
 import { SERVICE_NAME } from '../service/metric-names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';

@@ -11,7 +11,7 @@ import {
   UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { addMissingListShards } from '../functions/store/inventory-table';
+import { addMissingListShards } from '../functions/store/list-shards-migration';
 import type { TableNames } from '../service/local-dynamodb';
 import {
   API_KEYS_TABLE_KEY,

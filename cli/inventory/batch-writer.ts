@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { backoffDelayMs, sleep } from '../../functions/store/backoff';
-import { inventoryAttributes } from '../../functions/store/inventory-table';
+import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { isStorageUnavailable } from '../../functions/store/storage-errors';
 
 /** BatchWriteItem takes at most 25 requests. */

@@ -9,7 +9,7 @@ import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
 import { annotateTrace } from '../observability/tracer';
 import { HistoryTable } from '../store/history-table';
-import { toChangeOrigin, toInventoryItem } from '../store/inventory-table';
+import { toChangeOrigin, toInventoryItem } from '../store/inventory-row';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of the history function. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type AttributeValue,
   type DynamoDBClient,
@@ -7,9 +6,8 @@ import {
   type QueryCommandOutput,
   ScanCommand,
   UpdateItemCommand,
-  type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
+import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
 import { comparePetIds, type InventoryRepository, type ListOptions } from '../inventory/repository';
 import {
@@ -17,12 +15,21 @@ import {
   type InventoryAdjustment,
   type InventoryItem,
   type InventoryUpdate,
-  isPetStatus,
   MAX_QUANTITY,
-  REPEATED_CHANGE_WINDOW_SECONDS,
 } from '../inventory/types';
+import {
+  type ListRead,
+  MAX_INDEX_ENTRY_BYTES,
+  readPage,
+  SCAN_PAGE_UNITS,
+  ShardHeap,
+  ShardReader,
+  Slots,
+} from './inventory-list-read';
+import { MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
+import { type EntryUpdateSpec, entryUpdate, type unlessRepeated } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
-import { isThrottling, MalformedRowError, translateStorageError } from './storage-errors';
+import { translateStorageError } from './storage-errors';
 
 /** Options of {@link InventoryTable}. */
 export interface InventoryTableOptions {
@@ -65,25 +72,6 @@ export interface InventoryTableOptions {
   batchSize?: number;
   /** The pace's clock. @default the system's */
   clock?: PaceClock;
-}
-
-/**
- * Most bytes one entry of the list index can hold (petId of 20 characters, shard, quantity, `available`, with the
- * attribute names), rounded up: what a page is booked at before DynamoDB says what it cost.
- */
-const MAX_INDEX_ENTRY_BYTES = 100;
-
-/**
- * Most read units one eventually consistent Scan page can cost: a page stops at 1 MB read, and each 4 KB costs half
- * a unit (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html). What the
- * small table's page is booked at: the table's items, unlike the index's entries, may hold attributes of any size.
- */
-const SCAN_PAGE_UNITS = (1024 * 1024) / 4096 / 2;
-
-/** The shard of an entry in the list index: its petId modulo the number of shards (0 to shards − 1, negatives too). */
-export function listShard(petId: string): number {
-  const shards = BigInt(INVENTORY_LIST_INDEX.shards);
-  return Number(((BigInt(petId) % shards) + shards) % shards);
 }
 
 /**
@@ -223,7 +211,7 @@ export class InventoryTable implements InventoryRepository {
         }),
         { abortSignal },
       );
-    const page = await this.readPage({ read, operation: 'Scan', booking: SCAN_PAGE_UNITS, send }, 'give up');
+    const page = await readPage({ read, operation: 'Scan', booking: SCAN_PAGE_UNITS, send }, 'give up');
     // Without LastEvaluatedKey, the page is the last one: the whole table
     // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Scan.html#Scan.Pagination).
     if (page === undefined || page.LastEvaluatedKey) return undefined;
@@ -258,43 +246,7 @@ export class InventoryTable implements InventoryRepository {
         }),
         { abortSignal },
       );
-    return this.readPage({ read, operation: 'Query', booking: undefined, send }, 'wait');
-  }
-
-  /**
-   * One page of a list's read, in one of its slots and at its pace (booked at `booking` units, the pace's page
-   * figure unless given). A page throttled past the client's retries is read again while the pace allows
-   * (`'wait'`), or given up at once, undefined, for the caller to read elsewhere (`'give up'`).
-   */
-  private async readPage<Page extends PageOutput>(page: PageRead<Page>, whenThrottled: 'wait'): Promise<Page>;
-  private async readPage<Page extends PageOutput>(
-    page: PageRead<Page>,
-    whenThrottled: 'give up',
-  ): Promise<Page | undefined>;
-  private async readPage<Page extends PageOutput>(
-    { read, operation, booking, send }: PageRead<Page>,
-    whenThrottled: 'wait' | 'give up',
-  ): Promise<Page | undefined> {
-    for (;;) {
-      let throttled: unknown;
-      await read.slots.acquire();
-      try {
-        await read.pace.beforePage(booking);
-        read.failure.signal.throwIfAborted();
-        const page = await send(read.failure.signal);
-        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits, booking);
-        return page;
-      } catch (error) {
-        if (read.failure.signal.aborted) throw read.error ?? error;
-        if (!isThrottling(error)) failList(read, error, operation);
-        if (whenThrottled === 'give up') return undefined;
-        throttled = error;
-      } finally {
-        read.slots.release();
-      }
-      // Throttled: wait out of the slot, so other shards' pages may go meanwhile.
-      if (!(await read.pace.afterThrottle())) failList(read, throttled, operation);
-    }
+    return readPage({ read, operation: 'Query', booking: undefined, send }, 'wait');
   }
 
   /** A strongly consistent GetItem of one entry, projected to the model's attributes. */
@@ -391,388 +343,4 @@ export class InventoryTable implements InventoryRepository {
       return translateStorageError(error, 'UpdateItem');
     }
   }
-}
-
-/** What an entry's write sets and on what condition, besides the entry existing and not being a repeat. */
-export interface EntryUpdateSpec {
-  /** The new quantity, as an update-expression operand (`:quantity`, `quantity + :delta`). */
-  quantity: string;
-  condition?: string;
-  values: Record<string, AttributeValue>;
-}
-
-/**
- * The UpdateItem of an entry's write (InventoryTable's adjustQuantity and setQuantity; the benchmark sends the same
- * request straight): the quantity and `lastChange` together, on condition that the entry exists, `write.condition`
- * holds, and it is not an attempt of a change that already landed; the stored item is returned either way.
- */
-export function entryUpdate(
-  tableName: string,
-  petId: string,
-  origin: ChangeOrigin,
-  write: EntryUpdateSpec,
-): { input: UpdateItemCommandInput; repeat: ReturnType<typeof unlessRepeated> } {
-  const repeat = unlessRepeated(origin);
-  const conditions = [`attribute_exists(${PET_ID})`, ...(write.condition ? [write.condition] : []), repeat.expression];
-  return {
-    repeat,
-    input: {
-      TableName: tableName,
-      Key: { [PET_ID]: { N: petId } },
-      UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: repeat.names,
-      ExpressionAttributeValues: {
-        ...write.values,
-        ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
-        ...repeat.values,
-      },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-}
-
-/**
- * The condition that makes a write apply once across the attempts of one change. A change is named by
- * `origin.changeId` (or, when absent, a name drawn for this call), which the write keeps in the entry's
- * `lastChange`; the condition refuses an attempt whose change is already the entry's last one, made within
- * {@link REPEATED_CHANGE_WINDOW_SECONDS} of this attempt's `origin.at`, and `landed` tells that refusal from the
- * others on the stored item the refusal returns. What it closes:
- * - the SDK's retry of an UpdateItem that DynamoDB applied but whose answer was lost (a reset connection, a
- *   time-out): the retry is the same request, so it carries the same changeId and finds it;
- * - a client's repeat under an Idempotency-Key whose first answer the idempotency store could not keep (that write
- *   failed after the change landed): the handler names the change after the key, so the repeat finds it.
- *
- * The stored item is then exactly the entry as the change left it: the last change is the one refused. Once another
- * change came in between, the repeat cannot be recognized and applies again (the case is in docs/api.md).
- */
-export function unlessRepeated(origin: ChangeOrigin): {
-  changeId: string;
-  expression: string;
-  names: Record<string, string>;
-  values: Record<string, AttributeValue>;
-  landed: (stored: Record<string, AttributeValue>) => boolean;
-} {
-  const changeId = origin.changeId ?? randomUUID();
-  const at = Date.parse(origin.at);
-  const since = new Date((Number.isNaN(at) ? Date.now() : at) - REPEATED_CHANGE_WINDOW_SECONDS * 1000).toISOString();
-  return {
-    changeId,
-    expression: `(attribute_not_exists(${LAST_CHANGE}.changeId) OR ${LAST_CHANGE}.changeId <> :changeId OR ${LAST_CHANGE}.#at < :changedSince)`,
-    names: { '#at': 'at' },
-    values: { ':changeId': { S: changeId }, ':changedSince': { S: since } },
-    landed: (stored) => {
-      const last = stored[LAST_CHANGE]?.M;
-      return last?.changeId?.S === changeId && (last.at?.S ?? '') >= since;
-    },
-  };
-}
-
-/** What a page of a list's read reports: the read units it consumed, when asked. */
-interface PageOutput {
-  ConsumedCapacity?: { CapacityUnits?: number };
-}
-
-/** One page of a list's read: the list's shared state, the operation, its booking in the pace, and how to send it. */
-interface PageRead<Page extends PageOutput> {
-  read: ListRead;
-  operation: 'Query' | 'Scan';
-  booking: number | undefined;
-  send: (abortSignal: AbortSignal) => Promise<Page>;
-}
-
-/** What the reads of one list share: their slots, its pace, and the first failure, which stops them all. */
-interface ListRead {
-  failure: AbortController;
-  slots: Slots;
-  pace: ReadPace;
-  error?: unknown;
-}
-
-/** Fails a list with its first failure (storage trouble as StorageUnavailableError) and stops its other reads. */
-function failList(read: ListRead, error: unknown, operation: 'Query' | 'Scan'): never {
-  try {
-    translateStorageError(error, operation);
-  } catch (translated) {
-    read.error ??= translated;
-  }
-  read.failure.abort();
-  throw read.error;
-}
-
-/** A counting semaphore: at most `size` holders at once, the others waiting in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free += 1;
-  }
-}
-
-/** A page asked for and, once `done`, what came back. Never rejects: a failure is kept until the page is used. */
-interface PendingPage {
-  promise: Promise<void>;
-  done: boolean;
-  page?: QueryCommandOutput;
-  error?: unknown;
-}
-
-/** One shard's ordered Query, page by page, with the next page in flight while the current one is merged. */
-class ShardReader {
-  /** The shard's next entry in petId order; undefined once the shard is exhausted. */
-  current: InventoryItem | undefined;
-  private rows: Record<string, AttributeValue>[] = [];
-  private index = 0;
-  private pending: PendingPage | undefined;
-  private readonly query: (
-    startKey: Record<string, AttributeValue> | undefined,
-    limit: number,
-  ) => Promise<QueryCommandOutput>;
-  private readonly pageLimit: number;
-
-  constructor(
-    readonly shard: number,
-    options: {
-      query: (startKey: Record<string, AttributeValue> | undefined, limit: number) => Promise<QueryCommandOutput>;
-      firstPageLimit: number;
-      pageLimit: number;
-    },
-  ) {
-    this.query = options.query;
-    this.pageLimit = options.pageLimit;
-    this.request(undefined, options.firstPageLimit);
-  }
-
-  /** Waits for the page in flight, if `current` needs it. @throws the page's failure */
-  async ready(): Promise<void> {
-    while (this.index >= this.rows.length && this.pending) {
-      await this.pending.promise;
-      this.take();
-    }
-    this.setCurrent();
-  }
-
-  /** Moves to the next entry; false when that needs the page still in flight (then call {@link ready}). */
-  advance(): boolean {
-    this.index += 1;
-    while (this.index >= this.rows.length && this.pending) {
-      if (!this.pending.done) return false;
-      this.take();
-    }
-    this.setCurrent();
-    return true;
-  }
-
-  private setCurrent(): void {
-    const row = this.rows[this.index];
-    this.current = row === undefined ? undefined : toInventoryItem(row);
-  }
-
-  /** Makes the arrived page current and asks for the one after it. */
-  private take(): void {
-    const pending = this.pending as PendingPage;
-    if (pending.error !== undefined || !pending.page) throw pending.error;
-    this.rows = pending.page.Items ?? [];
-    this.index = 0;
-    this.pending = undefined;
-    if (pending.page.LastEvaluatedKey) this.request(pending.page.LastEvaluatedKey, this.pageLimit);
-  }
-
-  private request(startKey: Record<string, AttributeValue> | undefined, limit: number): void {
-    const pending: PendingPage = { done: false, promise: Promise.resolve() };
-    pending.promise = this.query(startKey, limit).then(
-      (page) => {
-        pending.page = page;
-        pending.done = true;
-      },
-      (error: unknown) => {
-        pending.error = error ?? new Error('Query failed');
-        pending.done = true;
-      },
-    );
-    this.pending = pending;
-  }
-}
-
-/** The shards with entries left, as a binary min-heap on their current petId. */
-class ShardHeap {
-  private readonly heap: ShardReader[];
-
-  constructor(shards: ShardReader[]) {
-    this.heap = shards;
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDownFrom(i);
-  }
-
-  peek(): ShardReader | undefined {
-    return this.heap[0];
-  }
-
-  /** Removes the top shard (exhausted). */
-  pop(): void {
-    const last = this.heap.pop();
-    if (last && this.heap.length > 0) {
-      this.heap[0] = last;
-      this.siftDownFrom(0);
-    }
-  }
-
-  /** Restores the order after the top shard moved to its next entry. */
-  siftDown(): void {
-    this.siftDownFrom(0);
-  }
-
-  private siftDownFrom(start: number): void {
-    const heap = this.heap;
-    let i = start;
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let least = i;
-      if (left < heap.length && this.less(left, least)) least = left;
-      if (right < heap.length && this.less(right, least)) least = right;
-      if (least === i) return;
-      [heap[i], heap[least]] = [heap[least] as ShardReader, heap[i] as ShardReader];
-      i = least;
-    }
-  }
-
-  private less(a: number, b: number): boolean {
-    const x = (this.heap[a] as ShardReader).current as InventoryItem;
-    const y = (this.heap[b] as ShardReader).current as InventoryItem;
-    return comparePetIds(x.petId, y.petId) < 0;
-  }
-}
-
-/** The table's key attribute (service/names.ts): the entry's petId. */
-const PET_ID = INVENTORY_TABLE_KEY.name;
-
-/** The model's attributes of a table item (`status` is a reserved word): what one entry's read and the Scan ask for. */
-const MODEL_PROJECTION = {
-  expression: `${PET_ID}, quantity, #status`,
-  names: { '#status': 'status' },
-} as const;
-
-/** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
-export const LAST_CHANGE = 'lastChange';
-
-/** A ChangeOrigin as the Map attribute the table stores. */
-export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
-  return {
-    M: {
-      source: { S: origin.source },
-      actor: { S: origin.actor },
-      at: { S: origin.at },
-      ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
-      ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
-      ...(origin.changeId === undefined ? {} : { changeId: { S: origin.changeId } }),
-    },
-  };
-}
-
-/** Reads the `lastChange` of a stored row; undefined when the writer left none or it breaks the model. */
-export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigin | undefined {
-  const change = row[LAST_CHANGE]?.M;
-  const source = change?.source?.S;
-  const actor = change?.actor?.S;
-  const at = change?.at?.S;
-  if ((source !== 'api' && source !== 'import') || actor === undefined || at === undefined) return undefined;
-  const requestId = change?.requestId?.S;
-  const adjustBy = change?.adjustBy?.N === undefined ? undefined : Number(change.adjustBy.N);
-  return {
-    source,
-    actor,
-    at,
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(adjustBy === undefined || !Number.isSafeInteger(adjustBy) ? {} : { adjustBy }),
-  };
-}
-
-/**
- * An entry as the attribute map the table stores (petId and quantity as Number attributes), with its shard of the
- * list index: every writer that puts whole entries (import, seed, tests) goes through here, so every entry is listed.
- */
-export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
-  return {
-    [PET_ID]: { N: item.petId },
-    quantity: { N: String(item.quantity) },
-    status: { S: item.status },
-    [INVENTORY_LIST_INDEX.partition.name]: { N: String(listShard(item.petId)) },
-  };
-}
-
-/** An entry as a writer other than the API stores it: the entry and who wrote it, in one item. */
-export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOrigin): Record<string, AttributeValue> {
-  return { ...inventoryAttributes(item), [LAST_CHANGE]: changeOriginAttribute(origin) };
-}
-
-/** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, not a client error. */
-export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
-  const petId = row[PET_ID]?.N;
-  const quantity = row.quantity?.N;
-  const status = row.status?.S;
-  const refuse = (attribute: string) => new MalformedRowError('InventoryItem', petId ?? '?', attribute);
-  if (petId === undefined) throw refuse('petId');
-  if (quantity === undefined) throw refuse('quantity');
-  if (!isPetStatus(status)) throw refuse('status');
-  return { petId, quantity: Number(quantity), status };
-}
-
-/**
- * Gives every entry written before the list index existed its shard (`listShard`), so the list shows it: a Scan for
- * rows without one, and an UpdateItem per row that sets only that attribute and never creates an entry. Quantity and
- * status stay as they are, so the history records nothing. Returns how many rows it changed.
- */
-export async function addMissingListShards(client: DynamoDBClient, tableName: string): Promise<number> {
-  const shard = INVENTORY_LIST_INDEX.partition.name;
-  let changed = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ProjectionExpression: '#petId',
-        FilterExpression: 'attribute_not_exists(#shard)',
-        ExpressionAttributeNames: { '#petId': INVENTORY_TABLE_KEY.name, '#shard': shard },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const row of page.Items ?? []) {
-      const petId = row[INVENTORY_TABLE_KEY.name]?.N;
-      if (petId === undefined) continue;
-      try {
-        await client.send(
-          new UpdateItemCommand({
-            TableName: tableName,
-            Key: { [INVENTORY_TABLE_KEY.name]: { N: petId } },
-            UpdateExpression: 'SET #shard = :shard',
-            ConditionExpression: 'attribute_exists(#petId)',
-            ExpressionAttributeNames: { '#petId': INVENTORY_TABLE_KEY.name, '#shard': shard },
-            ExpressionAttributeValues: { ':shard': { N: String(listShard(petId)) } },
-          }),
-        );
-        changed += 1;
-      } catch (error) {
-        // Deleted since the Scan saw it: nothing to list.
-        if ((error as Error | undefined)?.name !== 'ConditionalCheckFailedException') throw error;
-      }
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return changed;
 }

@@ -5,7 +5,7 @@ import { generateApiKey } from '../../functions/api-keys/key';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { inventoryAttributes } from '../../functions/store/inventory-table';
+import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { configureFunctionEnvironment } from '../../local/environment';
 import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../local/gateway';
 import { ensureTables } from '../../local/tables';

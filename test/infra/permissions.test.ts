@@ -400,9 +400,9 @@ const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly 
   ListInventoryFunction: { InventoryTable: ['Scan'], [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
   // functions/store/inventory-table.ts: the strongly consistent GetItem of one entry.
   GetInventoryEntryFunction: { InventoryTable: ['GetItem'] },
-  // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH (set or adjustBy); with an
-  // Idempotency-Key, Powertools' DynamoDB layer claims (PutItem), reads (GetItem), completes (UpdateItem) and
-  // releases (DeleteItem) its record.
+  // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH (set or adjustBy, the request built by
+  // inventory-write.ts); with an Idempotency-Key, Powertools' DynamoDB layer claims (PutItem), reads (GetItem),
+  // completes (UpdateItem) and releases (DeleteItem) its record.
   UpdateInventoryFunction: {
     IdempotencyTable: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     InventoryTable: ['UpdateItem'],

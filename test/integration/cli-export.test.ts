@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { run } from '../../cli/run';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { LAST_CHANGE } from '../../functions/store/inventory-table';
+import { LAST_CHANGE } from '../../functions/store/inventory-row';
 import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aCapturedIo } from '../fixtures/cli/capture-io';

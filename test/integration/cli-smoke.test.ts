@@ -1,7 +1,7 @@
 import { run } from '../../cli/run';
 import { generateApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { LAST_CHANGE } from '../../functions/store/inventory-table';
+import { LAST_CHANGE } from '../../functions/store/inventory-row';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 

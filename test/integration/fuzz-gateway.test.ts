@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-table';
+import { inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-row';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, type RawResponse, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 

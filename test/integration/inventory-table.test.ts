@@ -7,13 +7,9 @@ import {
 import { comparePetIds, type ListOptions } from '../../functions/inventory/repository';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import {
-  addMissingListShards,
-  InventoryTable,
-  type InventoryTableOptions,
-  listShard,
-  toChangeOrigin,
-} from '../../functions/store/inventory-table';
+import { listShard, toChangeOrigin } from '../../functions/store/inventory-row';
+import { InventoryTable, type InventoryTableOptions } from '../../functions/store/inventory-table';
+import { addMissingListShards } from '../../functions/store/list-shards-migration';
 import type { PaceClock } from '../../functions/store/read-pace';
 import { freePort } from '../../local/dynamodb-local';
 import type { TableNames } from '../../service/local-dynamodb';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { run } from '../../cli/run';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { LAST_CHANGE } from '../../functions/store/inventory-table';
+import { LAST_CHANGE } from '../../functions/store/inventory-row';
 import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aCapturedIo } from '../fixtures/cli/capture-io';

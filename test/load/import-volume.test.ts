@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { run } from '../../cli/run';
-import { LAST_CHANGE } from '../../functions/store/inventory-table';
+import { LAST_CHANGE } from '../../functions/store/inventory-row';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 

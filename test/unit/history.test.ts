@@ -9,7 +9,7 @@ import {
   type StoredEntry,
 } from '../../functions/inventory/history';
 import type { ChangeOrigin } from '../../functions/inventory/types';
-import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-table';
+import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-row';
 import { aHistoryEntry, aLambdaContext } from '../fixtures/builders';
 
 const API: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };

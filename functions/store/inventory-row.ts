@@ -1,0 +1,90 @@
+/**
+ * An inventory entry as the table stores it, both ways: every writer's attribute map (with the entry's shard of the
+ * list index and who changed it last) and the read back into the model. Apart from InventoryTable, because the
+ * history function, the CLI's import, `npm start`'s seed, the bench and the tests read or write rows without it.
+ */
+
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
+import { type ChangeOrigin, type InventoryItem, isPetStatus } from '../inventory/types';
+import { MalformedRowError } from './storage-errors';
+
+/** The table's key attribute (service/names.ts): the entry's petId. */
+export const PET_ID = INVENTORY_TABLE_KEY.name;
+
+/** The model's attributes of a table item (`status` is a reserved word): what one entry's read and the Scan ask for. */
+export const MODEL_PROJECTION = {
+  expression: `${PET_ID}, quantity, #status`,
+  names: { '#status': 'status' },
+} as const;
+
+/** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
+export const LAST_CHANGE = 'lastChange';
+
+/** The shard of an entry in the list index: its petId modulo the number of shards (0 to shards − 1, negatives too). */
+export function listShard(petId: string): number {
+  const shards = BigInt(INVENTORY_LIST_INDEX.shards);
+  return Number(((BigInt(petId) % shards) + shards) % shards);
+}
+
+/** A ChangeOrigin as the Map attribute the table stores. */
+export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
+  return {
+    M: {
+      source: { S: origin.source },
+      actor: { S: origin.actor },
+      at: { S: origin.at },
+      ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
+      ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
+      ...(origin.changeId === undefined ? {} : { changeId: { S: origin.changeId } }),
+    },
+  };
+}
+
+/** Reads the `lastChange` of a stored row; undefined when the writer left none or it breaks the model. */
+export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigin | undefined {
+  const change = row[LAST_CHANGE]?.M;
+  const source = change?.source?.S;
+  const actor = change?.actor?.S;
+  const at = change?.at?.S;
+  if ((source !== 'api' && source !== 'import') || actor === undefined || at === undefined) return undefined;
+  const requestId = change?.requestId?.S;
+  const adjustBy = change?.adjustBy?.N === undefined ? undefined : Number(change.adjustBy.N);
+  return {
+    source,
+    actor,
+    at,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(adjustBy === undefined || !Number.isSafeInteger(adjustBy) ? {} : { adjustBy }),
+  };
+}
+
+/**
+ * An entry as the attribute map the table stores (petId and quantity as Number attributes), with its shard of the
+ * list index: every writer that puts whole entries (import, seed, tests) goes through here, so every entry is listed.
+ */
+export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
+  return {
+    [PET_ID]: { N: item.petId },
+    quantity: { N: String(item.quantity) },
+    status: { S: item.status },
+    [INVENTORY_LIST_INDEX.partition.name]: { N: String(listShard(item.petId)) },
+  };
+}
+
+/** An entry as a writer other than the API stores it: the entry and who wrote it, in one item. */
+export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOrigin): Record<string, AttributeValue> {
+  return { ...inventoryAttributes(item), [LAST_CHANGE]: changeOriginAttribute(origin) };
+}
+
+/** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, not a client error. */
+export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
+  const petId = row[PET_ID]?.N;
+  const quantity = row.quantity?.N;
+  const status = row.status?.S;
+  const refuse = (attribute: string) => new MalformedRowError('InventoryItem', petId ?? '?', attribute);
+  if (petId === undefined) throw refuse('petId');
+  if (quantity === undefined) throw refuse('quantity');
+  if (!isPetStatus(status)) throw refuse('status');
+  return { petId, quantity: Number(quantity), status };
+}
