@@ -25,6 +25,8 @@ import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '
 import type { Route } from '../../service/routes';
 import type { AlarmConfig } from '../stage-config';
 
+/** DynamoDB's count of reads refused at an on-demand table's or index's maximum throughput. */
+const READS_AT_CAP = 'ReadMaxOnDemandThroughputThrottleEvents';
 /** A table and its read cap. */
 export interface MonitoredTable {
   table: Table;
@@ -374,11 +376,20 @@ export class Monitoring extends Construct {
     const tableWidgets: GraphWidget[] = [];
     for (const [name, { table, maxReadRequestUnits }] of props.tables) {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
+      // DynamoDB describes ReadThrottleEvents as reads beyond provisioned capacity and counts reads refused at an
+      // on-demand table's own maximum (`maxReadRequestUnits`, these tables' only limit) as
+      // ReadMaxOnDemandThroughputThrottleEvents ("CloudWatch throttling metrics",
+      // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TroubleshootingThrottling-cloudwatch.html).
+      // It does not say whether the first includes the second, so a capped table's alarm reads both: a read refused
+      // at the cap may be counted twice on the graph, but never missed by the alarm (threshold 1).
       const throttles = new MathExpression({
-        expression: 'FILL(reads, 0) + FILL(writes, 0)',
+        expression: `FILL(reads, 0) + FILL(writes, 0)${maxReadRequestUnits === undefined ? '' : ' + FILL(readsAtCap, 0)'}`,
         usingMetrics: {
           reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period }),
           writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period }),
+          ...(maxReadRequestUnits === undefined
+            ? {}
+            : { readsAtCap: table.metric(READS_AT_CAP, { statistic: 'Sum', period }) }),
         },
         label: `${name} throttle events`,
         period,
@@ -455,9 +466,10 @@ export class Monitoring extends Construct {
       // Filled, like the table's: DynamoDB sends throttle events only when there are some, and an alarm on a plain
       // AWS/DynamoDB metric keeps its state while the metric is missing whatever TreatMissingData says (PutMetricAlarm,
       // TreatMissingData), so after one burst it would stay in ALARM and never page again.
+      // And reads refused at the index's own cap, as for the tables above.
       const indexThrottles = new MathExpression({
-        expression: 'FILL(throttles, 0)',
-        usingMetrics: { throttles: indexMetric('ReadThrottleEvents') },
+        expression: 'FILL(throttles, 0) + FILL(throttlesAtCap, 0)',
+        usingMetrics: { throttles: indexMetric('ReadThrottleEvents'), throttlesAtCap: indexMetric(READS_AT_CAP) },
         label: 'list index read throttle events',
         period,
       });

@@ -338,9 +338,14 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     });
     expect(alarm('InventoryListIndexReadCapacityAlarm').Threshold).toBe(cap * 0.8);
     const throttles = mathOf('InventoryListIndexThrottlesAlarm');
-    expect(throttles.expression).toBe('FILL(throttles, 0)');
+    expect(throttles.expression).toBe('FILL(throttles, 0) + FILL(throttlesAtCap, 0)');
     expect(throttles.metrics.throttles).toEqual({
       metric: 'AWS/DynamoDB/ReadThrottleEvents',
+      dims: { TableName: { Ref: 'InventoryTableFD135387' }, GlobalSecondaryIndexName: INVENTORY_LIST_INDEX.name },
+      stat: 'Sum',
+    });
+    expect(throttles.metrics.throttlesAtCap).toEqual({
+      metric: 'AWS/DynamoDB/ReadMaxOnDemandThroughputThrottleEvents',
       dims: { TableName: { Ref: 'InventoryTableFD135387' }, GlobalSecondaryIndexName: INVENTORY_LIST_INDEX.name },
       stat: 'Sum',
     });
@@ -420,6 +425,38 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       const burst = Object.fromEntries(alarm.metricIds.map((id) => [id, 5]));
       const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
       expect({ name, during: states[2], after: states.at(-1) }).toEqual({ name, during: 'ALARM', after: 'OK' });
+    }
+  });
+
+  /**
+   * DynamoDB counts reads refused at an on-demand table's or index's own maximum (maxReadRequestUnits, the capped
+   * tables' only limit) as ReadMaxOnDemandThroughputThrottleEvents, and describes ReadThrottleEvents as reads beyond
+   * provisioned capacity ("CloudWatch throttling metrics",
+   * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TroubleshootingThrottling-cloudwatch.html): each
+   * count alone must page, whichever of them DynamoDB sends.
+   */
+  it('pages on reads refused at a capped table or index maximum when DynamoDB counts them in either metric alone', () => {
+    const capped = evaluated().filter(({ name }) =>
+      [
+        'InventoryTableThrottlesAlarm',
+        'ApiKeysTableThrottlesAlarm',
+        'HistoryTableThrottlesAlarm',
+        'InventoryListIndexThrottlesAlarm',
+      ].includes(name),
+    );
+    expect(capped).toHaveLength(4);
+    for (const { name, alarm } of capped) {
+      expect({ name, metrics: alarm.metricIds.length }).toEqual({ name, metrics: name.includes('ListIndex') ? 2 : 3 });
+      for (const id of alarm.metricIds) {
+        const burst = { [id]: 1 };
+        const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
+        expect({ name, id, during: states[2], after: states.at(-1) }).toEqual({
+          name,
+          id,
+          during: 'ALARM',
+          after: 'OK',
+        });
+      }
     }
   });
 
