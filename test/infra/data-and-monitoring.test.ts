@@ -27,6 +27,18 @@ const TABLES = [
   { id: 'ApiKeysTable', logicalId: 'ApiKeysTable9F4DC7E7', key: API_KEYS_TABLE_KEY },
 ] as const;
 
+/**
+ * Feeds each metric of an alarm alone, three periods long, then quiet: the alarm must be in ALARM while it lasts and
+ * OK after, whichever of its metrics the service sends.
+ */
+function expectEachMetricAlonePages(name: string, alarm: EvaluatedAlarm): void {
+  for (const id of alarm.metricIds) {
+    const burst = { [id]: 1 };
+    const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
+    expect({ name, id, during: states[2], after: states.at(-1) }).toEqual({ name, id, during: 'ALARM', after: 'OK' });
+  }
+}
+
 describe.each(STAGES)('Tables of the %s stage', (stage) => {
   const template = () => synthesized.templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
@@ -447,16 +459,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     expect(capped).toHaveLength(4);
     for (const { name, alarm } of capped) {
       expect({ name, metrics: alarm.metricIds.length }).toEqual({ name, metrics: name.includes('ListIndex') ? 2 : 3 });
-      for (const id of alarm.metricIds) {
-        const burst = { [id]: 1 };
-        const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
-        expect({ name, id, during: states[2], after: states.at(-1) }).toEqual({
-          name,
-          id,
-          during: 'ALARM',
-          after: 'OK',
-        });
-      }
+      expectEachMetricAlonePages(name, alarm);
     }
   });
 
@@ -470,16 +473,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     ]);
     for (const { name, alarm } of errorAlarms) {
       // Each operation's SystemErrors alone (DynamoDB sends it per Operation), for as long as it lasts.
-      for (const id of alarm.metricIds) {
-        const burst = { [id]: 1 };
-        const states = alarm.run([burst, burst, burst, ...alarm.quiet()], 'OK');
-        expect({ name, id, during: states[2], after: states.at(-1) }).toEqual({
-          name,
-          id,
-          during: 'ALARM',
-          after: 'OK',
-        });
-      }
+      expectEachMetricAlonePages(name, alarm);
     }
   });
 

@@ -26,6 +26,35 @@ function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
 }
 
+/**
+ * Records the metric names the function adds and its ERROR log lines, for the tests of the describe block that calls
+ * it, and puts the real metrics and logger back after each.
+ */
+function captureMetricsAndErrors(): { added: string[]; errorLogs: unknown[][] } {
+  const captured = { added: [] as string[], errorLogs: [] as unknown[][] };
+  const addMetric = metrics.addMetric;
+  const publish = metrics.publishStoredMetrics;
+  const logError = logger.error;
+  beforeEach(() => {
+    captured.added.length = 0;
+    captured.errorLogs.length = 0;
+    metrics.addMetric = (name) => {
+      captured.added.push(name);
+      return metrics;
+    };
+    metrics.publishStoredMetrics = () => metrics;
+    logger.error = (...args: unknown[]) => {
+      captured.errorLogs.push(args);
+    };
+  });
+  afterEach(() => {
+    metrics.addMetric = addMetric;
+    metrics.publishStoredMetrics = publish;
+    logger.error = logError;
+  });
+  return captured;
+}
+
 describe('Function: updateInventory', () => {
   function setup() {
     const repository = new InMemoryInventoryRepository([
@@ -282,28 +311,7 @@ describe('Function: listInventory (streamed)', () => {
   });
 
   describe('failures', () => {
-    const addMetric = metrics.addMetric;
-    const publish = metrics.publishStoredMetrics;
-    const logError = logger.error;
-    let added: string[];
-    let errorLogs: unknown[][];
-    beforeEach(() => {
-      added = [];
-      errorLogs = [];
-      metrics.addMetric = (name) => {
-        added.push(name);
-        return metrics;
-      };
-      metrics.publishStoredMetrics = () => metrics;
-      logger.error = (...args: unknown[]) => {
-        errorLogs.push(args);
-      };
-    });
-    afterEach(() => {
-      metrics.addMetric = addMetric;
-      metrics.publishStoredMetrics = publish;
-      logger.error = logError;
-    });
+    const { added, errorLogs } = captureMetricsAndErrors();
 
     it('answers 503 SERVICE_UNAVAILABLE with Retry-After, whole and identity, when the Scan fails before the first byte', async () => {
       // Prepare
@@ -387,28 +395,7 @@ describe('Function: listInventory (streamed)', () => {
  * no canary rollback) and is not reported as an aborted stream.
  */
 describe('Function: listInventory, a client that hangs up mid-list', () => {
-  const addMetric = metrics.addMetric;
-  const publish = metrics.publishStoredMetrics;
-  const logError = logger.error;
-  let added: string[];
-  let errorLogs: unknown[][];
-  beforeEach(() => {
-    added = [];
-    errorLogs = [];
-    metrics.addMetric = (name) => {
-      added.push(name);
-      return metrics;
-    };
-    metrics.publishStoredMetrics = () => metrics;
-    logger.error = (...args: unknown[]) => {
-      errorLogs.push(args);
-    };
-  });
-  afterEach(() => {
-    metrics.addMetric = addMetric;
-    metrics.publishStoredMetrics = publish;
-    logger.error = logError;
-  });
+  const { added, errorLogs } = captureMetricsAndErrors();
 
   it.each([
     ['identity', {}],
