@@ -182,7 +182,7 @@ export class InventoryTable implements InventoryRepository {
     } catch (error) {
       throw read.error ?? error;
     } finally {
-      // Also when the reader stops early (a page, a client gone): no Query keeps running for nobody.
+      // Also when the reader stops early (a page is full, the stream failed): no Query keeps running for nobody.
       read.failure.abort();
     }
   }

@@ -25,8 +25,46 @@ import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '
 import type { Route } from '../../service/routes';
 import type { AlarmConfig } from '../stage-config';
 
-/** DynamoDB's count of reads refused at an on-demand table's or index's maximum throughput. */
-const READS_AT_CAP = 'ReadMaxOnDemandThroughputThrottleEvents';
+/**
+ * The throttle events of a table or index as one series, for its alarm and graph. DynamoDB counts ReadThrottleEvents
+ * and WriteThrottleEvents, described as requests beyond provisioned capacity, and, apart, one count per cause: the
+ * on-demand maximum a table sets itself (`maxReadRequestUnits`, these tables' read cap), a partition's limit, the
+ * account's per-table limit ("CloudWatch throttling metrics",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TroubleshootingThrottling-cloudwatch.html). It does
+ * not say whether the general counts include the per-cause ones. The largest of them in each period (per direction,
+ * reads plus writes) is exact if they do and a lower bound if they do not: a throttle is never missed (the alarms'
+ * threshold is 1) and never counted twice. Each series is filled with 0: DynamoDB sends them only when there are
+ * throttles, and an alarm on an AWS/DynamoDB metric keeps its state while it is missing (PutMetricAlarm,
+ * TreatMissingData), so after one burst it would stay in ALARM and never page again. At most 8 metrics, within an
+ * alarm's 10.
+ */
+export function throttleEvents(
+  metric: (metricName: string) => IMetric,
+  options: { readCap: boolean; writes: boolean; label: string; period: Duration },
+): MathExpression {
+  const causes = (direction: 'Read' | 'Write', capped: boolean) => [
+    `${direction}ThrottleEvents`,
+    ...(capped ? [`${direction}MaxOnDemandThroughputThrottleEvents`] : []),
+    `${direction}KeyRangeThroughputThrottleEvents`,
+    `${direction}AccountLimitThrottleEvents`,
+  ];
+  const directions = [causes('Read', options.readCap), ...(options.writes ? [causes('Write', false)] : [])];
+  const usingMetrics: Record<string, IMetric> = {};
+  const terms = directions.map((names) => {
+    const ids = names.map((metricName) => {
+      const id = metricName.replace(/ThrottleEvents$/, '').replace(/^./, (c) => c.toLowerCase());
+      usingMetrics[id] = metric(metricName);
+      return `FILL(${id}, 0)`;
+    });
+    return `MAX([${ids.join(', ')}])`;
+  });
+  return new MathExpression({
+    expression: terms.join(' + '),
+    usingMetrics,
+    label: options.label,
+    period: options.period,
+  });
+}
 /** A table and its read cap. */
 export interface MonitoredTable {
   table: Table;
@@ -376,21 +414,9 @@ export class Monitoring extends Construct {
     const tableWidgets: GraphWidget[] = [];
     for (const [name, { table, maxReadRequestUnits }] of props.tables) {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
-      // DynamoDB describes ReadThrottleEvents as reads beyond provisioned capacity and counts reads refused at an
-      // on-demand table's own maximum (`maxReadRequestUnits`, these tables' only limit) as
-      // ReadMaxOnDemandThroughputThrottleEvents ("CloudWatch throttling metrics",
-      // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TroubleshootingThrottling-cloudwatch.html).
-      // It does not say whether the first includes the second, so a capped table's alarm reads both: a read refused
-      // at the cap may be counted twice on the graph, but never missed by the alarm (threshold 1).
-      const throttles = new MathExpression({
-        expression: `FILL(reads, 0) + FILL(writes, 0)${maxReadRequestUnits === undefined ? '' : ' + FILL(readsAtCap, 0)'}`,
-        usingMetrics: {
-          reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period }),
-          writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period }),
-          ...(maxReadRequestUnits === undefined
-            ? {}
-            : { readsAtCap: table.metric(READS_AT_CAP, { statistic: 'Sum', period }) }),
-        },
+      const throttles = throttleEvents((metricName) => table.metric(metricName, { statistic: 'Sum', period }), {
+        readCap: maxReadRequestUnits !== undefined,
+        writes: true,
         label: `${name} throttle events`,
         period,
       });
@@ -463,14 +489,12 @@ export class Monitoring extends Construct {
         label: `list index read units per second (cap ${maxReadRequestUnits})`,
         period,
       });
-      // Filled, like the table's: DynamoDB sends throttle events only when there are some, and an alarm on a plain
-      // AWS/DynamoDB metric keeps its state while the metric is missing whatever TreatMissingData says (PutMetricAlarm,
-      // TreatMissingData), so after one burst it would stay in ALARM and never page again.
-      // And reads refused at the index's own cap, as for the tables above.
-      const indexThrottles = new MathExpression({
-        expression: 'FILL(throttles, 0) + FILL(throttlesAtCap, 0)',
-        usingMetrics: { throttles: indexMetric('ReadThrottleEvents'), throttlesAtCap: indexMetric(READS_AT_CAP) },
-        label: 'list index read throttle events',
+      // Its writes too: DynamoDB counts an index's throttled writes (which throttle the table's write) under the
+      // index's own dimensions, not the table's.
+      const indexThrottles = throttleEvents(indexMetric, {
+        readCap: true,
+        writes: true,
+        label: 'list index throttle events',
         period,
       });
       add(
@@ -484,7 +508,7 @@ export class Monitoring extends Construct {
         'InventoryListIndexThrottlesAlarm',
         indexThrottles,
         1,
-        'Queries of the list index were throttled (lists beyond its read cap)',
+        'The list index was throttled (lists beyond its read cap, or writes beyond a partition or account limit)',
         '<Table>TableThrottlesAlarm',
       );
       tableWidgets.push(

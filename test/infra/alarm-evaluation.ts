@@ -16,7 +16,8 @@
  * - "Metric math syntax and functions"
  *   (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html): an expression has no value
  *   where a metric it reads bare has no data point; FILL(m, v) gives v there; PERIOD(m) is the period in seconds;
- *   IF(condition, a, b). Only what these stacks use is understood: anything else throws, so a new kind of alarm
+ *   IF(condition, a, b); MAX of an array of time series "returns a time series that consists of the highest value
+ *   for each data point". Only what these stacks use is understood: anything else throws, so a new kind of alarm
  *   cannot be judged by a guess.
  *
  * Not published, so chosen and stated: how long the evaluation range is (its length depends on the period; the
@@ -158,11 +159,12 @@ type Node =
   | { kind: 'number'; value: number }
   | { kind: 'metric'; id: string }
   | { kind: 'call'; name: string; args: Node[] }
+  | { kind: 'array'; items: Node[] }
   | { kind: 'binary'; operator: string; left: Node; right: Node };
 
-const TOKEN = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_]\w*)|(>=|<=|==|!=|[-+*/(),<>]))/y;
+const TOKEN = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_]\w*)|(>=|<=|==|!=|[-+*/(),<>[\]]))/y;
 
-/** Parses the metric math these stacks write: numbers, metric ids, + - * /, comparisons, FILL, PERIOD, IF. */
+/** Parses the metric math these stacks write: numbers, metric ids, + - * /, comparisons, FILL, PERIOD, IF, MAX([…]). */
 function parseExpression(source: string): Node {
   const tokens: string[] = [];
   TOKEN.lastIndex = 0;
@@ -194,6 +196,15 @@ function parseExpression(source: string): Node {
       const inner = comparison();
       take(')');
       return inner;
+    }
+    if (token === '[') {
+      const items = [comparison()];
+      while (peek() === ',') {
+        take(',');
+        items.push(comparison());
+      }
+      take(']');
+      return { kind: 'array', items };
     }
     if (token === '-') return { kind: 'binary', operator: '-', left: { kind: 'number', value: 0 }, right: primary() };
     if (/^\d/.test(token)) return { kind: 'number', value: Number(token) };
@@ -229,6 +240,12 @@ function evaluate(node: Node, period: PeriodData, seconds: (id: string) => numbe
       if (node.name === 'FILL' && first?.kind === 'metric' && second?.kind === 'number' && node.args.length === 2)
         return period[first.id] ?? second.value;
       if (node.name === 'PERIOD' && first?.kind === 'metric' && node.args.length === 1) return seconds(first.id);
+      // MAX of an array of series: a series of each period's largest value. A member with no value in the period is
+      // left out (chosen: the stacks fill every member, so it never happens in them).
+      if (node.name === 'MAX' && first?.kind === 'array' && node.args.length === 1) {
+        const values = first.items.map(of).filter((value): value is number => value !== undefined);
+        return values.length === 0 ? undefined : Math.max(...values);
+      }
       if (node.name === 'IF' && first && second && third && node.args.length === 3) {
         const condition = of(first);
         if (condition === undefined) return undefined;
@@ -236,6 +253,8 @@ function evaluate(node: Node, period: PeriodData, seconds: (id: string) => numbe
       }
       throw new Error(`metric math function ${node.name}/${node.args.length} is not understood`);
     }
+    case 'array':
+      throw new Error('metric math: an array is understood only as the argument of MAX');
     case 'binary': {
       const left = of(node.left);
       const right = of(node.right);
