@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CfnElement, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, type CfnResource, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, type CfnAlarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -80,6 +80,9 @@ export class InventoryRollout extends Construct {
         preHook: props.preTrafficHook,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: alarms.length > 0 },
       });
+      // The alias's CodeDeploy update policy names the group; the dependency is also made explicit, so the group
+      // (and its new gate, see newVersionErrorsAlarm) is updated before the alias starts a deployment.
+      fn.live.node.addDependency(group);
       this.groups.set(name, group);
     }
   }

@@ -342,6 +342,17 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     }
   });
 
+  /**
+   * CloudFormation creates or updates a resource only after those in its DependsOn ("DependsOn attribute",
+   * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-dependson.html): the group, pointed at
+   * the new version's gate, is updated before the alias update that starts the CodeDeploy deployment.
+   */
+  it.each(FUNCTION_IDS)('updates the deployment group of %s before its live alias', (id) => {
+    const { alias } = aliasOf(id);
+    const groupRef = (alias.UpdatePolicy as AliasUpdatePolicy).CodeDeployLambdaAliasUpdate.DeploymentGroupName.Ref;
+    expect((alias as RawResource & { DependsOn?: string[] }).DependsOn).toContain(groupRef);
+  });
+
   it("gates the authorizer's deploy on no alarm (its refused keys are Lambda Errors) but on the pre-traffic hook", () => {
     expect(groupOf('AuthorizerFunction').AlarmConfiguration).toEqual({ Enabled: false });
     expect(groupOf('AuthorizerFunction').AutoRollbackConfiguration).toEqual({

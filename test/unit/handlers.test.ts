@@ -400,36 +400,39 @@ describe('Function: listInventory, a client that hangs up mid-list', () => {
   it.each([
     ['identity', {}],
     ['gzip', { 'Accept-Encoding': 'gzip' }],
-  ])('runs a %s list to its end and succeeds, logging no error and counting no aborted stream', async (_, headers) => {
-    // Prepare: 20 batches, counted as the function reads them.
-    const batches = 20;
-    let read = 0;
-    const repository = listOnlyRepository(async function* () {
-      for (let b = 0; b < batches; b++) {
-        read++;
-        yield Array.from({ length: ENTRIES_PER_CHUNK }, (_, i) =>
-          anInventoryItem({ petId: String(b * ENTRIES_PER_CHUNK + i) }),
-        );
-      }
-    });
-    const { response, completion } = invokeStreamingHandler(
-      createList({ repository }),
-      anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }),
-      aLambdaContext(),
-    );
-    const { body: stream } = await response;
-    await new Promise((resolve) => stream.once('data', resolve));
+  ])(
+    'runs the %s list to its end and succeeds, logging no error and counting no aborted stream',
+    async (_, headers) => {
+      // Prepare: 20 batches, counted as the function reads them.
+      const batches = 20;
+      let read = 0;
+      const repository = listOnlyRepository(async function* () {
+        for (let b = 0; b < batches; b++) {
+          read++;
+          yield Array.from({ length: ENTRIES_PER_CHUNK }, (_, i) =>
+            anInventoryItem({ petId: String(b * ENTRIES_PER_CHUNK + i) }),
+          );
+        }
+      });
+      const { response, completion } = invokeStreamingHandler(
+        createList({ repository }),
+        anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }),
+        aLambdaContext(),
+      );
+      const { body: stream } = await response;
+      await new Promise((resolve) => stream.once('data', resolve));
 
-    // Act: the reader goes away after the first chunk.
-    stream.destroy();
+      // Act: the reader goes away after the first chunk.
+      stream.destroy();
 
-    // Assess
-    await expect(completion).resolves.toBeUndefined();
-    expect(read).toBe(batches);
-    expect(added).not.toContain(METRIC_NAMES.responseStreamAborted);
-    expect(added).toContain(METRIC_NAMES.inventoryEntriesListed);
-    expect(errorLogs).toEqual([]);
-  });
+      // Assess
+      await expect(completion).resolves.toBeUndefined();
+      expect(read).toBe(batches);
+      expect(added).not.toContain(METRIC_NAMES.responseStreamAborted);
+      expect(added).toContain(METRIC_NAMES.inventoryEntriesListed);
+      expect(errorLogs).toEqual([]);
+    },
+  );
 });
 
 describe('Function: listInventory, the stream and its pages', () => {
