@@ -20,7 +20,7 @@ import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/invent
 import { InventoryHistory } from './constructs/inventory-history';
 import { Monitoring } from './constructs/monitoring';
 import { InventoryRollout } from './constructs/rollout';
-import { SelfCheck } from './constructs/self-check';
+import { SelfCheck, STACK_STATUS_ACTIONS } from './constructs/self-check';
 import { attributeType, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
@@ -280,6 +280,8 @@ export class InventoryStack extends Stack {
       // The list's probe waits for its first byte, which comes after its Scan.
       timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS + 60),
       environment: {
+        // Its own stack, whose status tells a rollback (functions/deploy/stack-status.ts).
+        [ENV.stackId]: Stack.of(this).stackId,
         [ENV.preTrafficTargets]: Stack.of(this).toJsonString(
           Object.fromEntries(
             [...this.functions].map(([name, fn]) => [fn.functionName, probes.get(name) as ProbeTarget]),
@@ -314,6 +316,10 @@ export class InventoryStack extends Stack {
         "the deployment groups of this stage's CodeDeploy application only (naming each would make a cycle: the " +
         'groups name the hook).',
     });
+    // Its stack's status, asked only after a failed probe: a rollback's probes of the versions it restores only warn.
+    preTrafficHook.addToRolePolicy(
+      new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [Stack.of(this).stackId] }),
+    );
     preTrafficHook.addToRolePolicy(
       new PolicyStatement({
         actions: ['lambda:InvokeFunction'],

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { API_STAGE_NAME, ROUTES } from '../../service/routes';
 import { MAX_QUANTITY, MIN_PET_ID } from '../inventory/types';
+import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from './stack-status';
 
 /**
  * What the pre-traffic hook sends a new version, by function name: a route by its operationId, the TOKEN
@@ -31,6 +32,12 @@ export interface PreTrafficDeps {
   codeDeploy: Pick<CodeDeployClient, 'send'>;
   lambda: Pick<LambdaClient, 'send'>;
   targets: Readonly<Record<string, ProbeTarget>>;
+  /**
+   * Whether CloudFormation is rolling the stack back (a deployed stage: its status; see deploy/stack-status.ts). A
+   * rollback moves each `live` alias back to the version that served before, through CodeDeploy and so through this
+   * hook, which may by then be the new hook probing an old version: a failed probe is then a warning. @default never
+   */
+  rollingBack?: () => Promise<boolean>;
 }
 
 /**
@@ -55,7 +62,8 @@ const PROBE_PET_ID = String(MIN_PET_ID);
  * CodeDeploy's BeforeAllowTraffic hook: finds the version this deployment moves the `live` alias to, invokes that
  * version (never the alias: no client traffic is involved) with a request that changes nothing, and reports
  * Succeeded only when it answers as a working version does; anything else (a crash, a 5xx, a timeout, an unknown
- * function) reports Failed, so CodeDeploy rolls the deployment back before any traffic moves.
+ * function) reports Failed, so CodeDeploy rolls the deployment back before any traffic moves. While the stack is
+ * rolling back, a failure is reported Succeeded with the reason marked (see {@link PreTrafficDeps.rollingBack}).
  *
  * @returns the verdict reported, with the reason.
  */
@@ -76,6 +84,9 @@ export async function runPreTrafficCheck(
   } catch (error) {
     verdict = { status: 'Failed', reason: error instanceof Error ? error.message : String(error) };
   }
+  // Asked only after a failure, so a deploy's passing checks make no CloudFormation call.
+  if (verdict.status === 'Failed' && (await isRollingBack(deps.rollingBack)))
+    verdict = { status: 'Succeeded', reason: `${verdict.reason} ${NOT_FAILED_WHILE_ROLLING_BACK}` };
   await deps.codeDeploy.send(
     new PutLifecycleEventHookExecutionStatusCommand({
       deploymentId: event.DeploymentId,

@@ -1,18 +1,21 @@
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import middy from '@middy/core';
-import { ENV, requireEnv } from '../config';
+import { ENV, optionalEnv, requireEnv } from '../config';
 import {
   createProbeLambdaClient,
   type LifecycleHookEvent,
   type ProbeTarget,
   runPreTrafficCheck,
 } from '../deploy/pre-traffic';
+import { NOT_FAILED_WHILE_ROLLING_BACK, stackRollingBack } from '../deploy/stack-status';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 
 const codeDeploy = new CodeDeployClient({});
 const lambda = createProbeLambdaClient();
 const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, ProbeTarget>;
+const stackId = optionalEnv(ENV.stackId);
+const rollingBack = stackId ? stackRollingBack(stackId) : undefined;
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook of every deployment group of the stage (see runPreTrafficCheck), behind the
@@ -20,8 +23,18 @@ const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, 
  */
 export const handler = observed(middy<LifecycleHookEvent, void>(), { metrics: false }).handler(
   async function preTrafficHook(event) {
-    const verdict = await runPreTrafficCheck(event, { codeDeploy, lambda, targets });
-    if (verdict.status === 'Failed')
+    const verdict = await runPreTrafficCheck(event, {
+      codeDeploy,
+      lambda,
+      targets,
+      ...(rollingBack ? { rollingBack } : {}),
+    });
+    if (verdict.reason.endsWith(NOT_FAILED_WHILE_ROLLING_BACK))
+      logger.warn('pre-traffic check failed while the stack rolls back', {
+        ...verdict,
+        deploymentId: event.DeploymentId,
+      });
+    else if (verdict.status === 'Failed')
       logger.error('pre-traffic check failed', { ...verdict, deploymentId: event.DeploymentId });
     else logger.info('pre-traffic check passed', { ...verdict, deploymentId: event.DeploymentId });
   },

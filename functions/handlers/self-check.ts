@@ -1,16 +1,10 @@
 import middy from '@middy/core';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { type Deps, ENV, once, optionalEnv, requireEnv, resolveDeps } from '../config';
+import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK, stackRollingBack } from '../deploy/stack-status';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
-import {
-  type AlarmDeliveryOptions,
-  checkAlarmDelivery,
-  isRollingBack,
-  NOT_FAILED_WHILE_ROLLING_BACK,
-  snsSubscriptionLister,
-  stackRollingBack,
-} from '../self-check/alarm-delivery';
+import { type AlarmDeliveryOptions, checkAlarmDelivery, snsSubscriptionLister } from '../self-check/alarm-delivery';
 import { runSelfCheck, SelfCheckFailedError } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';

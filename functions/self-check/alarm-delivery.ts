@@ -1,5 +1,5 @@
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { paginateListSubscriptionsByTopic, SNSClient } from '@aws-sdk/client-sns';
+import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from '../deploy/stack-status';
 import { tracer } from '../observability/tracer';
 import { sleep } from '../store/backoff';
 import { SelfCheckFailedError } from './self-check';
@@ -105,19 +105,7 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
   throw new SelfCheckFailedError(`Alarm delivery: ${problem}`, cause === undefined ? undefined : { cause });
 }
 
-/** What a warning that would have been a failure says during a rollback. */
-export const NOT_FAILED_WHILE_ROLLING_BACK = '(not failed: the stack is rolling back)';
-
-/** A rollback goes on whatever is asked: only a stack status that says so counts, never a failed question. */
-export async function isRollingBack(ask: (() => Promise<boolean>) | undefined): Promise<boolean> {
-  try {
-    return (await ask?.()) ?? false;
-  } catch {
-    return false;
-  }
-}
-
-/** Bounds of the self-check's SNS and CloudFormation clients: a hang becomes a named failure, not a time-out. */
+/** Bounds of the self-check's SNS client: a hang becomes a named failure, not a time-out. */
 const CLIENT_BOUNDS = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } };
 
 /** Lists a topic's subscriptions through SNS, every page (at most 100 each). */
@@ -133,19 +121,5 @@ export function snsSubscriptionLister(
           protocol: subscription.Protocol ?? '',
         });
     return subscriptions;
-  };
-}
-
-/**
- * Whether a stack is being rolled back, from its status (AWS CloudFormation User Guide, "Stack status codes":
- * `UPDATE_ROLLBACK_IN_PROGRESS`, `ROLLBACK_IN_PROGRESS`, …).
- */
-export function stackRollingBack(
-  stackId: string,
-  client: CloudFormationClient = tracer.captureAWSv3Client(new CloudFormationClient(CLIENT_BOUNDS)),
-): () => Promise<boolean> {
-  return async () => {
-    const { Stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: stackId }));
-    return /ROLLBACK_IN_PROGRESS$/.test(Stacks[0]?.StackStatus ?? '');
   };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CfnElement, type CfnResource, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, type CfnAlarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';

@@ -30,8 +30,8 @@ export const SELF_CHECK_TRIGGER_TIMEOUT = SELF_CHECK_TIMEOUT.plus(Duration.minut
 /** What the self-check may do on the alarm topic: read who subscribes, nothing else (it never publishes). */
 export const SELF_CHECK_TOPIC_ACTIONS: readonly string[] = ['sns:ListSubscriptionsByTopic'];
 
-/** What the self-check may do on its own stack: read its status (a rollback or a deploy), nothing else. */
-export const SELF_CHECK_STACK_ACTIONS: readonly string[] = ['cloudformation:DescribeStacks'];
+/** What the self-check and the pre-traffic hook may do on their own stack: read its status (a rollback or a deploy). */
+export const STACK_STATUS_ACTIONS: readonly string[] = ['cloudformation:DescribeStacks'];
 
 /** Name of the trigger's property that changes whenever anything else in the stage changes. */
 export const STAGE_FINGERPRINT_PROPERTY = 'StageFingerprint';
@@ -91,7 +91,7 @@ export class SelfCheck extends Construct {
     const stack = Stack.of(this);
     this.function.addEnvironment(ENV.stackId, stack.stackId);
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: [...SELF_CHECK_STACK_ACTIONS], resources: [stack.stackId] }),
+      new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [stack.stackId] }),
     );
 
     const functions = [...props.functions];

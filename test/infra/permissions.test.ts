@@ -562,7 +562,8 @@ function deployments(stack: ResolvedStack) {
 // (https://docs.aws.amazon.com/codedeploy/latest/userguide/getting-started-create-service-role.html); a Lambda
 // deployment reads and moves the alias, reads the alarms and invokes the hooks
 // (https://docs.aws.amazon.com/codedeploy/latest/userguide/deployment-steps-lambda.html).
-edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
+edge('CodeDeploy → aliases and alarms', (stage, stack) => {
+  const otherStage = STAGES.find((candidate) => candidate !== stage) as StageName;
   // The authorizer's group has no alarm (each refused key is a Lambda error): its pre-traffic hook gates it.
   it('shifts every alias that takes traffic (API Gateway, the stream) through a group gated by alarms or a hook', () => {
     const s = stack();
@@ -627,6 +628,8 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
           ['codedeploy:PutLifecycleEventHookExecutionStatus', d.groupArn],
           // The version CodeDeploy moves the alias to: `name:<version>`.
           ['lambda:InvokeFunction', `${d.functionArn}:42`],
+          // Its own stack's status, after a failed probe: a rollback's probes only warn (deploy/stack-status.ts).
+          ['cloudformation:DescribeStacks', s.stackId],
         ] as [string, string][];
         for (const [action, resource] of requests) {
           if ((await evaluate(asRole(s, roleId, action, resource))) !== ALLOWED) refused.push(`${action} ${resource}`);
@@ -654,6 +657,10 @@ edge('CodeDeploy → aliases and alarms', (_stage, stack) => {
         ['codedeploy:CreateDeployment', otherGroup],
         ['codedeploy:StopDeployment', '*'],
         ...outside.map((arn) => ['lambda:InvokeFunction', `${arn}:1`]),
+        // Reading its stack's status is all it may do there, and only on its own stack.
+        ['cloudformation:UpdateStack', s.stackId],
+        ['cloudformation:CancelUpdateStack', s.stackId],
+        ['cloudformation:DescribeStacks', stacks[otherStage].stackId],
       ] as [string, string][];
       for (const [action, resource] of requests) {
         expect({ action, resource, result: await evaluate(asRole(s, roleId, action, resource)) }).toEqual({

@@ -1,6 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { ENV } from '../../functions/config';
+import { stackRollingBack } from '../../functions/deploy/stack-status';
 import { selfCheckDepsFromEnvironment } from '../../functions/handlers/self-check';
 import {
   type AlarmDeliveryOptions,
@@ -8,7 +9,6 @@ import {
   checkAlarmDelivery,
   PENDING_CONFIRMATION,
   snsSubscriptionLister,
-  stackRollingBack,
 } from '../../functions/self-check/alarm-delivery';
 import { SelfCheckFailedError } from '../../functions/self-check/self-check';
 import { type QueryStandIn, queryError, startQueryStandIn } from '../helpers/aws-query-stand-in';

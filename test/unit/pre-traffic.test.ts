@@ -82,6 +82,67 @@ describe('Function: pre-traffic hook', () => {
     expect(cd.reported).toEqual([{ deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Failed' }]);
   });
 
+  /**
+   * An update rollback moves each live alias back through CodeDeploy, so through this hook, and AWS documents no order
+   * for an update rollback's resources: the new hook may probe the version being restored, and a Failed verdict then
+   * only stops the rollback (UPDATE_ROLLBACK_FAILED; AWS CloudFormation User Guide, "Continue rolling back an update",
+   * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-updating-stacks-continueupdaterollback.html).
+   */
+  describe('while the stack rolls back', () => {
+    const crash = () => ({ payload: { errorMessage: 'boom' }, error: 'Unhandled' });
+
+    it('reports Succeeded for a failed probe, the reason saying it was not failed because the stack rolls back', async () => {
+      const cd = codeDeploy();
+      let asked = 0;
+      const rollingBack = async () => {
+        asked++;
+        return true;
+      };
+
+      const verdict = await runPreTrafficCheck(EVENT, { codeDeploy: cd, lambda: lambda(crash), targets, rollingBack });
+
+      expect(verdict.status).toBe('Succeeded');
+      expect(verdict.reason).toMatch(
+        /^stage-UpdateInventoryFunction-abc:7: .*\(not failed: the stack is rolling back\)$/,
+      );
+      expect(cd.reported).toEqual([
+        { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Succeeded' },
+      ]);
+      expect(asked).toBe(1);
+    });
+
+    it('reports Failed when the stack is not rolling back, or its status cannot be read', async () => {
+      for (const rollingBack of [
+        async () => false,
+        async () => {
+          throw new Error('AccessDenied');
+        },
+      ]) {
+        const verdict = await runPreTrafficCheck(EVENT, {
+          codeDeploy: codeDeploy(),
+          lambda: lambda(crash),
+          targets,
+          rollingBack,
+        });
+        expect(verdict.status).toBe('Failed');
+      }
+    });
+
+    it('never asks the stack status when the probe passes', async () => {
+      let asked = 0;
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: codeDeploy(),
+        lambda: lambda(() => ({ payload: { statusCode: 404, body: '{}' } })),
+        targets,
+        rollingBack: async () => {
+          asked++;
+          return true;
+        },
+      });
+      expect({ status: verdict.status, asked }).toEqual({ status: 'Succeeded', asked: 0 });
+    });
+  });
+
   it('passes an authorizer that refuses an unknown key with Unauthorized, and fails one that cannot check keys', async () => {
     const refuses = lambda(() => ({ payload: { errorMessage: 'Unauthorized' }, error: 'Unhandled' }));
     const broken = lambda(() => ({ payload: { errorMessage: 'AccessDeniedException' }, error: 'Unhandled' }));
