@@ -20,7 +20,7 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
   if (error instanceof QuantityConflictError || error instanceof AdjustmentConflictError)
     return errorResponse('CONFLICT', error.message);
-  // middy stops a handler 5 ms before its Lambda timeout (core's timeoutEarlyInMillis) with a TimeoutError; what
+  // middy stops a handler EARLY_TIMEOUT_MS before its Lambda timeout (middleware.ts) with a TimeoutError; what
   // these handlers wait on that long is storage, so it is answered as storage trouble, as API Gateway answers the
   // Lambda timeout itself (INTEGRATION_FAILURE: 503, Retry-After), never as a 500.
   if (error instanceof StorageUnavailableError || isMiddyEarlyTimeout(error)) {

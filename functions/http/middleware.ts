@@ -73,9 +73,21 @@ function noteRefusal(response: APIGatewayProxyResult, error: unknown): void {
 /** Allowed origins, read once per function instance. */
 const ALLOWED_ORIGINS = parseAllowedOrigins(optionalEnv(ENV.corsAllowedOrigins));
 
+/**
+ * How long before its Lambda time-out middy stops an API handler (@middy/core `timeoutEarlyInMillis`, 5 ms by
+ * default) with a TimeoutError, answered as storage trouble (503). Lambda stops the function at its time-out ("Configure
+ * Lambda function timeout", https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html), so the whole
+ * error path (the error logged with its stack, metrics flushed, the trace closed) must fit in this margin: with 5 ms
+ * it may not, and the invocation then ends as a time-out, a Lambda error that pages and rolls a canary back, its own
+ * answer, log line and metric lost. 500 ms is 5 % of a buffered function's 10 s.
+ */
+export const EARLY_TIMEOUT_MS = 500;
+
 /** Wraps an API handler body in the shared middy chain: tracer, logger context, metrics, then the HTTP concern. */
 export function createApiHandler(handler: ApiHandler) {
-  return sharedChain(middy<APIGatewayProxyEvent, APIGatewayProxyResult>()).handler(handler);
+  return sharedChain(
+    middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: EARLY_TIMEOUT_MS }),
+  ).handler(handler);
 }
 
 /**

@@ -6,7 +6,7 @@ import { METRIC_NAMES } from '../../service/metric-names';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
 import { streamedContentEncoding } from './content-encoding';
-import { sharedChain } from './middleware';
+import { EARLY_TIMEOUT_MS, sharedChain } from './middleware';
 import type { StreamedApiResult } from './responses';
 
 /*
@@ -36,6 +36,7 @@ export const STREAM_DEADLINE_MARGIN_MS = 1000;
 export function createStreamingApiHandler(handler: StreamingApiHandler) {
   const chain = middy<APIGatewayProxyEvent, StreamedApiResult>({
     executionMode: executionModeStreamifyResponse,
+    timeoutEarlyInMillis: EARLY_TIMEOUT_MS,
     // middy calls this once the body is written or has failed, before the invocation ends: a failure reported here
     // is logged and counted before Lambda may freeze the function (the chain's own log keys and metrics were
     // flushed when the handler returned).

@@ -43,13 +43,14 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
   });
 
   /**
-   * middy (@middy/core, option timeoutEarlyInMillis, 5 ms by default) stops a handler just before its Lambda timeout
+   * middy (@middy/core, option timeoutEarlyInMillis: EARLY_TIMEOUT_MS, functions/http/middleware.ts) stops a handler before its Lambda timeout
    * ("Configure Lambda function timeout", https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html)
    * and throws a TimeoutError, which the function answers itself: as storage trouble, like API Gateway's answer to
    * the Lambda timeout (INTEGRATION_FAILURE, 503), not as 500 INTERNAL.
    */
   it('answers 503 SERVICE_UNAVAILABLE, not 500, when a PATCH runs out of its time waiting for paused storage', async () => {
-    // Prepare: 0.7 s, well inside the SDK's budget (2 attempts of 1 s each), so the function's own deadline comes first.
+    // Prepare: 0.7 s, well inside the SDK's budget (2 attempts of 1 s each), so the function's own deadline (0.2 s, after
+    // the early time-out's 0.5 s margin) comes first.
     updateTimeoutMs = 700;
     stack.pause();
     // Act

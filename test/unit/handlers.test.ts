@@ -55,6 +55,51 @@ function captureMetricsAndErrors(): { added: string[]; errorLogs: unknown[][] } 
   return captured;
 }
 
+/**
+ * Lambda stops a function at its time-out ("Configure Lambda function timeout",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html), whatever it is doing: emulated here by
+ * the time the answer came against the deadline. middy stops the handler EARLY_TIMEOUT_MS before it, and the whole error path must fit in that
+ * margin for the client to get the function's own 503 and the operators its log line and metric, instead of a
+ * time-out (a Lambda error).
+ */
+describe('Function: updateInventory, storage that never answers', () => {
+  const { added, errorLogs } = captureMetricsAndErrors();
+
+  it('answers its own 503 before its deadline even when its error path takes 50 ms (a cold, traced first failure)', async () => {
+    // Prepare: a write that never returns, 1.5 s left in the invocation, and an error log that costs 50 ms.
+    const hanging: InventoryRepository = {
+      list: async function* () {},
+      get: () => new Promise(() => undefined),
+      setQuantity: () => new Promise(() => undefined),
+      adjustQuantity: () => new Promise(() => undefined),
+    };
+    const handler = createUpdate({ repository: hanging, idempotent: (_request, _context, operation) => operation() });
+    const deadlineMs = 1500;
+    const started = Date.now();
+    const context = { ...aLambdaContext(), getRemainingTimeInMillis: () => deadlineMs - (Date.now() - started) };
+    const logError = logger.error;
+    logger.error = (...args: Parameters<typeof logger.error>) => {
+      const until = Date.now() + 50;
+      while (Date.now() < until);
+      logError.apply(logger, args);
+    };
+
+    // Act
+    const result = await handler(anApiGatewayEvent(), context).finally(() => {
+      logger.error = logError;
+    });
+    const answeredAfterMs = Date.now() - started;
+
+    // Assess: answered before Lambda would have stopped it (a race with a timer cannot tell: the slow error path
+    // blocks the event loop, as it would on Lambda, whose deadline does not wait for it).
+    expect(answeredAfterMs).toBeLessThan(deadlineMs);
+    expect(result.statusCode).toBe(503);
+    expect(body(result).message).toMatch(/^Inventory storage is temporarily unavailable/);
+    expect(added).toContain(METRIC_NAMES.storageUnavailable);
+    expect(errorLogs.map(([message]) => message)).toEqual(['request failed']);
+  });
+});
+
 describe('Function: updateInventory', () => {
   function setup() {
     const repository = new InMemoryInventoryRepository([
