@@ -81,7 +81,13 @@ const ACCESS_LOG_FIELDS = {
   responseLength: '$context.responseLength',
   responseLatency: '$context.responseLatency',
   integrationStatus: '$context.integration.status',
+  // For a streamed answer (the list) the integration latency runs to the stream's end; these tell a slow first byte
+  // from a long stream ("Troubleshoot issues with response streaming in API Gateway", access logging:
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/response-streaming-troubleshoot.html).
   integrationLatency: '$context.integration.latency',
+  responseTransferMode: '$context.integration.responseTransferMode',
+  timeToAllHeaders: '$context.integration.timeToAllHeaders',
+  timeToFirstContent: '$context.integration.timeToFirstContent',
   integrationError: '$context.integration.error',
   principalId: '$context.authorizer.principalId',
   authorizerStatus: '$context.authorizer.status',

@@ -78,6 +78,10 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       status: '$context.status',
       authorizerError: '$context.authorizer.error',
       errorResponseType: '$context.error.responseType',
+      // The streamed list's own timings (response-streaming-troubleshoot.html, access logging).
+      responseTransferMode: '$context.integration.responseTransferMode',
+      timeToAllHeaders: '$context.integration.timeToAllHeaders',
+      timeToFirstContent: '$context.integration.timeToFirstContent',
     });
     expect(JSON.stringify(format)).not.toMatch(/Authorization|identity\.apiKey/i);
   });
