@@ -162,7 +162,14 @@ export class InventoryStack extends Stack {
         handler: route.handler,
         description: `${route.method} ${route.path} (${route.operationId})`,
         environment,
-        ...(route.operationId === 'listInventory' ? { memorySize: LIST_INVENTORY_MEMORY_MB } : {}),
+        ...(route.operationId === 'listInventory'
+          ? {
+              memorySize: LIST_INVENTORY_MEMORY_MB,
+              ...(config.listReservedConcurrency === undefined
+                ? {}
+                : { reservedConcurrentExecutions: config.listReservedConcurrency }),
+            }
+          : {}),
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.

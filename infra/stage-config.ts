@@ -106,6 +106,15 @@ export interface StageConfig {
    * list alone is never throttled, and a second list still fits.
    */
   listReadUnitsPerSecond: number;
+  /**
+   * Concurrency reserved for the list function (`<stage>:listReservedConcurrency`): at most this many lists run at
+   * once, and the other functions keep the rest of the account's concurrency. A list runs to its end even after its
+   * client hangs up (Lambda does not interrupt a streamed response), so without it one key holder retrying whole lists
+   * on a short time-out can take the account's concurrency from the authorizer and every other route. Lambda refuses a
+   * reservation that leaves the account fewer than 100 unreserved executions, so it is not set unless asked for
+   * (docs/deploying.md, "List concurrency"). @default none
+   */
+  listReservedConcurrency?: number;
   history: HistoryConfig;
   /** How each deploy shifts traffic to the new versions behind the `live` aliases. */
   trafficShifting: TrafficShifting;
@@ -150,7 +159,8 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
  * The optional alarm e-mail and topic, sunset date, CORS origins (comma-separated), custom domain and history
  * retention read `<stage>:alarmEmail`, `<stage>:alarmTopicArn`, `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
  * `<stage>:domainName`, `<stage>:certificateArn`, `<stage>:hostedZoneId`, `<stage>:hostedZoneName`,
- * `<stage>:historyRetentionDays` the same way.
+ * `<stage>:historyRetentionDays` the same way, and so does the list's reserved concurrency,
+ * `<stage>:listReservedConcurrency`.
  */
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
   const upper = stage.toUpperCase();
@@ -164,6 +174,11 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
   const alarmTopicArn = get('alarmTopicArn');
   const sunsetAt = get('petsSunsetAt');
   const customDomain = readCustomDomain(get);
+  const listReservedConcurrency = positiveInteger(
+    get('listReservedConcurrency'),
+    `${stage}:listReservedConcurrency`,
+    'concurrent executions',
+  );
   const production = stage === 'production';
   // They bound what a client storm costs; what a list of the largest inventory needs of them is worked out in
   // docs/deploying.md, "Why these read caps".
@@ -198,12 +213,11 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     },
     maxReadRequestUnits,
     listReadUnitsPerSecond: listReadPace(maxReadRequestUnits.inventoryListIndex),
+    ...(listReservedConcurrency === undefined ? {} : { listReservedConcurrency }),
     history: {
-      retentionDays: positiveInteger(
-        get('historyRetentionDays'),
-        production ? 730 : 90,
-        `${stage}:historyRetentionDays`,
-      ),
+      retentionDays:
+        positiveInteger(get('historyRetentionDays'), `${stage}:historyRetentionDays`, 'days') ??
+        (production ? 730 : 90),
       // Normally under a second; a minute behind in production means the history function is failing or throttled.
       iteratorAgeAlarm: production ? Duration.minutes(1) : Duration.minutes(5),
     },
@@ -219,12 +233,12 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
   };
 }
 
-/** A positive integer setting, or `fallback` when unset. @throws Error naming the setting */
-function positiveInteger(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined) return fallback;
+/** A positive integer setting, or undefined when unset. @throws Error naming the setting and its unit */
+function positiveInteger(raw: string | undefined, name: string, unit: string): number | undefined {
+  if (raw === undefined) return undefined;
   const value = Number(raw);
   if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer (days); got "${raw}"`);
+    throw new Error(`${name} must be a positive integer (${unit}); got "${raw}"`);
   return value;
 }
 

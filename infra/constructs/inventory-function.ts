@@ -44,6 +44,8 @@ export interface InventoryFunctionProps {
   memorySize?: number;
   /** @default {@link DEFAULT_TIMEOUT} */
   timeout?: Duration;
+  /** Concurrency reserved for (and the most allowed to) the function. @default none: the account's shared pool */
+  reservedConcurrentExecutions?: number;
   /**
    * Actions besides X-Ray the role needs on `*` because they have no resource-level permissions, and why: named in
    * the role's cdk-nag acknowledgement. @default none
@@ -96,6 +98,9 @@ export class InventoryFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       timeout: props.timeout ?? DEFAULT_TIMEOUT,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       tracing: Tracing.ACTIVE,
       logGroup,
       role,

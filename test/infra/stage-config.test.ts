@@ -144,6 +144,16 @@ describe('Stage configuration', () => {
     ).toThrow(/certificateArn/);
   });
 
+  it.each(['0', '-1', '2.5', 'ten'])('refuses a list reserved concurrency of %p, naming the setting', (value) => {
+    const context: Record<string, string> = { 'production:listReservedConcurrency': value };
+    expect(() =>
+      stageConfig(
+        'production',
+        contextLookup((key) => context[key], {}),
+      ),
+    ).toThrow(`production:listReservedConcurrency must be a positive integer (concurrent executions); got "${value}"`);
+  });
+
   it('refuses custom-domain settings without a domainName, which would make nothing without a word', () => {
     const context: Record<string, string> = { 'staging:hostedZoneId': 'Z123', 'staging:hostedZoneName': 'example.com' };
     expect(() =>
@@ -255,6 +265,7 @@ describe('A staging stage with every optional setting (and production in an acco
       'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
       'staging:hostedZoneId': 'Z123',
       'staging:hostedZoneName': 'example.com',
+      'staging:listReservedConcurrency': '10',
     });
   });
 
@@ -289,6 +300,25 @@ describe('A staging stage with every optional setting (and production in an acco
       Endpoint: 'oncall@example.com',
       TopicArn: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
     });
+  });
+
+  /**
+   * Reserved concurrency is both the function's share and its maximum (Lambda, "Configuring reserved concurrency",
+   * https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html): lists beyond it are throttled, and
+   * the other functions keep the rest of the account's concurrency.
+   */
+  it("reserves the list's concurrency when asked, and no other function's; production, not asked, reserves none", () => {
+    const reserved = (stage: 'staging' | 'production') =>
+      Object.entries(resourcesOfType(synthesized.templates[stage], 'AWS::Lambda::Function'))
+        .filter(
+          ([, fn]) => (fn as { ReservedConcurrentExecutions?: number }).ReservedConcurrentExecutions !== undefined,
+        )
+        .map(([id, fn]) => [
+          id.slice(0, -8),
+          (fn as { ReservedConcurrentExecutions: number }).ReservedConcurrentExecutions,
+        ]);
+    expect(reserved('staging')).toEqual([['ListInventoryFunction', 10]]);
+    expect(reserved('production')).toEqual([]);
   });
 
   it('tells the deprecated pets function its sunset date', () => {
