@@ -34,8 +34,11 @@ export interface PreTrafficDeps {
   targets: Readonly<Record<string, ProbeTarget>>;
   /**
    * Whether CloudFormation is rolling the stack back (a deployed stage: its status; see deploy/stack-status.ts). A
-   * rollback moves each `live` alias back to the version that served before, through CodeDeploy and so through this
-   * hook, which may by then be the new hook probing an old version: a failed probe is then a warning. @default never
+   * rollback may move a `live` alias back to the version that served before through CodeDeploy, and so through this
+   * hook (AWS does not say either way), which may by then be the new hook probing the old version: a failed probe of
+   * a deployment that moves the alias to an OLDER version is then a warning. A forward deployment's failed probe
+   * always fails, even while the stack rolls back (another hook's failure may start the rollback while this one's
+   * probe still runs). @default never
    */
   rollingBack?: () => Promise<boolean>;
 }
@@ -62,8 +65,9 @@ const PROBE_PET_ID = String(MIN_PET_ID);
  * CodeDeploy's BeforeAllowTraffic hook: finds the version this deployment moves the `live` alias to, invokes that
  * version (never the alias: no client traffic is involved) with a request that changes nothing, and reports
  * Succeeded only when it answers as a working version does; anything else (a crash, a 5xx, a timeout, an unknown
- * function) reports Failed, so CodeDeploy rolls the deployment back before any traffic moves. While the stack is
- * rolling back, a failure is reported Succeeded with the reason marked (see {@link PreTrafficDeps.rollingBack}).
+ * function) reports Failed, so CodeDeploy rolls the deployment back before any traffic moves. A failed probe of a
+ * deployment back to an older version while the stack rolls back is reported Succeeded with the reason marked (see
+ * {@link PreTrafficDeps.rollingBack}).
  *
  * @returns the verdict reported, with the reason.
  */
@@ -72,8 +76,16 @@ export async function runPreTrafficCheck(
   deps: PreTrafficDeps,
 ): Promise<{ status: 'Succeeded' | 'Failed'; reason: string }> {
   let verdict: { status: 'Succeeded' | 'Failed'; reason: string };
+  // Whether this deployment moves the alias back to an older version (Lambda numbers versions upwards), as a
+  // rollback does; a forward deployment's failure is never waived, whatever the stack's status.
+  let backwards = false;
   try {
     const target = await deploymentTarget(event.DeploymentId, deps.codeDeploy);
+    backwards =
+      target.currentVersion !== undefined &&
+      /^[0-9]+$/.test(target.version) &&
+      /^[0-9]+$/.test(target.currentVersion) &&
+      Number(target.version) < Number(target.currentVersion);
     const probe = deps.targets[target.functionName];
     if (!probe) throw new Error(`no probe for function ${target.functionName}`);
     const qualified = `${target.functionName}:${target.version}`;
@@ -84,8 +96,8 @@ export async function runPreTrafficCheck(
   } catch (error) {
     verdict = { status: 'Failed', reason: error instanceof Error ? error.message : String(error) };
   }
-  // Asked only after a failure, so a deploy's passing checks make no CloudFormation call.
-  if (verdict.status === 'Failed' && (await isRollingBack(deps.rollingBack)))
+  // Asked only after a failed probe of an older version, so a deploy's checks make no CloudFormation call.
+  if (verdict.status === 'Failed' && backwards && (await isRollingBack(deps.rollingBack)))
     verdict = { status: 'Succeeded', reason: `${verdict.reason} ${NOT_FAILED_WHILE_ROLLING_BACK}` };
   await deps.codeDeploy.send(
     new PutLifecycleEventHookExecutionStatusCommand({
@@ -101,7 +113,7 @@ export async function runPreTrafficCheck(
 async function deploymentTarget(
   deploymentId: string,
   codeDeploy: PreTrafficDeps['codeDeploy'],
-): Promise<{ functionName: string; version: string }> {
+): Promise<{ functionName: string; version: string; currentVersion?: string }> {
   const { targetIds } = await codeDeploy.send(new ListDeploymentTargetsCommand({ deploymentId }));
   const targetId = targetIds?.[0];
   if (!targetId) throw new Error(`deployment ${deploymentId} has no target`);
@@ -110,7 +122,11 @@ async function deploymentTarget(
   if (!info?.functionName || !info.targetVersion) throw new Error(`deployment ${deploymentId} names no Lambda version`);
   // The name, whether CodeDeploy gives a name or an ARN.
   const functionName = info.functionName.split(':function:').pop()?.split(':')[0] ?? info.functionName;
-  return { functionName, version: info.targetVersion };
+  return {
+    functionName,
+    version: info.targetVersion,
+    ...(info.currentVersion ? { currentVersion: info.currentVersion } : {}),
+  };
 }
 
 /** Invokes the version with its probe: undefined when it answered as expected, else what was wrong. */

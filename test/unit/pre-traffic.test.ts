@@ -7,7 +7,7 @@ const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
  * version the alias moves to (GetDeploymentTarget), and the hook reports with PutLifecycleEventHookExecutionStatus
  * (https://docs.aws.amazon.com/codedeploy/latest/APIReference/API_LambdaFunctionInfo.html).
  */
-function codeDeploy(functionName = 'stage-UpdateInventoryFunction-abc') {
+function codeDeploy(functionName = 'stage-UpdateInventoryFunction-abc', currentVersion = '6') {
   const reported: unknown[] = [];
   return {
     reported,
@@ -18,7 +18,9 @@ function codeDeploy(functionName = 'stage-UpdateInventoryFunction-abc') {
         case 'GetDeploymentTargetCommand':
           return {
             deploymentTarget: {
-              lambdaTarget: { lambdaFunctionInfo: { functionName, functionAlias: 'live', targetVersion: '7' } },
+              lambdaTarget: {
+                lambdaFunctionInfo: { functionName, functionAlias: 'live', currentVersion, targetVersion: '7' },
+              },
             },
           };
         default:
@@ -83,21 +85,23 @@ describe('Function: pre-traffic hook', () => {
   });
 
   /**
-   * An update rollback moves each live alias back through CodeDeploy, so through this hook, and AWS documents no order
-   * for an update rollback's resources: the new hook may probe the version being restored, and a Failed verdict then
-   * only stops the rollback (UPDATE_ROLLBACK_FAILED; AWS CloudFormation User Guide, "Continue rolling back an update",
+   * An update rollback may move each live alias back through CodeDeploy, so through this hook (AWS says neither way),
+   * and documents no order for an update rollback's resources: the new hook may probe the version being restored, and
+   * a Failed verdict would only stop the rollback (UPDATE_ROLLBACK_FAILED; AWS CloudFormation User Guide, "Continue
+   * rolling back an update",
    * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-updating-stacks-continueupdaterollback.html).
+   * Only a deployment back to an older version is waived: a forward one may still be probed when another alias's
+   * failure has started the rollback. CodeDeploy names both versions of a Lambda target (LambdaFunctionInfo:
+   * currentVersion, targetVersion), and Lambda numbers published versions upwards.
    */
   describe('while the stack rolls back', () => {
     const crash = () => ({ payload: { errorMessage: 'boom' }, error: 'Unhandled' });
+    const rollingBack = async () => true;
+    // A rollback's deployment moves the alias from the new version (8) back to the one that served before (7).
+    const back = () => codeDeploy('stage-UpdateInventoryFunction-abc', '8');
 
-    it('reports Succeeded for a failed probe, the reason saying it was not failed because the stack rolls back', async () => {
-      const cd = codeDeploy();
-      let asked = 0;
-      const rollingBack = async () => {
-        asked++;
-        return true;
-      };
+    it('reports Succeeded for a failed probe of the older version a rollback moves back to, the reason saying why', async () => {
+      const cd = back();
 
       const verdict = await runPreTrafficCheck(EVENT, { codeDeploy: cd, lambda: lambda(crash), targets, rollingBack });
 
@@ -108,38 +112,46 @@ describe('Function: pre-traffic hook', () => {
       expect(cd.reported).toEqual([
         { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Succeeded' },
       ]);
-      expect(asked).toBe(1);
+    });
+
+    it('reports Failed for a failed probe of a NEW version even while the stack rolls back (another hook failed first)', async () => {
+      // The forward deployment: from 6 to 7, still running when another alias's failure started the rollback.
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: codeDeploy(),
+        lambda: lambda(crash),
+        targets,
+        rollingBack,
+      });
+      expect(verdict.status).toBe('Failed');
     });
 
     it('reports Failed when the stack is not rolling back, or its status cannot be read', async () => {
-      for (const rollingBack of [
+      for (const status of [
         async () => false,
         async () => {
           throw new Error('AccessDenied');
         },
       ]) {
         const verdict = await runPreTrafficCheck(EVENT, {
-          codeDeploy: codeDeploy(),
+          codeDeploy: back(),
           lambda: lambda(crash),
           targets,
-          rollingBack,
+          rollingBack: status,
         });
         expect(verdict.status).toBe('Failed');
       }
     });
 
-    it('never asks the stack status when the probe passes', async () => {
+    it('never asks the stack status when the probe passes or the deployment moves forward', async () => {
       let asked = 0;
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: codeDeploy(),
-        lambda: lambda(() => ({ payload: { statusCode: 404, body: '{}' } })),
-        targets,
-        rollingBack: async () => {
-          asked++;
-          return true;
-        },
-      });
-      expect({ status: verdict.status, asked }).toEqual({ status: 'Succeeded', asked: 0 });
+      const count = async () => {
+        asked++;
+        return true;
+      };
+      const passing = lambda(() => ({ payload: { statusCode: 404, body: '{}' } }));
+      await runPreTrafficCheck(EVENT, { codeDeploy: back(), lambda: passing, targets, rollingBack: count });
+      await runPreTrafficCheck(EVENT, { codeDeploy: codeDeploy(), lambda: lambda(crash), targets, rollingBack: count });
+      expect(asked).toBe(0);
     });
   });
 
