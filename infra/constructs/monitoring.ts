@@ -35,12 +35,12 @@ import type { AlarmConfig } from '../stage-config';
  * reads plus writes) is exact if they do and a lower bound if they do not: a throttle is never missed (the alarms'
  * threshold is 1) and never counted twice. Each series is filled with 0: DynamoDB sends them only when there are
  * throttles, and an alarm on an AWS/DynamoDB metric keeps its state while it is missing (PutMetricAlarm,
- * TreatMissingData), so after one burst it would stay in ALARM and never page again. At most 8 metrics, within an
+ * TreatMissingData), so after one burst it would stay in ALARM and never page again. At most 7 metrics, within an
  * alarm's 10.
  */
-export function throttleEvents(
+function throttleEvents(
   metric: (metricName: string) => IMetric,
-  options: { readCap: boolean; writes: boolean; label: string; period: Duration },
+  options: { readCap: boolean; label: string; period: Duration },
 ): MathExpression {
   const causes = (direction: 'Read' | 'Write', capped: boolean) => [
     `${direction}ThrottleEvents`,
@@ -48,7 +48,8 @@ export function throttleEvents(
     `${direction}KeyRangeThroughputThrottleEvents`,
     `${direction}AccountLimitThrottleEvents`,
   ];
-  const directions = [causes('Read', options.readCap), ...(options.writes ? [causes('Write', false)] : [])];
+  // No table caps its writes, so writes have no on-demand maximum to count.
+  const directions = [causes('Read', options.readCap), causes('Write', false)];
   const usingMetrics: Record<string, IMetric> = {};
   const terms = directions.map((names) => {
     const ids = names.map((metricName) => {
@@ -65,6 +66,7 @@ export function throttleEvents(
     period: options.period,
   });
 }
+
 /** A table and its read cap. */
 export interface MonitoredTable {
   table: Table;
@@ -416,7 +418,6 @@ export class Monitoring extends Construct {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
       const throttles = throttleEvents((metricName) => table.metric(metricName, { statistic: 'Sum', period }), {
         readCap: maxReadRequestUnits !== undefined,
-        writes: true,
         label: `${name} throttle events`,
         period,
       });
@@ -493,7 +494,6 @@ export class Monitoring extends Construct {
       // index's own dimensions, not the table's.
       const indexThrottles = throttleEvents(indexMetric, {
         readCap: true,
-        writes: true,
         label: 'list index throttle events',
         period,
       });
