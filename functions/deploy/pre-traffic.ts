@@ -58,6 +58,13 @@ export function createProbeLambdaClient(config: LambdaClientConfig = {}): Lambda
   return new LambdaClient({ maxAttempts: PROBE_INVOKE_ATTEMPTS, ...config });
 }
 
+/** What the hook reported, and why; `waived` when a failed probe was reported Succeeded because of a rollback. */
+export interface PreTrafficVerdict {
+  status: 'Succeeded' | 'Failed';
+  reason: string;
+  waived?: true;
+}
+
 /** A pet id no import creates in practice; the probe's PATCH changes nothing unless it exists with this stock. */
 const PROBE_PET_ID = String(MIN_PET_ID);
 
@@ -71,11 +78,8 @@ const PROBE_PET_ID = String(MIN_PET_ID);
  *
  * @returns the verdict reported, with the reason.
  */
-export async function runPreTrafficCheck(
-  event: LifecycleHookEvent,
-  deps: PreTrafficDeps,
-): Promise<{ status: 'Succeeded' | 'Failed'; reason: string }> {
-  let verdict: { status: 'Succeeded' | 'Failed'; reason: string };
+export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTrafficDeps): Promise<PreTrafficVerdict> {
+  let verdict: PreTrafficVerdict;
   // Whether this deployment moves the alias back to an older version (Lambda numbers versions upwards), as a
   // rollback does; a forward deployment's failure is never waived, whatever the stack's status.
   let backwards = false;
@@ -98,7 +102,7 @@ export async function runPreTrafficCheck(
   }
   // Asked only after a failed probe of an older version, so a deploy's checks make no CloudFormation call.
   if (verdict.status === 'Failed' && backwards && (await isRollingBack(deps.rollingBack)))
-    verdict = { status: 'Succeeded', reason: `${verdict.reason} ${NOT_FAILED_WHILE_ROLLING_BACK}` };
+    verdict = { status: 'Succeeded', reason: `${verdict.reason} ${NOT_FAILED_WHILE_ROLLING_BACK}`, waived: true };
   await deps.codeDeploy.send(
     new PutLifecycleEventHookExecutionStatusCommand({
       deploymentId: event.DeploymentId,

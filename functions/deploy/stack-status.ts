@@ -3,8 +3,8 @@ import { tracer } from '../observability/tracer';
 
 /**
  * What a deploy-time check does while its stack rolls back. An update rollback runs the previous self-check again
- * and moves every `live` alias back through CodeDeploy, whose pre-traffic hook then probes the versions being
- * restored; AWS documents no order for an update rollback's resources, and a check that fails then only stops the
+ * and may move each `live` alias back through CodeDeploy (AWS does not say), whose pre-traffic hook would then probe
+ * the versions being restored; AWS documents no order for an update rollback's resources, and a check that fails then only stops the
  * rollback (UPDATE_ROLLBACK_FAILED: "Continue rolling back an update", AWS CloudFormation User Guide). Both checks
  * therefore ask their stack's status after a failure, and while it is rolling back report the failure as a warning.
  */

@@ -7,7 +7,7 @@ import {
   type ProbeTarget,
   runPreTrafficCheck,
 } from '../deploy/pre-traffic';
-import { NOT_FAILED_WHILE_ROLLING_BACK, stackRollingBack } from '../deploy/stack-status';
+import { stackRollingBack } from '../deploy/stack-status';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 
@@ -29,7 +29,7 @@ export const handler = observed(middy<LifecycleHookEvent, void>(), { metrics: fa
       targets,
       ...(rollingBack ? { rollingBack } : {}),
     });
-    if (verdict.reason.endsWith(NOT_FAILED_WHILE_ROLLING_BACK))
+    if (verdict.waived)
       logger.warn('pre-traffic check failed while the stack rolls back', {
         ...verdict,
         deploymentId: event.DeploymentId,

@@ -196,8 +196,7 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
     else readPrelude(chunk);
   });
   stream.on('end', () => {
-    if (failed) return;
-    if (readerGone) return;
+    if (failed || readerGone) return;
     if (answered) body.end();
     else fail(new Error('the function ended its response without a prelude'));
   });

@@ -67,6 +67,7 @@ describe('Function: pre-traffic hook', () => {
     // Assess
     expect(fn.invoked).toEqual(['stage-UpdateInventoryFunction-abc:7']);
     expect(verdict.status).toBe('Succeeded');
+    expect(verdict.waived).toBeUndefined();
     expect(cd.reported).toEqual([
       { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Succeeded' },
     ]);
@@ -105,7 +106,7 @@ describe('Function: pre-traffic hook', () => {
 
       const verdict = await runPreTrafficCheck(EVENT, { codeDeploy: cd, lambda: lambda(crash), targets, rollingBack });
 
-      expect(verdict.status).toBe('Succeeded');
+      expect(verdict).toMatchObject({ status: 'Succeeded', waived: true });
       expect(verdict.reason).toMatch(
         /^stage-UpdateInventoryFunction-abc:7: .*\(not failed: the stack is rolling back\)$/,
       );
