@@ -414,13 +414,18 @@ export interface components {
                 "application/json": components["schemas"]["RequestRefusedError"];
             };
         };
-        /** @description API Gateway refused the request for its size: header values over 10,240 bytes in total, or a body over 10 MB. */
+        /**
+         * @description API Gateway refused the request for its size: header values over 10,240 bytes in total, or a body over 10 MB.
+         *     This answer is API Gateway's own and AWS does not let it be customized, so it is plain text without the
+         *     Error body, `Cache-Control` or CORS headers (see "Errors"); its wording is API Gateway's. In production the
+         *     firewall refuses a body over 1024 bytes first, with the Error body.
+         */
         RequestTooLarge: {
             headers: {
-                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
+                "text/plain": string;
                 "application/json": components["schemas"]["PayloadTooLargeError"];
             };
         };
@@ -500,15 +505,17 @@ export interface components {
             };
         };
         /**
-         * @description The body is over 1024 bytes; API Gateway refuses alike header values over 10,240 bytes in total and a body
-         *     over 10 MB.
+         * @description The body is over 1024 bytes (the Error body, from the function or production's firewall). Header values over
+         *     10,240 bytes in total and a body over 10 MB are refused by API Gateway itself, with its own plain text and
+         *     no `Cache-Control` (see "Errors": AWS does not let that 413 be customized).
          */
         PayloadTooLarge: {
             headers: {
-                "Cache-Control": components["headers"]["CacheControl"];
+                "Cache-Control": components["headers"]["CacheControlUnlessGateway413"];
                 [name: string]: unknown;
             };
             content: {
+                "text/plain": string;
                 "application/json": components["schemas"]["PayloadTooLargeError"];
             };
         };
@@ -606,6 +613,8 @@ export interface components {
     headers: {
         /** @description Every response; inventory figures change with every update, so nothing may cache them. */
         CacheControl: "no-store";
+        /** @description `no-store` on the Error body; absent from API Gateway's own plain-text 413, which cannot be customized. */
+        CacheControlUnlessGateway413: "no-store";
         /** @description The authentication scheme to use (RFC 6750). */
         WwwAuthenticate: "Bearer";
         /** @description Seconds to wait before retrying. */

@@ -17,6 +17,7 @@ import { LAMBDA_MAX_PAYLOAD_BYTES } from '../functions/http/responses';
 import { COMMON_HEADERS } from '../service/common-headers';
 import {
   apiResourcePaths,
+  BODY_OVER_GATEWAY_LIMIT,
   CATCH_ALL_RESOURCE,
   CORS_PREFLIGHT,
   corsPreflightHeaders,
@@ -25,8 +26,11 @@ import {
   gatewayCorsHeaders,
   gatewayResponse,
   gatewayResponseHeaders,
+  HEADERS_OVER_GATEWAY_LIMIT,
   methodNotAllowedMessage,
+  OUTSIDE_THE_STAGE,
   renderTemplate,
+  type UnshapedGatewayAnswer,
 } from '../service/gateway-responses';
 import { integrationRequestOutcome, MOCK_ANSWER_REQUEST } from '../service/integration-request';
 import {
@@ -116,6 +120,11 @@ interface GatewayAnswer {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+}
+
+/** An answer no gateway response shapes (service/gateway-responses.ts): as API Gateway sends it, without CORS. */
+function unshapedAnswer(unshaped: UnshapedGatewayAnswer): GatewayAnswer {
+  return { statusCode: unshaped.status, headers: { ...unshaped.headers }, body: unshaped.body };
 }
 
 /** Renders the stage's gateway response template of `type` for one request, as API Gateway would. */
@@ -275,7 +284,9 @@ function queryParameters(rawQuery: string): {
   const single = emptyRecord<string>();
   const multi = emptyRecord<string[]>();
   let any = false;
-  for (const [key, value] of new URLSearchParams(rawQuery)) {
+  // "The semicolon character (;) is not supported for any request URL query string and results in the data being
+  // split" (Amazon API Gateway important notes, REST APIs): a literal `;` separates parameters as `&` does.
+  for (const [key, value] of new URLSearchParams(rawQuery.replaceAll(';', '&'))) {
     any = true;
     single[key] = value;
     const values = multi[key] ?? [];
@@ -304,6 +315,25 @@ function isProxyResult(result: unknown): result is APIGatewayProxyResult {
     (statusCode as number) <= 599 &&
     (body === undefined || body === null || typeof body === 'string')
   );
+}
+
+/**
+ * An authorizer's context as the function behind it receives it: "The returned values are all stringified", and
+ * a value may be a string, a number or a boolean, "you cannot set a JSON object or array as a valid value of any
+ * key in the context map" ("Output from an API Gateway Lambda authorizer",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html). What
+ * the stage answers to such a value is not documented; here it is the authorizer's misconfiguration (500 type,
+ * AUTHORIZER_CONFIGURATION_ERROR), as for any other output API Gateway cannot use.
+ */
+export function stringifiedContext(context: unknown): Record<string, string> | undefined | 'invalid' {
+  if (context === undefined || context === null) return undefined;
+  if (typeof context !== 'object' || Array.isArray(context)) return 'invalid';
+  const values = emptyRecord<string>();
+  for (const [key, value] of Object.entries(context)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return 'invalid';
+    values[key] = String(value);
+  }
+  return values;
 }
 
 /** Above this body length the serialized result is measured against Lambda's response limit. */
@@ -355,7 +385,9 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       if (!received?.policyDocument || typeof received.principalId !== 'string') {
         return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
       }
-      result = received;
+      const context = stringifiedContext(received.context);
+      if (context === 'invalid') return answer('AUTHORIZER_CONFIGURATION_ERROR', requestId);
+      result = { ...received, ...(context === undefined ? {} : { context }) };
       if (ttlMs > 0) {
         // Bounded, oldest first: every distinct token (a fuzz run, a long session) would otherwise stay forever.
         if (authorizerCache.size >= AUTHORIZER_CACHE_MAX_ENTRIES) {
@@ -468,10 +500,10 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       for (const [name, values] of Object.entries(('multiValueHeaders' in reply && reply.multiValueHeaders) || {})) {
         headers[name] = values.map(String);
       }
-      const payload =
-        'isBase64Encoded' in reply && reply.isBase64Encoded
-          ? Buffer.from(reply.body, 'base64')
-          : Buffer.from(reply.body ?? '', 'utf8');
+      // A base64 body is decoded only for a media type in the API's binaryMediaTypes ("Binary media types for REST
+      // APIs in API Gateway": a Lambda proxy function must base64-encode its response "You must also configure the
+      // binaryMediaTypes"). The stage configures none (test/infra/api.test.ts), so the text goes out as it came.
+      const payload = Buffer.from(reply.body ?? '', 'utf8');
       headers['Content-Length'] = String(payload.length);
       res.writeHead(reply.statusCode, headers);
       res.end(req.method === 'HEAD' ? undefined : payload);
@@ -513,12 +545,16 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       return refuse('DEFAULT_4XX');
     }
-    if (headerValueBytes(req) > GATEWAY_MAX_HEADER_VALUE_BYTES) return refuse('REQUEST_TOO_LARGE');
+    if (headerValueBytes(req) > GATEWAY_MAX_HEADER_VALUE_BYTES) {
+      req.resume();
+      return send(unshapedAnswer(HEADERS_OVER_GATEWAY_LIMIT));
+    }
 
     const stagePrefix = `/${API_STAGE_NAME}`;
     if (rawPath !== stagePrefix && !rawPath.startsWith(`${stagePrefix}/`)) {
       if (options.serveExtra && (await options.serveExtra(req, res))) return res.statusCode;
-      return refuse('MISSING_AUTHENTICATION_TOKEN');
+      req.resume();
+      return send(unshapedAnswer(OUTSIDE_THE_STAGE));
     }
     const stagePath = rawPath.slice(stagePrefix.length) || '/';
     const rawSegments = stagePath.split('/').slice(1);
@@ -547,7 +583,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
 
     const body = await readBody(req);
     if (body === 'aborted') return 'aborted';
-    if (body === 'too-large') return send(answer('REQUEST_TOO_LARGE', requestId));
+    if (body === 'too-large') return send(unshapedAnswer(BODY_OVER_GATEWAY_LIMIT));
 
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${API_STAGE_NAME}/${method}${stagePath}`;
     // Every path under /v1 is behind the authorizer (the stage has an authorized catch-all), so 401 comes first.
@@ -603,8 +639,8 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
         });
     },
   );
-  // Requests Node's HTTP parser refuses (malformed framing, a header section past its limit) get the Error body and
-  // a request id, as API Gateway's DEFAULT_4XX / REQUEST_TOO_LARGE responses would give them.
+  // Requests Node's HTTP parser refuses get a request id and what API Gateway would send: malformed framing its
+  // DEFAULT_4XX response (the Error body), a header section past its limit its uncustomizable 413.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const response = (socket as { _httpMessage?: ServerResponse })._httpMessage;
     if (!socket.writable || error.code === 'ECONNRESET' || response?.headersSent) {
@@ -612,8 +648,10 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       return;
     }
     const requestId = randomUUID();
-    const type: GatewayResponseType = error.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_TOO_LARGE' : 'DEFAULT_4XX';
-    const reply = answer(type, requestId);
+    const reply =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? unshapedAnswer(HEADERS_OVER_GATEWAY_LIMIT)
+        : answer('DEFAULT_4XX', requestId);
     const headers = {
       ...reply.headers,
       'x-amzn-RequestId': requestId,

@@ -86,6 +86,7 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
   { type: 'QUOTA_EXCEEDED', code: 'THROTTLED', message: 'The request quota is exhausted; retry in the next period.' },
   { type: 'BAD_REQUEST_BODY', code: 'VALIDATION_FAILED', message: 'The request body is invalid.' },
   { type: 'BAD_REQUEST_PARAMETERS', code: 'VALIDATION_FAILED', message: 'The request parameters are invalid.' },
+  // Installed for completeness, but AWS does not apply a customized REQUEST_TOO_LARGE (BODY_OVER_GATEWAY_LIMIT).
   {
     type: 'REQUEST_TOO_LARGE',
     code: 'PAYLOAD_TOO_LARGE',
@@ -136,6 +137,51 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
     message: 'An internal error occurred in the API gateway ({responseType}). Request id: {requestId}.',
   },
 ];
+
+/**
+ * An answer API Gateway makes that no gateway response of this API can shape, so it is not the Error body. Clients
+ * branch on the status alone; the contract (openapi.yaml, README "API Gateway's own answers") lists them.
+ */
+export interface UnshapedGatewayAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+}
+
+/**
+ * A request outside the stage (`/v2/…`, `/`, anything not under `/v1`) never reaches this API: on the execute-api
+ * URL there is no such stage, and API Gateway answers `403 {"message":"Forbidden"}` with `x-amzn-ErrorType:
+ * ForbiddenException` ("How do I troubleshoot HTTP 403 errors from API Gateway?",
+ * https://repost.aws/knowledge-center/api-gateway-troubleshoot-403-forbidden: a wrong stage name is one of its
+ * causes). No gateway response of this API applies, and no CORS header is added.
+ */
+export const OUTSIDE_THE_STAGE: UnshapedGatewayAnswer = {
+  status: 403,
+  headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'ForbiddenException' },
+  body: '{"message":"Forbidden"}',
+};
+
+/**
+ * API Gateway's 413 for a request over its size quotas. "Customizing the default gateway response for 413
+ * REQUEST_TOO_LARGE isn't currently supported" ("Amazon API Gateway important notes", REST APIs,
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html), so the stack's
+ * REQUEST_TOO_LARGE template is installed but not applied (operators report the same: reapit/foundations#4338).
+ * A REST API stage was seen answering an 11 MB body with this plain text and no CORS header (an operator's published
+ * probe, 2026-10-03); the text for header values over 10,240 bytes is documented nowhere and was not observed, so
+ * the local gateway words it alike. Clients go by the status.
+ */
+export const BODY_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
+  status: 413,
+  headers: { 'Content-Type': 'text/plain' },
+  body: 'HTTP content length exceeded 10485760 bytes.',
+};
+
+/** See {@link BODY_OVER_GATEWAY_LIMIT}: the same uncustomizable 413, for header values over 10,240 bytes. */
+export const HEADERS_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
+  status: 413,
+  headers: { 'Content-Type': 'text/plain' },
+  body: 'HTTP header values exceeded 10240 bytes.',
+};
 
 /** A spec with its status and, for the fallbacks, no status: the stack then keeps API Gateway's own. */
 export interface ResolvedGatewayResponse extends GatewayResponseSpec {

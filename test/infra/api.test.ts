@@ -317,6 +317,14 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
     expect(JSON.stringify(template().toJSON())).not.toContain('CORS_ALLOWED_ORIGINS');
   });
 
+  // "Binary media types for REST APIs in API Gateway": a proxy function's base64 body is decoded only for a media type
+  // in binaryMediaTypes. The local gateway sends it as text, as a stage without any does (local-gateway-semantics).
+  it('configures no binary media types, so no answer is base64-decoded on the way out', () => {
+    const apis = Object.values(template().findResources('AWS::ApiGateway::RestApi'));
+    expect(apis).toHaveLength(1);
+    expect(apis[0]?.Properties?.BinaryMediaTypes).toBeUndefined();
+  });
+
   // What the permissions allow is evaluated in test/infra/permissions.test.ts ("API Gateway → route functions").
   it("names this API's methods, never the console's test-invoke stage, in every Lambda permission", () => {
     for (const permission of Object.values(resourcesOfType(template(), 'AWS::Lambda::Permission'))) {

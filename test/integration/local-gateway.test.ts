@@ -229,12 +229,13 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
       expect(response.json).toMatchObject({ code: 'NOT_FOUND', status: 404 });
     });
 
-    it('answers 404 for a path outside /v1', async () => {
+    // API Gateway's own answer outside the stage (test/integration/local-gateway-semantics.test.ts cites the page).
+    it('answers a path outside /v1 with 403 {"message":"Forbidden"}, which is not this API\'s', async () => {
       const response = await call(stack.url.replace(/\/v1$/, ''), 'GET', '/v2/inventory', {
         headers: stack.authHeader,
       });
-      expect(response.status).toBe(404);
-      expect(response.json).toMatchObject({ code: 'NOT_FOUND' });
+      expect(response.status).toBe(403);
+      expect(response.json).toEqual({ message: 'Forbidden' });
     });
 
     // The message is the one the stage's 405 mock renders (test/infra/api.test.ts): the method used, the resource path
