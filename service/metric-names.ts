@@ -29,6 +29,15 @@ export const METRIC_NAMES = {
   apiKeyRefused: 'ApiKeyRefused',
   /** The authorizer could not decide (the keys table failed): clients get 503. */
   authorizerUnavailable: 'AuthorizerUnavailable',
+  /** GET /inventory/{petId} answered an entry (200). */
+  inventoryEntryRead: 'InventoryEntryRead',
+  /** A PATCH with a known Idempotency-Key got its stored first answer back, and nothing was applied. */
+  idempotentReplayed: 'IdempotentReplayed',
+  /**
+   * A whole list (GET /inventory without `limit`) began to stream: counted with the status, when the invocation's
+   * own metrics are flushed, so that flush is never empty; its size follows at its end (InventoryEntriesListed).
+   */
+  inventoryListStreamStarted: 'InventoryListStreamStarted',
   /** Entries in one GET /inventory answer (Maximum shows how close the list is to its response limit). */
   inventoryEntriesListed: 'InventoryEntriesListed',
   /** A streamed answer failed after its first byte: the client got a cut-off body (logged with the request id). */

@@ -1,3 +1,4 @@
+import { METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
@@ -5,6 +6,7 @@ import { InventoryItemNotFoundError } from '../inventory/errors';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
+import { metrics } from '../observability/metrics';
 import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
@@ -23,6 +25,7 @@ export function createHandler(deps: Deps<GetInventoryEntryDeps>) {
     const petId = parsePetId(event.pathParameters?.petId);
     const item = await resolve().repository.get(petId);
     if (!item) throw new InventoryItemNotFoundError(petId);
+    metrics.addMetric(METRIC_NAMES.inventoryEntryRead, 'Count', 1);
     return jsonResponse(200, inventoryItemJson(item));
   });
 }

@@ -59,6 +59,7 @@ export function createHandler(deps: Deps<ListInventoryDeps>) {
     const batches = repository.list(query)[Symbol.asyncIterator]();
     // Before the status: a list that cannot start is an Error body, not a cut stream.
     const first = await batches.next();
+    metrics.addMetric(METRIC_NAMES.inventoryListStreamStarted, 'Count', 1);
     return {
       statusCode: 200,
       headers: { ...COMMON_HEADERS },

@@ -9,8 +9,10 @@ import {
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
+import { METRIC_NAMES } from '../../service/metric-names';
 import { StorageUnavailableError, ValidationError } from '../inventory/errors';
 import { REPEATED_CHANGE_WINDOW_SECONDS } from '../inventory/types';
+import { metrics } from '../observability/metrics';
 import { isStorageUnavailable } from '../store/storage-errors';
 import { headerValue, headerValues } from './headers';
 import { HttpError } from './http-error';
@@ -124,6 +126,7 @@ export function idempotencyConfig(): IdempotencyConfig {
     hashFunction: 'sha256',
     throwOnNoIdempotencyKey: true,
     responseHook: function markReplayed(response) {
+      metrics.addMetric(METRIC_NAMES.idempotentReplayed, 'Count', 1);
       const stored = response as unknown as APIGatewayProxyResult;
       return { ...stored, headers: { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } as never;
     },

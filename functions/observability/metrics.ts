@@ -1,19 +1,15 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../service/metric-names';
-import { ENV } from '../config';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../service/metric-names';
+import { defaultDimensions } from './dimensions';
+import { logger } from './logger';
 
 /**
- * The dimensions every metric (and log line) of this function instance carries besides `service`: the stage, when
- * the stack set one (absent locally), so the alarms of one stage never count another stage's metrics.
+ * The one metrics emitter of a function instance (CloudWatch EMF, flushed after each invocation). Its own warnings
+ * go through the structured logger, so every log line of a function stays JSON with the request id.
  */
-export function defaultDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const stage = env[ENV.stage];
-  return stage ? { [STAGE_DIMENSION]: stage } : {};
-}
-
-/** The one metrics emitter of a function instance (CloudWatch EMF, flushed after each invocation). */
 export const metrics = new Metrics({
   namespace: METRICS_NAMESPACE,
   serviceName: SERVICE_NAME,
   defaultDimensions: defaultDimensions(),
+  logger,
 });
