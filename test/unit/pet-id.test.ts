@@ -15,6 +15,8 @@ describe('Domain: parsePetId', () => {
     [`${'0'.repeat(40)}1`, '1'],
     ['0'.repeat(41), '0'],
     [`-${'0'.repeat(100)}9223372036854775808`, '-9223372036854775808'],
+    [`${'0'.repeat(999)}7`, '7'],
+    [`-${'0'.repeat(979)}9223372036854775808`, '-9223372036854775808'],
   ])('accepts %p as pet %p with every digit kept', (raw, expected) => {
     // Act
     const petId = parsePetId(raw);
@@ -39,6 +41,7 @@ describe('Domain: parsePetId', () => {
     ['--1', 'a double sign'],
     ['1/2', 'a slash'],
     [`${'0'.repeat(10_000)}9223372036854775808`, 'out of range behind 10,000 leading zeros'],
+    [`${'0'.repeat(1000)}7`, 'pet 7 written in 1,001 characters, past the documented 1,000'],
   ])('refuses %p (%s) with a ValidationError naming the rule', (raw) => {
     // Act
     const act = () => parsePetId(raw);
