@@ -596,8 +596,9 @@ export interface components {
     parameters: {
         /**
          * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
-         *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored however many
-         *     there are (`007` and a 41-character `00…07` are pet 7). Anything else is 400 `VALIDATION_FAILED`.
+         *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
+         *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
+         *     `VALIDATION_FAILED`. (The limit keeps every path under the 1,024 bytes production's firewall allows.)
          * @example 1
          */
         PetId: number;
@@ -710,8 +711,9 @@ export interface operations {
             path: {
                 /**
                  * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
-                 *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored however many
-                 *     there are (`007` and a 41-character `00…07` are pet 7). Anything else is 400 `VALIDATION_FAILED`.
+                 *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
+                 *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
+                 *     `VALIDATION_FAILED`. (The limit keeps every path under the 1,024 bytes production's firewall allows.)
                  * @example 1
                  */
                 petId: components["parameters"]["PetId"];
@@ -758,8 +760,9 @@ export interface operations {
             path: {
                 /**
                  * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
-                 *     an optional leading `-` (no `+`, spaces, fraction or exponent). Leading zeros are ignored however many
-                 *     there are (`007` and a 41-character `00…07` are pet 7). Anything else is 400 `VALIDATION_FAILED`.
+                 *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
+                 *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
+                 *     `VALIDATION_FAILED`. (The limit keeps every path under the 1,024 bytes production's firewall allows.)
                  * @example 1
                  */
                 petId: components["parameters"]["PetId"];
