@@ -126,6 +126,21 @@ export interface RunDependencies {
 }
 
 /**
+ * A negative integer (`-1`, a valid petId) is an argument, never an option: no option is a digit. parseArgs would read
+ * `-1` as the short option `1`, so such arguments are shielded before it and restored after.
+ */
+const NEGATIVE_INTEGER = /^-[0-9]+$/;
+const SHIELD = '\u0000negative:';
+
+function shieldNegative(arg: string): string {
+  return NEGATIVE_INTEGER.test(arg) ? `${SHIELD}${arg}` : arg;
+}
+
+function unshieldNegative(arg: string): string {
+  return arg.startsWith(SHIELD) ? arg.slice(SHIELD.length) : arg;
+}
+
+/**
  * Runs one CLI invocation and returns its exit code: 0 done, 1 failed, 2 usage. Never throws: every error becomes
  * one line on stderr.
  */
@@ -136,11 +151,17 @@ export async function run(argv: readonly string[], io: CliIo, dependencies: RunD
     for (const command of Object.values(COMMANDS)) Object.assign(allOptions, command.options);
     let parsed: ReturnType<typeof parseArgs<{ options: ParseArgsOptionsConfig; allowPositionals: true; strict: true }>>;
     try {
-      parsed = parseArgs({ args: [...argv], options: allOptions, allowPositionals: true, strict: true });
+      parsed = parseArgs({ args: argv.map(shieldNegative), options: allOptions, allowPositionals: true, strict: true });
     } catch (error) {
       throw new UsageError(firstLine((error as Error).message).replace(/\. To specify a positional.*$/, ''));
     }
-    const { values, positionals } = parsed;
+    const positionals = parsed.positionals.map(unshieldNegative);
+    const values = Object.fromEntries(
+      Object.entries(parsed.values).map(([option, value]) => [
+        option,
+        typeof value === 'string' ? unshieldNegative(value) : value,
+      ]),
+    ) as typeof parsed.values;
     if (positionals[0] === 'help' || (positionals.length === 0 && values.help === true)) {
       io.stdout.write(usageText());
       return EXIT.ok;

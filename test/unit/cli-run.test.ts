@@ -31,6 +31,12 @@ describe('Function: run (usage)', () => {
     [['inventory', 'history'], /inventory history needs PETID/],
     [['inventory', 'history', 'seven'], /PETID: petId must be a decimal integer/],
     [['inventory', 'history', '7', '--format', 'csv'], /--format must be one of table, json/],
+    // A negative petId is an argument, not an option: the command gets as far as its --format check.
+    [['inventory', 'history', '-1', '--format', 'csv'], /--format must be one of table, json/],
+    [
+      ['inventory', 'get', '-1', '--key', 'psk_k', '--url', `${NOWHERE}/v1/inventory`],
+      /--url must be the API's base URL/,
+    ],
     [['inventory', 'history', '7', '--since', 'yesterday'], /--since must be an ISO 8601 date/],
     [['inventory', 'export', '--stage', 'dev'], /--stage must be one of staging, production; got "dev"/],
     [['inventory', 'export', '--stage', 'staging', '--endpoint', NOWHERE], /--stage and --endpoint cannot be used/],
