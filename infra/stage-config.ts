@@ -308,7 +308,10 @@ export function assertDeployable(config: StageConfig): void {
   const { stage } = config;
   const problems = missingSettings(config);
   if (config.env.account === PLACEHOLDER_ACCOUNT) {
-    problems.push(`its account is the placeholder ${PLACEHOLDER_ACCOUNT}: set ${stage}:account`);
+    problems.push(
+      `its account is the placeholder ${PLACEHOLDER_ACCOUNT}: set ${stage}:account ` +
+        `(-c ${stage}:account=<id>, or PETSTORE_${stage.toUpperCase()}_ACCOUNT)`,
+    );
   }
   if (problems.length > 0) throw new Error(`Refusing to deploy ${stage}: ${problems.join('; ')}.`);
 }

@@ -115,7 +115,9 @@ describe('Stage configuration', () => {
   });
 
   it('refuses to deploy a stage whose account is still the placeholder, and lets staging go without a destination', () => {
-    expect(() => assertDeployable(stageConfig('staging'))).toThrow(/its account is the placeholder 000000000000/);
+    expect(() => assertDeployable(stageConfig('staging'))).toThrow(
+      /its account is the placeholder 000000000000: set staging:account \(-c staging:account=<id>, or PETSTORE_STAGING_ACCOUNT\)/,
+    );
     expect(() =>
       assertDeployable(
         stageConfig(
