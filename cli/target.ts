@@ -235,7 +235,7 @@ export function storageError(error: unknown, target: Target, tableName: string):
   if (error instanceof ResourceNotFoundException) {
     const hint = target.stage
       ? 'the stack outputs name a table that is gone'
-      : 'run `npm start` once to create it, or set INVENTORY_TABLE_NAME / API_KEYS_TABLE_NAME';
+      : 'run `npm start` once to create it, or set INVENTORY_TABLE_NAME / API_KEYS_TABLE_NAME / INVENTORY_HISTORY_TABLE_NAME';
     return new CliError(`Table ${tableName} does not exist in ${target.description}: ${hint}`, { cause: error });
   }
   const message = (error as Error)?.message || (error as Error)?.name || String(error);
@@ -257,7 +257,7 @@ export function storageError(error: unknown, target: Target, tableName: string):
 }
 
 /** Node's codes for a host the CLI could not reach at all (refused, unroutable, unresolvable, timed out, cut). */
-const UNREACHABLE_CODES = new Set([
+export const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -272,7 +272,7 @@ const UNREACHABLE_CODES = new Set([
  * Node's code of a network error (`ECONNREFUSED`, ...): on the error or anywhere in its cause chain (an
  * AggregateError's errors included, as Node's connect to several addresses throws), or in the SDK's wrapper message.
  */
-function networkErrorCode(error: unknown): string | undefined {
+export function networkErrorCode(error: unknown): string | undefined {
   const chain: unknown[] = [error];
   for (let i = 0; i < chain.length && i < 20; i++) {
     const next = chain[i];

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { checkedBaseUrl } from '../../client/index';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import type { Target } from '../target';
+import { networkErrorCode, type Target, UNREACHABLE_CODES } from '../target';
 
 /** What a command receives from `run`: its parsed arguments, the I/O, and the target (resolved on first use). */
 export interface CommandContext {
@@ -51,6 +51,18 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
     return target.apiUrl.replace(/\/+$/, '');
   }
   return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
+}
+
+/**
+ * Why a call to the API at `url` failed before any answer, for one line on stderr: the network code (ECONNREFUSED)
+ * and, for the local API, where to look; undefined when something answered and the failure came later.
+ */
+export function apiUnreachable(context: CommandContext, url: string, error: unknown): string | undefined {
+  const code = networkErrorCode(error);
+  if (code === undefined || !UNREACHABLE_CODES.has(code)) return undefined;
+  const local = typeof context.options.url !== 'string' && typeof context.options.stage !== 'string';
+  const hint = local ? ': is `npm start` running? (PORT, or pass --url / --stage)' : '';
+  return `could not reach ${url} (${code})${hint}`;
 }
 
 /**

@@ -10,7 +10,7 @@ import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer'
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
-import { apiBaseUrl, apiKeyOption, type CommandContext, readInputFile, writeLine } from './context';
+import { apiBaseUrl, apiKeyOption, apiUnreachable, type CommandContext, readInputFile, writeLine } from './context';
 
 const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
@@ -123,8 +123,11 @@ export async function exportInventory(context: CommandContext): Promise<void> {
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
   const listed = await client.GET('/inventory').catch((error: unknown) => {
+    const unreachable = apiUnreachable(context, url, error);
     throw new CliError(
-      `could not read the whole list from ${url}/inventory (${(error as Error).message}); nothing was written`,
+      unreachable
+        ? `${unreachable}; nothing was written`
+        : `could not read the whole list from ${url}/inventory (${(error as Error).message}); nothing was written`,
       { cause: error },
     );
   });
@@ -155,7 +158,10 @@ export async function getInventoryEntry(context: CommandContext): Promise<void> 
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
   const petId = BigInt(raw);
   const answer = await client.GET('/inventory/{petId}', { params: { path: { petId } } }).catch((error: unknown) => {
-    throw new CliError(`could not read ${url}/inventory/${raw} (${(error as Error).message})`, { cause: error });
+    const unreachable = apiUnreachable(context, url, error);
+    throw new CliError(unreachable ?? `could not read ${url}/inventory/${raw} (${(error as Error).message})`, {
+      cause: error,
+    });
   });
   if (!answer.data) {
     const reason = answer.error ? `${answer.error.code}: ${answer.error.message}` : 'no body';

@@ -5,6 +5,7 @@ import { run } from '../../cli/run';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { LAST_CHANGE } from '../../functions/store/inventory-row';
+import { freePort } from '../../local/dynamodb-local';
 import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
@@ -122,6 +123,17 @@ describe('CLI: inventory export', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toBe('');
     expect(outcome.stderr).toMatch(/could not read the whole list from .*\/inventory .*nothing was written/);
+  });
+
+  it('says the API could not be reached (the network code), not that the list was cut off, when nothing listens', async () => {
+    // A port just found free: nothing listens, so the connection is refused.
+    const port = await freePort();
+    const outcome = await exportVia(`http://127.0.0.1:${port}/v1`);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toMatch(
+      new RegExp(`could not reach http://127\\.0\\.0\\.1:${port}/v1 \\(ECONNREFUSED\\); nothing was written`),
+    );
   });
 
   it("fails (exit 1) with the API's answer when the key is refused", async () => {
