@@ -47,12 +47,15 @@ export async function listKeys(context: CommandContext): Promise<void> {
     createdAt,
     revokedAt,
   }));
+  // Where the keys were read, on stderr so that stdout stays the list alone (`--format json` piped to jq).
+  const where = `${target.tables.apiKeys} (${target.description})`;
   if (format === 'json') {
     writeLine(context.io.stdout, JSON.stringify(rows.map((row) => ({ ...row, revokedAt: row.revokedAt ?? null }))));
+    writeLine(context.io.stderr, `${rows.length} API keys in ${where}.`);
     return;
   }
   if (rows.length === 0) {
-    writeLine(context.io.stderr, `No API keys in ${target.tables.apiKeys} (${target.description}).`);
+    writeLine(context.io.stderr, `No API keys in ${where}.`);
     return;
   }
   const table = [
@@ -67,6 +70,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
       cells.map((cell, column) => (column < last ? cell.padEnd(widths[column] as number) : cell)).join('  '),
     );
   }
+  writeLine(context.io.stderr, `${rows.length} API keys in ${where}.`);
 }
 
 /**
@@ -85,8 +89,10 @@ export async function revokeKey(context: CommandContext): Promise<void> {
   writeLine(
     context.io.stdout,
     already
-      ? `API key ${record.keyId} "${printable(record.name)}" was already revoked at ${record.revokedAt}.`
-      : `Revoked API key ${record.keyId} "${printable(record.name)}" at ${record.revokedAt}.`,
+      ? `API key ${record.keyId} "${printable(record.name)}" was already revoked at ${record.revokedAt} ` +
+          `(${target.tables.apiKeys}, ${target.description}).`
+      : `Revoked API key ${record.keyId} "${printable(record.name)}" at ${record.revokedAt} ` +
+          `(${target.tables.apiKeys}, ${target.description}).`,
   );
   if (!target.flushAuthorizerCache) {
     writeLine(context.io.stdout, cacheNote(target));

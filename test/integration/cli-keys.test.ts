@@ -91,6 +91,8 @@ describe('CLI: keys', () => {
       revokedAt: null,
     });
     for (const output of [text, json]) {
+      // Where it read them, on stderr: stdout stays the list alone.
+      expect(output.stderr).toMatch(/^\d+ API keys in \S+ \(DynamoDB at http:\/\/127\.0\.0\.1:\d+\)\.\n$/);
       const all = output.stdout + output.stderr;
       expect(all).not.toContain(key);
       expect(all).not.toContain(hashApiKey(key));
@@ -118,7 +120,9 @@ describe('CLI: keys', () => {
 
     // Assess
     expect(revoked.code).toBe(0);
-    expect(revoked.stdout).toMatch(new RegExp(`^Revoked API key ${keyId} "to-revoke" at \\d{4}-`));
+    expect(revoked.stdout).toMatch(
+      new RegExp(`^Revoked API key ${keyId} "to-revoke" at \\d{4}-\\S+ \\(\\S+, DynamoDB at `),
+    );
     expect(revoked.stdout).toMatch(/restart it to refuse the key now/);
     expect(cachedAnswer.status).toBe(200);
     expect(answer.status).toBe(401);
