@@ -44,6 +44,7 @@ import {
 import { AUTHORIZER_CACHE_TTL_SECONDS, type ThrottleSettings } from '../service/stage-limits';
 import {
   apiGatewayProxyEvent,
+  callerIdentity,
   LOCAL_ACCOUNT,
   LOCAL_API_ID,
   LOCAL_REGION,
@@ -263,6 +264,32 @@ function multiValueHeaders(req: IncomingMessage): Record<string, string[]> {
   return headers;
 }
 
+/**
+ * The X-Forwarded-* headers a REST API adds to the request a function sees (the client's address, and the port and
+ * protocol it connected on; "Lambda proxy integrations in API Gateway", input format example). A client's own
+ * X-Forwarded-For is kept in front, as a proxy appends to it.
+ */
+function forwardedHeaders(req: IncomingMessage, sourceIp: string): Record<string, string> {
+  const sent = lastHeaderValue(req, 'x-forwarded-for');
+  return {
+    'X-Forwarded-For': sent ? `${sent}, ${sourceIp}` : sourceIp,
+    'X-Forwarded-Port': String(req.socket.localPort ?? ''),
+    'X-Forwarded-Proto': 'http',
+  };
+}
+
+/** The request's headers with the gateway's X-Forwarded-* in place of any the client sent under those names. */
+function withForwarded<T>(
+  headers: Record<string, T>,
+  forwarded: Record<string, string>,
+  wrap: (value: string) => T,
+): Record<string, T> {
+  const replaced = new Set(Object.keys(forwarded).map((name) => name.toLowerCase()));
+  for (const name of Object.keys(headers)) if (replaced.has(name.toLowerCase())) delete headers[name];
+  for (const [name, value] of Object.entries(forwarded)) headers[name] = wrap(value);
+  return headers;
+}
+
 function lastHeaderValue(req: IncomingMessage, lowerCaseName: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -411,12 +438,15 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     stagePath: string,
   ): Promise<GatewayAnswer | APIGatewayProxyResult | StreamedHttpResponse> {
     const query = queryParameters(rawQuery);
+    const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+    const host = lastHeaderValue(req, 'host') ?? `127.0.0.1:${req.socket.localPort}`;
+    const forwarded = forwardedHeaders(req, sourceIp);
     const event = apiGatewayProxyEvent({
       resource: route.path,
       path: stagePath,
       httpMethod: route.method,
-      headers: singleValueHeaders(req),
-      multiValueHeaders: multiValueHeaders(req),
+      headers: withForwarded(singleValueHeaders(req), forwarded, (value) => value),
+      multiValueHeaders: withForwarded(multiValueHeaders(req), forwarded, (value) => [value]),
       queryStringParameters: query.single,
       multiValueQueryStringParameters: query.multi,
       pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
@@ -424,11 +454,12 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       requestContext: {
         authorizer: { principalId: auth.principalId, ...auth.context, integrationLatency: 0 },
         protocol: `HTTP/${req.httpVersion}`,
-        identity: {
-          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-          userAgent: req.headers['user-agent'] ?? null,
-        } as APIGatewayProxyEvent['requestContext']['identity'],
+        identity: callerIdentity(sourceIp, lastHeaderValue(req, 'user-agent') ?? null),
         requestId,
+        // API Gateway's own id of the request, another than the one clients see (x-amzn-RequestId).
+        extendedRequestId: `${requestId.slice(0, 8)}-extended`,
+        domainName: host,
+        domainPrefix: host.split('.')[0] ?? host,
         resourceId: route.operationId,
       },
     });

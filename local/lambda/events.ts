@@ -6,6 +6,45 @@ export const LOCAL_ACCOUNT = '123456789012';
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_API_ID = 'local';
 
+/**
+ * The caller's identity as a REST API with a Lambda authorizer fills it: the source address and user agent, every
+ * IAM, Cognito and API-key member null ("Lambda proxy integrations in API Gateway", input format,
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html).
+ */
+export function callerIdentity(
+  sourceIp: string,
+  userAgent: string | null,
+): APIGatewayProxyEvent['requestContext']['identity'] {
+  return {
+    accessKey: null,
+    accountId: null,
+    apiKey: null,
+    apiKeyId: null,
+    caller: null,
+    clientCert: null,
+    cognitoAuthenticationProvider: null,
+    cognitoAuthenticationType: null,
+    cognitoIdentityId: null,
+    cognitoIdentityPoolId: null,
+    principalOrgId: null,
+    sourceIp,
+    user: null,
+    userAgent,
+    userArn: null,
+  };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `$context.requestTime` as API Gateway writes it (CLF format, UTC): `26/Nov/2026:03:05:20 +0000`. */
+export function requestTime(at: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${two(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:` +
+    `${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())} +0000`
+  );
+}
+
 /** Overrides of {@link apiGatewayProxyEvent}; `requestContext` members are merged over the defaults. */
 export type ProxyEventOverrides = Partial<Omit<APIGatewayProxyEvent, 'requestContext'>> & {
   requestContext?: Partial<APIGatewayProxyEvent['requestContext']>;
@@ -20,6 +59,7 @@ export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGa
   const resource = rest.resource ?? '/inventory';
   const path = rest.path ?? '/inventory';
   const httpMethod = rest.httpMethod ?? 'GET';
+  const now = new Date();
   return {
     resource,
     path,
@@ -39,11 +79,15 @@ export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGa
       authorizer: { principalId: 'key_local', keyId: 'key_local' },
       protocol: 'HTTP/1.1',
       httpMethod,
-      identity: { sourceIp: '127.0.0.1', userAgent: null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: callerIdentity('127.0.0.1', null),
       path: `/${API_STAGE_NAME}${path}`,
       stage: API_STAGE_NAME,
       requestId: 'req-local',
-      requestTimeEpoch: Date.now(),
+      extendedRequestId: 'req-local-extended',
+      domainName: `${LOCAL_API_ID}.execute-api.${LOCAL_REGION}.amazonaws.com`,
+      domainPrefix: LOCAL_API_ID,
+      requestTime: requestTime(now),
+      requestTimeEpoch: now.getTime(),
       resourceId: resource,
       resourcePath: resource,
       ...requestContext,

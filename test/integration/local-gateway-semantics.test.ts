@@ -466,6 +466,47 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
   });
 
   /**
+   * "Lambda proxy integrations in API Gateway", input format example
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html): API Gateway
+   * adds X-Forwarded-For (the client's address appended), X-Forwarded-Port and X-Forwarded-Proto to the headers, and
+   * fills requestTime (CLF), requestTimeEpoch, domainName, domainPrefix, extendedRequestId and an identity whose
+   * IAM, Cognito and API-key members are null when none applies.
+   */
+  it('hands the function the fields a REST API fills: X-Forwarded-*, request times, domain and a null-filled identity', async () => {
+    // Act
+    const response = await get('/v1/inventory', {
+      ...stack.authHeader,
+      'x-forwarded-for': '203.0.113.7',
+      'X-Forwarded-Proto': 'gopher',
+      'User-Agent': 'semantics-test',
+    });
+    // Assess
+    expect(response.status).toBe(200);
+    const [event] = events;
+    expect(event?.headers).toMatchObject({
+      'X-Forwarded-For': '203.0.113.7, 127.0.0.1',
+      'X-Forwarded-Proto': 'http',
+      'X-Forwarded-Port': expect.stringMatching(/^\d+$/),
+    });
+    expect(event?.headers).not.toHaveProperty('x-forwarded-for');
+    expect(event?.multiValueHeaders['X-Forwarded-For']).toEqual(['203.0.113.7, 127.0.0.1']);
+    expect(event?.requestContext).toMatchObject({
+      requestTime: expect.stringMatching(/^\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d \+0000$/),
+      requestTimeEpoch: expect.any(Number),
+      domainName: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      extendedRequestId: expect.any(String),
+      identity: expect.objectContaining({
+        sourceIp: '127.0.0.1',
+        userAgent: 'semantics-test',
+        accessKey: null,
+        cognitoIdentityId: null,
+        userArn: null,
+      }),
+    });
+    expect(Math.abs((event?.requestContext.requestTimeEpoch ?? 0) - Date.now())).toBeLessThan(60_000);
+  });
+
+  /**
    * "Amazon API Gateway important notes", REST APIs
    * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html): "The semicolon
    * character (;) is not supported for any request URL query string and results in the data being split".
