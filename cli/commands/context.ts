@@ -55,9 +55,13 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
 
 /**
  * Why a call to the API at `url` failed before any answer, for one line on stderr: the network code (ECONNREFUSED)
- * and, for the local API, where to look; undefined when something answered and the failure came later.
+ * and, for the local API, where to look; undefined when something answered and the failure came later. Node's
+ * fetch rejects with `TypeError: fetch failed` when no response came at all; a body cut off after the status
+ * rejects otherwise (`terminated`), whatever its cause's code (an ECONNRESET mid-list is not "could not reach").
  */
 export function apiUnreachable(context: CommandContext, url: string, error: unknown): string | undefined {
+  // By name, not instanceof: fetch's TypeError may come from another realm (a test runner's VM context).
+  if ((error as Error)?.name !== 'TypeError' || (error as Error).message !== 'fetch failed') return undefined;
   const code = networkErrorCode(error);
   if (code === undefined || !UNREACHABLE_CODES.has(code)) return undefined;
   const local = typeof context.options.url !== 'string' && typeof context.options.stage !== 'string';

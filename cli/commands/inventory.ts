@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { createInventoryClient } from '../../client/index';
+import { createInventoryClient, InventoryApiError } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
@@ -132,9 +132,10 @@ export async function exportInventory(context: CommandContext): Promise<void> {
     );
   });
   if (!listed.data) {
-    const status = listed.response.status;
-    const reason = listed.error ? `${listed.error.code}: ${listed.error.message}` : 'no body';
-    throw new CliError(`GET ${url}/inventory answered ${status} (${reason})`);
+    // The Error body's code and message, or (API Gateway's own 413 is plain text) an excerpt of what came.
+    throw new CliError(
+      `GET ${url}/inventory answered ${new InventoryApiError(listed.error, listed.response.status).message}`,
+    );
   }
   const items: InventoryItem[] = listed.data.map((item) => ({
     petId: item.petId.toString(),
@@ -164,8 +165,9 @@ export async function getInventoryEntry(context: CommandContext): Promise<void> 
     });
   });
   if (!answer.data) {
-    const reason = answer.error ? `${answer.error.code}: ${answer.error.message}` : 'no body';
-    throw new CliError(`GET ${url}/inventory/${raw} answered ${answer.response.status} (${reason})`);
+    throw new CliError(
+      `GET ${url}/inventory/${raw} answered ${new InventoryApiError(answer.error, answer.response.status).message}`,
+    );
   }
   const { data } = answer;
   writeLine(

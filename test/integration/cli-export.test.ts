@@ -140,7 +140,7 @@ describe('CLI: inventory export', () => {
     const outcome = await exportVia(stack.url, [], 'psk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toBe('');
-    expect(outcome.stderr).toContain('answered 401 (UNAUTHORIZED');
+    expect(outcome.stderr).toContain('answered 401 UNAUTHORIZED: ');
   });
 
   it('refuses to run without a key (exit 2)', async () => {

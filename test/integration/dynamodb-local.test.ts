@@ -24,6 +24,17 @@ describe('Local DynamoDB: a port already in use', () => {
     expect(await portInUse(await freePort())).toBe(false);
   });
 
+  it('is seen as in use when the other process listens on the loopback address only', async () => {
+    const loopbackOnly = createServer();
+    const other = await freePort();
+    await new Promise<void>((listening) => loopbackOnly.listen(other, '127.0.0.1', listening));
+    try {
+      expect(await portInUse(other)).toBe(true);
+    } finally {
+      await new Promise<void>((closed) => loopbackOnly.close(() => closed()));
+    }
+  });
+
   it('refuses to start DynamoDB Local on it, naming the port and DYNAMODB_PORT, before spawning anything', async () => {
     await expect(startDynamoDbLocal({ port, readyTimeoutMs: 5_000 })).rejects.toThrow(
       new RegExp(`^DynamoDB Local cannot start: port ${port} is in use .*set DYNAMODB_PORT to a free port$`),

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { run } from '../../cli/run';
@@ -11,6 +13,7 @@ import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { inventoryUpdateEvent, lambdaContext } from '../../local/lambda/events';
+import { BODY_OVER_GATEWAY_LIMIT } from '../../service/gateway-responses';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { call, jsonHeaders } from '../helpers/http';
 import {
@@ -339,7 +342,27 @@ describe('CLI: inventory get', () => {
   it('exits 1 naming the 404 for a pet without an entry', async () => {
     const outcome = await cli(['inventory', 'get', '424242', '--url', stack.url, '--key', stack.key]);
     expect(outcome.code).toBe(1);
-    expect(outcome.stderr).toMatch(/answered 404 \(NOT_FOUND: No inventory entry exists for petId 424242\.\)/);
+    expect(outcome.stderr).toMatch(/answered 404 NOT_FOUND: No inventory entry exists for petId 424242\./);
+  });
+
+  it("exits 1 quoting an answer that is not an Error body (API Gateway's own plain-text 413) instead of undefined", async () => {
+    // Prepare: a stand-in for the stage answering as API Gateway does past its size limits.
+    const server = createServer((_req, res) => {
+      res.writeHead(BODY_OVER_GATEWAY_LIMIT.status, BODY_OVER_GATEWAY_LIMIT.headers);
+      res.end(BODY_OVER_GATEWAY_LIMIT.body);
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const { port } = server.address() as AddressInfo;
+    try {
+      // Act
+      const outcome = await cli(['inventory', 'get', '-1', '--url', `http://127.0.0.1:${port}/v1`, '--key', stack.key]);
+      // Assess
+      expect(outcome.code).toBe(1);
+      expect(outcome.stderr).toContain(`answered 413, not an Error body: ${BODY_OVER_GATEWAY_LIMIT.body}`);
+      expect(outcome.stderr).not.toContain('undefined');
+    } finally {
+      await new Promise<void>((closed) => server.close(() => closed()));
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { type ApiGatewayClientFactory, flushAuthorizerCache } from '../../cli/authorizer-cache';
+import { apiUnreachable, type CommandContext } from '../../cli/commands/context';
 import { cacheNote } from '../../cli/commands/keys';
 import { run } from '../../cli/run';
 import { resolveTarget, type StackOutputsReader, storageError, type Target } from '../../cli/target';
@@ -342,5 +343,28 @@ describe('Function: flushAuthorizerCache (keys revoke --stage)', () => {
       /^Could not flush the authorizer cache of API a1b2 stage v1 in eu-west-1: User is not authorized to perform: apigateway:DELETE$/,
     );
     expect(apiGateway.calls[0]?.destroyed).toBe(true);
+  });
+});
+
+describe('Function: apiUnreachable (the CLI on an API that cannot be reached)', () => {
+  const context = { options: {} } as unknown as CommandContext;
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3000'), { code: 'ECONNREFUSED' });
+  const reset = Object.assign(new Error('other side closed'), { code: 'ECONNRESET' });
+
+  it('names the network code and npm start when fetch got no answer at all', () => {
+    const message = apiUnreachable(
+      context,
+      'http://127.0.0.1:3000/v1',
+      new TypeError('fetch failed', { cause: refused }),
+    );
+    expect(message).toBe(
+      'could not reach http://127.0.0.1:3000/v1 (ECONNREFUSED): is `npm start` running? (PORT, or pass --url / --stage)',
+    );
+  });
+
+  it('says nothing of reaching when the answer came and its body was cut off (an ECONNRESET mid-list)', () => {
+    expect(
+      apiUnreachable(context, 'http://127.0.0.1:3000/v1', new TypeError('terminated', { cause: reset })),
+    ).toBeUndefined();
   });
 });
