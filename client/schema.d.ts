@@ -422,6 +422,7 @@ export interface components {
          */
         RequestTooLarge: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlUnlessGateway413"];
                 [name: string]: unknown;
             };
             content: {
@@ -598,7 +599,8 @@ export interface components {
          * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
          *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
          *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
-         *     `VALIDATION_FAILED`. (The limit keeps every path under the 1,024 bytes production's firewall allows.)
+         *     `VALIDATION_FAILED`. (The limit keeps a path written with plain digits under the 1,024 bytes production's
+         *     firewall allows; percent-encoded digits take three bytes each there.)
          * @example 1
          */
         PetId: number;
@@ -650,8 +652,8 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description Only entries with a petId greater than this one (exclusive): the last petId of the previous page. An
-                 *     int64 written as decimal digits; anything else (empty, a fraction, out of range, given twice) is 400
-                 *     VALIDATION_FAILED naming `after`.
+                 *     int64 written as decimal digits, at most 1000 characters like a petId; anything else (empty, a fraction,
+                 *     out of range, longer, given twice) is 400 VALIDATION_FAILED naming `after`.
                  * @example 9007199254740992
                  */
                 after?: number;
@@ -713,7 +715,8 @@ export interface operations {
                  * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
                  *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
                  *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
-                 *     `VALIDATION_FAILED`. (The limit keeps every path under the 1,024 bytes production's firewall allows.)
+                 *     `VALIDATION_FAILED`. (The limit keeps a path written with plain digits under the 1,024 bytes production's
+                 *     firewall allows; percent-encoded digits take three bytes each there.)
                  * @example 1
                  */
                 petId: components["parameters"]["PetId"];
@@ -762,7 +765,8 @@ export interface operations {
                  * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
                  *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
                  *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
-                 *     `VALIDATION_FAILED`. (The limit keeps every path under the 1,024 bytes production's firewall allows.)
+                 *     `VALIDATION_FAILED`. (The limit keeps a path written with plain digits under the 1,024 bytes production's
+                 *     firewall allows; percent-encoded digits take three bytes each there.)
                  * @example 1
                  */
                 petId: components["parameters"]["PetId"];

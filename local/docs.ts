@@ -167,7 +167,8 @@ function send(
 
 /**
  * Returns a `serveExtra` handler for the local gateway that answers `/docs`, `/docs/`, `/docs/openapi.yaml` (the
- * contract byte for byte) and the page's files, and lets every other request fall through (to the gateway's 404).
+ * contract byte for byte) and the page's files, and lets every other request fall through (to the gateway's 403
+ * Forbidden, as outside a stage).
  */
 export function createDocsHandler(options: DocsOptions = {}) {
   const openapiPath = options.openapiPath ?? join(REPO_ROOT, 'openapi.yaml');

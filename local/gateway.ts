@@ -90,7 +90,7 @@ export interface LocalGatewayOptions {
   corsOrigins?: readonly string[];
   /** Receives one line per request: method, path, status, milliseconds. @default console.log */
   log?: (line: string) => void;
-  /** Answers requests outside `/v1` (the docs page); returns false to fall through to 404. */
+  /** Answers requests outside `/v1` (the docs page); false falls through to the 403 Forbidden outside the stage. */
   serveExtra?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
   /** Loads a handler module by name; tests may inject faults here. @default import from functions/handlers */
   loadHandler?: (name: string) => Promise<LambdaHandler<unknown, unknown>>;

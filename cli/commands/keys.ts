@@ -51,7 +51,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
   const where = `${target.tables.apiKeys} (${target.description})`;
   if (format === 'json') {
     writeLine(context.io.stdout, JSON.stringify(rows.map((row) => ({ ...row, revokedAt: row.revokedAt ?? null }))));
-    writeLine(context.io.stderr, `${rows.length} API keys in ${where}.`);
+    writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
     return;
   }
   if (rows.length === 0) {
@@ -70,7 +70,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
       cells.map((cell, column) => (column < last ? cell.padEnd(widths[column] as number) : cell)).join('  '),
     );
   }
-  writeLine(context.io.stderr, `${rows.length} API keys in ${where}.`);
+  writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
 }
 
 /**

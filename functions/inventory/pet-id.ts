@@ -6,8 +6,9 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
 const MAX_SIGNIFICANT_DIGITS = 19;
 /**
  * The longest petId as written, sign and leading zeros included. Production's firewall blocks a URI path over 1,024
- * bytes (the AWS managed core rule set's SizeRestrictions_URIPath), and `/v1/inventory/` plus 1,000 characters stays
- * under it: past this every stage and the local API refuse it alike, with 400, instead of the firewall's 403.
+ * bytes (the AWS managed core rule set's SizeRestrictions_URIPath), and `/v1/inventory/` plus 1,000 plain digits
+ * stays under it: past this every stage and the local API refuse it alike, with 400, instead of the firewall's 403
+ * (percent-encoded digits, three bytes each on the wire, can still meet the firewall first).
  */
 export const MAX_PET_ID_CHARACTERS = 1000;
 

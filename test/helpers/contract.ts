@@ -281,8 +281,14 @@ function checkDescribedRoute(
     problems.push(`Content-Type ${JSON.stringify(contentType)} is not documented (${mediaTypes.join(', ')})`);
     return;
   }
-  // API Gateway's own 413, which AWS does not let be customized, is plain text (openapi.yaml, "Errors").
+  // API Gateway's own 413, which AWS does not let be customized, is plain text (openapi.yaml, "Errors"), and the only
+  // answer without Cache-Control: every JSON answer carries `no-store`, whether its header is documented as optional.
   if (mediaType === 'text/plain') return;
+  if (response.headers.get('cache-control') !== 'no-store') {
+    problems.push(
+      `a JSON answer carries Cache-Control: no-store, got ${JSON.stringify(response.headers.get('cache-control'))}`,
+    );
+  }
   if (response.json === undefined) {
     problems.push('the body is not JSON');
     return;

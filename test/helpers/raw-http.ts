@@ -65,7 +65,7 @@ export function rawRequest(
 /** The OpenAPI path template a raw path hits under /v1, if the contract describes it. */
 export function routeOf(path: string): string | undefined {
   const rawPath = path.split('?')[0] ?? '';
-  if (!rawPath.startsWith('/v1/')) return undefined;
+  if (!withinContract(rawPath) || rawPath === '/v1') return undefined;
   const segments = rawPath.slice('/v1'.length).split('/').slice(1);
   return ROUTES.find((route) => matchPath(route.path, segments))?.path;
 }

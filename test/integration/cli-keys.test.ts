@@ -92,7 +92,7 @@ describe('CLI: keys', () => {
     });
     for (const output of [text, json]) {
       // Where it read them, on stderr: stdout stays the list alone.
-      expect(output.stderr).toMatch(/^\d+ API keys in \S+ \(DynamoDB at http:\/\/127\.0\.0\.1:\d+\)\.\n$/);
+      expect(output.stderr).toMatch(/^\d+ API keys? in \S+ \(DynamoDB at http:\/\/127\.0\.0\.1:\d+\)\.\n$/);
       const all = output.stdout + output.stderr;
       expect(all).not.toContain(key);
       expect(all).not.toContain(hashApiKey(key));

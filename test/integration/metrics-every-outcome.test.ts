@@ -50,7 +50,11 @@ describe("Functions: every answer is counted in a metric, so none logs Powertool
   const rows: [string, string, () => Promise<unknown>][] = [
     ['a read of one entry (200)', 'InventoryEntryRead', get('/inventory/1', '/inventory/{petId}')],
     ['a read of an absent entry (404)', 'ClientError', get('/inventory/404404', '/inventory/{petId}')],
-    ['the list (200)', 'InventoryEntriesListed', get('/inventory', '/inventory')],
+    // The whole list's size (InventoryEntriesListed) comes at the end of its stream, after the invocation's flush.
+    ['the whole list (200)', 'InventoryListStreamStarted', get('/inventory', '/inventory')],
+    ['a page of the list (200)', 'InventoryEntriesListed', get('/inventory?limit=1', '/inventory')],
+    ['the deprecated GET /pets/{petId} (501)', 'DeprecatedRouteCalled', get('/pets/1', '/pets/{petId}')],
+    ['GET /store/orders (501)', 'UnimplementedRouteCalled', get('/store/orders', '/store/orders')],
     ['an update (200)', 'InventoryUpdated', () => patch('1', { adjustBy: 1 })],
     ['an update refused (409)', 'ClientError', () => patch('1', { quantity: 1, expectedQuantity: 999 })],
     [
