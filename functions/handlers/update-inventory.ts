@@ -86,6 +86,7 @@ const idempotentRunner = once(() =>
     // The client has its answer; a repeat of this key is 409 until the in-flight record expires, then finds the
     // change on the entry. The idempotency table is what to look at.
     onAnswerNotKept: (error) => logger.error('idempotent answer not kept', { error }),
+    onReplay: () => metrics.addMetric(METRIC_NAMES.idempotentReplayed, 'Count', 1),
   }),
 );
 

@@ -9,10 +9,8 @@ import {
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
-import { METRIC_NAMES } from '../../service/metric-names';
 import { StorageUnavailableError, ValidationError } from '../inventory/errors';
 import { REPEATED_CHANGE_WINDOW_SECONDS } from '../inventory/types';
-import { metrics } from '../observability/metrics';
 import { isStorageUnavailable } from '../store/storage-errors';
 import { headerValue, headerValues } from './headers';
 import { HttpError } from './http-error';
@@ -84,8 +82,10 @@ export function createIdempotentRunner(options: {
   operation: string;
   /** Told when an answer was given but could not be kept (the idempotency store failed after the change). */
   onAnswerNotKept?: (error: IdempotencyPersistenceLayerError) => void;
+  /** Told each time a stored first answer is given back (nothing was applied). */
+  onReplay?: () => void;
 }): IdempotentRunner {
-  const config = idempotencyConfig();
+  const config = idempotencyConfig(options.onReplay);
   return async function runIdempotently(request, context, operation) {
     // The operation's own answer, once it has one: the utility stores it after, and that write can fail.
     let answered: APIGatewayProxyResult | undefined;
@@ -118,7 +118,7 @@ export function createIdempotentRunner(options: {
  * request (petId and body) is validated by hash, answers are kept {@link IDEMPOTENCY_TTL_SECONDS}, and a replayed
  * answer carries `Idempotent-Replayed: true`.
  */
-export function idempotencyConfig(): IdempotencyConfig {
+export function idempotencyConfig(onReplay?: () => void): IdempotencyConfig {
   return new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'request',
@@ -126,7 +126,7 @@ export function idempotencyConfig(): IdempotencyConfig {
     hashFunction: 'sha256',
     throwOnNoIdempotencyKey: true,
     responseHook: function markReplayed(response) {
-      metrics.addMetric(METRIC_NAMES.idempotentReplayed, 'Count', 1);
+      onReplay?.();
       const stored = response as unknown as APIGatewayProxyResult;
       return { ...stored, headers: { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } as never;
     },
