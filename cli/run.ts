@@ -50,9 +50,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     action: revokeKey,
   },
   'inventory import': {
-    usage: 'inventory import FILE [--format csv|json] [--dry-run] [--concurrency N]',
-    summary: 'validate every row, then write them all (re-runnable)',
-    options: { format: { type: 'string' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' } },
+    usage: 'inventory import FILE [--format csv|json] [--dry-run] [--concurrency N] [--yes]',
+    summary: 'validate every row, then write them all (re-runnable; production needs --yes)',
+    options: {
+      format: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      concurrency: { type: 'string' },
+      yes: { type: 'boolean' },
+    },
     positionals: ['FILE'],
     action: importInventory,
   },

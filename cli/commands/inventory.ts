@@ -16,10 +16,11 @@ const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
 
 /**
- * `inventory import FILE [--format csv|json] [--dry-run] [--concurrency N]`: validates every row first; any bad
+ * `inventory import FILE [--format csv|json] [--dry-run] [--concurrency N] [--yes]`: validates every row first; any bad
  * row means all bad rows are listed (stderr) and nothing is written. Then writes with BatchWriteItem; re-running
  * the same file leaves the same stock. Each row carries who and why (`lastChange`: this run of this operator) for
- * the history, which records the rows whose quantity or status changed and skips the rest.
+ * the history, which records the rows whose quantity or status changed and skips the rest. Into production it asks
+ * for `--yes` (a dry run excepted).
  */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
@@ -29,6 +30,13 @@ export async function importInventory(context: CommandContext): Promise<void> {
   if (format !== undefined && !(IMPORT_FORMATS as readonly unknown[]).includes(format))
     throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(', ')}; got "${String(format)}"`);
   const concurrency = parseConcurrency(options.concurrency);
+  // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
+  if (options.stage === 'production' && options['dry-run'] !== true && options.yes !== true) {
+    throw new UsageError(
+      'inventory import --stage production replaces each listed entry whole (changes made since the file was ' +
+        'written are lost): check it with --dry-run, then run again with --yes',
+    );
+  }
 
   const text = await readInputFile(io, file);
   const chosen = (format as ImportFormat | undefined) ?? detectFormat(file, text);

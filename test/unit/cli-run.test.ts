@@ -28,6 +28,11 @@ describe('Function: run (usage)', () => {
     [['inventory', 'import'], /inventory import needs FILE/],
     [['inventory', 'import', 'x.csv', '--format', 'xml'], /--format must be one of csv, json/],
     [['inventory', 'import', 'x.csv', '--concurrency', '0'], /--concurrency must be an integer from 1 to 64/],
+    // Before any file or AWS call: production asks for --yes.
+    [
+      ['inventory', 'import', 'x.csv', '--stage', 'production'],
+      /replaces each listed entry whole .* run again with --yes/,
+    ],
     [['inventory', 'export', '--format', 'xml'], /--format must be one of json, csv/],
     [['inventory', 'history'], /inventory history needs PETID/],
     [['inventory', 'history', 'seven'], /PETID: petId must be a decimal integer/],
@@ -59,6 +64,17 @@ describe('Function: run (usage)', () => {
     expect(io.stdout.text).toBe('');
     expect(io.stderr.text).toMatch(message);
     expect(io.stderr.text).toMatch(/^error: [^\n]+ \(run "npm run cli -- help" for usage\)\n$/);
+  });
+
+  it.each([
+    ['--dry-run', ['--dry-run']],
+    ['--yes', ['--yes']],
+  ])('lets a production import with %s past the --yes guard (it then reads the file)', async (_what, extra) => {
+    const io = aCapturedIo({ env: {} });
+    const code = await run(['inventory', 'import', '/nonexistent/stock.csv', '--stage', 'production', ...extra], io);
+    expect(code).toBe(1);
+    expect(io.stderr.text).not.toMatch(/--yes/);
+    expect(io.stderr.text).toMatch(/stock\.csv/);
   });
 
   it.each(['eighty', '0', '65536'])('exits 2 when DYNAMODB_PORT is %j, not a port to connect to', async (port) => {
