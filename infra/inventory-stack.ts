@@ -165,9 +165,9 @@ export class InventoryStack extends Stack {
         ...(route.operationId === 'listInventory'
           ? {
               memorySize: LIST_INVENTORY_MEMORY_MB,
-              ...(config.listReservedConcurrency === undefined
-                ? {}
-                : { reservedConcurrentExecutions: config.listReservedConcurrency }),
+              ...(typeof config.listReservedConcurrency === 'number'
+                ? { reservedConcurrentExecutions: config.listReservedConcurrency }
+                : {}),
             }
           : {}),
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),

@@ -111,10 +111,12 @@ export interface StageConfig {
    * once, and the other functions keep the rest of the account's concurrency. A list runs to its end even after its
    * client hangs up (Lambda does not interrupt a streamed response), so without it one key holder retrying whole lists
    * on a short time-out can take the account's concurrency from the authorizer and every other route. Lambda refuses a
-   * reservation that leaves the account fewer than 100 unreserved executions, so it is not set unless asked for
-   * (docs/deploying.md, "List concurrency"). @default none
+   * reservation that leaves the account fewer than 100 unreserved executions, so no number is assumed: `off` runs
+   * without one, on purpose. Production must say which (docs/deploying.md, "List concurrency"). @default unset
    */
-  listReservedConcurrency?: number;
+  listReservedConcurrency?: number | 'off';
+  /** Whether a real account needs `listReservedConcurrency` said (a number or `off`) before it synthesizes. */
+  listConcurrencyRequired: boolean;
   history: HistoryConfig;
   /** How each deploy shifts traffic to the new versions behind the `live` aliases. */
   trafficShifting: TrafficShifting;
@@ -174,11 +176,11 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
   const alarmTopicArn = get('alarmTopicArn');
   const sunsetAt = get('petsSunsetAt');
   const customDomain = readCustomDomain(get);
-  const listReservedConcurrency = positiveInteger(
-    get('listReservedConcurrency'),
-    `${stage}:listReservedConcurrency`,
-    'concurrent executions',
-  );
+  const rawListConcurrency = get('listReservedConcurrency');
+  const listReservedConcurrency =
+    rawListConcurrency === 'off'
+      ? 'off'
+      : positiveInteger(rawListConcurrency, `${stage}:listReservedConcurrency`, 'concurrent executions, or off');
   const production = stage === 'production';
   // They bound what a client storm costs; what a list of the largest inventory needs of them is worked out in
   // docs/deploying.md, "Why these read caps".
@@ -214,6 +216,8 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     maxReadRequestUnits,
     listReadUnitsPerSecond: listReadPace(maxReadRequestUnits.inventoryListIndex),
     ...(listReservedConcurrency === undefined ? {} : { listReservedConcurrency }),
+    // A read key could otherwise hold the account's concurrency with lists its client abandoned.
+    listConcurrencyRequired: production,
     history: {
       retentionDays:
         positiveInteger(get('historyRetentionDays'), `${stage}:historyRetentionDays`, 'days') ??
@@ -269,17 +273,27 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
 }
 
 /**
- * What a stage still lacks before it may reach a real account (production without an alarm destination), each
- * naming the setting to set. Empty when the stage is complete.
+ * What a stage still lacks before it may reach a real account (production without an alarm destination, or without
+ * a decision on the list's reserved concurrency), each naming the setting to set. Empty when the stage is complete.
  */
 export function missingSettings(config: StageConfig): string[] {
   const { stage, alarms } = config;
-  if (!alarms.destinationRequired || alarms.email || alarms.topicArn) return [];
   const upper = stage.toUpperCase();
-  return [
-    `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
-      `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${upper}_ALARM_EMAIL / PETSTORE_${upper}_ALARM_TOPIC_ARN)`,
-  ];
+  const problems: string[] = [];
+  if (alarms.destinationRequired && !alarms.email && !alarms.topicArn) {
+    problems.push(
+      `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
+        `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${upper}_ALARM_EMAIL / PETSTORE_${upper}_ALARM_TOPIC_ARN)`,
+    );
+  }
+  if (config.listConcurrencyRequired && config.listReservedConcurrency === undefined) {
+    problems.push(
+      `${stage} has no list concurrency: set ${stage}:listReservedConcurrency to the executions lists may hold ` +
+        `(10 is generous; docs/deploying.md, "List concurrency"), or to off ` +
+        `(-c ${stage}:listReservedConcurrency=10, or PETSTORE_${upper}_LIST_RESERVED_CONCURRENCY)`,
+    );
+  }
+  return problems;
 }
 
 /**

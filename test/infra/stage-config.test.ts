@@ -9,6 +9,7 @@ import {
   contextLookup,
   DEFAULT_REGION,
   listReadPace,
+  missingSettings,
   PLACEHOLDER_ACCOUNT,
   STAGES,
   stageConfig,
@@ -96,10 +97,13 @@ describe('Stage configuration', () => {
     );
   });
 
-  it('deploys production once it has an alarm e-mail or topic', () => {
+  it('deploys production once it has an alarm e-mail or topic and a list concurrency (a number or off)', () => {
     const destinations: Record<string, string>[] = [
-      { 'production:alarmEmail': 'oncall@example.com' },
-      { 'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:555555555555:oncall' },
+      { 'production:alarmEmail': 'oncall@example.com', 'production:listReservedConcurrency': '10' },
+      {
+        'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:555555555555:oncall',
+        'production:listReservedConcurrency': 'off',
+      },
     ];
     for (const destination of destinations) {
       const context: Record<string, string> = { 'production:account': '555555555555', ...destination };
@@ -153,7 +157,28 @@ describe('Stage configuration', () => {
         'production',
         contextLookup((key) => context[key], {}),
       ),
-    ).toThrow(`production:listReservedConcurrency must be a positive integer (concurrent executions); got "${value}"`);
+    ).toThrow(
+      `production:listReservedConcurrency must be a positive integer (concurrent executions, or off); got "${value}"`,
+    );
+  });
+
+  it('refuses a real production account until the list concurrency is said (a number, or off), naming how', () => {
+    // Prepare: an alarm destination, so the list concurrency is all that is missing.
+    const base = { 'production:account': '555555555555', 'production:alarmEmail': 'oncall@example.com' };
+    const config = (extra: Record<string, string>) =>
+      stageConfig(
+        'production',
+        contextLookup((key) => ({ ...base, ...extra })[key as string], {}),
+      );
+    // Act and assess
+    expect(() => assertDeployable(config({}))).toThrow(
+      /production has no list concurrency: set production:listReservedConcurrency .*\(-c production:listReservedConcurrency=10, or PETSTORE_PRODUCTION_LIST_RESERVED_CONCURRENCY\)/,
+    );
+    expect(config({ 'production:listReservedConcurrency': '10' }).listReservedConcurrency).toBe(10);
+    expect(config({ 'production:listReservedConcurrency': 'off' }).listReservedConcurrency).toBe('off');
+    // Staging, and offline synth on the placeholder account, never ask.
+    expect(missingSettings(stageConfig('staging'))).toEqual([]);
+    expect(() => assertComplete(stageConfig('production'))).not.toThrow();
   });
 
   it('refuses custom-domain settings without a domainName, which would make nothing without a word', () => {
@@ -196,7 +221,11 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
     // With a destination the same settings pass the guard (the app this builds is synthesized further down).
     const withEmail = stageConfig(
       'production',
-      contextLookup(() => undefined, { ...env, PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com' }),
+      contextLookup(() => undefined, {
+        ...env,
+        PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com',
+        PETSTORE_PRODUCTION_LIST_RESERVED_CONCURRENCY: '10',
+      }),
     );
     expect(() => assertComplete(withEmail)).not.toThrow();
   });
@@ -259,6 +288,8 @@ describe('A staging stage with every optional setting (and production in an acco
       'staging:account': '444444444444',
       'production:account': '555555555555',
       'production:alarmEmail': 'prod-oncall@example.com',
+      // Said, and off: the number is tested on staging; a real production account must say one or the other.
+      'production:listReservedConcurrency': 'off',
       'production:alarmTopicArn': ONCALL_TOPIC,
       'staging:alarmEmail': 'oncall@example.com',
       'staging:petsSunsetAt': '2027-06-30',
@@ -309,7 +340,7 @@ describe('A staging stage with every optional setting (and production in an acco
    * https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html): lists beyond it are throttled, and
    * the other functions keep the rest of the account's concurrency.
    */
-  it("reserves the list's concurrency when asked, and no other function's; production, not asked, reserves none", () => {
+  it("reserves the list's concurrency when asked, and no other function's; production, set to off, reserves none", () => {
     const reserved = (stage: 'staging' | 'production') =>
       Object.entries(resourcesOfType(synthesized.templates[stage], 'AWS::Lambda::Function'))
         .filter(
