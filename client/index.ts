@@ -16,16 +16,21 @@
  *   body: { quantity: 5 },
  * });
  *
- * @example Read-modify-write without losing a concurrent update (compare-and-set):
- * const { data: stock } = await inventory.GET('/inventory');
- * const current = stock?.find((item) => item.petId === 7n)?.quantity ?? 0;
- * const { error } = await inventory.PATCH('/inventory/{petId}', {
- *   params: { path: { petId: 7n } },
- *   body: { quantity: current + 3, expectedQuantity: current },
- * });
- * if (error?.code === 'CONFLICT') {
- *   // Someone changed the stock since it was read: read it again and retry.
+ * @example Read-modify-write without losing a concurrent update (compare-and-set), reading the one entry with strong
+ * consistency (the list may lag a write by a moment):
+ * const { data: entry } = await inventory.GET('/inventory/{petId}', { params: { path: { petId: 7n } } });
+ * if (entry) {
+ *   const { error } = await inventory.PATCH('/inventory/{petId}', {
+ *     params: { path: { petId: 7n } },
+ *     body: { quantity: entry.quantity + 3, expectedQuantity: entry.quantity },
+ *   });
+ *   if (isApiError(error) && error.code === 'CONFLICT') {
+ *     // Someone changed the stock since it was read: read it again and retry.
+ *   }
  * }
+ *
+ * `error` is the Error body (`isApiError`), except for API Gateway's own 413 past its size limits, which AWS does not
+ * let be customized: then it is that answer's text (openapi.yaml, "Errors").
  *
  * @example Every entry, 5,000 at a time (following `Link: <…>; rel="next"`):
  * for await (const page of inventoryPages(inventory, { limit: 5000 })) {
@@ -231,6 +236,8 @@ export class InventoryApiError extends Error {
   override readonly name = 'InventoryApiError';
   /** The Error body; undefined when the answer was something else. */
   readonly error: ApiError | undefined;
+  /** From {@link inventoryPages}: the `after` to resume the list from (undefined: from its start). */
+  after?: bigint;
   constructor(
     readonly body: unknown,
     readonly status: number,
@@ -254,27 +261,55 @@ function excerpt(body: unknown): string {
 export function nextPageAfter(link: string | null): bigint | undefined {
   for (const value of link?.split(',') ?? []) {
     const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(value);
-    if (!match || !/(?:^|;)\s*rel="?next"?\s*(?:;|$)/i.test(match[2] ?? '')) continue;
+    // rel is a space-separated list of relation types, quoted or not (RFC 8288 §3.3): `rel="prev next"` is a next.
+    const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;]+))/i.exec(match?.[2] ?? '');
+    const types = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    if (!match || !types.includes('next')) continue;
     const after = new URL(match[1] ?? '', 'http://link.invalid').searchParams.get('after');
-    if (after !== null && INTEGER_LITERAL.test(after)) return BigInt(after);
+    // A next page this client cannot follow must not look like the last one: the list would seem complete.
+    if (after === null || !/^-?[0-9]+$/.test(after))
+      throw new Error(`GET /inventory answered a rel="next" link without an integer after: ${value.trim()}`);
+    return BigInt(after);
   }
   return undefined;
 }
 
+/** How often {@link inventoryPages} asks for a page refused with 429 or 503 (reads are safe to repeat). */
+const PAGE_ATTEMPTS = 4;
+/** The longest it waits between those attempts, whatever `Retry-After` says. */
+const MAX_RETRY_WAIT_MS = 30_000;
+
+/** Milliseconds to wait for a `Retry-After` of delay-seconds (RFC 9110 §10.2.3): 1 s when absent or unreadable. */
+function retryAfterMs(header: string | null): number {
+  const seconds = header !== null && /^[0-9]+$/.test(header.trim()) ? Number(header.trim()) : 1;
+  return Math.min(seconds * 1000, MAX_RETRY_WAIT_MS);
+}
+
 /**
  * The list page by page (`GET /inventory?limit=N`), following each answer's `rel="next"` link until the last page:
- * every entry exactly once, in petId order, with at most `limit` held at a time. An Error answer rejects with an
- * {@link InventoryApiError}.
+ * every entry exactly once, in petId order, with at most `limit` held at a time. A page refused with 429 or 503 is
+ * asked for again after its `Retry-After` (up to {@link PAGE_ATTEMPTS} times). Any other Error answer, or the last
+ * refusal, rejects with an {@link InventoryApiError} whose `after` is where to resume (pass it as `options.after`).
  */
 export async function* inventoryPages(
   client: InventoryClient,
-  options: { limit: number; after?: bigint },
+  options: { limit: number; after?: bigint; sleep?: (ms: number) => Promise<void> },
 ): AsyncGenerator<InventoryItem[]> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let after = options.after;
   for (;;) {
     const query = { limit: options.limit, ...(after === undefined ? {} : { after }) };
-    const { data, error, response } = await client.GET('/inventory', { params: { query } });
-    if (error !== undefined || data === undefined) throw new InventoryApiError(error, response.status);
+    let answer = await client.GET('/inventory', { params: { query } });
+    for (let attempt = 1; attempt < PAGE_ATTEMPTS && [429, 503].includes(answer.response.status); attempt++) {
+      await sleep(retryAfterMs(answer.response.headers.get('retry-after')));
+      answer = await client.GET('/inventory', { params: { query } });
+    }
+    const { data, error, response } = answer;
+    if (error !== undefined || data === undefined) {
+      const failure = new InventoryApiError(error, response.status);
+      failure.after = after;
+      throw failure;
+    }
     yield data;
     after = nextPageAfter(response.headers.get('link'));
     if (after === undefined) return;

@@ -570,8 +570,10 @@ export interface components {
         /**
          * @description Storage is throttled or unreachable, the API key could not be checked right now, or the function could not
          *     be invoked or failed to answer. A request over Lambda's 6 MB invocation payload limit is answered the same
-         *     way (API Gateway accepts up to 10 MB, Lambda refuses it) and never succeeds. Otherwise safe to retry after
-         *     `Retry-After` seconds; an update that was answered 503 may be repeated (it sets, not adds).
+         *     way (API Gateway accepts up to 10 MB, Lambda refuses it) and never succeeds: do not retry a 503 to a body over
+         *     1024 bytes. A read is safe to retry after `Retry-After` seconds. A write answered 503 or 504 may or may not have
+         *     been applied: a `quantity` may be resent (it sets, it does not add); an `adjustBy` may be resent only with the
+         *     same `Idempotency-Key` it was first sent with (without one, read the entry first: resending could add twice).
          */
         ServiceUnavailable: {
             headers: {
@@ -607,7 +609,8 @@ export interface components {
         /**
          * @description Makes the PATCH safe to resend (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable
          *     ASCII characters, sent once (a UUID is a good key), one key per intended change. Else 400
-         *     `VALIDATION_FAILED`. See the operation's Retries.
+         *     `VALIDATION_FAILED`. The draft's form, a quoted string (`"5f0c…"`, RFC 8941 sf-string), and the bare form name
+         *     the same key. See the operation's Retries.
          * @example 5f0c2b7e-8a4d-4f7e-9a51-3c2d1e0b9f6a
          */
         IdempotencyKey: string;
@@ -653,8 +656,9 @@ export interface operations {
                 /**
                  * @description Only entries with a petId greater than this one (exclusive): the last petId of the previous page. An
                  *     int64 written as decimal digits, at most 1000 characters like a petId; anything else (empty, a fraction,
-                 *     out of range, longer, given twice) is 400 VALIDATION_FAILED naming `after`.
-                 * @example 9007199254740992
+                 *     out of range, longer, given twice) is 400 VALIDATION_FAILED naming `after`. Send it with all its digits
+                 *     (`after=9007199254740993`): a value past 2^53 read into a double is another petId, and another page.
+                 * @example 42
                  */
                 after?: number;
             };
@@ -755,7 +759,8 @@ export interface operations {
                 /**
                  * @description Makes the PATCH safe to resend (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable
                  *     ASCII characters, sent once (a UUID is a good key), one key per intended change. Else 400
-                 *     `VALIDATION_FAILED`. See the operation's Retries.
+                 *     `VALIDATION_FAILED`. The draft's form, a quoted string (`"5f0c…"`, RFC 8941 sf-string), and the bare form name
+                 *     the same key. See the operation's Retries.
                  * @example 5f0c2b7e-8a4d-4f7e-9a51-3c2d1e0b9f6a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

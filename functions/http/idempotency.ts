@@ -28,7 +28,16 @@ export const IDEMPOTENCY_TTL_SECONDS = REPEATED_CHANGE_WINDOW_SECONDS;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /**
- * Reads the optional `Idempotency-Key` header: undefined when absent.
+ * A Structured Field String (RFC 8941 §3.3.3): the form the IETF draft gives the header's value
+ * (`Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"`), printable ASCII in double quotes, `\"` and `\\`
+ * escaped.
+ */
+const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
+
+/**
+ * Reads the optional `Idempotency-Key` header: undefined when absent. The draft's quoted form and the bare form
+ * common elsewhere (Stripe) name the same key: `"K"` and `K` are one key, so a client of either kind never applies a
+ * change twice for the quotes.
  *
  * @throws ValidationError when it is empty, longer than 255 characters, not printable ASCII, or sent twice.
  */
@@ -45,7 +54,11 @@ export function parseIdempotencyKey(
       `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters (space to ~); got ${got}.`,
     );
   }
-  return value;
+  const quoted = SF_STRING.exec(value);
+  if (!quoted) return value;
+  const key = (quoted[1] as string).replace(/\\(["\\])/g, '$1');
+  if (key.length === 0) throw new ValidationError(`${IDEMPOTENCY_KEY_HEADER} must not be empty; got "".`);
+  return key;
 }
 
 /** What identifies one idempotent request: who sent it, under which key, asking what. */

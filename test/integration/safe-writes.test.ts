@@ -35,6 +35,8 @@ const INVENTORY: readonly InventoryItem[] = [
   { petId: '3', quantity: 0, status: 'sold' },
   { petId: '9223372036854775807', quantity: 2, status: 'pending' },
   ...Array.from({ length: 25 }, (_, i) => ({ petId: String(500 + i), quantity: 0, status: 'available' as const })),
+  // The quoted-key test's own pet.
+  { petId: '600', quantity: 0, status: 'available' },
 ];
 
 // One stack per file: the handlers build their table adapters once per process, as a Lambda container does.
@@ -185,6 +187,17 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       expect(repeat.headers.get('idempotent-replayed')).toBe('true');
       expect(repeat.headers.get('cache-control')).toBe('no-store');
       expect(await quantityOf('1')).toBe(start + 2);
+    });
+
+    it("takes the IETF draft's quoted key and the bare key as one key: the repeat replays, the change applies once", async () => {
+      const key = newKey();
+      const start = await quantityOf('600');
+      const quoted = await patch('600', '{"adjustBy":1}', withKey(`"${key}"`));
+      const bare = await patch('600', '{"adjustBy":1}', withKey(key));
+      expect(quoted.status).toBe(200);
+      expect(bare.headers.get('idempotent-replayed')).toBe('true');
+      expect(bare.text).toBe(quoted.text);
+      expect(await quantityOf('600')).toBe(start + 1);
     });
 
     it('treats the same body written differently (spacing, member order) as the same request', async () => {

@@ -9,6 +9,7 @@ import {
   INT64_PROPERTIES,
   InventoryApiError,
   inventoryPages,
+  nextPageAfter,
   parseExactJson,
   stringifyExactJson,
 } from '../../client/index';
@@ -193,6 +194,68 @@ describe('Client: what it refuses before sending, and what it says of an answer 
       error: undefined,
       body: { message: 'Forbidden' },
     });
+  });
+
+  it('asks again for a page refused with 429 or 503 after its Retry-After, and goes on to the next page', async () => {
+    // Prepare: a 429 (Retry-After: 2), a 503, then the page, then the last page.
+    const answers = [
+      new Response('{"code":"THROTTLED","message":"slow down","status":429}', {
+        status: 429,
+        headers: { 'Content-Type': 'application/json', 'Retry-After': '2' },
+      }),
+      new Response('{"code":"SERVICE_UNAVAILABLE","message":"later","status":503}', {
+        status: 503,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      new Response('[{"petId":1,"quantity":2,"status":"available"}]', {
+        status: 200,
+        headers: { 'Content-Type': 'application/json', Link: '</v1/inventory?limit=1&after=1>; rel="next"' },
+      }),
+      new Response('[]', { status: 200, headers: { 'Content-Type': 'application/json' } }),
+    ];
+    const fakeFetch = async () => answers.shift() as Response;
+    const waits: number[] = [];
+    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+    // Act
+    const pages: unknown[] = [];
+    for await (const page of inventoryPages(client, { limit: 1, sleep: async (ms) => void waits.push(ms) })) {
+      pages.push(page);
+    }
+    // Assess
+    expect(pages).toEqual([[{ petId: 1n, quantity: 2, status: 'available' }], []]);
+    expect(waits).toEqual([2000, 1000]);
+  });
+
+  it('gives up after 4 refusals with an error saying where to resume (after)', async () => {
+    const throttled = () =>
+      new Response('{"code":"THROTTLED","message":"slow down","status":429}', {
+        status: 429,
+        headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
+      });
+    const client = createInventoryClient({
+      baseUrl: 'http://api.test/v1',
+      apiKey: 'psk_k',
+      fetch: async () => throttled(),
+    });
+    const failure = inventoryPages(client, { limit: 5, after: 41n, sleep: async () => undefined }).next();
+    await expect(failure).rejects.toMatchObject({ status: 429, after: 41n, error: { code: 'THROTTLED' } });
+  });
+
+  it.each([
+    ['<https://api.test/v1/inventory?limit=2&after=7>; rel="next"', 7n],
+    ['</v1/inventory?limit=2&after=-9223372036854775808>; rel=next', -9223372036854775808n],
+    ['</v1/inventory?after=5>; rel="prev next"', 5n],
+    ['</v1/inventory?after=007>; rel="next"', 7n],
+    ['</v1/inventory?after=1>; rel="prev"', undefined],
+    [null, undefined],
+  ])('reads the next page of the Link %s as after=%s (RFC 8288: rel is a list of types)', (link, after) => {
+    expect(nextPageAfter(link)).toBe(after);
+  });
+
+  it('throws on a rel="next" link it cannot follow, rather than end the list as if complete', () => {
+    expect(() => nextPageAfter('</v1/inventory?limit=2>; rel="next"')).toThrow(
+      /rel="next" link without an integer after/,
+    );
   });
 
   it('shows the start of a long answer that is not JSON, and says when there was no body', async () => {

@@ -26,6 +26,22 @@ describe('HTTP: parseIdempotencyKey', () => {
     );
   });
 
+  // The IETF draft "The Idempotency-Key HTTP Header Field" gives the value as an sf-string (RFC 8941 §3.3.3).
+  it.each([
+    ['"K"', 'K'],
+    ['"8e03978e-40d5-43e8-bc93-6894a57f9324"', '8e03978e-40d5-43e8-bc93-6894a57f9324'],
+    ['"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
+    ['K', 'K'],
+    ['"unterminated', '"unterminated'],
+    ['"a"b"', '"a"b"'],
+  ])("reads %s as the key %s: the draft's quoted form and the bare form name one key", (header, key) => {
+    expect(parseIdempotencyKey(event({ 'Idempotency-Key': header }))).toBe(key);
+  });
+
+  it('refuses the quoted empty key "" like an empty one', () => {
+    expect(() => parseIdempotencyKey(event({ 'Idempotency-Key': '""' }))).toThrow(/must not be empty/);
+  });
+
   it('refuses a key sent twice, which API Gateway would pass as its last value only', () => {
     const twice = event({ 'Idempotency-Key': 'b' }, { 'Idempotency-Key': ['a', 'b'] });
     expect(() => parseIdempotencyKey(twice)).toThrow(/must be sent once; got 2 values/);
