@@ -206,6 +206,11 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
       ['an empty one', ''],
       ['another scheme', 'Basic dXNlcjpwYXNz'],
       ['the scheme alone', 'Bearer'],
+      [
+        'a bearer token that is not shaped like a key (the expression checks the shape, the authorizer the key)',
+        'Bearer not-a-key',
+      ],
+      ['a key one character short', `Bearer psk_${'A'.repeat(42)}`],
     ])('answers %s with the UNAUTHORIZED response (401) and never calls the authorizer', async (_what, value) => {
       const response = await get('/v1/inventory', value === undefined ? {} : { Authorization: value });
       expectGatewayAnswer(response, 'UNAUTHORIZED');
@@ -214,10 +219,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
 
     it.each([
       ['an unknown key', `Bearer psk_${'A'.repeat(43)}`],
-      [
-        'a bearer token that is not a key (the expression checks the scheme, the authorizer the key)',
-        'Bearer not-a-key',
-      ],
+      ['an unknown key in another case of the scheme', `bEARER psk_${'B'.repeat(43)}`],
     ])('calls the authorizer for %s, and it is the one that refuses it (401)', async (_what, value) => {
       const response = await get('/v1/inventory', { Authorization: value });
       expectGatewayAnswer(response, 'UNAUTHORIZED');
