@@ -63,8 +63,21 @@ export class ApiKeyTable implements ApiKeyRepository {
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
   }
 
+  /**
+   * Revokes the key with this id. Only its own row is read (a Scan filtered on keyId: the table is keyed by hash), so
+   * a malformed row of another key never stands in the way of revoking a leaked one.
+   */
   async revoke(keyId: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
-    const record = (await this.list()).find((candidate) => candidate.keyId === keyId);
+    const matches: ApiKeyRecord[] = [];
+    const query = {
+      TableName: this.tableName,
+      ConsistentRead: true,
+      FilterExpression: 'keyId = :keyId',
+      ExpressionAttributeValues: marshall({ ':keyId': keyId }),
+    };
+    for await (const page of paginateScan({ client: this.client }, query))
+      for (const item of page.Items ?? []) matches.push(toApiKeyRecord(item));
+    const [record] = matches;
     if (!record) return undefined;
     if (record.revokedAt) return record;
     const revokedAt = now.toISOString();

@@ -1,5 +1,5 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { hashApiKey } from '../../functions/api-keys/key';
+import { generateApiKey, hashApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
@@ -41,6 +41,19 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
     expect(lookupError).toBeInstanceOf(MalformedRowError);
     expect(lookupError).toMatchObject({ model: 'ApiKeyRecord', row: 'key_nameless', attribute: 'name' });
     expect((list as PromiseRejectedResult).reason).toMatchObject({ name: 'MalformedRowError', attribute: 'name' });
+  });
+
+  it("revokes a key beside another key's malformed row: a leaked key's revocation never waits for a repair", async () => {
+    // Prepare: the malformed row of the test above (no name) is in the table; a good key beside it.
+    const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
+    const { record } = generateApiKey('leaked');
+    await keys.create(record);
+    // Act
+    const revoked = await keys.revoke(record.keyId, new Date('2026-11-26T04:00:00.000Z'));
+    // Assess
+    expect(revoked).toMatchObject({ keyId: record.keyId, revokedAt: '2026-11-26T04:00:00.000Z' });
+    expect((await keys.findByHash(record.keyHash))?.revokedAt).toBe('2026-11-26T04:00:00.000Z');
+    await expect(keys.revoke('key_nosuchkey')).resolves.toBeUndefined();
   });
 
   it('ApiKeyTable refuses a key row whose createdAt is a number rather than a timestamp string', async () => {
