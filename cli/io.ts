@@ -18,4 +18,6 @@ export interface CliIo {
   cwd: string;
   /** Milliseconds clock (progress and throughput). @default Date.now */
   now?: () => number;
+  /** Waits this many milliseconds (`keys revoke`'s second flush). @default a timer */
+  sleep?: (ms: number) => Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey, isApiKeyScope } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError, type Target } from '../target';
@@ -73,10 +74,16 @@ export async function listKeys(context: CommandContext): Promise<void> {
   writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
 }
 
+/** The longest an authorizer call already running can take (its function's time-out), and a margin. */
+const IN_FLIGHT_AUTHORIZER_MS = (DEFAULT_FUNCTION_TIMEOUT_SECONDS + 2) * 1000;
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * `keys revoke ID`: the key is refused from then on. On a stage the command also flushes the API's authorizer cache,
- * so the key stops at once instead of after the cache TTL; if that fails it exits 1 (run it again to retry: revoking
- * twice is harmless). Locally it says how to clear the `npm start` cache.
+ * so the key stops at once instead of after the cache TTL, and flushes it again once an authorizer call that was
+ * already running has ended; if a flush fails it exits 1 (run it again to retry: revoking twice is harmless).
+ * Locally it says how to clear the `npm start` cache.
  */
 export async function revokeKey(context: CommandContext): Promise<void> {
   const keyId = context.positionals[0];
@@ -98,14 +105,25 @@ export async function revokeKey(context: CommandContext): Promise<void> {
     writeLine(context.io.stdout, cacheNote(target));
     return;
   }
-  try {
-    await target.flushAuthorizerCache();
-  } catch (error) {
-    throw new CliError(
-      `${(error as Error).message}. ${cacheNote(target)} Run keys revoke ${record.keyId} again to retry the flush.`,
-      { cause: error },
-    );
-  }
+  const flush = async () => {
+    try {
+      await target.flushAuthorizerCache?.();
+    } catch (error) {
+      throw new CliError(
+        `${(error as Error).message}. ${cacheNote(target)} Run keys revoke ${record.keyId} again to retry the flush.`,
+        { cause: error },
+      );
+    }
+  };
+  await flush();
+  // An authorizer call that read the key before the revocation was stored can still finish after this flush, and its
+  // Allow would be cached for the TTL: flush again once every such call has ended (the authorizer's time-out).
+  writeLine(
+    context.io.stderr,
+    `Flushed; flushing again in ${IN_FLIGHT_AUTHORIZER_MS / 1000} s, after any authorizer call already running has ended...`,
+  );
+  await (context.io.sleep ?? sleepFor)(IN_FLIGHT_AUTHORIZER_MS);
+  await flush();
   writeLine(
     context.io.stdout,
     `Flushed the authorizer cache of the ${target.stage} API: the key is refused from the next request on.`,

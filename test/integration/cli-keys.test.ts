@@ -191,8 +191,13 @@ describe('CLI: keys revoke on a deployed stage', () => {
    * Runs `keys revoke` against this file's tables as if they were the staging stage's (DynamoDB Local stands in for
    * the stage's table; there is no AWS here), with the stack outputs naming the REST API and stage.
    */
-  async function revokeOnStage(keyId: string, flush: () => Promise<void>) {
-    const io = aCapturedIo();
+  async function revokeOnStage(keyId: string, flush: () => Promise<void>, waits: number[] = []) {
+    const io = {
+      ...aCapturedIo(),
+      sleep: async (ms: number) => {
+        waits.push(ms);
+      },
+    };
     const target: Target = {
       client: stack.client,
       tables: stack.tables,
@@ -209,21 +214,28 @@ describe('CLI: keys revoke on a deployed stage', () => {
     return { outcome, stdout: io.stdout.text };
   }
 
-  it('revokes the key, then flushes the stage authorizer cache so the key is refused from the next request', async () => {
+  it('revokes the key, then flushes the stage authorizer cache, and again once a running authorizer call has ended', async () => {
     // Prepare
     const { keyId } = await stack.createKey('leaked');
     const events: string[] = [];
+    const waits: number[] = [];
     const keys = new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
 
     // Act
-    const { outcome, stdout } = await revokeOnStage(keyId, async () => {
-      // The flush must come after the revocation is stored, or a request in between re-caches the old answer.
-      events.push(`flush (revoked: ${(await keys.list()).find((k) => k.keyId === keyId)?.revokedAt !== undefined})`);
-    });
+    const { outcome, stdout } = await revokeOnStage(
+      keyId,
+      async () => {
+        // The flush must come after the revocation is stored, or a request in between re-caches the old answer.
+        events.push(`flush (revoked: ${(await keys.list()).find((k) => k.keyId === keyId)?.revokedAt !== undefined})`);
+      },
+      waits,
+    );
 
-    // Assess
+    // Assess: the second flush comes after the authorizer's time-out (10 s) and a margin, so an authorizer call that
+    // read the key before it was revoked cannot leave its Allow in the cache.
     expect(outcome).toBeUndefined();
-    expect(events).toEqual(['flush (revoked: true)']);
+    expect(events).toEqual(['flush (revoked: true)', 'flush (revoked: true)']);
+    expect(waits).toEqual([12_000]);
     expect(stdout).toMatch(new RegExp(`^Revoked API key ${keyId} "leaked" at \\d{4}-[^\\n]+\\n`));
     expect(stdout).toMatch(
       /Flushed the authorizer cache of the staging API: the key is refused from the next request on\.\n$/,
