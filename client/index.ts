@@ -289,7 +289,8 @@ function retryAfterMs(header: string | null): number {
  * The list page by page (`GET /inventory?limit=N`), following each answer's `rel="next"` link until the last page:
  * every entry exactly once, in petId order, with at most `limit` held at a time. A page refused with 429 or 503 is
  * asked for again after its `Retry-After` (up to {@link PAGE_ATTEMPTS} times). Any other Error answer, or the last
- * refusal, rejects with an {@link InventoryApiError} whose `after` is where to resume (pass it as `options.after`).
+ * refusal, rejects with an {@link InventoryApiError} whose `after` is where to resume (pass it as `options.after`);
+ * a `rel="next"` link it cannot follow rejects with an Error whose `after` says the same.
  */
 export async function* inventoryPages(
   client: InventoryClient,
@@ -311,7 +312,12 @@ export async function* inventoryPages(
       throw failure;
     }
     yield data;
-    after = nextPageAfter(response.headers.get('link'));
+    try {
+      after = nextPageAfter(response.headers.get('link'));
+    } catch (error) {
+      // Where to resume: after the last entry of the page just given.
+      throw Object.assign(error as Error, { after: data.at(-1)?.petId ?? after });
+    }
     if (after === undefined) return;
   }
 }

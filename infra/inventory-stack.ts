@@ -13,7 +13,13 @@ import {
   INVENTORY_TABLE_KEY,
   STACK_OUTPUTS,
 } from '../service/names';
-import { AUTHORIZER_HANDLER, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES, type TableAccess } from '../service/routes';
+import {
+  AUTHORIZER_HANDLER,
+  AUTHORIZER_TIMEOUT_SECONDS,
+  LIST_INVENTORY_TIMEOUT_SECONDS,
+  ROUTES,
+  type TableAccess,
+} from '../service/routes';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
@@ -184,6 +190,7 @@ export class InventoryStack extends Stack {
       ...functionDefaults,
       handler: AUTHORIZER_HANDLER,
       description: 'TOKEN authorizer: checks the bearer API key against the keys table',
+      timeout: Duration.seconds(AUTHORIZER_TIMEOUT_SECONDS),
       environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName, [ENV.stage]: config.stage },
     });
     this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);

@@ -36,6 +36,7 @@ import { integrationRequestOutcome, MOCK_ANSWER_REQUEST } from '../service/integ
 import {
   API_STAGE_NAME,
   AUTHORIZER_HANDLER,
+  AUTHORIZER_TIMEOUT_SECONDS,
   allowedMethods,
   DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
@@ -165,11 +166,11 @@ function safeDecode(segment: string): string {
 }
 
 /**
- * A function's timeout as the stack sets it: the route's own, else DEFAULT_FUNCTION_TIMEOUT_SECONDS, which is also
- * the authorizer's (InventoryFunction's default).
+ * A function's timeout as the stack sets it: the route's own, else DEFAULT_FUNCTION_TIMEOUT_SECONDS; the authorizer's
+ * AUTHORIZER_TIMEOUT_SECONDS.
  */
 export function defaultFunctionTimeoutMs(name: string): number {
-  if (name === AUTHORIZER_HANDLER) return DEFAULT_FUNCTION_TIMEOUT_SECONDS * 1000;
+  if (name === AUTHORIZER_HANDLER) return AUTHORIZER_TIMEOUT_SECONDS * 1000;
   const route = ROUTES.find((candidate) => candidate.handler === name);
   return (route?.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000;
 }

@@ -103,6 +103,12 @@ export const PETS_DEPRECATED_AT = '2026-11-22';
 /** The authorizer's module under `functions/handlers/`. */
 export const AUTHORIZER_HANDLER = 'authorizer';
 
+/**
+ * The authorizer function's timeout: the stack sets it, the local gateway stops the authorizer at it, and
+ * `keys revoke --stage` waits it out before its second cache flush (no authorizer call outlives it).
+ */
+export const AUTHORIZER_TIMEOUT_SECONDS = DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+
 /** The API Gateway stage name: each stage's base URL ends with it, as the spec requires. */
 export const API_STAGE_NAME = 'v1';
 

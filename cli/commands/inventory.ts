@@ -5,6 +5,7 @@ import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { addMissingListShards } from '../../functions/store/list-shards-migration';
+import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
@@ -54,6 +55,12 @@ export async function importInventory(context: CommandContext): Promise<void> {
 
   const target = await context.target();
   const tableName = target.tables.inventory;
+  // The same guard when production's table is reached another way (--endpoint with its table name).
+  if (tableName.startsWith(`${stackName('production')}-`) && options.yes !== true) {
+    throw new UsageError(
+      `${tableName} is production's inventory table: each listed entry is replaced whole; run again with --yes`,
+    );
+  }
   await requireTable(target, tableName);
   const now = io.now ?? Date.now;
   const started = now();

@@ -1,6 +1,6 @@
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey, isApiKeyScope } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../../service/routes';
+import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError, type Target } from '../target';
@@ -75,7 +75,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
 }
 
 /** The longest an authorizer call already running can take (its function's time-out), and a margin. */
-const IN_FLIGHT_AUTHORIZER_MS = (DEFAULT_FUNCTION_TIMEOUT_SECONDS + 2) * 1000;
+const IN_FLIGHT_AUTHORIZER_MS = (AUTHORIZER_TIMEOUT_SECONDS + 2) * 1000;
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

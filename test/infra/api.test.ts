@@ -15,6 +15,7 @@ import { accountStackName, STACK_OUTPUTS } from '../../service/names';
 import {
   API_STAGE_NAME,
   AUTHORIZER_HANDLER,
+  AUTHORIZER_TIMEOUT_SECONDS,
   allowedMethods,
   LIST_INVENTORY_TIMEOUT_SECONDS,
   ROUTES,
@@ -199,6 +200,8 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
       expect(defaultFunctionTimeoutMs(route.handler)).toBe(seconds * 1000);
     }
     expect(defaultFunctionTimeoutMs(AUTHORIZER_HANDLER)).toBe(functionTimeoutSeconds('AuthorizerFunction') * 1000);
+    // What `keys revoke --stage` waits out before its second flush: no authorizer call outlives it.
+    expect(functionTimeoutSeconds('AuthorizerFunction')).toBe(AUTHORIZER_TIMEOUT_SECONDS);
   });
 
   it('has no Lambda-backed method that the route table (and so the local gateway) does not know', () => {

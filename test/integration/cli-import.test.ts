@@ -52,6 +52,20 @@ describe('CLI: inventory import', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("asks for --yes when the table is production's, however it was reached (--endpoint and its table name)", async () => {
+    // Prepare: a table named as CloudFormation names production's.
+    const tables = await freshTables(client);
+    const production = { ...tables, inventory: 'PetStoreInventory-production-InventoryTable1A2B3C-XYZ' };
+    const file = aFile('guarded.csv', 'petId,quantity,status\n1,5,available\n');
+    // Act
+    const refused = await cli(production, ['inventory', 'import', file]);
+    // Assess: refused before any write (the table does not even exist here).
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /PetStoreInventory-production-InventoryTable1A2B3C-XYZ is production's inventory table: .*--yes/,
+    );
+  });
+
   // 3,000 rows are 120 BatchWriteItem calls, 8 in flight; the 30,000-row import is a load test
   // (test/load/import-volume.test.ts).
   it('imports 3,000 rows and a re-run leaves the same stock, nothing duplicated', async () => {

@@ -44,8 +44,19 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
   });
 
   it("revokes a key beside another key's malformed row: a leaked key's revocation never waits for a repair", async () => {
-    // Prepare: the malformed row of the test above (no name) is in the table; a good key beside it.
+    // Prepare: a malformed row of its own (no name) and a good key beside it.
+    await client.send(
+      new PutItemCommand({
+        TableName: tables.apiKeys,
+        Item: {
+          keyHash: { S: hashApiKey('psk_malformed-neighbour') },
+          keyId: { S: 'key_neighbour' },
+          createdAt: { S: '2026-11-23T10:00:00.000Z' },
+        },
+      }),
+    );
     const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
+    await expect(keys.list()).rejects.toMatchObject({ name: 'MalformedRowError' });
     const { record } = generateApiKey('leaked');
     await keys.create(record);
     // Act

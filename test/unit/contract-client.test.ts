@@ -232,13 +232,18 @@ describe('Client: what it refuses before sending, and what it says of an answer 
         status: 429,
         headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
       });
+    let calls = 0;
     const client = createInventoryClient({
       baseUrl: 'http://api.test/v1',
       apiKey: 'psk_k',
-      fetch: async () => throttled(),
+      fetch: async () => {
+        calls++;
+        return throttled();
+      },
     });
     const failure = inventoryPages(client, { limit: 5, after: 41n, sleep: async () => undefined }).next();
     await expect(failure).rejects.toMatchObject({ status: 429, after: 41n, error: { code: 'THROTTLED' } });
+    expect(calls).toBe(4);
   });
 
   it.each([
@@ -252,10 +257,19 @@ describe('Client: what it refuses before sending, and what it says of an answer 
     expect(nextPageAfter(link)).toBe(after);
   });
 
-  it('throws on a rel="next" link it cannot follow, rather than end the list as if complete', () => {
+  it('throws on a rel="next" link it cannot follow, rather than end the list as if complete', async () => {
     expect(() => nextPageAfter('</v1/inventory?limit=2>; rel="next"')).toThrow(
       /rel="next" link without an integer after/,
     );
+    // Through the pages: the error says where to resume, after the last entry given.
+    const page = new Response('[{"petId":9007199254740993,"quantity":2,"status":"available"}]', {
+      status: 200,
+      headers: { 'Content-Type': 'application/json', Link: '</v1/inventory?limit=1>; rel="next"' },
+    });
+    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: async () => page });
+    const pages = inventoryPages(client, { limit: 1 });
+    await pages.next();
+    await expect(pages.next()).rejects.toMatchObject({ after: 9007199254740993n });
   });
 
   it('shows the start of a long answer that is not JSON, and says when there was no body', async () => {
