@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { cdkJsonContext } from '../../infra/synthesized-assets';
 import { createIntegApp } from '../integ/integ-app';
 
@@ -21,11 +22,47 @@ describe('The integ app of npm run integ', () => {
 
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('deploys a throwaway stage with an SQS subscription to its alarm topic', () => {
+  it('deploys a throwaway stage with an SQS subscription to its alarm topic that lets only the tested ALARM through', () => {
+    // Every other alarm's OK action fires after the deploy (INSUFFICIENT_DATA -> OK): unfiltered, the queue would
+    // hold those first, and a receive of one message would rarely be the one the test set.
     Template.fromStack(stack).hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'sqs',
       RawMessageDelivery: true,
+      FilterPolicyScope: 'MessageBody',
+      FilterPolicy: { AlarmName: [{ Ref: Match.anyValue() }], NewStateValue: ['ALARM'] },
     });
+  });
+
+  it('leaves the shared account stack out: integ-runner destroys every stack of its app, and the stages need it', () => {
+    expect(
+      app.node.children.filter((child) => child instanceof Stack).map((child) => (child as Stack).stackName),
+    ).toEqual([stack.stackName, assertionStack.stackName]);
+  });
+
+  it('expects the self-check to answer its report with the checks that passed, not null', () => {
+    const invoke = Object.values(
+      assertions.Resources as Record<string, { Type: string; Properties: { expected?: string } }>,
+    ).find((resource) => resource.Type === 'Custom::DeployAssert@SdkCallLambdainvoke');
+    expect(JSON.parse(invoke?.Properties.expected ?? '{}')).toEqual({
+      $ObjectLike: {
+        StatusCode: 200,
+        Payload: {
+          $SerializedJson: { $ObjectLike: { passed: { $ArrayWith: [expect.any(String), expect.any(String)] } } },
+        },
+      },
+    });
+  });
+
+  // The flush is `DELETE /restapis/{id}/stages/{stage}/cache/authorizers`, authorized as apigateway:DELETE on that
+  // path (Service Authorization Reference, Amazon API Gateway Management): the provider's role must have it.
+  it("gives the assertion provider apigateway:DELETE on the stage's authorizer cache, the flush's real action", () => {
+    const statements = Object.values(
+      assertions.Resources as Record<string, { Type: string; Properties: { Policies?: unknown } }>,
+    )
+      .filter((resource) => resource.Type === 'AWS::IAM::Role')
+      .flatMap((role) => JSON.stringify(role.Properties.Policies ?? []));
+    expect(statements.join('')).toContain('"apigateway:DELETE"');
+    expect(statements.join('')).toContain('/cache/authorizers');
   });
 
   it('runs the self-check, sets an alarm and reads its notification, revokes a key and sees it refused', () => {

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ExpectedResult, IntegTest } from '@aws-cdk/integ-tests-alpha';
-import { App, type AppProps, Duration, Stack } from 'aws-cdk-lib';
+import { ExpectedResult, IntegTest, Match } from '@aws-cdk/integ-tests-alpha';
+import { App, type AppProps, Aws, Duration, Stack } from 'aws-cdk-lib';
+import { FilterOrPolicy, SubscriptionFilter } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { ApiGatewayAccountStack } from '../../infra/account-stack';
+import { SMOKE_CHECK_NAMES } from '../../functions/self-check/checks';
 import { InventoryStack } from '../../infra/inventory-stack';
 import { DEFAULT_REGION, stageConfig } from '../../infra/stage-config';
 
@@ -17,6 +18,10 @@ export const INTEG_STACK_NAME = 'PetStoreInventory-integ';
  * 2. an alarm set to ALARM reaches an SQS queue subscribed to the alarm topic (CloudWatch may publish, KMS included);
  * 3. a key written to the keys table is accepted, then revoked (revokedAt and the authorizer cache flushed, as
  *    `keys revoke --stage` does) and refused on the very next request.
+ *
+ * The account's API Gateway CloudWatch role must already be set (staging's or production's account stack,
+ * `PetStoreInventory-account-<region>`): the app does not include that shared stack, because integ-runner deploys
+ * every stack of its app and destroys them all at the end, and the stages depend on it.
  */
 export function createIntegApp(props: AppProps = {}, env: NodeJS.ProcessEnv = process.env) {
   const app = new App(props);
@@ -24,17 +29,26 @@ export function createIntegApp(props: AppProps = {}, env: NodeJS.ProcessEnv = pr
   const region = env.CDK_DEFAULT_REGION ?? DEFAULT_REGION;
   const base = stageConfig('staging');
   const config = { ...base, env: { account, region } };
-  const accountStack = new ApiGatewayAccountStack(app, 'PetStoreInventory-integ-account', { env: { account, region } });
   const stack = new InventoryStack(app, INTEG_STACK_NAME, { config });
-  stack.addStackDependency(accountStack);
+  const alarm = stack.monitoring.authorizerUnavailableAlarm;
 
-  // The test's own subscription to the alarm topic: what an on-call would receive.
+  // The test's own subscription to the alarm topic: what an on-call would receive, of the one alarm the test sets.
+  // The other alarms notify too (their OK actions fire on INSUFFICIENT_DATA -> OK after the deploy), so the
+  // subscription lets only this alarm's ALARM through (a filter policy on the message body).
   const inbox = new Queue(stack, 'IntegAlarmInbox', {
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     retentionPeriod: Duration.hours(1),
   });
-  stack.monitoring.topic.addSubscription(new SqsSubscription(inbox, { rawMessageDelivery: true }));
+  stack.monitoring.topic.addSubscription(
+    new SqsSubscription(inbox, {
+      rawMessageDelivery: true,
+      filterPolicyWithMessageBody: {
+        AlarmName: FilterOrPolicy.filter(SubscriptionFilter.stringFilter({ allowlist: [alarm.alarmName] })),
+        NewStateValue: FilterOrPolicy.filter(SubscriptionFilter.stringFilter({ allowlist: ['ALARM'] })),
+      },
+    }),
+  );
 
   const assertionStack = new Stack(app, 'PetStoreInventory-integ-assertions', { env: { account, region } });
   const integ = new IntegTest(app, 'Inventory', {
@@ -43,16 +57,25 @@ export function createIntegApp(props: AppProps = {}, env: NodeJS.ProcessEnv = pr
     assertionStack,
     diffAssets: false,
     stackUpdateWorkflow: false,
+    // A changed function publishes new versions (and their per-version gate alarms) in place of the old ones: against
+    // a kept snapshot integ-runner would call that destructive and fail a passing run.
+    allowDestroy: ['AWS::Lambda::Version', 'AWS::CloudWatch::Alarm'],
     cdkCommandOptions: { destroy: { args: { force: true } } },
   });
 
-  // 1. The end-to-end contract checks (the CLI's smoke checks) against the deployed stage.
-  integ.assertions
-    .invokeFunction({ functionName: stack.selfCheck.function.functionName })
-    .expect(ExpectedResult.objectLike({ StatusCode: 200, Payload: 'null' }));
+  // 1. The end-to-end contract checks (the CLI's smoke checks) against the deployed stage. The function answers its
+  // report (`SelfCheckReport`), which integ-tests hands over as a JSON string; a failed check throws, and then the
+  // payload is an error without `passed`.
+  integ.assertions.invokeFunction({ functionName: stack.selfCheck.function.functionName }).expect(
+    ExpectedResult.objectLike({
+      StatusCode: 200,
+      Payload: Match.serializedJson(
+        Match.objectLike({ passed: Match.arrayWith([SMOKE_CHECK_NAMES.unauthorized, SMOKE_CHECK_NAMES.list]) }),
+      ),
+    }),
+  );
 
   // 2. An alarm reaches its subscribers.
-  const alarm = stack.monitoring.authorizerUnavailableAlarm;
   integ.assertions
     .awsApiCall('CloudWatch', 'setAlarmState', {
       AlarmName: alarm.alarmName,
@@ -62,11 +85,26 @@ export function createIntegApp(props: AppProps = {}, env: NodeJS.ProcessEnv = pr
     .next(
       integ.assertions
         .awsApiCall('SQS', 'receiveMessage', { QueueUrl: inbox.queueUrl, WaitTimeSeconds: 20 })
-        .assertAtPath('Messages.0.Body', ExpectedResult.stringLikeRegexp('"NewStateValue":"ALARM"'))
+        // With assertAtPath the provider parses a JSON string in the answer and keeps its leaves: the alarm's
+        // notification (the raw message body) is read member by member.
+        .assertAtPath('Messages.0.Body.NewStateValue', ExpectedResult.exact('ALARM'))
         .waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) }),
     );
 
-  // 3. A revoked key is refused at once. The key exists only in this throwaway stage.
+  // 3. A revoked key is refused at once. The key exists only in this throwaway stage. The flush is API Gateway's
+  // `DELETE /restapis/{id}/stages/{stage}/cache/authorizers`, authorized as apigateway:DELETE on that path (Service
+  // Authorization Reference, Amazon API Gateway Management): integ-tests derives an action that does not exist from
+  // the SDK call's name, so the provider is given the real one (as the operator policy has it).
+  const restApiId = stack.api.api.restApiId;
+  const stageName = stack.api.api.deploymentStage.stageName;
+  const flush = integ.assertions.awsApiCall('APIGateway', 'flushStageAuthorizersCache', { restApiId, stageName });
+  flush.provider.addToRolePolicy({
+    Effect: 'Allow',
+    Action: ['apigateway:DELETE'],
+    Resource: [
+      `arn:${Aws.PARTITION}:apigateway:${region}::/restapis/${restApiId}/stages/${stageName}/cache/authorizers`,
+    ],
+  });
   const key = `psk_${randomBytes(32).toString('base64url')}`;
   const keyHash = createHash('sha256').update(key, 'utf8').digest('hex');
   const url = `${stack.api.stageUrl}/inventory`;
@@ -90,13 +128,14 @@ export function createIntegApp(props: AppProps = {}, env: NodeJS.ProcessEnv = pr
         ExpressionAttributeValues: { ':at': { S: '2026-01-01T00:00:01.000Z' } },
       }),
     )
+    .next(flush)
+    // The flush is accepted (202) before it is done everywhere: the 401 is awaited, not assumed on the first call.
     .next(
-      integ.assertions.awsApiCall('APIGateway', 'flushStageAuthorizersCache', {
-        restApiId: stack.api.api.restApiId,
-        stageName: stack.api.api.deploymentStage.stageName,
-      }),
-    )
-    .next(integ.assertions.httpApiCall(url, { headers }).expect(ExpectedResult.objectLike({ status: 401 })));
+      integ.assertions
+        .httpApiCall(url, { headers })
+        .expect(ExpectedResult.objectLike({ status: 401 }))
+        .waitForAssertions({ totalTimeout: Duration.minutes(1), interval: Duration.seconds(5) }),
+    );
 
   return { app, stack, integ, assertionStack };
 }
