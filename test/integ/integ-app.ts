@@ -17,7 +17,7 @@ export const INTEG_STACK_NAME = 'PetStoreInventory-integ';
  * 1. the deploy self-check, invoked again: the end-to-end contract checks against the stage's URL;
  * 2. an alarm set to ALARM reaches an SQS queue subscribed to the alarm topic (CloudWatch may publish, KMS included);
  * 3. a key written to the keys table is accepted, then revoked (revokedAt and the authorizer cache flushed, as
- *    `keys revoke --stage` does) and refused on the very next request.
+ *    `keys revoke --stage` does) and refused within a minute (the flush is accepted before it is done).
  *
  * The account's API Gateway CloudWatch role must already be set (staging's or production's account stack,
  * `PetStoreInventory-account-<region>`): the app does not include that shared stack, because integ-runner deploys
@@ -91,7 +91,7 @@ export function createIntegApp(props: AppProps = {}, env: NodeJS.ProcessEnv = pr
         .waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) }),
     );
 
-  // 3. A revoked key is refused at once. The key exists only in this throwaway stage. The flush is API Gateway's
+  // 3. A revoked key is refused once the cache is flushed. The key exists only in this throwaway stage. The flush is API Gateway's
   // `DELETE /restapis/{id}/stages/{stage}/cache/authorizers`, authorized as apigateway:DELETE on that path (Service
   // Authorization Reference, Amazon API Gateway Management): integ-tests derives an action that does not exist from
   // the SDK call's name, so the provider is given the real one (as the operator policy has it).
