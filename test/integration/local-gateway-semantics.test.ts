@@ -59,6 +59,23 @@ function rawHttp(requestLine: string, headers: [string, string][], body = ''): s
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
+/**
+ * `GET path` with this file's key, read off the socket until the gateway closes it: every byte as sent (chunked
+ * framing included), and answers the contract helpers would refuse (a fake function's) are not checked.
+ */
+function rawGetWithKey(baseUrl: string, path: string, extra: [string, string][] = []): Promise<SocketResponse> {
+  return socketExchange(
+    baseUrl,
+    rawHttp(`GET ${path} HTTP/1.1`, [
+      ['Host', 'localhost'],
+      ['Authorization', stack.authHeader.Authorization as string],
+      ['Connection', 'close'],
+      ...extra,
+    ]),
+    30_000,
+  );
+}
+
 let events: APIGatewayProxyEvent[] = [];
 let authorizerCalls = 0;
 let authorizerMode: 'real' | 'throws' | 'malformed' | 'hangs' | 'typed-context' | 'object-context' = 'real';
@@ -303,14 +320,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
     it('sends a base64-encoded result as its text: the stage has no binary media types to decode it for', async () => {
       functionMode = 'base64';
       // Read off the socket: a 200 from /pets/{petId} is this fake function's, not the contract's.
-      const response = await socketExchange(
-        stack.url,
-        rawHttp('GET /v1/pets/1 HTTP/1.1', [
-          ['Host', 'h'],
-          ['Authorization', `Bearer ${stack.key}`],
-          ['Connection', 'close'],
-        ]),
-      );
+      const response = await rawGetWithKey(stack.url, '/v1/pets/1');
       expect(response.status).toBe(200);
       expect(response.text).toBe(Buffer.from('{"a":1}').toString('base64'));
     });
@@ -325,17 +335,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
    * no content encoding of its own; a function error before the prelude is a failed integration.
    */
   describe('streamed responses (GET /inventory)', () => {
-    const rawGet = (path: string, extra: [string, string][] = []) =>
-      socketExchange(
-        stack.url,
-        rawHttp(`GET ${path} HTTP/1.1`, [
-          ['Host', 'localhost'],
-          ['Authorization', stack.authHeader.Authorization as string],
-          ['Connection', 'close'],
-          ...extra,
-        ]),
-        30_000,
-      );
+    const rawGet = (path: string, extra: [string, string][] = []) => rawGetWithKey(stack.url, path, extra);
 
     it("passes the body on in chunks (no Content-Length) with the function's headers, ending with the last chunk", async () => {
       const response = await rawGet('/v1/inventory');
@@ -1041,14 +1041,7 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
   it('closes the connection without the terminating chunk when the streaming function times out after part of its body', async () => {
     // Act
     listMode = 'hangs-after-prelude';
-    const response = await socketExchange(
-      gateway.url,
-      rawHttp('GET /v1/inventory HTTP/1.1', [
-        ['Host', 'localhost'],
-        ['Authorization', stack.authHeader.Authorization as string],
-        ['Connection', 'close'],
-      ]),
-    );
+    const response = await rawGetWithKey(gateway.url, '/v1/inventory');
     await lateDelivery;
     // Assess
     expect(response.status).toBe(200);
