@@ -568,25 +568,22 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
         reply.body.pipe(res);
       });
     };
-    const refuse = (type: GatewayResponseType): number => {
+    /** Answers before reading the body (drained unread): a gateway response of `type`, or an unshaped answer. */
+    const refuse = (reply: GatewayResponseType | UnshapedGatewayAnswer): number => {
       req.resume();
-      return send(answer(type, requestId));
+      return send(typeof reply === 'string' ? answer(reply, requestId) : unshapedAnswer(reply));
     };
 
     // HTTP/1.1 requires Host (RFC 9112); Node's own check would answer without the Error body, so it is made here.
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       return refuse('DEFAULT_4XX');
     }
-    if (headerValueBytes(req) > GATEWAY_MAX_HEADER_VALUE_BYTES) {
-      req.resume();
-      return send(unshapedAnswer(HEADERS_OVER_GATEWAY_LIMIT));
-    }
+    if (headerValueBytes(req) > GATEWAY_MAX_HEADER_VALUE_BYTES) return refuse(HEADERS_OVER_GATEWAY_LIMIT);
 
     const stagePrefix = `/${API_STAGE_NAME}`;
     if (rawPath !== stagePrefix && !rawPath.startsWith(`${stagePrefix}/`)) {
       if (options.serveExtra && (await options.serveExtra(req, res))) return res.statusCode;
-      req.resume();
-      return send(unshapedAnswer(OUTSIDE_THE_STAGE));
+      return refuse(OUTSIDE_THE_STAGE);
     }
     const stagePath = rawPath.slice(stagePrefix.length) || '/';
     const rawSegments = stagePath.split('/').slice(1);
