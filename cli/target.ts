@@ -196,8 +196,8 @@ function stackError(error: unknown, stack: string, region: string): CliError {
       'No AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use --stage',
       { cause: error },
     );
-  const code = networkErrorCode(error);
-  if (code !== undefined && UNREACHABLE_CODES.has(code))
+  const code = unreachableCode(error);
+  if (code !== undefined)
     return new CliError(
       `Cannot reach CloudFormation in ${region} (${code}) to read stack ${stack}: check the network and AWS_REGION`,
       { cause: error },
@@ -257,7 +257,7 @@ export function storageError(error: unknown, target: Target, tableName: string):
 }
 
 /** Node's codes for a host the CLI could not reach at all (refused, unroutable, unresolvable, timed out, cut). */
-export const UNREACHABLE_CODES = new Set([
+const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -272,7 +272,7 @@ export const UNREACHABLE_CODES = new Set([
  * Node's code of a network error (`ECONNREFUSED`, ...): on the error or anywhere in its cause chain (an
  * AggregateError's errors included, as Node's connect to several addresses throws), or in the SDK's wrapper message.
  */
-export function networkErrorCode(error: unknown): string | undefined {
+function networkErrorCode(error: unknown): string | undefined {
   const chain: unknown[] = [error];
   for (let i = 0; i < chain.length && i < 20; i++) {
     const next = chain[i];
@@ -282,4 +282,10 @@ export function networkErrorCode(error: unknown): string | undefined {
     chain.push(cause, ...(Array.isArray(errors) ? errors : []));
   }
   return new RegExp(`\\b(${[...UNREACHABLE_CODES].join('|')})\\b`).exec(String((error as Error)?.message))?.[1];
+}
+
+/** The network code of an error that means the host could not be reached at all (ECONNREFUSED, ...); else undefined. */
+export function unreachableCode(error: unknown): string | undefined {
+  const code = networkErrorCode(error);
+  return code !== undefined && UNREACHABLE_CODES.has(code) ? code : undefined;
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { checkedBaseUrl } from '../../client/index';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
-import { networkErrorCode, type Target, UNREACHABLE_CODES } from '../target';
+import { type Target, unreachableCode } from '../target';
 
 /** What a command receives from `run`: its parsed arguments, the I/O, and the target (resolved on first use). */
 export interface CommandContext {
@@ -62,8 +62,8 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
 export function apiUnreachable(context: CommandContext, url: string, error: unknown): string | undefined {
   // By name, not instanceof: fetch's TypeError may come from another realm (a test runner's VM context).
   if ((error as Error)?.name !== 'TypeError' || (error as Error).message !== 'fetch failed') return undefined;
-  const code = networkErrorCode(error);
-  if (code === undefined || !UNREACHABLE_CODES.has(code)) return undefined;
+  const code = unreachableCode(error);
+  if (code === undefined) return undefined;
   const local = typeof context.options.url !== 'string' && typeof context.options.stage !== 'string';
   const hint = local ? ': is `npm start` running? (PORT, or pass --url / --stage)' : '';
   return `could not reach ${url} (${code})${hint}`;

@@ -93,13 +93,13 @@ export async function revokeKey(context: CommandContext): Promise<void> {
   const record = await withKeys(target, (keys) => keys.revoke(keyId));
   if (!record) throw new CliError(`No API key with id ${keyId} in ${target.tables.apiKeys} (${target.description})`);
   const already = Date.parse(record.revokedAt ?? '') < before;
+  const key = `API key ${record.keyId} "${printable(record.name)}"`;
+  const where = `(${target.tables.apiKeys}, ${target.description})`;
   writeLine(
     context.io.stdout,
     already
-      ? `API key ${record.keyId} "${printable(record.name)}" was already revoked at ${record.revokedAt} ` +
-          `(${target.tables.apiKeys}, ${target.description}).`
-      : `Revoked API key ${record.keyId} "${printable(record.name)}" at ${record.revokedAt} ` +
-          `(${target.tables.apiKeys}, ${target.description}).`,
+      ? `${key} was already revoked at ${record.revokedAt} ${where}.`
+      : `Revoked ${key} at ${record.revokedAt} ${where}.`,
   );
   if (!target.flushAuthorizerCache) {
     writeLine(context.io.stdout, cacheNote(target));
