@@ -68,16 +68,7 @@ export class ApiKeyTable implements ApiKeyRepository {
    * a malformed row of another key never stands in the way of revoking a leaked one.
    */
   async revoke(keyId: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
-    const matches: ApiKeyRecord[] = [];
-    const query = {
-      TableName: this.tableName,
-      ConsistentRead: true,
-      FilterExpression: 'keyId = :keyId',
-      ExpressionAttributeValues: marshall({ ':keyId': keyId }),
-    };
-    for await (const page of paginateScan({ client: this.client }, query))
-      for (const item of page.Items ?? []) matches.push(toApiKeyRecord(item));
-    const [record] = matches;
+    const record = await this.findById(keyId);
     if (!record) return undefined;
     if (record.revokedAt) return record;
     const revokedAt = now.toISOString();
@@ -91,6 +82,21 @@ export class ApiKeyTable implements ApiKeyRepository {
       }),
     );
     return { ...record, revokedAt };
+  }
+
+  /** The row with this key id (a Scan filtered on keyId, stopping at the first match: ids are unique). */
+  private async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const query = {
+      TableName: this.tableName,
+      ConsistentRead: true,
+      FilterExpression: 'keyId = :keyId',
+      ExpressionAttributeValues: marshall({ ':keyId': keyId }),
+    };
+    for await (const page of paginateScan({ client: this.client }, query)) {
+      const [item] = page.Items ?? [];
+      if (item) return toApiKeyRecord(item);
+    }
+    return undefined;
   }
 
   async delete(keyHash: string): Promise<void> {
