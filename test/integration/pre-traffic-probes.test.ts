@@ -5,6 +5,7 @@ import { importHandler } from '../../local/gateway';
 import { lambdaContext } from '../../local/lambda/events';
 import { invokeStreamingHandler, isStreamingHandler } from '../../local/lambda/streaming';
 import { AUTHORIZER_HANDLER, ROUTES } from '../../service/routes';
+import { codeDeployStandIn } from '../helpers/codedeploy';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 
 /**
@@ -61,21 +62,6 @@ function realLambda(): PreTrafficDeps['lambda'] & { events: unknown[] } {
   return { events, send: send as unknown as PreTrafficDeps['lambda']['send'] };
 }
 
-/** CodeDeploy's side: one Lambda target moving `functionName`'s live alias from version 6 to 7, and the verdict. */
-function codeDeploy(functionName: string): PreTrafficDeps['codeDeploy'] & { reported: unknown[] } {
-  const reported: unknown[] = [];
-  const send = async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-    if (command.constructor.name === 'ListDeploymentTargetsCommand') return { targetIds: ['t-1'] };
-    if (command.constructor.name === 'GetDeploymentTargetCommand') {
-      const info = { functionName, functionAlias: 'live', currentVersion: '6', targetVersion: '7' };
-      return { deploymentTarget: { lambdaTarget: { lambdaFunctionInfo: info } } };
-    }
-    reported.push(command.input.status);
-    return {};
-  };
-  return { reported, send: send as unknown as PreTrafficDeps['codeDeploy']['send'] };
-}
-
 let stack: TestStack;
 
 beforeAll(async () => {
@@ -92,7 +78,7 @@ describe('Pre-traffic hook: the probe of every deployed function, answered by th
     'reports Succeeded for a working version of %s, so its deployment goes on',
     async (name) => {
       // Prepare
-      const deploy = codeDeploy(name);
+      const deploy = codeDeployStandIn(name);
       // Act
       const verdict = await runPreTrafficCheck(
         { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' },
@@ -100,7 +86,7 @@ describe('Pre-traffic hook: the probe of every deployed function, answered by th
       );
       // Assess
       expect(verdict).toMatchObject({ status: 'Succeeded' });
-      expect(deploy.reported).toEqual(['Succeeded']);
+      expect(deploy.reported.map(({ status }) => status)).toEqual(['Succeeded']);
     },
   );
 
@@ -111,7 +97,7 @@ describe('Pre-traffic hook: the probe of every deployed function, answered by th
     // Act
     const verdict = await runPreTrafficCheck(
       { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' },
-      { codeDeploy: codeDeploy('updateInventory'), lambda, targets },
+      { codeDeploy: codeDeployStandIn('updateInventory'), lambda, targets },
     );
     // Assess
     expect(verdict.status).toBe('Succeeded');

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createProbeLambdaClient, type PreTrafficDeps, runPreTrafficCheck } from '../../functions/deploy/pre-traffic';
+import { codeDeployStandIn } from '../helpers/codedeploy';
 
 /**
  * Lambda's Invoke as documented (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html): the payload with
@@ -33,23 +34,6 @@ async function startLambdaEndpoint(throttled: number) {
   };
 }
 
-/** CodeDeploy's side, which cannot run here: one target (the history function, version 7) and the verdict. */
-function codeDeploy(): PreTrafficDeps['codeDeploy'] & { reported: unknown[] } {
-  const reported: unknown[] = [];
-  return {
-    reported,
-    send: (async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-      if (command.constructor.name === 'ListDeploymentTargetsCommand') return { targetIds: ['t-1'] };
-      if (command.constructor.name === 'GetDeploymentTargetCommand')
-        return {
-          deploymentTarget: { lambdaTarget: { lambdaFunctionInfo: { functionName: 'history', targetVersion: '7' } } },
-        };
-      reported.push(command.input.status);
-      return {};
-    }) as PreTrafficDeps['codeDeploy']['send'],
-  };
-}
-
 const CLIENT_CONFIG = {
   region: 'eu-west-1',
   credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
@@ -63,14 +47,14 @@ const TARGETS = { history: { history: true } } as const;
  */
 async function checkThrottledThrice(clientFor: (endpoint: string) => PreTrafficDeps['lambda']) {
   const lambda = await startLambdaEndpoint(3);
-  const deploy = codeDeploy();
+  const deploy = codeDeployStandIn('history');
   try {
     const verdict = await runPreTrafficCheck(EVENT, {
       codeDeploy: deploy,
       lambda: clientFor(lambda.endpoint),
       targets: TARGETS,
     });
-    return { verdict, reported: deploy.reported, invocations: lambda.invocations };
+    return { verdict, reported: deploy.reported.map(({ status }) => status), invocations: lambda.invocations };
   } finally {
     await lambda.close();
   }

@@ -1,35 +1,11 @@
 import { type PreTrafficDeps, runPreTrafficCheck } from '../../functions/deploy/pre-traffic';
+import { codeDeployStandIn } from '../helpers/codedeploy';
 
 const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
 
-/**
- * CodeDeploy as documented: a Lambda deployment has one target whose lambdaFunctionInfo names the function and the
- * version the alias moves to (GetDeploymentTarget), and the hook reports with PutLifecycleEventHookExecutionStatus
- * (https://docs.aws.amazon.com/codedeploy/latest/APIReference/API_LambdaFunctionInfo.html).
- */
-function codeDeploy(functionName = 'stage-UpdateInventoryFunction-abc', currentVersion = '6') {
-  const reported: unknown[] = [];
-  return {
-    reported,
-    send: async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-      switch (command.constructor.name) {
-        case 'ListDeploymentTargetsCommand':
-          return { targetIds: ['t-1'] };
-        case 'GetDeploymentTargetCommand':
-          return {
-            deploymentTarget: {
-              lambdaTarget: {
-                lambdaFunctionInfo: { functionName, functionAlias: 'live', currentVersion, targetVersion: '7' },
-              },
-            },
-          };
-        default:
-          reported.push(command.input);
-          return {};
-      }
-    },
-  };
-}
+/** CodeDeploy, moving the update function's alias from version 6 (or `currentVersion`) to 7. */
+const codeDeploy = (functionName = 'stage-UpdateInventoryFunction-abc', currentVersion = '6') =>
+  codeDeployStandIn(functionName, currentVersion);
 
 /** Lambda's Invoke: a payload, and FunctionError when the function threw. */
 function lambda(answer: (name: string, event: Record<string, unknown>) => { payload: unknown; error?: string }) {
