@@ -15,13 +15,12 @@ export interface paths {
          * List the stock entry of every pet
          * @description Returns the inventory entries in one JSON array, ordered by `petId` ascending (numerically, negative ids
          *     first): every entry, however large the table is, or one page of them when `limit` is given. The list is
-         *     read eventually consistent (from an index of the table, or a small inventory from one read of the table):
-         *     an update acknowledged a moment ago (well under a second on AWS) may not be listed yet. A client that must
-         *     read its own write reads that entry with `GET /inventory/{petId}`, which is strongly consistent.
+         *     read from the table's list index, eventually consistent: an update acknowledged a moment ago (well under a
+         *     second on AWS) may not be listed yet. A client that must read its own write reads that entry with
+         *     `GET /inventory/{petId}`, which is strongly consistent.
          *
          *     **Streamed.** Entries are sent as they are read (`Transfer-Encoding: chunked` over HTTP/1.1, no
-         *     `Content-Length`): the first ones leave after one read for a small inventory, and once the first page of
-         *     each of the index's shards is in for a larger one, whatever its size. Every error that can happen before
+         *     `Content-Length`), from the first page on, whatever the inventory's size. Every error that can happen before
          *     the first byte (400, 401, 503 when storage is unavailable, ...) is the usual Error body with its status.
          *
          *     **Pages on request.** With `limit=N` the answer is the first N entries (after `after`, when given), and
@@ -44,8 +43,8 @@ export interface paths {
          *
          *     **Size and time.** On a stage the answer passes through Lambda response streaming and API Gateway's
          *     `STREAM` transfer mode: the first 10 MB go unthrottled, the rest at 2 MB/s, for at most 15 minutes, and a
-         *     streamed Lambda response is at most 200 MB. See the README ("Performance and limits") for the largest
-         *     inventory and how long it takes.
+         *     streamed Lambda response is at most 200 MB. `docs/api.md`, "Large lists", says what that means for the
+         *     largest inventory and how long it takes.
          */
         get: operations["listInventory"];
         put?: never;
@@ -82,20 +81,19 @@ export interface paths {
          *     it is (no transition is defined). An unknown `petId` is 404 and nothing is created.
          *
          *     The body is a JSON object with either the member `quantity` and, optionally, `expectedQuantity`, each an
-         *     integer literal (no fraction, exponent or sign: `5.0`, `5e0` and `-0` are refused) from 0 to 2147483647, or the member
-         *     `adjustBy` alone (see Adjustments). Refused with 400 `VALIDATION_FAILED`: no body or an empty body, a
-         *     non-object, neither `quantity` nor `adjustBy`, both, `expectedQuantity` without `quantity` or with
+         *     integer literal (no fraction, exponent or sign: `5.0`, `5e0` and `-0` are refused) from 0 to 2147483647, or
+         *     the member `adjustBy` alone (see Adjustments). Refused with 400 `VALIDATION_FAILED`: no body or an empty body,
+         *     a non-object, neither `quantity` nor `adjustBy`, both, `expectedQuantity` without `quantity` or with
          *     `adjustBy`, any member `null`, a string, fractional or out of range, `adjustBy` 0, any other member, a
-         *     repeated member. Refused with 400
-         *     `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes is 413; a body sent with a
-         *     Content-Type other than `application/json` (or another `application/*+json` type) is 415. Each 400 message
-         *     names the field and the rule.
+         *     repeated member. Refused with 400 `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes
+         *     is 413; a body sent with a Content-Type other than `application/json` (or another `application/*+json` type)
+         *     is 415. Each 400 message names the field and the rule.
          *
-         *     **Compare-and-set** (added to this experimental operation; a body without it behaves as before): with
-         *     `expectedQuantity`, the update applies only if the stored quantity equals it, checked and written in one
-         *     step. Otherwise the answer is 409 `CONFLICT`, whose message names the current quantity, and nothing changes.
-         *     A read-modify-write client (read 12, add an arrival of 3) sends `{"quantity": 15, "expectedQuantity": 12}`
-         *     and, on 409, reads again and retries: no concurrent update is lost. Without it the last write wins.
+         *     **Compare-and-set**: with `expectedQuantity`, the update applies only if the stored quantity equals it,
+         *     checked and written in one step. Otherwise the answer is 409 `CONFLICT`, whose message names the current
+         *     quantity, and nothing changes. A read-modify-write client (read 12, add an arrival of 3) sends `{"quantity":
+         *     15, "expectedQuantity": 12}` and, on 409, reads again and retries: no concurrent update is lost. Without it
+         *     the last write wins.
          *
          *     **Adjustments**: `{"adjustBy": n}` adds `n` (an integer other than 0 from -2147483647 to 2147483647) to the
          *     stored quantity in one atomic write, so concurrent adjustments never conflict or lose one another ("3
@@ -106,17 +104,9 @@ export interface paths {
          *     key with it. The first answer for the key (status, headers and body: 200, 404 or 409) is kept for 24 hours;
          *     a repeat of the same request (same petId, same body) gets that answer again with `Idempotent-Replayed:
          *     true` and changes nothing. The same key with another petId or body is 422 `IDEMPOTENCY_KEY_REUSED`; a
-         *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After` (so, rarely, is a
-         *     request sent once, when the service's claim of the key was stored but its acknowledgement lost: until the
-         *     claim lapses, at most 10 s, so keep resending for that long). Keys are per API key: one client can neither
-         *     replay nor block another's. 400s, 401s, 413s, 415s and 5xx answers are not
-         *     kept: a repeat after them runs again. An answer that could not be stored is still given (the change is
-         *     done). A 5xx may come after the change was applied (DynamoDB's answer to the service was lost), and an
-         *     answer may not reach the client; the entry remembers which key made its last change for 24 hours, so
-         *     the repeat (409 while the first's claim lasts, at most 10 s) then answers the entry as that change left it
-         *     and applies nothing, unless another change to the pet came in between. Another body under that key after
-         *     such a 5xx, or after an answer that could not be stored once its claim has lapsed, is a change of its own
-         *     and is applied (not 422).
+         *     repeat while the first is still being processed is 409 `CONFLICT` with `Retry-After`. Keys are per API key.
+         *     400s, 401s, 403s, 413s, 415s and 5xx answers are not kept: a repeat after them runs again. What a repeat
+         *     after a lost answer or a 5xx does is in `docs/api.md`, "Retries that never apply twice".
          *
          *     Every change is on record: `npm run cli -- inventory history PETID` lists who changed the stock, when and
          *     from what (the key id and request id of each PATCH, and the delta of an adjustment). Refused requests change
@@ -240,8 +230,8 @@ export interface components {
              * @description Machine-readable error code; each code belongs to one HTTP status:
              *     `VALIDATION_FAILED`, `MALFORMED_JSON`, `BAD_REQUEST` (400), `UNAUTHORIZED` (401), `ACCESS_DENIED` (403),
              *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NOT_ACCEPTABLE` (406), `CONFLICT` (409),
-             *     `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED` (429), `INTERNAL` (500),
-             *     `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503), `GATEWAY_TIMEOUT` (504).
+             *     `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED`
+             *     (429), `INTERNAL` (500), `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503), `GATEWAY_TIMEOUT` (504).
              * @enum {string}
              */
             code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
