@@ -1,6 +1,6 @@
 /**
  * The documented set of Error `code` values. Every non-2xx response carries one of these, with `status` equal to
- * the HTTP status. The same list is in README.md and openapi.yaml (a test keeps them in step).
+ * the HTTP status. The same list is in openapi.yaml (a test keeps them in step) and docs/api.md.
  */
 export const ERROR_CODES = {
   VALIDATION_FAILED: 400,

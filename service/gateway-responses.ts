@@ -140,7 +140,7 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
 
 /**
  * An answer API Gateway makes that no gateway response of this API can shape, so it is not the Error body. Clients
- * branch on the status alone; the contract (openapi.yaml, README "API Gateway's own answers") lists them.
+ * branch on the status alone; the contract (openapi.yaml; docs/api.md, "Errors") lists them.
  */
 export interface UnshapedGatewayAnswer {
   status: number;

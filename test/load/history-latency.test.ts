@@ -8,7 +8,7 @@ import { inventoryStreamArn } from '../../local/tables';
 import { freshTables, putItems, testClient, testEndpoint } from '../helpers/local-stack';
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
-/** What `npm start` promises in README ("within a second or so"), with room for a shared machine. */
+/** What `npm start` promises in docs/development.md ("within a second or so"), with room for a shared machine. */
 const ON_RECORD_WITHIN_MS = 2000;
 
 /**

@@ -9,7 +9,7 @@ async function timed<T>(act: () => Promise<T>): Promise<{ outcome: T; ms: number
   return { outcome, ms: Math.round(performance.now() - started) };
 }
 
-/** Storage trouble answers 503 within a bounded time (README, "Storage trouble"), measured on the real clock. */
+/** Storage trouble answers 503 within a bounded time (docs/api.md, "Limits"), measured on the real clock. */
 describe('Load: 503 within the bound while DynamoDB is paused or stopped', () => {
   let stack: FaultStack;
   const figures: string[] = [];

@@ -35,7 +35,7 @@ const DOCUMENTED_DEFAULT_STATUS: Record<GatewayResponseType, number | null> = {
   WAF_FILTERED: 403,
 };
 
-/** Where this API answers differently from the default, on purpose (README, "API Gateway's own answers"). */
+/** Where this API answers differently from the default, on purpose (docs/api.md, "API Gateway's own answers"). */
 const DELIBERATE: Partial<Record<GatewayResponseType, number>> = {
   // Storage trouble in the authorizer is worth a retry, not a 500.
   AUTHORIZER_CONFIGURATION_ERROR: 503,
