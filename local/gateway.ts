@@ -118,7 +118,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   // API Gateway's header limit is checked by the gateway itself (handle), under Node's own.
   const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, (req, res) => {
     const started = performance.now();
-    answerLogged({ req, res, requestId: randomUUID(), stage }).then((outcome) => {
+    answerRequest({ req, res, requestId: randomUUID(), stage }).then((outcome) => {
       log(`${req.method} ${req.url} ${describeOutcome(outcome)} ${(performance.now() - started).toFixed(1)}ms`);
     });
   });
@@ -149,14 +149,16 @@ function describeOutcome(outcome: Outcome): string {
  * Answers one request. What cannot be sent (a function's result that is no proxy result, or a defect of this
  * emulator, never the answer to client input) is the API_CONFIGURATION_ERROR response.
  */
-async function answerLogged(exchange: Exchange): Promise<Outcome> {
+async function answerRequest(exchange: Exchange): Promise<Outcome> {
   try {
     return await handle(exchange);
   } catch {
     const { res, requestId, stage } = exchange;
-    if (!res.headersSent)
+    if (res.headersSent) {
+      res.destroy();
+    } else {
       sendAnswer(exchange.req, res, gatewayAnswer('API_CONFIGURATION_ERROR', requestId, stage.corsOrigins));
-    else res.destroy();
+    }
     return 500;
   }
 }
