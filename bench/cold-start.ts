@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DeployedBundle } from '../infra/synthesized-assets';
-import { lambdaTraceHeader, startXRayDaemonStandIn, tracingEnvironment } from '../local/lambda/xray-daemon';
+import { lambdaTraceHeader, startXRayDaemonStandIn, tracingEnvironment } from '../test/helpers/xray-daemon';
 import { startDynamoDbTlsEndpoint } from './dynamodb-tls';
 import { runProbe } from './probe-child';
 import { alternate, median, ratio, round } from './stats';

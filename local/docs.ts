@@ -165,6 +165,8 @@ function send(
   return true;
 }
 
+type Page = { contentType: string; body: (req: IncomingMessage) => Promise<string | Buffer> | string };
+
 /**
  * Returns a `serveExtra` handler for the local gateway that answers `/docs`, `/docs/`, `/docs/openapi.yaml` (the
  * contract byte for byte) and the page's files, and lets every other request fall through (to the gateway's 403
@@ -173,33 +175,35 @@ function send(
 export function createDocsHandler(options: DocsOptions = {}) {
   const openapiPath = options.openapiPath ?? join(REPO_ROOT, 'openapi.yaml');
   const assetsDir = options.assetsDir ?? swaggerUiDistDir();
+  const yaml = 'application/yaml; charset=utf-8';
+  const script = 'text/javascript; charset=utf-8';
+  const pages = new Map<string, Page>([
+    ['', { contentType: 'text/html; charset=utf-8', body: () => INDEX_HTML }],
+    ['init.js', { contentType: script, body: () => INIT_SCRIPT }],
+    ['exact-json.js', { contentType: script, body: () => EXACT_JSON_SCRIPT }],
+    ['openapi.yaml', { contentType: yaml, body: () => readFile(openapiPath) }],
+    [
+      'openapi-local.yaml',
+      {
+        contentType: yaml,
+        body: async (req) => localizeContract(await readFile(openapiPath, 'utf8'), req.headers.host),
+      },
+    ],
+    ...Object.entries(ASSETS).map(([file, contentType]): [string, Page] => [
+      file,
+      { contentType, body: () => readFile(join(assetsDir, file)) },
+    ]),
+  ]);
   return async function serveDocs(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path !== DOCS_PATH && !path.startsWith(`${DOCS_PATH}/`)) return false;
+    const page = pages.get(path.slice(DOCS_PATH.length + 1));
+    if (!page) return false;
     req.resume();
-    const file = path.slice(DOCS_PATH.length + 1);
-    const known = ['', 'openapi.yaml', 'openapi-local.yaml', 'init.js', 'exact-json.js'].includes(file);
-    if (!known && !(file in ASSETS)) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return send(
-        req,
-        res,
-        405,
-        'application/json',
-        errorBody('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: GET, HEAD.`),
-        { Allow: 'GET, HEAD' },
-      );
+      const message = `${req.method} is not allowed on ${path}; allowed: GET, HEAD.`;
+      return send(req, res, 405, 'application/json', errorBody('METHOD_NOT_ALLOWED', message), { Allow: 'GET, HEAD' });
     }
-    if (file === '') return send(req, res, 200, 'text/html; charset=utf-8', INDEX_HTML);
-    if (file === 'init.js') return send(req, res, 200, 'text/javascript; charset=utf-8', INIT_SCRIPT);
-    if (file === 'exact-json.js') return send(req, res, 200, 'text/javascript; charset=utf-8', EXACT_JSON_SCRIPT);
-    if (file === 'openapi.yaml') {
-      return send(req, res, 200, 'application/yaml; charset=utf-8', await readFile(openapiPath));
-    }
-    if (file === 'openapi-local.yaml') {
-      const text = await readFile(openapiPath, 'utf8');
-      return send(req, res, 200, 'application/yaml; charset=utf-8', localizeContract(text, req.headers.host));
-    }
-    return send(req, res, 200, ASSETS[file] as string, await readFile(join(assetsDir, file)));
+    return send(req, res, 200, page.contentType, await page.body(req));
   };
 }

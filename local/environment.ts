@@ -8,12 +8,7 @@ import { signedInventoryAttributes } from '../functions/store/inventory-row';
 import { LOCAL_TABLE_NAMES, type TableNames } from '../service/local-dynamodb';
 import { SERVICE_NAME } from '../service/metric-names';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
-import {
-  type StreamHandler,
-  type StreamPoller,
-  type StreamPollerOptions,
-  startStreamPoller,
-} from './lambda/stream-poller';
+import { type StreamPoller, startStreamPoller } from './lambda/stream-poller';
 import { ensureTables, inventoryStreamArn } from './tables';
 
 /** The demo inventory `npm start` loads into an empty table; includes the largest int64 id on purpose. */
@@ -44,22 +39,18 @@ export function configureFunctionEnvironment(
 
 /**
  * Runs the history function on the inventory table's stream, as the stack's event source mapping does (same
- * settings). `handler` defaults to the history function's module handler, which reads its table from the
- * environment {@link configureFunctionEnvironment} set; it is loaded only now, as the local gateway loads its
- * handlers, so that Powertools reads that environment too.
+ * settings). The function is loaded only now, as the local gateway loads its handlers, so that Powertools reads the
+ * environment {@link configureFunctionEnvironment} set.
  */
 export async function startHistoryPoller(
   client: DynamoDBClient,
   endpoint: string,
   tables: TableNames,
-  options: { handler?: StreamHandler } & Pick<StreamPollerOptions, 'pollIntervalMs' | 'onDiscard' | 'log'> = {},
 ): Promise<StreamPoller> {
-  const { handler, ...rest } = options;
   return startStreamPoller({
     endpoint,
     streamArn: await inventoryStreamArn(client, tables.inventory),
-    handler: handler ?? (await import('../functions/handlers/record-history')).handler,
-    ...rest,
+    handler: (await import('../functions/handlers/record-history')).handler,
   });
 }
 

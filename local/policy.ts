@@ -2,19 +2,10 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 
 /** Matches an IAM resource pattern (`*` any run of characters, `?` one character) against an ARN. */
 export function arnMatches(pattern: string, arn: string): boolean {
-  let compiled = COMPILED.get(pattern);
-  if (!compiled) {
-    let regex = '^';
-    for (const ch of pattern) regex += ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\/]/g, '\\$&');
-    compiled = new RegExp(`${regex}$`);
-    // Policies are cached per token, so the patterns are few; bound the map anyway.
-    if (COMPILED.size > 1000) COMPILED.clear();
-    COMPILED.set(pattern, compiled);
-  }
-  return compiled.test(arn);
+  let regex = '^';
+  for (const ch of pattern) regex += ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\/]/g, '\\$&');
+  return new RegExp(`${regex}$`).test(arn);
 }
-
-const COMPILED = new Map<string, RegExp>();
 
 /**
  * Evaluates an authorizer policy for one method ARN as API Gateway does: an explicit Deny wins, then an Allow,

@@ -8,10 +8,8 @@ import {
   paginateListTables,
   ResourceInUseException,
   type StreamSpecification,
-  UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { addMissingListShards } from '../functions/store/list-shards-migration';
 import type { TableNames } from '../service/local-dynamodb';
 import {
   API_KEYS_TABLE_KEY,
@@ -47,107 +45,65 @@ interface TableShape {
 }
 
 /**
- * Creates the service's tables if they are missing, with the stack's key schemas, the inventory table's stream
- * (new and old images) and its list index; an inventory table made before the stream or the index existed gets
- * them, and its entries written before the index get their shard (`addMissingListShards`). The idempotency table
- * gets no TTL here: the records carry their expiry, which Powertools checks itself; TTL only clears them away on a
- * stage. `inventoryStream: false` leaves
- * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
+ * Creates the service's tables that are missing, with the stack's key schemas, the inventory table's stream (new and
+ * old images) and its list index. The idempotency table gets no TTL here: the records carry their expiry, which
+ * Powertools checks itself. `inventoryStream: false` leaves the stream off (tests that do not read it).
  */
 export async function ensureTables(
   client: DynamoDBClient,
   names: TableNames,
   options: { inventoryStream?: boolean } = {},
 ): Promise<void> {
-  const stream = options.inventoryStream ?? true;
   const existing = new Set<string>();
-  for await (const page of paginateListTables({ client }, {}))
+  for await (const page of paginateListTables({ client }, {})) {
     for (const name of page.TableNames ?? []) existing.add(name);
+  }
   const wanted: TableShape[] = [
     {
       name: names.inventory,
       keys: [INVENTORY_TABLE_KEY],
       index: LIST_INDEX,
-      ...(stream ? { stream: INVENTORY_STREAM } : {}),
+      ...(options.inventoryStream === false ? {} : { stream: INVENTORY_STREAM }),
     },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
     ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
-  for (const table of wanted) {
-    if (existing.has(table.name)) {
-      if (table.stream) await ensureStream(client, table.name, table.stream);
-      if (table.index) await ensureIndex(client, table.name, table.index);
-      continue;
-    }
-    const attributes: AttributeDefinition[] = table.keys.map((key) => ({
-      AttributeName: key.name,
-      AttributeType: key.type,
-    }));
-    if (table.index) attributes.push(LIST_INDEX_SHARD_ATTRIBUTE);
-    const keySchema: KeySchemaElement[] = table.keys.map((key, index) => ({
-      AttributeName: key.name,
-      KeyType: index === 0 ? 'HASH' : 'RANGE',
-    }));
-    try {
-      await client.send(
-        new CreateTableCommand({
-          TableName: table.name,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: attributes,
-          KeySchema: keySchema,
-          ...(table.stream ? { StreamSpecification: table.stream } : {}),
-          ...(table.index ? { GlobalSecondaryIndexes: [table.index] } : {}),
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ResourceInUseException)) throw error;
-    }
-    await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table.name });
+  for (const table of wanted) if (!existing.has(table.name)) await createTable(client, table);
+}
+
+async function createTable(client: DynamoDBClient, table: TableShape): Promise<void> {
+  const attributes: AttributeDefinition[] = table.keys.map((key) => ({
+    AttributeName: key.name,
+    AttributeType: key.type,
+  }));
+  if (table.index) attributes.push(LIST_INDEX_SHARD_ATTRIBUTE);
+  const keySchema: KeySchemaElement[] = table.keys.map((key, index) => ({
+    AttributeName: key.name,
+    KeyType: index === 0 ? 'HASH' : 'RANGE',
+  }));
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: table.name,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributes,
+        KeySchema: keySchema,
+        ...(table.stream ? { StreamSpecification: table.stream } : {}),
+        ...(table.index ? { GlobalSecondaryIndexes: [table.index] } : {}),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
   }
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table.name });
 }
 
 /** The ARN of the inventory table's stream. @throws Error when the table has no stream. */
 export async function inventoryStreamArn(client: DynamoDBClient, inventoryTable: string): Promise<string> {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: inventoryTable }));
-  if (!Table?.LatestStreamArn || !Table.StreamSpecification?.StreamEnabled)
+  if (!Table?.LatestStreamArn || !Table.StreamSpecification?.StreamEnabled) {
     throw new Error(`Table ${inventoryTable} has no stream: run ensureTables first`);
+  }
   return Table.LatestStreamArn;
 }
-
-async function ensureStream(client: DynamoDBClient, tableName: string, stream: StreamSpecification): Promise<void> {
-  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-  if (Table?.StreamSpecification?.StreamEnabled) return;
-  await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
-}
-
-/** Adds the list index to an inventory table made before it, then gives the rows written before it their shard. */
-async function ensureIndex(client: DynamoDBClient, tableName: string, index: GlobalSecondaryIndex): Promise<void> {
-  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-  if (Table?.GlobalSecondaryIndexes?.some((existing) => existing.IndexName === index.IndexName)) return;
-  await client.send(
-    new UpdateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [INVENTORY_TABLE_KEY_ATTRIBUTE, LIST_INDEX_SHARD_ATTRIBUTE],
-      GlobalSecondaryIndexUpdates: [{ Create: index }],
-    }),
-  );
-  // The table stays ACTIVE while a new index is built: wait for the index itself before writing to the table.
-  for (let waited = 0; ; waited += 200) {
-    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const status = table?.GlobalSecondaryIndexes?.find(
-      (existing) => existing.IndexName === index.IndexName,
-    )?.IndexStatus;
-    if (status === 'ACTIVE') break;
-    if (waited > 60_000)
-      throw new Error(`Index ${index.IndexName} of ${tableName} is not active after 60 s (${status})`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  await addMissingListShards(client, tableName);
-}
-
-const INVENTORY_TABLE_KEY_ATTRIBUTE: AttributeDefinition = {
-  AttributeName: INVENTORY_TABLE_KEY.name,
-  AttributeType: INVENTORY_TABLE_KEY.type,
-};

@@ -1,49 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { API_STAGE_NAME } from '../../service/routes';
 
-/** The account, region and API id events carry outside AWS (the local gateway, tests, the benchmark). */
-export const LOCAL_ACCOUNT = '123456789012';
-export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_API_ID = 'local';
-
-/**
- * The caller's identity as a REST API with a Lambda authorizer fills it: the source address and user agent, every
- * IAM, Cognito and API-key member null ("Lambda proxy integrations in API Gateway", input format,
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html).
- */
-export function callerIdentity(
-  sourceIp: string,
-  userAgent: string | null,
-): APIGatewayProxyEvent['requestContext']['identity'] {
-  return {
-    accessKey: null,
-    accountId: null,
-    apiKey: null,
-    apiKeyId: null,
-    caller: null,
-    clientCert: null,
-    cognitoAuthenticationProvider: null,
-    cognitoAuthenticationType: null,
-    cognitoIdentityId: null,
-    cognitoIdentityPoolId: null,
-    principalOrgId: null,
-    sourceIp,
-    user: null,
-    userAgent,
-    userArn: null,
-  };
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `$context.requestTime` as API Gateway writes it (CLF format, UTC): `26/Nov/2026:03:05:20 +0000`. */
-export function requestTime(at: Date): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${two(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:` +
-    `${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())} +0000`
-  );
-}
+/** The method ARN prefix of the local API (account, region and API id as events carry them outside AWS). */
+export const LOCAL_METHOD_ARN_PREFIX = `arn:aws:execute-api:us-east-1:123456789012:local/${API_STAGE_NAME}`;
 
 /** Overrides of {@link apiGatewayProxyEvent}; `requestContext` members are merged over the defaults. */
 export type ProxyEventOverrides = Partial<Omit<APIGatewayProxyEvent, 'requestContext'>> & {
@@ -51,15 +10,15 @@ export type ProxyEventOverrides = Partial<Omit<APIGatewayProxyEvent, 'requestCon
 };
 
 /**
- * A REST API Lambda proxy event as API Gateway sends it (payload format 1.0), `GET /inventory` unless overridden.
- * The local gateway builds every event it sends through this, so tests and the benchmark use the same shape.
+ * A REST API Lambda proxy event (payload format 1.0), `GET /inventory` unless overridden. The request context holds
+ * what the functions read (the request id and the authorizer's context) and what names the route; the other members
+ * API Gateway fills (identity, request time, domain) no function reads, so they are left out.
  */
 export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGatewayProxyEvent {
   const { requestContext, ...rest } = overrides;
   const resource = rest.resource ?? '/inventory';
   const path = rest.path ?? '/inventory';
   const httpMethod = rest.httpMethod ?? 'GET';
-  const now = new Date();
   return {
     resource,
     path,
@@ -74,24 +33,15 @@ export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGa
     isBase64Encoded: false,
     ...rest,
     requestContext: {
-      accountId: LOCAL_ACCOUNT,
-      apiId: LOCAL_API_ID,
       authorizer: { principalId: 'key_local', keyId: 'key_local' },
-      protocol: 'HTTP/1.1',
       httpMethod,
-      identity: callerIdentity('127.0.0.1', null),
       path: `/${API_STAGE_NAME}${path}`,
       stage: API_STAGE_NAME,
       requestId: 'req-local',
-      extendedRequestId: 'req-local-extended',
-      domainName: `${LOCAL_API_ID}.execute-api.${LOCAL_REGION}.amazonaws.com`,
-      domainPrefix: LOCAL_API_ID,
-      requestTime: requestTime(now),
-      requestTimeEpoch: now.getTime(),
-      resourceId: resource,
+      requestTimeEpoch: Date.now(),
       resourcePath: resource,
       ...requestContext,
-    },
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
@@ -115,7 +65,7 @@ export function inventoryUpdateEvent(
 /** A TOKEN authorizer event for `Authorization: <header>` on a method of the local API. */
 export function tokenAuthorizerEvent(
   authorizationToken: string,
-  methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${API_STAGE_NAME}/GET/inventory`,
+  methodArn = `${LOCAL_METHOD_ARN_PREFIX}/GET/inventory`,
 ): APIGatewayTokenAuthorizerEvent {
   return { type: 'TOKEN', authorizationToken, methodArn };
 }
@@ -130,7 +80,7 @@ export function lambdaContext(
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
     memoryLimitInMB: String(options.memoryMb ?? 256),
     awsRequestId: options.requestId ?? 'lambda-req-local',
     logGroupName: `/aws/lambda/${functionName}`,

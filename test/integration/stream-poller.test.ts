@@ -5,7 +5,7 @@ import type { ChangeOrigin } from '../../functions/inventory/types';
 import { HistoryTable } from '../../functions/store/history-table';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { InventoryTable } from '../../functions/store/inventory-table';
-import { type DiscardedBatch, type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
+import { type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
 import { inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 import { HISTORY_STREAM_MAPPING } from '../../service/names';
@@ -25,7 +25,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
 /**
  * The local stand-in for Lambda's event source mapping on a DynamoDB stream, against DynamoDB Local's stream. Each
  * behaviour follows the AWS Lambda Developer Guide: "Using AWS Lambda with Amazon DynamoDB" (event shape, polling,
- * error handling, bisection, on-failure destinations) and "Configuring partial batch response with DynamoDB and
+ * error handling) and "Configuring partial batch response with DynamoDB and
  * Lambda" (checkpoint at the lowest reported failure; an empty or unknown itemIdentifier fails the whole batch).
  */
 describe('Local runner: the stream poller that stands in for the history event source mapping', () => {
@@ -46,8 +46,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     options: {
       batchSize?: number;
       retryAttempts?: number;
-      now?: () => number;
-      onDiscard?: (batch: DiscardedBatch) => void;
+      log?: (line: string) => void;
       pollIntervalMs?: number;
     } = {},
   ) => {
@@ -141,67 +140,42 @@ describe('Local runner: the stream poller that stands in for the history event s
     expect(sequences(events[1])).toEqual(sequences(events[0]));
   });
 
-  it('splits a batch in two when the invocation fails (bisect on error) and retries the first half', async () => {
-    for (const quantity of [1, 2, 3, 4]) await put('1', quantity);
-    await start((_, call) => {
-      if (call === 1) throw new Error('function crashed');
-      return { batchItemFailures: [] };
-    });
-    await waitFor(() => events.length >= 3);
-    const all = sequences(events[0]);
-    expect(sequences(events[1])).toEqual(all.slice(0, 2));
-    expect(sequences(events[2])).toEqual(all.slice(2));
-  });
-
-  it('gives a failing batch up after the retry attempts, reports it as the on-failure destination would, and goes on', async () => {
+  it('gives a failing batch up after the retry attempts, says so, and goes on', async () => {
     // Prepare: record 1 always fails.
     await put('1', 1);
     await put('1', 2);
-    const discarded: DiscardedBatch[] = [];
+    const lines: string[] = [];
     // Act
     await start(
       (event) => {
         const failing = event.Records.find((record) => record.dynamodb?.NewImage?.quantity?.N === '1');
         return { batchItemFailures: failing ? [{ itemIdentifier: failing.dynamodb?.SequenceNumber ?? '' }] : [] };
       },
-      { retryAttempts: 2, batchSize: 1, onDiscard: (batch) => discarded.push(batch) },
+      { retryAttempts: 2, batchSize: 1, log: (line) => lines.push(line) },
     );
     await waitFor(() => events.some((event) => event.Records[0]?.dynamodb?.NewImage?.quantity?.N === '2'));
     // Assess: one first attempt and two retries of the poison record, then the next record.
     const poison = sequences(events[0])[0];
     expect(events.slice(0, 3).map((event) => sequences(event))).toEqual([[poison], [poison], [poison]]);
-    expect(discarded).toEqual([
-      expect.objectContaining({ firstSequenceNumber: poison, lastSequenceNumber: poison, size: 1, attempts: 3 }),
+    expect(lines).toEqual([
+      `history: gave up on 1 stream records (${poison}..${poison}) after 3 attempts: batch item failures reported`,
     ]);
   });
 
   it('runs with the deployed mapping settings unless told otherwise (one source, service/names.ts)', async () => {
     // Prepare: record 1 always fails; the deployed mapping retries it 10 times before it gives up.
     await put('1', 1);
-    const discarded: DiscardedBatch[] = [];
+    const lines: string[] = [];
     // Act
     await start(
       (event) => ({ batchItemFailures: [{ itemIdentifier: event.Records[0]?.dynamodb?.SequenceNumber ?? '' }] }),
-      { onDiscard: (batch) => discarded.push(batch), pollIntervalMs: 10 },
+      { log: (line) => lines.push(line), pollIntervalMs: 10 },
     );
-    await waitFor(() => discarded.length === 1, 10_000);
+    await waitFor(() => lines.length === 1, 10_000);
     // Assess
     expect(events).toHaveLength(1 + HISTORY_STREAM_MAPPING.retryAttempts);
-    expect(discarded[0]).toMatchObject({ size: 1, attempts: 1 + HISTORY_STREAM_MAPPING.retryAttempts });
-  });
-
-  it('discards records older than the maximum record age without invoking the function, as the mapping does', async () => {
-    // Prepare: a clock one second past the age limit of the records about to be written.
-    await put('1', 1);
-    await put('1', 2);
-    const discarded: DiscardedBatch[] = [];
-    const later = () => Date.now() + (HISTORY_STREAM_MAPPING.maxRecordAgeSeconds + 60) * 1000;
-    // Act
-    await start(() => undefined, { now: later, onDiscard: (batch) => discarded.push(batch) });
-    await waitFor(() => discarded.length > 0);
-    // Assess
-    expect(events).toEqual([]);
-    expect(discarded).toEqual([expect.objectContaining({ size: 2, reason: 'older than the maximum record age' })]);
+    expect(lines[0]).toContain(`gave up on 1 stream records`);
+    expect(lines[0]).toContain(`after ${1 + HISTORY_STREAM_MAPPING.retryAttempts} attempts`);
   });
 
   it('stops at once while it sleeps between polls (a 30 s interval), and clears its sleep timer', async () => {

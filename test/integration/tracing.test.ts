@@ -1,15 +1,15 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { configureFunctionEnvironment } from '../../local/environment';
 import { inventoryUpdateEvent, lambdaContext } from '../../local/lambda/events';
+import { useLocalCredentials } from '../../service/local-dynamodb';
+import { freshTables, putItems, testClient, testEndpoint } from '../helpers/local-stack';
 import {
   lambdaTraceHeader,
   type SegmentDocument,
   startXRayDaemonStandIn,
   tracingEnvironment,
   type XRayDaemonStandIn,
-} from '../../local/lambda/xray-daemon';
-import { useLocalCredentials } from '../../service/local-dynamodb';
-import { freshTables, putItems, testClient, testEndpoint } from '../helpers/local-stack';
+} from '../helpers/xray-daemon';
 
 /**
  * The DynamoDB call is a subsegment of the function's trace. The real update handler runs against DynamoDB Local with

@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { COMMON_HEADERS } from '../../service/common-headers';
+import {
+  errorTemplate,
+  type GatewayResponseType,
+  gatewayCorsHeaders,
+  gatewayResponse,
+  gatewayResponseHeaders,
+  methodNotAllowedMessage,
+  renderTemplate,
+  type UnshapedGatewayAnswer,
+} from '../../service/gateway-responses';
+import { allowedMethods } from '../../service/routes';
+import type { StreamedHttpResponse } from '../lambda/streaming';
+
+/** An answer API Gateway itself would send, per `service/gateway-responses.ts`. */
+export interface GatewayAnswer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** How a request ended, for the log line: its status, or that one side went away. */
+export type Outcome = number | 'aborted' | 'stream aborted';
+
+/** An answer no gateway response shapes: as API Gateway sends it, without CORS. */
+export function unshapedAnswer(unshaped: UnshapedGatewayAnswer): GatewayAnswer {
+  return { statusCode: unshaped.status, headers: { ...unshaped.headers }, body: unshaped.body };
+}
+
+/** Renders the stage's gateway response template of `type` for one request, as API Gateway would. */
+export function gatewayAnswer(
+  type: GatewayResponseType,
+  requestId: string,
+  corsOrigins: readonly string[],
+): GatewayAnswer {
+  const spec = gatewayResponse(type);
+  return {
+    statusCode: spec.status,
+    headers: gatewayResponseHeaders(spec, corsOrigins),
+    body: renderTemplate(errorTemplate(spec.code, spec.message), { requestId, 'error.responseType': type }),
+  };
+}
+
+/** The stage's 405 MOCK answer for a path that has routes, none of them under `method`. */
+export function methodNotAllowedAnswer(path: string, method: string, corsOrigins: readonly string[]): GatewayAnswer {
+  const allow = allowedMethods(path).join(', ');
+  return {
+    statusCode: 405,
+    headers: { ...COMMON_HEADERS, ...gatewayCorsHeaders(corsOrigins), Allow: allow },
+    body: renderTemplate(errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow)), {
+      httpMethod: method,
+    }),
+  };
+}
+
+/**
+ * Sends a buffered answer. A base64 body is decoded only for a media type in the API's binaryMediaTypes ("Binary
+ * media types for REST APIs in API Gateway"); the stage configures none, so the text goes out as it came.
+ */
+export function sendAnswer(req: IncomingMessage, res: ServerResponse, reply: APIGatewayProxyResult) {
+  const headers: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(reply.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  const payload = Buffer.from(reply.body ?? '', 'utf8');
+  headers['Content-Length'] = String(payload.length);
+  res.writeHead(reply.statusCode, headers);
+  res.end(req.method === 'HEAD' ? undefined : payload);
+  return reply.statusCode;
+}
+
+/**
+ * Sends a streamed answer as a stage does: the prelude's status and headers, then the body in chunks as the function
+ * writes it. A function that fails after its prelude leaves the response cut off: the connection is closed without
+ * the terminating chunk, so the client sees an incomplete body, never a whole one.
+ */
+export function sendStreamed(res: ServerResponse, reply: StreamedHttpResponse): Promise<Outcome> {
+  const headers: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of Object.entries(reply.headers)) headers[name] = String(value);
+  for (const [name, values] of Object.entries(reply.multiValueHeaders)) headers[name] = values.map(String);
+  if (reply.cookies.length > 0) headers['Set-Cookie'] = reply.cookies;
+  res.writeHead(reply.statusCode, headers);
+  return new Promise((resolveSent) => {
+    reply.body.once('error', () => {
+      res.destroy();
+      resolveSent('stream aborted');
+    });
+    res.once('close', () => {
+      if (res.writableFinished) return resolveSent(reply.statusCode);
+      reply.body.destroy();
+      resolveSent('aborted');
+    });
+    reply.body.pipe(res);
+  });
+}

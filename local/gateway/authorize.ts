@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
+import type { GatewayResponseType } from '../../service/gateway-responses';
+import { AUTHORIZER_HANDLER } from '../../service/routes';
+import { lambdaContext, tokenAuthorizerEvent } from '../lambda/events';
+import { policyAllows } from '../policy';
+import { type Functions, invokeWithin, type LambdaHandler, TIMED_OUT } from './invoke';
+
+/** The stage's authorizer: its answer to a request, an authorizer result or the gateway response to send. */
+export type Authorize = (
+  authorization: string | undefined,
+  methodArn: string,
+) => Promise<APIGatewayAuthorizerResult | GatewayResponseType>;
+
+/** The stage's authorizer settings. */
+export interface AuthorizerSettings extends Functions {
+  /** Milliseconds a decision is reused for the same token; 0 turns the cache off. */
+  ttlMs: number;
+  now: () => number;
+}
+
+/**
+ * The stage's TOKEN authorizer: the Authorization header checked against the identity validation expression, the
+ * real authorizer function run on the rest, its decision cached per token for the TTL and its policy evaluated
+ * against the method ARN ("Use API Gateway Lambda authorizers").
+ */
+export function createAuthorizer(settings: AuthorizerSettings): { authorize: Authorize; clear(): void } {
+  const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+  const validation = new RegExp(BEARER_VALIDATION_REGEX);
+  const decide = async (authorization: string, methodArn: string) => {
+    const cached = cache.get(authorization);
+    if (cached && cached.expiresAt > settings.now()) return cached.result;
+    cache.delete(authorization);
+    const result = await runAuthorizer(tokenAuthorizerEvent(authorization, methodArn), settings);
+    if (typeof result !== 'string' && settings.ttlMs > 0) {
+      cache.set(authorization, { result, expiresAt: settings.now() + settings.ttlMs });
+    }
+    return result;
+  };
+  const authorize: Authorize = async (authorization, methodArn) => {
+    if (authorization === undefined || !validation.test(authorization)) return 'UNAUTHORIZED';
+    const result = await decide(authorization, methodArn);
+    if (typeof result === 'string') return result;
+    return policyAllows(result, methodArn) ? result : 'ACCESS_DENIED';
+  };
+  return { authorize, clear: () => cache.clear() };
+}
+
+/**
+ * Runs the authorizer function up to its timeout. `Unauthorized` thrown is a 401; any other error, a time-out or an
+ * answer that is no policy is a 500 AuthorizerConfigurationException on a stage (AUTHORIZER_CONFIGURATION_ERROR).
+ */
+async function runAuthorizer(
+  event: APIGatewayTokenAuthorizerEvent,
+  functions: Functions,
+): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
+  let returned: unknown;
+  try {
+    const authorizer = (await functions.load(AUTHORIZER_HANDLER)) as LambdaHandler<typeof event, unknown>;
+    const timeoutMs = functions.timeoutOf(AUTHORIZER_HANDLER);
+    const context = lambdaContext({ functionName: 'authorizer', requestId: randomUUID(), timeoutMs });
+    returned = await invokeWithin(() => authorizer(event, context), timeoutMs);
+  } catch (error) {
+    if (error instanceof Error && error.message === 'Unauthorized') return 'UNAUTHORIZED';
+    return 'AUTHORIZER_CONFIGURATION_ERROR';
+  }
+  const result = returned as Partial<APIGatewayAuthorizerResult> | typeof TIMED_OUT | null | undefined;
+  if (result === TIMED_OUT || !result?.policyDocument || typeof result.principalId !== 'string') {
+    return 'AUTHORIZER_CONFIGURATION_ERROR';
+  }
+  return result as APIGatewayAuthorizerResult;
+}

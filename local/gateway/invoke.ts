@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
+import type { GatewayResponseType } from '../../service/gateway-responses';
+import {
+  AUTHORIZER_HANDLER,
+  AUTHORIZER_TIMEOUT_SECONDS,
+  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+  ROUTES,
+  type Route,
+} from '../../service/routes';
+import { apiGatewayProxyEvent, lambdaContext } from '../lambda/events';
+import {
+  installLambdaStreamingRuntime,
+  invokeStreamingHandler,
+  isStreamingHandler,
+  type StreamedHttpResponse,
+} from '../lambda/streaming';
+
+export type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
+export type HandlerLoader = (name: string) => Promise<LambdaHandler<unknown, unknown>>;
+
+const HANDLERS_DIR = join(import.meta.dirname, '..', '..', 'functions', 'handlers');
+const loadedHandlers = new Map<string, Promise<LambdaHandler<unknown, unknown>>>();
+
+/** Imports a handler module by the route table's name: the very modules the stack bundles. */
+export function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
+  let loading = loadedHandlers.get(name);
+  if (!loading) {
+    // As the Lambda runtime does before loading a function: a streaming handler reads `awslambda` at import.
+    installLambdaStreamingRuntime();
+    loading = import(pathToFileURL(join(HANDLERS_DIR, `${name}.ts`)).href).then((mod: { handler?: unknown }) => {
+      if (typeof mod.handler !== 'function') throw new Error(`functions/handlers/${name} exports no handler`);
+      return mod.handler as LambdaHandler<unknown, unknown>;
+    });
+    loadedHandlers.set(name, loading);
+  }
+  return loading;
+}
+
+/**
+ * A function's timeout as the stack sets it: the route's own, else DEFAULT_FUNCTION_TIMEOUT_SECONDS; the authorizer's
+ * AUTHORIZER_TIMEOUT_SECONDS.
+ */
+export function defaultFunctionTimeoutMs(name: string): number {
+  if (name === AUTHORIZER_HANDLER) return AUTHORIZER_TIMEOUT_SECONDS * 1000;
+  const route = ROUTES.find((candidate) => candidate.handler === name);
+  return (route?.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000;
+}
+
+export const TIMED_OUT = Symbol('timed out');
+
+/**
+ * Invokes a buffered function as Lambda does, up to its timeout: its result (or its error), or TIMED_OUT if it has
+ * not returned by then. Its late result or error is dropped, as a stopped Lambda instance never delivers one.
+ */
+export async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolveTimedOut) => {
+    // Unref'd and cleared on return: a pending timeout never keeps the process (or a test run) alive.
+    timer = setTimeout(resolveTimedOut, timeoutMs, TIMED_OUT).unref();
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(invoke), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the route's function is invoked with. */
+export interface RouteRequest {
+  route: Route;
+  req: IncomingMessage;
+  stagePath: string;
+  rawQuery: string;
+  body: Buffer;
+  pathParameters: Record<string, string>;
+  auth: APIGatewayAuthorizerResult;
+  requestId: string;
+}
+
+/** How the functions are found and how long each may run. */
+export interface Functions {
+  load: HandlerLoader;
+  timeoutOf: (name: string) => number;
+}
+
+type RouteAnswer = APIGatewayProxyResult | StreamedHttpResponse | GatewayResponseType;
+
+/**
+ * Invokes a route's function through its Lambda proxy integration. A function that throws, times out or cannot be
+ * loaded is a failed integration (INTEGRATION_FAILURE), as is an event over Lambda's payload limit (6 MB).
+ */
+export async function invokeRoute(request: RouteRequest, functions: Functions): Promise<RouteAnswer> {
+  const event = proxyEvent(request);
+  if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_PAYLOAD_BYTES) return 'INTEGRATION_FAILURE';
+  const { route } = request;
+  const timeoutMs = functions.timeoutOf(route.handler);
+  const context = lambdaContext({ functionName: route.operationId, requestId: randomUUID(), timeoutMs });
+  let handler: LambdaHandler<APIGatewayProxyEvent, unknown>;
+  try {
+    handler = await functions.load(route.handler);
+  } catch {
+    return 'INTEGRATION_FAILURE';
+  }
+  if (route.streaming) return invokeStreaming(handler, event, context, timeoutMs);
+  try {
+    const result = await invokeWithin(() => handler(event, context), timeoutMs);
+    return result === TIMED_OUT ? 'INTEGRATION_FAILURE' : (result as APIGatewayProxyResult);
+  } catch {
+    return 'INTEGRATION_FAILURE';
+  }
+}
+
+/**
+ * The STREAM integration (InvokeWithResponseStream): the answer passes on from the prelude as it comes. Lambda stops
+ * the function at its timeout: before the prelude the integration failed, after it the response is cut off.
+ */
+async function invokeStreaming(handler: unknown, event: APIGatewayProxyEvent, context: Context, timeoutMs: number) {
+  if (!isStreamingHandler(handler)) return 'INTEGRATION_FAILURE';
+  const invocation = invokeStreamingHandler(handler, event, context);
+  const stopAtTimeout = () => invocation.stop(new Error(`Task timed out after ${timeoutMs} ms`));
+  const timer = setTimeout(stopAtTimeout, timeoutMs).unref();
+  invocation.completion.then(
+    () => clearTimeout(timer),
+    () => clearTimeout(timer),
+  );
+  try {
+    return await invocation.response;
+  } catch {
+    return 'INTEGRATION_FAILURE';
+  }
+}
+
+/** The proxy event API Gateway sends for one request; names from the request live in prototype-less objects. */
+function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
+  const { route, req, auth } = request;
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const [name, value] = [req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string];
+    headers[name] = value; // API Gateway keeps the last value.
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+  }
+  const query = queryParameters(request.rawQuery);
+  return apiGatewayProxyEvent({
+    resource: route.path,
+    path: request.stagePath,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query.single,
+    multiValueQueryStringParameters: query.multi,
+    pathParameters: Object.keys(request.pathParameters).length > 0 ? request.pathParameters : null,
+    body: request.body.length > 0 ? request.body.toString('utf8') : null,
+    requestContext: {
+      authorizer: { principalId: auth.principalId, ...auth.context },
+      requestId: request.requestId,
+      resourceId: route.operationId,
+    },
+  });
+}
+
+function queryParameters(rawQuery: string) {
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
+  // "The semicolon character (;) is not supported for any request URL query string and results in the data being
+  // split" (Amazon API Gateway important notes, REST APIs): a literal `;` separates parameters as `&` does.
+  const pairs = [...new URLSearchParams(rawQuery.replaceAll(';', '&'))];
+  if (pairs.length === 0) return { single: null, multi: null };
+  for (const [key, value] of pairs) {
+    single[key] = value;
+    multi[key] = [...(multi[key] ?? []), value];
+  }
+  return { single, multi };
+}
