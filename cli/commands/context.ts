@@ -27,6 +27,37 @@ export async function readInputFile(io: CliIo, file: string, what?: string): Pro
   }
 }
 
+/** The value of an option that names one of `choices`, `fallback` when it is absent. @throws UsageError */
+export function choiceOption<T extends string>(
+  context: CommandContext,
+  option: string,
+  choices: readonly T[],
+  fallback: T | undefined = choices[0],
+): T {
+  const value = context.options[option] ?? fallback;
+  if (!(choices as readonly unknown[]).includes(value))
+    throw new UsageError(`--${option} must be one of ${choices.join(', ')}; got "${String(value)}"`);
+  return value as T;
+}
+
+/** A JSON array with one element per line: diffs well, and an import error names a useful line. */
+export function jsonArrayLines(elements: readonly string[]): string {
+  if (elements.length === 0) return '[]\n';
+  return `[\n${elements.map((element) => `  ${element}`).join(',\n')}\n]\n`;
+}
+
+/** Rows as aligned columns for a terminal, two spaces apart. */
+export function alignedColumns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
 /** Writes one line to a stream. */
 export function writeLine(stream: CliIo['stdout'], line: string): void {
   stream.write(`${line}\n`);

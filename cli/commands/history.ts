@@ -4,7 +4,7 @@ import { parsePetId } from '../../functions/inventory/pet-id';
 import { HistoryTable } from '../../functions/store/history-table';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError } from '../target';
-import { type CommandContext, writeLine } from './context';
+import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, writeLine } from './context';
 
 const HISTORY_FORMATS = ['table', 'json'] as const;
 /** A date, or a date and time with seconds optional and a zone (Z or an offset): a time without a zone is ambiguous. */
@@ -23,9 +23,7 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
     if (error instanceof ValidationError) throw new UsageError(`PETID: ${error.message.replace(/\.$/, '')}`);
     throw error;
   }
-  const format = options.format ?? 'table';
-  if (!(HISTORY_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${HISTORY_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = choiceOption(context, 'format', HISTORY_FORMATS);
   const since = parseSince(options.since);
 
   const target = await context.target();
@@ -42,7 +40,7 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
   } catch (error) {
     throw storageError(error, target, tableName);
   }
-  io.stdout.write(format === 'json' ? historyJsonLines(entries) : historyTableText(entries));
+  io.stdout.write(format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries));
   const window = since === undefined ? '' : ` since ${since}`;
   writeLine(
     io.stderr,
@@ -78,12 +76,6 @@ export function historyEntryJson(entry: HistoryEntry): string {
   return `{${members.join(',')}}`;
 }
 
-/** A JSON array with one entry per line, as `inventory export` writes. */
-export function historyJsonLines(entries: readonly HistoryEntry[]): string {
-  if (entries.length === 0) return '[]\n';
-  return `[\n${entries.map((entry) => `  ${historyEntryJson(entry)}`).join(',\n')}\n]\n`;
-}
-
 /** Aligned columns for a terminal; `-` where there was nothing before (the entry was created). */
 export function historyTableText(entries: readonly HistoryEntry[]): string {
   const rows = [
@@ -97,14 +89,7 @@ export function historyTableText(entries: readonly HistoryEntry[]): string {
       entry.requestId ?? '',
     ]),
   ];
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  const lines = rows.map((row) =>
-    row
-      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  );
-  return `${lines.join('\n')}\n`;
+  return alignedColumns(rows);
 }
 
 /** An adjustment's delta as staff write it: `+3`, `-1`. */

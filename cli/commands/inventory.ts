@@ -8,10 +8,19 @@ import { addMissingListShards } from '../../functions/store/list-shards-migratio
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
-import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
+import { detectFormat, IMPORT_FORMATS, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
-import { apiBaseUrl, apiKeyOption, apiUnreachable, type CommandContext, readInputFile, writeLine } from './context';
+import {
+  apiBaseUrl,
+  apiKeyOption,
+  apiUnreachable,
+  type CommandContext,
+  choiceOption,
+  jsonArrayLines,
+  readInputFile,
+  writeLine,
+} from './context';
 
 const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
@@ -27,9 +36,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   const file = context.positionals[0];
   if (file === undefined) throw new UsageError('inventory import needs a FILE (CSV or a JSON array)');
-  const format = options.format;
-  if (format !== undefined && !(IMPORT_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = options.format === undefined ? undefined : choiceOption(context, 'format', IMPORT_FORMATS);
   const concurrency = parseConcurrency(options.concurrency);
   // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
   if (options.stage === 'production' && options['dry-run'] !== true && options.yes !== true) {
@@ -40,7 +47,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
   }
 
   const text = await readInputFile(io, file);
-  const chosen = (format as ImportFormat | undefined) ?? detectFormat(file, text);
+  const chosen = format ?? detectFormat(file, text);
   const { items, problems } = parseImport(text, chosen);
   if (problems.length > 0) {
     for (const problem of problems) writeLine(io.stderr, `${file}:${problem.line}: ${problem.message}`);
@@ -131,9 +138,7 @@ export function importActor(file: string, env: Record<string, string | undefined
  * gzipped list (fetch decodes gzip), with no table access needed. A list cut off mid-stream fails the export.
  */
 export async function exportInventory(context: CommandContext): Promise<void> {
-  const format = context.options.format ?? 'json';
-  if (!(EXPORT_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = choiceOption(context, 'format', EXPORT_FORMATS);
   const key = apiKeyOption(context, 'inventory export');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
@@ -157,7 +162,9 @@ export async function exportInventory(context: CommandContext): Promise<void> {
     quantity: item.quantity,
     status: item.status,
   }));
-  context.io.stdout.write(format === 'csv' ? inventoryCsv(items) : inventoryJsonLines(items));
+  context.io.stdout.write(
+    format === 'csv' ? inventoryCsv(items) : jsonArrayLines(items.map((item) => inventoryItemJson(item))),
+  );
   writeLine(context.io.stderr, `Exported ${items.length} rows from ${url}/inventory.`);
 }
 
@@ -189,12 +196,6 @@ export async function getInventoryEntry(context: CommandContext): Promise<void> 
     context.io.stdout,
     inventoryItemJson({ petId: data.petId.toString(), quantity: data.quantity, status: data.status }),
   );
-}
-
-/** A JSON array with one entry per line: diffs well, and import errors name a useful line. */
-export function inventoryJsonLines(items: readonly InventoryItem[]): string {
-  if (items.length === 0) return '[]\n';
-  return `[\n${items.map((item) => `  ${inventoryItemJson(item)}`).join(',\n')}\n]\n`;
 }
 
 /** CSV with the header petId,quantity,status (no field ever needs quoting). */

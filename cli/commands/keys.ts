@@ -1,10 +1,10 @@
-import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey, isApiKeyScope } from '../../functions/api-keys/key';
+import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { CliError, UsageError } from '../errors';
 import { requireTable, storageError, type Target } from '../target';
-import { type CommandContext, writeLine } from './context';
+import { alignedColumns, type CommandContext, choiceOption, writeLine } from './context';
 
 const MAX_NAME_LENGTH = 100;
 const KEY_LIST_FORMATS = ['text', 'json'] as const;
@@ -20,9 +20,7 @@ export async function createKey(context: CommandContext): Promise<void> {
     throw new UsageError('keys create needs --name NAME (who or what the key is for)');
   if (name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
     throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters with no control characters`);
-  const scope = context.options.scope ?? DEFAULT_API_KEY_SCOPE;
-  if (!isApiKeyScope(scope))
-    throw new UsageError(`--scope must be one of ${API_KEY_SCOPES.join(', ')}; got "${String(scope)}"`);
+  const scope = choiceOption(context, 'scope', API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE);
   const target = await context.target();
   const { key, record } = generateApiKey(name, new Date(), scope);
   await withKeys(target, (keys) => keys.create(record));
@@ -36,9 +34,7 @@ export async function createKey(context: CommandContext): Promise<void> {
 
 /** `keys list [--format text|json]`: id, name, scope, created, revoked. Never the key (it is not stored) nor its hash. */
 export async function listKeys(context: CommandContext): Promise<void> {
-  const format = context.options.format ?? 'text';
-  if (!(KEY_LIST_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${KEY_LIST_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = choiceOption(context, 'format', KEY_LIST_FORMATS);
   const target = await context.target();
   const records = await withKeys(target, (keys) => keys.list());
   const rows = records.map(({ keyId, name, scope, createdAt, revokedAt }) => ({
@@ -59,18 +55,12 @@ export async function listKeys(context: CommandContext): Promise<void> {
     writeLine(context.io.stderr, `No API keys in ${where}.`);
     return;
   }
-  const table = [
-    ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
-    ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
-  ];
-  const last = 4;
-  const widths = [0, 1, 2, 3].map((column) => Math.max(...table.map((cells) => (cells[column] as string).length)));
-  for (const cells of table) {
-    writeLine(
-      context.io.stdout,
-      cells.map((cell, column) => (column < last ? cell.padEnd(widths[column] as number) : cell)).join('  '),
-    );
-  }
+  context.io.stdout.write(
+    alignedColumns([
+      ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
+      ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
+    ]),
+  );
   writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
 }
 
