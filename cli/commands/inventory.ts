@@ -142,26 +142,11 @@ export async function exportInventory(context: CommandContext): Promise<void> {
   const key = apiKeyOption(context, 'inventory export');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
-  const listed = await client.GET('/inventory').catch((error: unknown) => {
-    const unreachable = apiUnreachable(context, url, error);
-    throw new CliError(
-      unreachable
-        ? `${unreachable}; nothing was written`
-        : `could not read the whole list from ${url}/inventory (${(error as Error).message}); nothing was written`,
-      { cause: error },
-    );
+  const listed = await readApi(context, url, '/inventory', () => client.GET('/inventory'), {
+    what: `the whole list from ${url}/inventory`,
+    lost: '; nothing was written',
   });
-  if (!listed.data) {
-    // The Error body's code and message, or (API Gateway's own 413 is plain text) an excerpt of what came.
-    throw new CliError(
-      `GET ${url}/inventory answered ${new InventoryApiError(listed.error, listed.response.status).message}`,
-    );
-  }
-  const items: InventoryItem[] = listed.data.map((item) => ({
-    petId: item.petId.toString(),
-    quantity: item.quantity,
-    status: item.status,
-  }));
+  const items = listed.map(inventoryItem);
   context.io.stdout.write(
     format === 'csv' ? inventoryCsv(items) : jsonArrayLines(items.map((item) => inventoryItemJson(item))),
   );
@@ -179,23 +164,44 @@ export async function getInventoryEntry(context: CommandContext): Promise<void> 
   const key = apiKeyOption(context, 'inventory get');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
-  const petId = BigInt(raw);
-  const answer = await client.GET('/inventory/{petId}', { params: { path: { petId } } }).catch((error: unknown) => {
-    const unreachable = apiUnreachable(context, url, error);
-    throw new CliError(unreachable ?? `could not read ${url}/inventory/${raw} (${(error as Error).message})`, {
-      cause: error,
-    });
-  });
-  if (!answer.data) {
-    throw new CliError(
-      `GET ${url}/inventory/${raw} answered ${new InventoryApiError(answer.error, answer.response.status).message}`,
-    );
-  }
-  const { data } = answer;
-  writeLine(
-    context.io.stdout,
-    inventoryItemJson({ petId: data.petId.toString(), quantity: data.quantity, status: data.status }),
+  const path = `/inventory/${raw}`;
+  const entry = await readApi(
+    context,
+    url,
+    path,
+    () => client.GET('/inventory/{petId}', { params: { path: { petId: BigInt(raw) } } }),
+    { what: `${url}${path}`, lost: '' },
   );
+  writeLine(context.io.stdout, inventoryItemJson(inventoryItem(entry)));
+}
+
+/** An entry as the API client reads it (petId a bigint), as the CLI writes it (petId its digits). */
+function inventoryItem(entry: { petId: bigint; quantity: number; status: InventoryItem['status'] }): InventoryItem {
+  return { petId: entry.petId.toString(), quantity: entry.quantity, status: entry.status };
+}
+
+/**
+ * The data of a GET of the API at `url`. Each way it fails is one line: could not reach, could not read `what`
+ * (then `lost` says what that means), or the Error body's code and message (or, for API Gateway's own plain-text
+ * answers, an excerpt).
+ */
+async function readApi<T>(
+  context: CommandContext,
+  url: string,
+  path: string,
+  get: () => Promise<{ data?: T; error?: unknown; response: Response }>,
+  failure: { what: string; lost: string },
+): Promise<T> {
+  const answer = await get().catch((error: unknown) => {
+    const reason =
+      apiUnreachable(context, url, error) ?? `could not read ${failure.what} (${(error as Error).message})`;
+    throw new CliError(`${reason}${failure.lost}`, { cause: error });
+  });
+  if (answer.data === undefined)
+    throw new CliError(
+      `GET ${url}${path} answered ${new InventoryApiError(answer.error, answer.response.status).message}`,
+    );
+  return answer.data;
 }
 
 /** CSV with the header petId,quantity,status (no field ever needs quoting). */
