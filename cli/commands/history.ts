@@ -1,3 +1,4 @@
+import { stringifyExactJson } from '../../client/index';
 import { ValidationError } from '../../functions/inventory/errors';
 import type { HistoryEntry } from '../../functions/inventory/history';
 import { parsePetId } from '../../functions/inventory/pet-id';
@@ -59,21 +60,21 @@ export function parseSince(raw: string | boolean | undefined): string | undefine
   return new Date(time).toISOString();
 }
 
-/** One entry as JSON, petId as its exact digits (JSON.stringify of a number could not keep an int64). */
+/** One entry as JSON, petId as its exact digits (a JSON number from a JS number could not keep an int64). */
 export function historyEntryJson(entry: HistoryEntry): string {
-  const members = [
-    `"petId":${entry.petId}`,
-    `"at":${JSON.stringify(entry.at)}`,
-    `"previousQuantity":${entry.previousQuantity ?? 'null'}`,
-    `"quantity":${entry.quantity}`,
-    `"previousStatus":${JSON.stringify(entry.previousStatus)}`,
-    `"status":${JSON.stringify(entry.status)}`,
-    `"source":${JSON.stringify(entry.source)}`,
-    `"actor":${JSON.stringify(entry.actor)}`,
-  ];
-  if (entry.requestId !== undefined) members.push(`"requestId":${JSON.stringify(entry.requestId)}`);
-  if (entry.adjustBy !== undefined) members.push(`"adjustBy":${entry.adjustBy}`);
-  return `{${members.join(',')}}`;
+  const { petId, at, previousQuantity, quantity, previousStatus, status, source, actor, requestId, adjustBy } = entry;
+  return stringifyExactJson({
+    petId: BigInt(petId),
+    at,
+    previousQuantity,
+    quantity,
+    previousStatus,
+    status,
+    source,
+    actor,
+    requestId,
+    adjustBy,
+  });
 }
 
 /** Aligned columns for a terminal; `-` where there was nothing before (the entry was created). */
