@@ -19,16 +19,12 @@ export interface Target {
   tables: TableNames;
   /** For messages: "local DynamoDB at http://127.0.0.1:8000" or "stage staging (PetStoreInventory-staging, eu-west-1)". */
   description: string;
-  /** The stage, when the tables come from a deployed stack. */
+  /** The following four are set when the target is a deployed stack, from its outputs. */
   stage?: Stage;
-  /** The stage's base URL (stack output `ApiUrl`, ending in /v1), when the target is a stage. */
+  /** The stage's base URL (stack output `ApiUrl`, ending in /v1). */
   apiUrl?: string;
-  /** The stage's authorizer cache TTL (stack output), when known. */
   authorizerCacheTtlSeconds?: number;
-  /**
-   * Flushes the stage API's authorizer cache, when the stack outputs name the API (`RestApiId`, `ApiStageName`).
-   * @throws CliError when API Gateway refuses.
-   */
+  /** Flushes the stage API's authorizer cache. @throws CliError when API Gateway refuses. */
   flushAuthorizerCache?: () => Promise<void>;
   close(): void;
 }
@@ -38,6 +34,9 @@ export interface TargetOptions {
   stage?: string;
   endpoint?: string;
 }
+
+/** The stack outputs the CLI reads (every one but the custom domain's). */
+const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
 
 /** Reads a stack's outputs; injected in tests (there is no AWS here). */
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
@@ -131,32 +130,22 @@ async function resolveStage(
   }
   const stack = stackName(stage);
   const { region, outputs } = await readStackOutputs(stack);
-  const required = [STACK_OUTPUTS.inventoryTable, STACK_OUTPUTS.apiKeysTable];
-  const missing = required.filter((name) => !outputs[name]);
+  const missing = Object.values(READ_OUTPUTS).filter((name) => !outputs[name]);
   if (missing.length > 0)
     throw new CliError(
       `Stack ${stack} in ${region} has no output ${missing.join(', ')}: redeploy it with this version`,
     );
-  const ttlRaw = outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds];
-  const ttl = ttlRaw !== undefined && /^[0-9]+$/.test(ttlRaw) ? Number(ttlRaw) : undefined;
+  const output = (key: keyof typeof READ_OUTPUTS) => outputs[READ_OUTPUTS[key]] as string;
   const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
-  const restApiId = outputs[STACK_OUTPUTS.restApiId];
-  const stageName = outputs[STACK_OUTPUTS.apiStageName];
+  const api = { region, restApiId: output('restApiId'), stageName: output('apiStageName') };
   return {
     client,
-    tables: {
-      inventory: outputs[STACK_OUTPUTS.inventoryTable] as string,
-      apiKeys: outputs[STACK_OUTPUTS.apiKeysTable] as string,
-      // Empty for a stack deployed before the history existed: `inventory history` says to redeploy.
-      history: outputs[STACK_OUTPUTS.historyTable] ?? '',
-    },
+    tables: { inventory: output('inventoryTable'), apiKeys: output('apiKeysTable'), history: output('historyTable') },
     description: `stage ${stage} (stack ${stack}, ${region})`,
     stage,
-    ...(outputs[STACK_OUTPUTS.apiUrl] ? { apiUrl: outputs[STACK_OUTPUTS.apiUrl] } : {}),
-    ...(ttl !== undefined ? { authorizerCacheTtlSeconds: ttl } : {}),
-    ...(restApiId && stageName
-      ? { flushAuthorizerCache: () => flushAuthorizerCache({ region, restApiId, stageName }, createApiGateway) }
-      : {}),
+    apiUrl: output('apiUrl'),
+    authorizerCacheTtlSeconds: Number(output('authorizerCacheTtlSeconds')),
+    flushAuthorizerCache: () => flushAuthorizerCache(api, createApiGateway),
     close: () => client.destroy(),
   };
 }

@@ -78,8 +78,7 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
   if (typeof context.options.url === 'string') return checkedApiUrl(context.options.url);
   if (typeof context.options.stage === 'string') {
     const target = await context.target();
-    if (!target.apiUrl) throw new UsageError(`the ${target.description} stack has no ApiUrl output; pass --url`);
-    return target.apiUrl.replace(/\/+$/, '');
+    return (target.apiUrl as string).replace(/\/+$/, '');
   }
   return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
 }

@@ -3,7 +3,7 @@ import { ValidationError } from '../../functions/inventory/errors';
 import type { HistoryEntry } from '../../functions/inventory/history';
 import { parsePetId } from '../../functions/inventory/pet-id';
 import { HistoryTable } from '../../functions/store/history-table';
-import { CliError, UsageError } from '../errors';
+import { UsageError } from '../errors';
 import { requireTable, storageError } from '../target';
 import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, writeLine } from './context';
 
@@ -29,8 +29,6 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
 
   const target = await context.target();
   const tableName = target.tables.history;
-  if (!tableName)
-    throw new CliError(`${target.description} has no history table output: redeploy the stack with this version`);
   await requireTable(target, tableName);
   let entries: HistoryEntry[];
   try {

@@ -120,21 +120,10 @@ export async function revokeKey(context: CommandContext): Promise<void> {
   );
 }
 
-/**
- * Says how long the revoked key may still be accepted where its cache was not flushed: a stage whose stack does not
- * name its API (deployed before `keys revoke` could flush), a failed flush, or a running `npm start`.
- */
+/** Says how long the revoked key may still be accepted where its cache was not flushed: a failed flush, `npm start`. */
 export function cacheNote(target: Target): string {
-  if (target.stage !== undefined) {
-    const ttl =
-      target.authorizerCacheTtlSeconds !== undefined
-        ? `${target.authorizerCacheTtlSeconds} s`
-        : 'its cache TTL (the stack has no AuthorizerCacheTtlSeconds output; API Gateway defaults to 300 s)';
-    const fix = target.flushAuthorizerCache
-      ? ''
-      : ' (redeploy the stack: with its RestApiId and ApiStageName outputs, keys revoke flushes the cache)';
-    return `The ${target.stage} API keeps accepting this key for up to ${ttl}: the authorizer caches each key's answer for that long${fix}.`;
-  }
+  if (target.stage !== undefined)
+    return `The ${target.stage} API keeps accepting this key for up to ${target.authorizerCacheTtlSeconds} s: the authorizer caches each key's answer for that long.`;
   return (
     'A running `npm start` keeps accepting this key until its authorizer cache expires ' +
     `(AUTHORIZER_CACHE_TTL_SECONDS, ${AUTHORIZER_CACHE_TTL_SECONDS} s by default): restart it to refuse the key now.`
