@@ -164,11 +164,8 @@ export async function describeStackOutputs(
     }
     try {
       const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
-      const outputs: Record<string, string> = {};
-      for (const output of result.Stacks?.[0]?.Outputs ?? []) {
-        if (output.OutputKey && output.OutputValue !== undefined) outputs[output.OutputKey] = output.OutputValue;
-      }
-      return { region, outputs };
+      const outputs = (result.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]);
+      return { region, outputs: Object.fromEntries(outputs) };
     } catch (error) {
       throw stackError(error, stack, region);
     }
@@ -213,6 +210,16 @@ function stackError(error: unknown, stack: string, region: string): CliError {
 export async function requireTable(target: Target, tableName: string): Promise<void> {
   try {
     await target.client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    throw storageError(error, target, tableName);
+  }
+}
+
+/** Runs `action` on a table once {@link requireTable} found it; a failure is the one line of {@link storageError}. */
+export async function onTable<T>(target: Target, tableName: string, action: () => Promise<T>): Promise<T> {
+  await requireTable(target, tableName);
+  try {
+    return await action();
   } catch (error) {
     throw storageError(error, target, tableName);
   }

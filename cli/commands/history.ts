@@ -4,7 +4,7 @@ import type { HistoryEntry } from '../../functions/inventory/history';
 import { parsePetId } from '../../functions/inventory/pet-id';
 import { HistoryTable } from '../../functions/store/history-table';
 import { UsageError } from '../errors';
-import { requireTable, storageError } from '../target';
+import { onTable } from '../target';
 import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, writeLine } from './context';
 
 const HISTORY_FORMATS = ['table', 'json'] as const;
@@ -29,16 +29,8 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
 
   const target = await context.target();
   const tableName = target.tables.history;
-  await requireTable(target, tableName);
-  let entries: HistoryEntry[];
-  try {
-    entries = await new HistoryTable({ client: target.client, tableName }).listFor(
-      petId,
-      since === undefined ? {} : { since },
-    );
-  } catch (error) {
-    throw storageError(error, target, tableName);
-  }
+  const history = new HistoryTable({ client: target.client, tableName });
+  const entries = await onTable(target, tableName, () => history.listFor(petId, since === undefined ? {} : { since }));
   io.stdout.write(format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries));
   const window = since === undefined ? '' : ` since ${since}`;
   writeLine(

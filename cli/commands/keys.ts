@@ -3,7 +3,7 @@ import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { CliError, UsageError } from '../errors';
-import { requireTable, storageError, type Target } from '../target';
+import { onTable, type Target } from '../target';
 import { alignedColumns, type CommandContext, choiceOption, writeLine } from './context';
 
 const MAX_NAME_LENGTH = 100;
@@ -37,7 +37,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
   const format = choiceOption(context, 'format', KEY_LIST_FORMATS);
   const target = await context.target();
   const records = await withKeys(target, (keys) => keys.list());
-  const rows = records.map(({ keyId, name, scope, createdAt, revokedAt }) => ({
+  const rows = records.map(({ keyId, name, scope, createdAt, revokedAt = null }) => ({
     keyId,
     name,
     scope,
@@ -47,7 +47,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
   // Where the keys were read, on stderr so that stdout stays the list alone (`--format json` piped to jq).
   const where = `${target.tables.apiKeys} (${target.description})`;
   if (format === 'json') {
-    writeLine(context.io.stdout, JSON.stringify(rows.map((row) => ({ ...row, revokedAt: row.revokedAt ?? null }))));
+    writeLine(context.io.stdout, JSON.stringify(rows));
     writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
     return;
   }
@@ -131,12 +131,8 @@ export function cacheNote(target: Target): string {
 }
 
 async function withKeys<T>(target: Target, action: (keys: ApiKeyTable) => Promise<T>): Promise<T> {
-  await requireTable(target, target.tables.apiKeys);
-  try {
-    return await action(new ApiKeyTable({ client: target.client, tableName: target.tables.apiKeys }));
-  } catch (error) {
-    throw storageError(error, target, target.tables.apiKeys);
-  }
+  const tableName = target.tables.apiKeys;
+  return onTable(target, tableName, () => action(new ApiKeyTable({ client: target.client, tableName })));
 }
 
 /** Names are free text: keep control characters out of the operator's terminal. */
