@@ -72,14 +72,9 @@ export function checkTargetOptions(options: TargetOptions): void {
 
 function resolveLocal(endpointOption: string | undefined, env: Record<string, string | undefined>): Target {
   const endpoint = endpointOption ?? `http://127.0.0.1:${localPort(env)}`;
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new UsageError(`--endpoint must be a URL such as http://127.0.0.1:8000; got "${endpoint}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--endpoint must be an http or https URL; got "${endpoint}"`);
+  const protocol = URL.parse(endpoint)?.protocol;
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new UsageError(`--endpoint must be an http or https URL such as http://127.0.0.1:8000; got "${endpoint}"`);
   const credentialsEnv: NodeJS.ProcessEnv = {
     AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID,
     AWS_SECRET_ACCESS_KEY: env.AWS_ACCESS_KEY_ID ? env.AWS_SECRET_ACCESS_KEY : undefined,
