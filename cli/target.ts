@@ -42,13 +42,7 @@ const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
 
 /**
- * Resolves where a command acts.
- *
- * - Default: the DynamoDB Local of `npm start`, `http://127.0.0.1:${DYNAMODB_PORT:-8000}`, or `--endpoint URL`;
- *   tables `INVENTORY_TABLE_NAME` / `API_KEYS_TABLE_NAME` or the names `npm start` uses. Fake credentials are used
- *   only when none are set in the environment.
- * - `--stage`: table names from the deployed stack's outputs, with the operator's own credentials and region.
- *
+ * Where a command acts (docs/cli.md, "Where it acts"): the local DynamoDB, `--endpoint`, or a stage's stack outputs.
  * @throws UsageError for contradictory or malformed options, CliError when a stage cannot be resolved.
  */
 export async function resolveTarget(

@@ -84,10 +84,8 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
 }
 
 /**
- * Why a call to the API at `url` failed before any answer, for one line on stderr: the network code (ECONNREFUSED)
- * and, for the local API, where to look; undefined when something answered and the failure came later. Node's
- * fetch rejects with `TypeError: fetch failed` when no response came at all; a body cut off after the status
- * rejects otherwise (`terminated`), whatever its cause's code (an ECONNRESET mid-list is not "could not reach").
+ * Why a call to the API failed before any answer (the network code, and where to look locally), else undefined.
+ * Only `TypeError: fetch failed` means no answer came; a body cut off later rejects otherwise (`terminated`).
  */
 export function apiUnreachable(context: CommandContext, url: string, error: unknown): string | undefined {
   // By name, not instanceof: fetch's TypeError may come from another realm (a test runner's VM context).

@@ -26,11 +26,8 @@ const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
 
 /**
- * `inventory import FILE [--format csv|json] [--dry-run] [--concurrency N] [--yes]`: validates every row first; any bad
- * row means all bad rows are listed (stderr) and nothing is written. Then writes with BatchWriteItem; re-running
- * the same file leaves the same stock. Each row carries who and why (`lastChange`: this run of this operator) for
- * the history, which records the rows whose quantity or status changed and skips the rest. Into production it asks
- * for `--yes` (a dry run excepted).
+ * `inventory import FILE`: validates every row before writing any (a bad row means nothing is written); each row
+ * names this run of this operator as its change's actor for the history. Production asks for `--yes`.
  */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
@@ -133,9 +130,8 @@ export function importActor(file: string, env: Record<string, string | undefined
 }
 
 /**
- * `inventory export --key KEY [--url URL | --stage S] [--format json|csv]`: every entry to stdout, ordered by petId,
- * int64 ids exact. It reads `GET /inventory` of the API with the typed client, as any client would: the streamed,
- * gzipped list (fetch decodes gzip), with no table access needed. A list cut off mid-stream fails the export.
+ * `inventory export`: every entry to stdout, ordered by petId, int64 ids exact, read from `GET /inventory` as any
+ * client reads it (no table access needed). A list cut off mid-stream fails the export.
  */
 export async function exportInventory(context: CommandContext): Promise<void> {
   const format = choiceOption(context, 'format', EXPORT_FORMATS);
@@ -180,11 +176,7 @@ function inventoryItem(entry: { petId: bigint; quantity: number; status: Invento
   return { petId: entry.petId.toString(), quantity: entry.quantity, status: entry.status };
 }
 
-/**
- * The data of a GET of the API at `url`. Each way it fails is one line: could not reach, could not read `what`
- * (then `lost` says what that means), or the Error body's code and message (or, for API Gateway's own plain-text
- * answers, an excerpt).
- */
+/** The data of a GET of the API at `url`; each way it fails is one CliError line. */
 async function readApi<T>(
   context: CommandContext,
   url: string,

@@ -70,10 +70,8 @@ const IN_FLIGHT_AUTHORIZER_MS = (AUTHORIZER_TIMEOUT_SECONDS + 2) * 1000;
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * `keys revoke ID`: the key is refused from then on. On a stage the command also flushes the API's authorizer cache,
- * so the key stops at once instead of after the cache TTL, and flushes it again once an authorizer call that was
- * already running has ended; if a flush fails it exits 1 (run it again to retry: revoking twice is harmless).
- * Locally it says how to clear the `npm start` cache.
+ * `keys revoke ID`: the key is refused from then on. On a stage it flushes the authorizer cache, and again once an
+ * authorizer call already running has ended; a failed flush exits 1 (revoking again is harmless and retries it).
  */
 export async function revokeKey(context: CommandContext): Promise<void> {
   const keyId = context.positionals[0];
