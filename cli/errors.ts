@@ -6,9 +6,6 @@ export class UsageError extends Error {
 /** A command ran and failed for a reason the operator can act on: exit code 1, `message` is the one line shown. */
 export class CliError extends Error {
   override readonly name = 'CliError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /** Exit codes of `npm run cli`. */

@@ -1,12 +1,5 @@
 import type { OutputStream } from './io';
 
-/** Reports progress of a long operation. */
-export interface ProgressReporter {
-  update(done: number): void;
-  /** Clears the bar so the next line starts clean. */
-  finish(): void;
-}
-
 /** Renders one progress line, e.g. `[########------------]  40%  12000/30000 rows  9500 rows/s`. */
 export function renderProgress(done: number, total: number, elapsedMs: number, width: number): string {
   const fraction = total === 0 ? 1 : Math.min(1, done / total);
@@ -26,7 +19,7 @@ export function createProgress(
   stream: OutputStream,
   total: number,
   options: { now?: () => number; intervalMs?: number } = {},
-): ProgressReporter {
+): { update(done: number): void; finish(): void } {
   if (!stream.isTTY) return { update: () => undefined, finish: () => undefined };
   const now = options.now ?? Date.now;
   const intervalMs = options.intervalMs ?? 100;
@@ -45,6 +38,7 @@ export function createProgress(
       lastDrawn = at;
       draw(done);
     },
+    /** Ends the bar's line so the next line starts clean. */
     finish() {
       if (drawn) stream.write('\n');
     },

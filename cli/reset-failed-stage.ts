@@ -3,7 +3,6 @@ import {
   DeleteStackCommand,
   DescribeStacksCommand,
   ListStackResourcesCommand,
-  type StackResourceSummary,
   UpdateTerminationProtectionCommand,
 } from '@aws-sdk/client-cloudformation';
 import { type CloudWatchLogsClient, DeleteLogGroupCommand } from '@aws-sdk/client-cloudwatch-logs';
@@ -15,8 +14,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type KMSClient, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms';
 import { DeleteQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
-
-type Sender = { send: (command: never) => Promise<unknown> };
 
 /** The clients the reset uses; tests pass stand-ins that answer as AWS documents. */
 export interface ResetClients {
@@ -58,7 +55,7 @@ export async function resetFailedStage(
   clients: ResetClients,
   options: { dryRun: boolean; log: (line: string) => void; sleep?: (ms: number) => Promise<void> },
 ): Promise<{ leftovers: Leftover[]; notRemoved: Leftover[] }> {
-  const cfn = clients.cloudFormation as Sender;
+  const cfn = clients.cloudFormation;
   const status = await stackStatus(cfn, stackName);
   if (status !== FAILED_CREATE_STATUS)
     throw new Error(
@@ -69,10 +66,8 @@ export async function resetFailedStage(
   for (const left of leftovers) options.log(`left behind: ${left.type} ${left.logicalId} ${left.physicalId}`);
   if (options.dryRun) return { leftovers, notRemoved: [] };
 
-  await cfn.send(
-    new UpdateTerminationProtectionCommand({ StackName: stackName, EnableTerminationProtection: false }) as never,
-  );
-  await cfn.send(new DeleteStackCommand({ StackName: stackName }) as never);
+  await cfn.send(new UpdateTerminationProtectionCommand({ StackName: stackName, EnableTerminationProtection: false }));
+  await cfn.send(new DeleteStackCommand({ StackName: stackName }));
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   for (;;) {
     const now = await stackStatus(cfn, stackName);
@@ -96,11 +91,9 @@ export async function resetFailedStage(
   return { leftovers, notRemoved };
 }
 
-async function stackStatus(cfn: Sender, stackName: string): Promise<string | undefined> {
+async function stackStatus(cfn: ResetClients['cloudFormation'], stackName: string): Promise<string | undefined> {
   try {
-    const answer = (await cfn.send(new DescribeStacksCommand({ StackName: stackName }) as never)) as {
-      Stacks?: { StackStatus?: string }[];
-    };
+    const answer = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
     return answer.Stacks?.[0]?.StackStatus;
   } catch (error) {
     if (error instanceof Error && /does not exist/.test(error.message)) return undefined;
@@ -108,14 +101,11 @@ async function stackStatus(cfn: Sender, stackName: string): Promise<string | und
   }
 }
 
-async function retainedResources(cfn: Sender, stackName: string): Promise<Leftover[]> {
+async function retainedResources(cfn: ResetClients['cloudFormation'], stackName: string): Promise<Leftover[]> {
   const leftovers: Leftover[] = [];
   let NextToken: string | undefined;
   do {
-    const page = (await cfn.send(new ListStackResourcesCommand({ StackName: stackName, NextToken }) as never)) as {
-      StackResourceSummaries?: StackResourceSummary[];
-      NextToken?: string;
-    };
+    const page = await cfn.send(new ListStackResourcesCommand({ StackName: stackName, NextToken }));
     for (const r of page.StackResourceSummaries ?? []) {
       if (r.ResourceStatus === 'DELETE_SKIPPED' && r.PhysicalResourceId && r.ResourceType && r.LogicalResourceId)
         leftovers.push({ type: r.ResourceType, logicalId: r.LogicalResourceId, physicalId: r.PhysicalResourceId });
@@ -134,13 +124,14 @@ function errorText(error: unknown): string {
  * table in CREATING or UPDATING answers ResourceInUseException
  * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html).
  */
-async function untilTableActive(dynamodb: Sender, tableName: string, sleep: (ms: number) => Promise<void>) {
+async function untilTableActive(
+  dynamodb: ResetClients['dynamodb'],
+  tableName: string,
+  sleep: (ms: number) => Promise<void>,
+) {
   for (let poll = 0; poll < TABLE_POLLS; poll++) {
-    const answer = (await dynamodb.send(new DescribeTableCommand({ TableName: tableName }) as never)) as {
-      Table?: { TableStatus?: string };
-    };
-    const status = answer.Table?.TableStatus;
-    if (status === 'ACTIVE') return;
+    const answer = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+    if (answer.Table?.TableStatus === 'ACTIVE') return;
     await sleep(TABLE_POLL_MS);
   }
   throw new Error(`table ${tableName} was not ACTIVE after ${(TABLE_POLLS * TABLE_POLL_MS) / 1000} s`);
@@ -152,28 +143,25 @@ async function removeLeftover(
   clients: ResetClients,
   sleep: (ms: number) => Promise<void>,
 ): Promise<boolean> {
-  const send = (client: Pick<Sender, 'send'>, command: unknown) => (client as Sender).send(command as never);
   switch (left.type) {
     case 'AWS::DynamoDB::Table':
       // Production tables refuse deletion until their deletion protection is off.
-      await send(
-        clients.dynamodb,
+      await clients.dynamodb.send(
         new UpdateTableCommand({ TableName: left.physicalId, DeletionProtectionEnabled: false }),
       );
-      await untilTableActive(clients.dynamodb as Sender, left.physicalId, sleep);
-      await send(clients.dynamodb, new DeleteTableCommand({ TableName: left.physicalId }));
+      await untilTableActive(clients.dynamodb, left.physicalId, sleep);
+      await clients.dynamodb.send(new DeleteTableCommand({ TableName: left.physicalId }));
       return true;
     case 'AWS::KMS::Key':
-      await send(
-        clients.kms,
+      await clients.kms.send(
         new ScheduleKeyDeletionCommand({ KeyId: left.physicalId, PendingWindowInDays: KEY_DELETION_DAYS }),
       );
       return true;
     case 'AWS::SQS::Queue':
-      await send(clients.sqs, new DeleteQueueCommand({ QueueUrl: left.physicalId }));
+      await clients.sqs.send(new DeleteQueueCommand({ QueueUrl: left.physicalId }));
       return true;
     case 'AWS::Logs::LogGroup':
-      await send(clients.logs, new DeleteLogGroupCommand({ logGroupName: left.physicalId }));
+      await clients.logs.send(new DeleteLogGroupCommand({ logGroupName: left.physicalId }));
       return true;
     default:
       return false;

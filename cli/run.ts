@@ -8,14 +8,12 @@ import { smoke } from './commands/smoke';
 import { mapStack } from './commands/stack';
 import { CliError, EXIT, firstLine, UsageError } from './errors';
 import type { CliIo } from './io';
-import { checkTargetOptions, resolveTarget, type StackOutputsReader, type Target } from './target';
+import { checkTargetOptions, resolveTarget, type StackOutputsReader, type Target, type TargetOptions } from './target';
 
 interface CommandSpec {
+  /** The command words, then its arguments in capitals and its options: what `help` prints and what run parses. */
   usage: string;
   summary: string;
-  options: ParseArgsOptionsConfig;
-  /** Names of the positional arguments after the command words. */
-  positionals: readonly string[];
   action: (context: CommandContext) => Promise<void>;
 }
 
@@ -31,76 +29,51 @@ export const COMMANDS: Record<string, CommandSpec> = {
     usage: 'keys create --name NAME [--scope read|write]',
     summary:
       'issue an API key (write: every route, the default; read: GET only); prints the key alone on the last line',
-    options: { name: { type: 'string' }, scope: { type: 'string' } },
-    positionals: [],
     action: createKey,
   },
   'keys list': {
     usage: 'keys list [--format text|json]',
     summary: 'id, name, scope, created, revoked of every key (never the key)',
-    options: { format: { type: 'string' } },
-    positionals: [],
     action: listKeys,
   },
   'keys revoke': {
     usage: 'keys revoke ID',
     summary: "refuse a key from now on (with --stage, flushes the stage's authorizer cache)",
-    options: {},
-    positionals: ['ID'],
     action: revokeKey,
   },
   'inventory import': {
     usage: 'inventory import FILE [--format csv|json] [--dry-run] [--concurrency N] [--yes]',
     summary: 'validate every row, then write them all (re-runnable; production needs --yes)',
-    options: {
-      format: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      concurrency: { type: 'string' },
-      yes: { type: 'boolean' },
-    },
-    positionals: ['FILE'],
     action: importInventory,
   },
   smoke: {
     usage: 'smoke --key KEY [--url URL] [--write]',
     summary: 'call a running API as a client does and check the answers (after a deploy)',
-    options: { key: { type: 'string' }, url: { type: 'string' }, write: { type: 'boolean' } },
-    positionals: [],
     action: smoke,
   },
   'inventory export': {
     usage: 'inventory export --key KEY [--url URL] [--format json|csv]',
     summary: 'every entry to stdout, ordered by petId (reads GET /inventory of the API)',
-    options: { format: { type: 'string' }, key: { type: 'string' }, url: { type: 'string' } },
-    positionals: [],
     action: exportInventory,
   },
   'inventory add-list-shards': {
     usage: 'inventory add-list-shards',
     summary: 'give entries written before the list index their shard, so the list shows them (once per stage)',
-    options: {},
-    positionals: [],
     action: addListShards,
   },
   'inventory get': {
     usage: 'inventory get PETID --key KEY [--url URL]',
     summary: "one pet's entry as JSON (reads GET /inventory/{petId} of the API)",
-    options: { key: { type: 'string' }, url: { type: 'string' } },
-    positionals: ['PETID'],
     action: getInventoryEntry,
   },
   'inventory history': {
     usage: 'inventory history PETID [--since ISO] [--format table|json]',
     summary: "every recorded change of one pet's stock, oldest first",
-    options: { since: { type: 'string' }, format: { type: 'string' } },
-    positionals: ['PETID'],
     action: inventoryHistory,
   },
   'stack map': {
     usage: 'stack map MAPFILE LOGFILE',
     summary: "a logged stack with the bundle's positions mapped to the TypeScript (MAPFILE: the asset's index.js.map)",
-    options: {},
-    positionals: ['MAPFILE', 'LOGFILE'],
     action: mapStack,
   },
 };
@@ -131,6 +104,19 @@ export interface RunDependencies {
   createApiGateway?: ApiGatewayClientFactory;
 }
 
+/** The options a usage names: `--name NAME` and `--format a|b` take a value, `--dry-run` does not. */
+function optionsOf(usage: string): ParseArgsOptionsConfig {
+  const named = usage.matchAll(/--([a-z-]+)( [A-Za-z|]+)?/g);
+  return Object.fromEntries([...named].map(([, name, value]) => [name, { type: value ? 'string' : 'boolean' }]));
+}
+
+/** The arguments a usage names after its command words: `PETID` of `inventory get PETID --key KEY`. */
+function positionalsOf(name: string, usage: string): string[] {
+  const words = usage.split(' ').slice(name.split(' ').length);
+  const end = words.findIndex((word) => !/^[A-Z]+$/.test(word));
+  return end === -1 ? words : words.slice(0, end);
+}
+
 /**
  * A negative integer (`-1`, a valid petId) is an argument, never an option: no option is a digit. parseArgs would read
  * `-1` as the short option `1`, so such arguments are shielded before it and restored after.
@@ -138,12 +124,48 @@ export interface RunDependencies {
 const NEGATIVE_INTEGER = /^-[0-9]+$/;
 const SHIELD = '\u0000negative:';
 
-function shieldNegative(arg: string): string {
-  return NEGATIVE_INTEGER.test(arg) ? `${SHIELD}${arg}` : arg;
+function unshield<T>(value: T): T {
+  return typeof value === 'string' && value.startsWith(SHIELD) ? (value.slice(SHIELD.length) as T) : value;
 }
 
-function unshieldNegative(arg: string): string {
-  return arg.startsWith(SHIELD) ? arg.slice(SHIELD.length) : arg;
+/** The words and options of a command line, every option any command takes allowed. @throws UsageError */
+function parseCommandLine(argv: readonly string[]) {
+  const options = Object.assign({ ...GLOBAL_OPTIONS }, ...Object.values(COMMANDS).map((c) => optionsOf(c.usage)));
+  const args = argv.map((arg) => (NEGATIVE_INTEGER.test(arg) ? `${SHIELD}${arg}` : arg));
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    const values = Object.entries(parsed.values).map(([option, value]) => [option, unshield(value)]);
+    return { words: parsed.positionals.map(unshield), values: Object.fromEntries(values) as CommandContext['options'] };
+  } catch (error) {
+    throw new UsageError(firstLine((error as Error).message).replace(/\. To specify a positional.*$/, ''));
+  }
+}
+
+/** The command the first one or two words name (`smoke`, `keys create`). @throws UsageError */
+function findCommand(words: readonly string[]): string {
+  const [group = '', second] = words;
+  const name = Object.hasOwn(COMMANDS, group) ? group : `${group} ${second}`;
+  if (Object.hasOwn(COMMANDS, name)) return name;
+  const subcommands = Object.keys(COMMANDS)
+    .filter((known) => known.startsWith(`${group} `))
+    .map((known) => known.slice(group.length + 1));
+  if (subcommands.length === 0) throw new UsageError(`unknown command "${group}"`);
+  if (second === undefined) throw new UsageError(`${group} needs a subcommand: ${subcommands.join(', ')}`);
+  throw new UsageError(`unknown command "${name}"; ${group} has ${subcommands.join(', ')}`);
+}
+
+/** The command's own arguments, after checking its options and their number. @throws UsageError */
+function commandArguments(name: string, words: readonly string[], values: CommandContext['options']): string[] {
+  const { usage } = COMMANDS[name] as CommandSpec;
+  const allowed = { ...GLOBAL_OPTIONS, ...optionsOf(usage) };
+  const foreign = Object.keys(values).find((option) => !Object.hasOwn(allowed, option));
+  if (foreign !== undefined) throw new UsageError(`${name} does not take --${foreign}`);
+  const wanted = positionalsOf(name, usage);
+  const args = words.slice(name.split(' ').length);
+  if (args.length > wanted.length)
+    throw new UsageError(`${name} takes ${wanted.join(' ') || 'no arguments'}; got extra "${args[wanted.length]}"`);
+  if (args.length < wanted.length) throw new UsageError(`${name} needs ${wanted.join(' ')} (usage: ${usage})`);
+  return args;
 }
 
 /**
@@ -153,93 +175,50 @@ function unshieldNegative(arg: string): string {
 export async function run(argv: readonly string[], io: CliIo, dependencies: RunDependencies = {}): Promise<number> {
   let target: Target | undefined;
   try {
-    const allOptions: ParseArgsOptionsConfig = { ...GLOBAL_OPTIONS };
-    for (const command of Object.values(COMMANDS)) Object.assign(allOptions, command.options);
-    let parsed: ReturnType<typeof parseArgs<{ options: ParseArgsOptionsConfig; allowPositionals: true; strict: true }>>;
-    try {
-      parsed = parseArgs({ args: argv.map(shieldNegative), options: allOptions, allowPositionals: true, strict: true });
-    } catch (error) {
-      throw new UsageError(firstLine((error as Error).message).replace(/\. To specify a positional.*$/, ''));
-    }
-    const positionals = parsed.positionals.map(unshieldNegative);
-    const values = Object.fromEntries(
-      Object.entries(parsed.values).map(([option, value]) => [
-        option,
-        typeof value === 'string' ? unshieldNegative(value) : value,
-      ]),
-    ) as typeof parsed.values;
-    if (positionals[0] === 'help' || (positionals.length === 0 && values.help === true)) {
+    const { words, values } = parseCommandLine(argv);
+    if (words[0] === 'help' || (words.length === 0 && values.help === true)) {
       io.stdout.write(usageText());
       return EXIT.ok;
     }
-    if (positionals.length === 0) throw new UsageError('no command given');
-    // Commands are one word (`smoke`) or two (`keys create`).
-    const name = COMMANDS[positionals[0] as string] ? (positionals[0] as string) : positionals.slice(0, 2).join(' ');
-    const command = COMMANDS[name];
-    if (!command) {
-      const group = positionals[0] as string;
-      const subcommands = Object.keys(COMMANDS)
-        .filter((known) => known.startsWith(`${group} `))
-        .map((known) => known.slice(group.length + 1));
-      if (subcommands.length === 0) throw new UsageError(`unknown command "${group}"`);
-      throw new UsageError(
-        positionals.length === 1
-          ? `${group} needs a subcommand: ${subcommands.join(', ')}`
-          : `unknown command "${name}"; ${group} has ${subcommands.join(', ')}`,
-      );
-    }
+    if (words.length === 0) throw new UsageError('no command given');
+    const name = findCommand(words);
+    const command = COMMANDS[name] as CommandSpec;
     if (values.help === true) {
       writeLine(io.stdout, `Usage: npm run cli -- ${command.usage} [--stage staging|production | --endpoint URL]`);
       writeLine(io.stdout, `  ${command.summary}`);
       return EXIT.ok;
     }
-    const allowed = new Set([...Object.keys(GLOBAL_OPTIONS), ...Object.keys(command.options)]);
-    const foreign = Object.keys(values).filter((option) => !allowed.has(option));
-    if (foreign.length > 0) throw new UsageError(`${name} does not take --${foreign[0]}`);
-    const args = positionals.slice(name.split(' ').length);
-    if (args.length > command.positionals.length)
-      throw new UsageError(
-        `${name} takes ${describeArity(command.positionals)}; got extra "${args[command.positionals.length]}"`,
-      );
-    if (args.length < command.positionals.length)
-      throw new UsageError(`${name} needs ${command.positionals.join(' ')} (usage: ${command.usage})`);
-
-    const targetOptions = {
-      ...(typeof values.stage === 'string' ? { stage: values.stage } : {}),
-      ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
-    };
+    const positionals = commandArguments(name, words, values);
+    const targetOptions = { stage: values.stage, endpoint: values.endpoint } as TargetOptions;
     // Validate the target options before a command spends time on its input.
     checkTargetOptions(targetOptions);
+    const resolve = () =>
+      resolveTarget(targetOptions, io.env, dependencies.readStackOutputs, dependencies.createApiGateway);
     await command.action({
       io,
-      options: values as CommandContext['options'],
-      positionals: args,
+      options: values,
+      positionals,
       target: async () => {
-        target ??= await resolveTarget(
-          targetOptions,
-          io.env,
-          dependencies.readStackOutputs,
-          dependencies.createApiGateway,
-        );
+        target ??= await resolve();
         return target;
       },
     });
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof UsageError) {
-      writeLine(io.stderr, `error: ${error.message} (run "npm run cli -- help" for usage)`);
-      return EXIT.usage;
-    }
-    const message = error instanceof CliError ? error.message : unexpected(error);
-    writeLine(io.stderr, `error: ${firstLine(message)}`);
-    return EXIT.failed;
+    return reportError(io, error);
   } finally {
     target?.close();
   }
 }
 
-function describeArity(names: readonly string[]): string {
-  return names.length === 0 ? 'no arguments' : names.join(' ');
+function reportError(io: CliIo, error: unknown): number {
+  if (error instanceof UsageError) {
+    writeLine(io.stderr, `error: ${error.message} (run "npm run cli -- help" for usage)`);
+    return EXIT.usage;
+  }
+  const message = error instanceof CliError ? error.message : unexpected(error);
+  writeLine(io.stderr, `error: ${firstLine(message)}`);
+  return EXIT.failed;
 }
 
 function unexpected(error: unknown): string {

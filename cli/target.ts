@@ -19,16 +19,12 @@ export interface Target {
   tables: TableNames;
   /** For messages: "local DynamoDB at http://127.0.0.1:8000" or "stage staging (PetStoreInventory-staging, eu-west-1)". */
   description: string;
-  /** The stage, when the tables come from a deployed stack. */
+  /** The following four are set when the target is a deployed stack, from its outputs. */
   stage?: Stage;
-  /** The stage's base URL (stack output `ApiUrl`, ending in /v1), when the target is a stage. */
+  /** The stage's base URL (stack output `ApiUrl`, ending in /v1). */
   apiUrl?: string;
-  /** The stage's authorizer cache TTL (stack output), when known. */
   authorizerCacheTtlSeconds?: number;
-  /**
-   * Flushes the stage API's authorizer cache, when the stack outputs name the API (`RestApiId`, `ApiStageName`).
-   * @throws CliError when API Gateway refuses.
-   */
+  /** Flushes the stage API's authorizer cache. @throws CliError when API Gateway refuses. */
   flushAuthorizerCache?: () => Promise<void>;
   close(): void;
 }
@@ -39,17 +35,14 @@ export interface TargetOptions {
   endpoint?: string;
 }
 
+/** The stack outputs the CLI reads (every one but the custom domain's). */
+const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
+
 /** Reads a stack's outputs; injected in tests (there is no AWS here). */
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
 
 /**
- * Resolves where a command acts.
- *
- * - Default: the DynamoDB Local of `npm start`, `http://127.0.0.1:${DYNAMODB_PORT:-8000}`, or `--endpoint URL`;
- *   tables `INVENTORY_TABLE_NAME` / `API_KEYS_TABLE_NAME` or the names `npm start` uses. Fake credentials are used
- *   only when none are set in the environment.
- * - `--stage`: table names from the deployed stack's outputs, with the operator's own credentials and region.
- *
+ * Where a command acts (docs/cli.md, "Where it acts"): the local DynamoDB, `--endpoint`, or a stage's stack outputs.
  * @throws UsageError for contradictory or malformed options, CliError when a stage cannot be resolved.
  */
 export async function resolveTarget(
@@ -73,14 +66,9 @@ export function checkTargetOptions(options: TargetOptions): void {
 
 function resolveLocal(endpointOption: string | undefined, env: Record<string, string | undefined>): Target {
   const endpoint = endpointOption ?? `http://127.0.0.1:${localPort(env)}`;
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new UsageError(`--endpoint must be a URL such as http://127.0.0.1:8000; got "${endpoint}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--endpoint must be an http or https URL; got "${endpoint}"`);
+  const protocol = URL.parse(endpoint)?.protocol;
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new UsageError(`--endpoint must be an http or https URL such as http://127.0.0.1:8000; got "${endpoint}"`);
   const credentialsEnv: NodeJS.ProcessEnv = {
     AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID,
     AWS_SECRET_ACCESS_KEY: env.AWS_ACCESS_KEY_ID ? env.AWS_SECRET_ACCESS_KEY : undefined,
@@ -131,32 +119,22 @@ async function resolveStage(
   }
   const stack = stackName(stage);
   const { region, outputs } = await readStackOutputs(stack);
-  const required = [STACK_OUTPUTS.inventoryTable, STACK_OUTPUTS.apiKeysTable];
-  const missing = required.filter((name) => !outputs[name]);
+  const missing = Object.values(READ_OUTPUTS).filter((name) => !outputs[name]);
   if (missing.length > 0)
     throw new CliError(
       `Stack ${stack} in ${region} has no output ${missing.join(', ')}: redeploy it with this version`,
     );
-  const ttlRaw = outputs[STACK_OUTPUTS.authorizerCacheTtlSeconds];
-  const ttl = ttlRaw !== undefined && /^[0-9]+$/.test(ttlRaw) ? Number(ttlRaw) : undefined;
+  const output = (key: keyof typeof READ_OUTPUTS) => outputs[READ_OUTPUTS[key]] as string;
   const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
-  const restApiId = outputs[STACK_OUTPUTS.restApiId];
-  const stageName = outputs[STACK_OUTPUTS.apiStageName];
+  const api = { region, restApiId: output('restApiId'), stageName: output('apiStageName') };
   return {
     client,
-    tables: {
-      inventory: outputs[STACK_OUTPUTS.inventoryTable] as string,
-      apiKeys: outputs[STACK_OUTPUTS.apiKeysTable] as string,
-      // Empty for a stack deployed before the history existed: `inventory history` says to redeploy.
-      history: outputs[STACK_OUTPUTS.historyTable] ?? '',
-    },
+    tables: { inventory: output('inventoryTable'), apiKeys: output('apiKeysTable'), history: output('historyTable') },
     description: `stage ${stage} (stack ${stack}, ${region})`,
     stage,
-    ...(outputs[STACK_OUTPUTS.apiUrl] ? { apiUrl: outputs[STACK_OUTPUTS.apiUrl] } : {}),
-    ...(ttl !== undefined ? { authorizerCacheTtlSeconds: ttl } : {}),
-    ...(restApiId && stageName
-      ? { flushAuthorizerCache: () => flushAuthorizerCache({ region, restApiId, stageName }, createApiGateway) }
-      : {}),
+    apiUrl: output('apiUrl'),
+    authorizerCacheTtlSeconds: Number(output('authorizerCacheTtlSeconds')),
+    flushAuthorizerCache: () => flushAuthorizerCache(api, createApiGateway),
     close: () => client.destroy(),
   };
 }
@@ -175,11 +153,8 @@ export async function describeStackOutputs(
     }
     try {
       const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
-      const outputs: Record<string, string> = {};
-      for (const output of result.Stacks?.[0]?.Outputs ?? []) {
-        if (output.OutputKey && output.OutputValue !== undefined) outputs[output.OutputKey] = output.OutputValue;
-      }
-      return { region, outputs };
+      const outputs = (result.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]);
+      return { region, outputs: Object.fromEntries(outputs) };
     } catch (error) {
       throw stackError(error, stack, region);
     }
@@ -224,6 +199,16 @@ function stackError(error: unknown, stack: string, region: string): CliError {
 export async function requireTable(target: Target, tableName: string): Promise<void> {
   try {
     await target.client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    throw storageError(error, target, tableName);
+  }
+}
+
+/** Runs `action` on a table once {@link requireTable} found it; a failure is the one line of {@link storageError}. */
+export async function onTable<T>(target: Target, tableName: string, action: () => Promise<T>): Promise<T> {
+  await requireTable(target, tableName);
+  try {
+    return await action();
   } catch (error) {
     throw storageError(error, target, tableName);
   }

@@ -27,6 +27,37 @@ export async function readInputFile(io: CliIo, file: string, what?: string): Pro
   }
 }
 
+/** The value of an option that names one of `choices`, `fallback` when it is absent. @throws UsageError */
+export function choiceOption<T extends string>(
+  context: CommandContext,
+  option: string,
+  choices: readonly T[],
+  fallback: T | undefined = choices[0],
+): T {
+  const value = context.options[option] ?? fallback;
+  if (!(choices as readonly unknown[]).includes(value))
+    throw new UsageError(`--${option} must be one of ${choices.join(', ')}; got "${String(value)}"`);
+  return value as T;
+}
+
+/** A JSON array with one element per line: diffs well, and an import error names a useful line. */
+export function jsonArrayLines(elements: readonly string[]): string {
+  if (elements.length === 0) return '[]\n';
+  return `[\n${elements.map((element) => `  ${element}`).join(',\n')}\n]\n`;
+}
+
+/** Rows as aligned columns for a terminal, two spaces apart. */
+export function alignedColumns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
 /** Writes one line to a stream. */
 export function writeLine(stream: CliIo['stdout'], line: string): void {
   stream.write(`${line}\n`);
@@ -47,17 +78,14 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
   if (typeof context.options.url === 'string') return checkedApiUrl(context.options.url);
   if (typeof context.options.stage === 'string') {
     const target = await context.target();
-    if (!target.apiUrl) throw new UsageError(`the ${target.description} stack has no ApiUrl output; pass --url`);
-    return target.apiUrl.replace(/\/+$/, '');
+    return (target.apiUrl as string).replace(/\/+$/, '');
   }
   return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
 }
 
 /**
- * Why a call to the API at `url` failed before any answer, for one line on stderr: the network code (ECONNREFUSED)
- * and, for the local API, where to look; undefined when something answered and the failure came later. Node's
- * fetch rejects with `TypeError: fetch failed` when no response came at all; a body cut off after the status
- * rejects otherwise (`terminated`), whatever its cause's code (an ECONNRESET mid-list is not "could not reach").
+ * Why a call to the API failed before any answer (the network code, and where to look locally), else undefined.
+ * Only `TypeError: fetch failed` means no answer came; a body cut off later rejects otherwise (`terminated`).
  */
 export function apiUnreachable(context: CommandContext, url: string, error: unknown): string | undefined {
   // By name, not instanceof: fetch's TypeError may come from another realm (a test runner's VM context).

@@ -1,10 +1,11 @@
+import { stringifyExactJson } from '../../client/index';
 import { ValidationError } from '../../functions/inventory/errors';
 import type { HistoryEntry } from '../../functions/inventory/history';
 import { parsePetId } from '../../functions/inventory/pet-id';
 import { HistoryTable } from '../../functions/store/history-table';
-import { CliError, UsageError } from '../errors';
-import { requireTable, storageError } from '../target';
-import { type CommandContext, writeLine } from './context';
+import { UsageError } from '../errors';
+import { onTable } from '../target';
+import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, writeLine } from './context';
 
 const HISTORY_FORMATS = ['table', 'json'] as const;
 /** A date, or a date and time with seconds optional and a zone (Z or an offset): a time without a zone is ambiguous. */
@@ -23,26 +24,14 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
     if (error instanceof ValidationError) throw new UsageError(`PETID: ${error.message.replace(/\.$/, '')}`);
     throw error;
   }
-  const format = options.format ?? 'table';
-  if (!(HISTORY_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${HISTORY_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = choiceOption(context, 'format', HISTORY_FORMATS);
   const since = parseSince(options.since);
 
   const target = await context.target();
   const tableName = target.tables.history;
-  if (!tableName)
-    throw new CliError(`${target.description} has no history table output: redeploy the stack with this version`);
-  await requireTable(target, tableName);
-  let entries: HistoryEntry[];
-  try {
-    entries = await new HistoryTable({ client: target.client, tableName }).listFor(
-      petId,
-      since === undefined ? {} : { since },
-    );
-  } catch (error) {
-    throw storageError(error, target, tableName);
-  }
-  io.stdout.write(format === 'json' ? historyJsonLines(entries) : historyTableText(entries));
+  const history = new HistoryTable({ client: target.client, tableName });
+  const entries = await onTable(target, tableName, () => history.listFor(petId, since === undefined ? {} : { since }));
+  io.stdout.write(format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries));
   const window = since === undefined ? '' : ` since ${since}`;
   writeLine(
     io.stderr,
@@ -61,27 +50,21 @@ export function parseSince(raw: string | boolean | undefined): string | undefine
   return new Date(time).toISOString();
 }
 
-/** One entry as JSON, petId as its exact digits (JSON.stringify of a number could not keep an int64). */
+/** One entry as JSON, petId as its exact digits (a JSON number from a JS number could not keep an int64). */
 export function historyEntryJson(entry: HistoryEntry): string {
-  const members = [
-    `"petId":${entry.petId}`,
-    `"at":${JSON.stringify(entry.at)}`,
-    `"previousQuantity":${entry.previousQuantity ?? 'null'}`,
-    `"quantity":${entry.quantity}`,
-    `"previousStatus":${JSON.stringify(entry.previousStatus)}`,
-    `"status":${JSON.stringify(entry.status)}`,
-    `"source":${JSON.stringify(entry.source)}`,
-    `"actor":${JSON.stringify(entry.actor)}`,
-  ];
-  if (entry.requestId !== undefined) members.push(`"requestId":${JSON.stringify(entry.requestId)}`);
-  if (entry.adjustBy !== undefined) members.push(`"adjustBy":${entry.adjustBy}`);
-  return `{${members.join(',')}}`;
-}
-
-/** A JSON array with one entry per line, as `inventory export` writes. */
-export function historyJsonLines(entries: readonly HistoryEntry[]): string {
-  if (entries.length === 0) return '[]\n';
-  return `[\n${entries.map((entry) => `  ${historyEntryJson(entry)}`).join(',\n')}\n]\n`;
+  const { petId, at, previousQuantity, quantity, previousStatus, status, source, actor, requestId, adjustBy } = entry;
+  return stringifyExactJson({
+    petId: BigInt(petId),
+    at,
+    previousQuantity,
+    quantity,
+    previousStatus,
+    status,
+    source,
+    actor,
+    requestId,
+    adjustBy,
+  });
 }
 
 /** Aligned columns for a terminal; `-` where there was nothing before (the entry was created). */
@@ -97,14 +80,7 @@ export function historyTableText(entries: readonly HistoryEntry[]): string {
       entry.requestId ?? '',
     ]),
   ];
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  const lines = rows.map((row) =>
-    row
-      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  );
-  return `${lines.join('\n')}\n`;
+  return alignedColumns(rows);
 }
 
 /** An adjustment's delta as staff write it: `+3`, `-1`. */

@@ -8,28 +8,32 @@ import { addMissingListShards } from '../../functions/store/list-shards-migratio
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
-import { detectFormat, IMPORT_FORMATS, type ImportFormat, parseImport } from '../inventory/import-file';
+import { detectFormat, IMPORT_FORMATS, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
-import { apiBaseUrl, apiKeyOption, apiUnreachable, type CommandContext, readInputFile, writeLine } from './context';
+import {
+  apiBaseUrl,
+  apiKeyOption,
+  apiUnreachable,
+  type CommandContext,
+  choiceOption,
+  jsonArrayLines,
+  readInputFile,
+  writeLine,
+} from './context';
 
 const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
 
 /**
- * `inventory import FILE [--format csv|json] [--dry-run] [--concurrency N] [--yes]`: validates every row first; any bad
- * row means all bad rows are listed (stderr) and nothing is written. Then writes with BatchWriteItem; re-running
- * the same file leaves the same stock. Each row carries who and why (`lastChange`: this run of this operator) for
- * the history, which records the rows whose quantity or status changed and skips the rest. Into production it asks
- * for `--yes` (a dry run excepted).
+ * `inventory import FILE`: validates every row before writing any (a bad row means nothing is written); each row
+ * names this run of this operator as its change's actor for the history. Production asks for `--yes`.
  */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   const file = context.positionals[0];
   if (file === undefined) throw new UsageError('inventory import needs a FILE (CSV or a JSON array)');
-  const format = options.format;
-  if (format !== undefined && !(IMPORT_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = options.format === undefined ? undefined : choiceOption(context, 'format', IMPORT_FORMATS);
   const concurrency = parseConcurrency(options.concurrency);
   // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
   if (options.stage === 'production' && options['dry-run'] !== true && options.yes !== true) {
@@ -40,7 +44,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
   }
 
   const text = await readInputFile(io, file);
-  const chosen = (format as ImportFormat | undefined) ?? detectFormat(file, text);
+  const chosen = format ?? detectFormat(file, text);
   const { items, problems } = parseImport(text, chosen);
   if (problems.length > 0) {
     for (const problem of problems) writeLine(io.stderr, `${file}:${problem.line}: ${problem.message}`);
@@ -126,38 +130,22 @@ export function importActor(file: string, env: Record<string, string | undefined
 }
 
 /**
- * `inventory export --key KEY [--url URL | --stage S] [--format json|csv]`: every entry to stdout, ordered by petId,
- * int64 ids exact. It reads `GET /inventory` of the API with the typed client, as any client would: the streamed,
- * gzipped list (fetch decodes gzip), with no table access needed. A list cut off mid-stream fails the export.
+ * `inventory export`: every entry to stdout, ordered by petId, int64 ids exact, read from `GET /inventory` as any
+ * client reads it (no table access needed). A list cut off mid-stream fails the export.
  */
 export async function exportInventory(context: CommandContext): Promise<void> {
-  const format = context.options.format ?? 'json';
-  if (!(EXPORT_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = choiceOption(context, 'format', EXPORT_FORMATS);
   const key = apiKeyOption(context, 'inventory export');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
-  const listed = await client.GET('/inventory').catch((error: unknown) => {
-    const unreachable = apiUnreachable(context, url, error);
-    throw new CliError(
-      unreachable
-        ? `${unreachable}; nothing was written`
-        : `could not read the whole list from ${url}/inventory (${(error as Error).message}); nothing was written`,
-      { cause: error },
-    );
+  const listed = await readApi(context, url, '/inventory', () => client.GET('/inventory'), {
+    what: `the whole list from ${url}/inventory`,
+    lost: '; nothing was written',
   });
-  if (!listed.data) {
-    // The Error body's code and message, or (API Gateway's own 413 is plain text) an excerpt of what came.
-    throw new CliError(
-      `GET ${url}/inventory answered ${new InventoryApiError(listed.error, listed.response.status).message}`,
-    );
-  }
-  const items: InventoryItem[] = listed.data.map((item) => ({
-    petId: item.petId.toString(),
-    quantity: item.quantity,
-    status: item.status,
-  }));
-  context.io.stdout.write(format === 'csv' ? inventoryCsv(items) : inventoryJsonLines(items));
+  const items = listed.map(inventoryItem);
+  context.io.stdout.write(
+    format === 'csv' ? inventoryCsv(items) : jsonArrayLines(items.map((item) => inventoryItemJson(item))),
+  );
   writeLine(context.io.stderr, `Exported ${items.length} rows from ${url}/inventory.`);
 }
 
@@ -172,29 +160,40 @@ export async function getInventoryEntry(context: CommandContext): Promise<void> 
   const key = apiKeyOption(context, 'inventory get');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
-  const petId = BigInt(raw);
-  const answer = await client.GET('/inventory/{petId}', { params: { path: { petId } } }).catch((error: unknown) => {
-    const unreachable = apiUnreachable(context, url, error);
-    throw new CliError(unreachable ?? `could not read ${url}/inventory/${raw} (${(error as Error).message})`, {
-      cause: error,
-    });
-  });
-  if (!answer.data) {
-    throw new CliError(
-      `GET ${url}/inventory/${raw} answered ${new InventoryApiError(answer.error, answer.response.status).message}`,
-    );
-  }
-  const { data } = answer;
-  writeLine(
-    context.io.stdout,
-    inventoryItemJson({ petId: data.petId.toString(), quantity: data.quantity, status: data.status }),
+  const path = `/inventory/${raw}`;
+  const entry = await readApi(
+    context,
+    url,
+    path,
+    () => client.GET('/inventory/{petId}', { params: { path: { petId: BigInt(raw) } } }),
+    { what: `${url}${path}`, lost: '' },
   );
+  writeLine(context.io.stdout, inventoryItemJson(inventoryItem(entry)));
 }
 
-/** A JSON array with one entry per line: diffs well, and import errors name a useful line. */
-export function inventoryJsonLines(items: readonly InventoryItem[]): string {
-  if (items.length === 0) return '[]\n';
-  return `[\n${items.map((item) => `  ${inventoryItemJson(item)}`).join(',\n')}\n]\n`;
+/** An entry as the API client reads it (petId a bigint), as the CLI writes it (petId its digits). */
+function inventoryItem(entry: { petId: bigint; quantity: number; status: InventoryItem['status'] }): InventoryItem {
+  return { petId: entry.petId.toString(), quantity: entry.quantity, status: entry.status };
+}
+
+/** The data of a GET of the API at `url`; each way it fails is one CliError line. */
+async function readApi<T>(
+  context: CommandContext,
+  url: string,
+  path: string,
+  get: () => Promise<{ data?: T; error?: unknown; response: Response }>,
+  failure: { what: string; lost: string },
+): Promise<T> {
+  const answer = await get().catch((error: unknown) => {
+    const reason =
+      apiUnreachable(context, url, error) ?? `could not read ${failure.what} (${(error as Error).message})`;
+    throw new CliError(`${reason}${failure.lost}`, { cause: error });
+  });
+  if (answer.data === undefined)
+    throw new CliError(
+      `GET ${url}${path} answered ${new InventoryApiError(answer.error, answer.response.status).message}`,
+    );
+  return answer.data;
 }
 
 /** CSV with the header petId,quantity,status (no field ever needs quoting). */

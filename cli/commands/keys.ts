@@ -1,10 +1,10 @@
-import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey, isApiKeyScope } from '../../functions/api-keys/key';
+import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { CliError, UsageError } from '../errors';
-import { requireTable, storageError, type Target } from '../target';
-import { type CommandContext, writeLine } from './context';
+import { onTable, type Target } from '../target';
+import { alignedColumns, type CommandContext, choiceOption, writeLine } from './context';
 
 const MAX_NAME_LENGTH = 100;
 const KEY_LIST_FORMATS = ['text', 'json'] as const;
@@ -20,9 +20,7 @@ export async function createKey(context: CommandContext): Promise<void> {
     throw new UsageError('keys create needs --name NAME (who or what the key is for)');
   if (name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
     throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters with no control characters`);
-  const scope = context.options.scope ?? DEFAULT_API_KEY_SCOPE;
-  if (!isApiKeyScope(scope))
-    throw new UsageError(`--scope must be one of ${API_KEY_SCOPES.join(', ')}; got "${String(scope)}"`);
+  const scope = choiceOption(context, 'scope', API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE);
   const target = await context.target();
   const { key, record } = generateApiKey(name, new Date(), scope);
   await withKeys(target, (keys) => keys.create(record));
@@ -36,12 +34,10 @@ export async function createKey(context: CommandContext): Promise<void> {
 
 /** `keys list [--format text|json]`: id, name, scope, created, revoked. Never the key (it is not stored) nor its hash. */
 export async function listKeys(context: CommandContext): Promise<void> {
-  const format = context.options.format ?? 'text';
-  if (!(KEY_LIST_FORMATS as readonly unknown[]).includes(format))
-    throw new UsageError(`--format must be one of ${KEY_LIST_FORMATS.join(', ')}; got "${String(format)}"`);
+  const format = choiceOption(context, 'format', KEY_LIST_FORMATS);
   const target = await context.target();
   const records = await withKeys(target, (keys) => keys.list());
-  const rows = records.map(({ keyId, name, scope, createdAt, revokedAt }) => ({
+  const rows = records.map(({ keyId, name, scope, createdAt, revokedAt = null }) => ({
     keyId,
     name,
     scope,
@@ -51,7 +47,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
   // Where the keys were read, on stderr so that stdout stays the list alone (`--format json` piped to jq).
   const where = `${target.tables.apiKeys} (${target.description})`;
   if (format === 'json') {
-    writeLine(context.io.stdout, JSON.stringify(rows.map((row) => ({ ...row, revokedAt: row.revokedAt ?? null }))));
+    writeLine(context.io.stdout, JSON.stringify(rows));
     writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
     return;
   }
@@ -59,18 +55,12 @@ export async function listKeys(context: CommandContext): Promise<void> {
     writeLine(context.io.stderr, `No API keys in ${where}.`);
     return;
   }
-  const table = [
-    ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
-    ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
-  ];
-  const last = 4;
-  const widths = [0, 1, 2, 3].map((column) => Math.max(...table.map((cells) => (cells[column] as string).length)));
-  for (const cells of table) {
-    writeLine(
-      context.io.stdout,
-      cells.map((cell, column) => (column < last ? cell.padEnd(widths[column] as number) : cell)).join('  '),
-    );
-  }
+  context.io.stdout.write(
+    alignedColumns([
+      ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
+      ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
+    ]),
+  );
   writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
 }
 
@@ -80,10 +70,8 @@ const IN_FLIGHT_AUTHORIZER_MS = (AUTHORIZER_TIMEOUT_SECONDS + 2) * 1000;
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * `keys revoke ID`: the key is refused from then on. On a stage the command also flushes the API's authorizer cache,
- * so the key stops at once instead of after the cache TTL, and flushes it again once an authorizer call that was
- * already running has ended; if a flush fails it exits 1 (run it again to retry: revoking twice is harmless).
- * Locally it says how to clear the `npm start` cache.
+ * `keys revoke ID`: the key is refused from then on. On a stage it flushes the authorizer cache, and again once an
+ * authorizer call already running has ended; a failed flush exits 1 (revoking again is harmless and retries it).
  */
 export async function revokeKey(context: CommandContext): Promise<void> {
   const keyId = context.positionals[0];
@@ -130,21 +118,10 @@ export async function revokeKey(context: CommandContext): Promise<void> {
   );
 }
 
-/**
- * Says how long the revoked key may still be accepted where its cache was not flushed: a stage whose stack does not
- * name its API (deployed before `keys revoke` could flush), a failed flush, or a running `npm start`.
- */
+/** Says how long the revoked key may still be accepted where its cache was not flushed: a failed flush, `npm start`. */
 export function cacheNote(target: Target): string {
-  if (target.stage !== undefined) {
-    const ttl =
-      target.authorizerCacheTtlSeconds !== undefined
-        ? `${target.authorizerCacheTtlSeconds} s`
-        : 'its cache TTL (the stack has no AuthorizerCacheTtlSeconds output; API Gateway defaults to 300 s)';
-    const fix = target.flushAuthorizerCache
-      ? ''
-      : ' (redeploy the stack: with its RestApiId and ApiStageName outputs, keys revoke flushes the cache)';
-    return `The ${target.stage} API keeps accepting this key for up to ${ttl}: the authorizer caches each key's answer for that long${fix}.`;
-  }
+  if (target.stage !== undefined)
+    return `The ${target.stage} API keeps accepting this key for up to ${target.authorizerCacheTtlSeconds} s: the authorizer caches each key's answer for that long.`;
   return (
     'A running `npm start` keeps accepting this key until its authorizer cache expires ' +
     `(AUTHORIZER_CACHE_TTL_SECONDS, ${AUTHORIZER_CACHE_TTL_SECONDS} s by default): restart it to refuse the key now.`
@@ -152,12 +129,8 @@ export function cacheNote(target: Target): string {
 }
 
 async function withKeys<T>(target: Target, action: (keys: ApiKeyTable) => Promise<T>): Promise<T> {
-  await requireTable(target, target.tables.apiKeys);
-  try {
-    return await action(new ApiKeyTable({ client: target.client, tableName: target.tables.apiKeys }));
-  } catch (error) {
-    throw storageError(error, target, target.tables.apiKeys);
-  }
+  const tableName = target.tables.apiKeys;
+  return onTable(target, tableName, () => action(new ApiKeyTable({ client: target.client, tableName })));
 }
 
 /** Names are free text: keep control characters out of the operator's terminal. */

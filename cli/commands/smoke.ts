@@ -3,11 +3,8 @@ import { CliError } from '../errors';
 import { apiBaseUrl, apiKeyOption, type CommandContext, writeLine } from './context';
 
 /**
- * `smoke --key KEY [--url URL] [--write]`: runs the smoke checks (`functions/self-check/checks.ts`, the same ones
- * a stage's deploy self-check runs) against a running API and prints one line per check; with `--write`, also an
- * update that sets the first entry's quantity to the value it already has.
- *
- * The URL is `--url`, else the stage's `ApiUrl` output with `--stage`, else the local `npm start` gateway.
+ * `smoke`: runs the smoke checks a stage's deploy self-check runs (`functions/self-check/checks.ts`) against a
+ * running API, one line per check; `--write` adds an update that keeps the first entry's quantity.
  */
 export async function smoke(context: CommandContext): Promise<void> {
   const key = apiKeyOption(context, 'smoke');

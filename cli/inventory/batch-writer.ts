@@ -23,15 +23,9 @@ export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> 
   tableName: string;
   /** The stored form of an item, built when its batch is first sent. @default inventoryAttributes */
   toItem?: (item: T) => Record<string, AttributeValue>;
-  /**
-   * Batches in flight at once.
-   * @default 8
-   */
+  /** Batches in flight at once. @default 8 */
   concurrency?: number;
-  /**
-   * Attempts per batch before giving up on items DynamoDB keeps returning unprocessed (or throttling).
-   * @default 10
-   */
+  /** Attempts per batch before giving up on items DynamoDB keeps returning unprocessed (or throttling). @default 10 */
   maxAttempts?: number;
   /** First back-off ceiling. @default 50 */
   baseDelayMs?: number;

@@ -6,8 +6,8 @@ export interface CsvRecord {
   fields: string[];
 }
 
-/** A record that could not be read, and the line it starts on. */
-export interface CsvProblem {
+/** A record or row that cannot be used, and the line it starts on. */
+export interface LineProblem {
   line: number;
   message: string;
 }
@@ -21,10 +21,10 @@ const LINE_BREAK = /\r\n|\r|\n/g;
  * on; only a quoted field that is never closed ends the file, reported with the line it opened on.
  * A leading byte order mark is the caller's to strip.
  */
-export function parseCsv(text: string): { records: CsvRecord[]; problems: CsvProblem[] } {
+export function parseCsv(text: string): { records: CsvRecord[]; problems: LineProblem[] } {
   const lines = text.split(LINE_BREAK);
   const records: CsvRecord[] = [];
-  const problems: CsvProblem[] = [];
+  const problems: LineProblem[] = [];
   // csv-parse counts the line a record ends on; a record starts on the first non-blank line after the previous one.
   let previousEnd = 0;
   const startAfter = (end: number) => {

@@ -2,22 +2,16 @@ import { describeJsonType, parseJsonWithLiterals, topLevelParts } from '../../fu
 import { parsePetId } from '../../functions/inventory/pet-id';
 import { parseQuantityLiteral, quantityRule } from '../../functions/inventory/quantity';
 import { type InventoryItem, isPetStatus, PET_STATUSES } from '../../functions/inventory/types';
-import { parseCsv } from './csv';
+import { type LineProblem, parseCsv } from './csv';
 
 /** File formats `inventory import` reads. */
 export const IMPORT_FORMATS = ['csv', 'json'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** A bad row (or a file-level problem) and the line it is on. */
-export interface RowProblem {
-  line: number;
-  message: string;
-}
-
 /** The rows of an import file, each validated; `problems` empty means every row is good. */
 export interface ParsedImport {
   items: InventoryItem[];
-  problems: RowProblem[];
+  problems: LineProblem[];
 }
 
 const CSV_COLUMNS = ['petId', 'quantity', 'status'] as const;
@@ -52,7 +46,7 @@ function stripBom(text: string): string {
   return text.startsWith(BOM) ? text.slice(1) : text;
 }
 
-function parseCsvImport(text: string): { rows: LocatedItem[]; problems: RowProblem[] } {
+function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProblem[] } {
   const { records, problems } = parseCsv(text);
   const rows: LocatedItem[] = [];
   const [header, ...data] = records;
@@ -95,9 +89,9 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: RowProbl
   return { rows, problems };
 }
 
-function parseJsonImport(text: string): { rows: LocatedItem[]; problems: RowProblem[] } {
+function parseJsonImport(text: string): { rows: LocatedItem[]; problems: LineProblem[] } {
   const rows: LocatedItem[] = [];
-  const problems: RowProblem[] = [];
+  const problems: LineProblem[] = [];
   let whole: unknown;
   try {
     whole = JSON.parse(text);
@@ -171,9 +165,9 @@ function shown(value: unknown): string {
   return ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : describeJsonType(value);
 }
 
-function findDuplicates(rows: readonly LocatedItem[]): RowProblem[] {
+function findDuplicates(rows: readonly LocatedItem[]): LineProblem[] {
   const firstLine = new Map<string, number>();
-  const problems: RowProblem[] = [];
+  const problems: LineProblem[] = [];
   for (const row of rows) {
     const earlier = firstLine.get(row.item.petId);
     if (earlier === undefined) firstLine.set(row.item.petId, row.line);
