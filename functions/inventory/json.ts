@@ -1,11 +1,20 @@
-import type { InventoryItem } from './types';
+import { type FieldKind, INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from './types';
 
 /**
- * Serializes an entry. petId is written as its digits, unquoted, so int64 ids keep every digit (JSON.stringify of
- * a JavaScript number cannot). The digits come from `parsePetId` or DynamoDB, so they are a valid JSON number.
+ * Serializes an entry, its fields in {@link INVENTORY_ITEM_FIELD_LIST}'s order. An int64 is written as its digits,
+ * unquoted, so it keeps every digit (JSON.stringify of a JavaScript number cannot); the digits come from
+ * `parsePetId` or DynamoDB, so they are a valid JSON number.
  */
 export function inventoryItemJson(item: InventoryItem): string {
-  return `{"petId":${item.petId},"quantity":${item.quantity},"status":"${item.status}"}`;
+  let json = '';
+  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
+    json += `${json === '' ? '{' : ','}"${name}":${fieldJson(field, item[name])}`;
+  }
+  return `${json}}`;
+}
+
+function fieldJson(field: FieldKind, value: string | number): string {
+  return field.kind === 'enum' ? JSON.stringify(value) : String(value);
 }
 
 /**
