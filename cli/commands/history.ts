@@ -1,8 +1,8 @@
 import { ValidationError } from '../../functions/inventory/errors';
 import type { HistoryEntry } from '../../functions/inventory/history';
 import { parsePetId } from '../../functions/inventory/pet-id';
-import { HistoryTable } from '../../functions/store/history-table';
 import { CliError, UsageError } from '../errors';
+import { HistoryReader } from '../history-reader';
 import { requireTable, storageError } from '../target';
 import { type CommandContext, writeLine } from './context';
 
@@ -35,7 +35,7 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
   await requireTable(target, tableName);
   let entries: HistoryEntry[];
   try {
-    entries = await new HistoryTable({ client: target.client, tableName }).listFor(
+    entries = await new HistoryReader({ client: target.client, tableName }).listFor(
       petId,
       since === undefined ? {} : { since },
     );
