@@ -2,8 +2,8 @@ import { stringifyExactJson } from '../../client/index';
 import { ValidationError } from '../../functions/inventory/errors';
 import type { HistoryEntry } from '../../functions/inventory/history';
 import { parsePetId } from '../../functions/inventory/pet-id';
-import { HistoryTable } from '../../functions/store/history-table';
 import { UsageError } from '../errors';
+import { HistoryReader } from '../history-reader';
 import { onTable } from '../target';
 import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, writeLine } from './context';
 
@@ -29,7 +29,7 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
 
   const target = await context.target();
   const tableName = target.tables.history;
-  const history = new HistoryTable({ client: target.client, tableName });
+  const history = new HistoryReader({ client: target.client, tableName });
   const entries = await onTable(target, tableName, () => history.listFor(petId, since === undefined ? {} : { since }));
   io.stdout.write(format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries));
   const window = since === undefined ? '' : ` since ${since}`;

@@ -9,7 +9,7 @@ const BEARER_PATTERN = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** What a key may do: `read` calls only the read (GET) routes; `write` calls every route, reads included. */
 export const API_KEY_SCOPES = ['read', 'write'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
-/** The scope of a key stored without one (every key issued before scopes existed could write). */
+/** The scope of a key stored without one: such a key may write. */
 export const DEFAULT_API_KEY_SCOPE: ApiKeyScope = 'write';
 
 /** Returns whether `value` is one of the key scopes. */

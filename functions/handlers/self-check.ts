@@ -48,23 +48,12 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
   const resolve = resolveDeps(deps);
   return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
     async function checkDeployedStage(_event, context) {
-      const resolved = resolve();
-      const { keys, baseUrl, settleMs } = resolved;
+      const { keys, baseUrl, settleMs, ...resolved } = resolve();
       // Asked at most once per run, by whichever check fails first: a stack's status does not change within a run
       // (but does between runs of a warm instance, so never across them).
       const rollingBack = resolved.rollingBack ? once(resolved.rollingBack) : undefined;
-      const alarmDelivery = resolved.alarmDelivery && {
-        ...resolved.alarmDelivery,
-        ...(rollingBack && !resolved.alarmDelivery.rollingBack ? { rollingBack } : {}),
-      };
       // First, at most ~35 s: the API checks then size their retries by the time that is left.
-      const delivery = alarmDelivery ? await checkAlarmDelivery(alarmDelivery) : undefined;
-      if (delivery) {
-        logger.info('alarm delivery checked', { confirmed: delivery.confirmed, pending: delivery.pending });
-        if (delivery.warning) logger.warn('alarm delivery', { warning: delivery.warning });
-      }
-      const warnings = delivery?.warning ? [delivery.warning] : [];
-      let passed: string[];
+      const delivery = await checkDelivery(resolved.alarmDelivery, rollingBack);
       try {
         const results = await runSelfCheck({
           keys,
@@ -74,17 +63,32 @@ export function createHandler(deps: Deps<SelfCheckDeps>) {
           remainingTimeMs: () => context.getRemainingTimeInMillis(),
           ...(settleMs === undefined ? {} : { settleMs }),
         });
-        passed = results.map(({ name }) => name);
+        return {
+          baseUrl,
+          passed: [...delivery.passed, ...results.map(({ name }) => name)],
+          warnings: delivery.warnings,
+        };
       } catch (error) {
         // Asked only once a check has failed: a passing run never calls CloudFormation.
         if (!(error instanceof SelfCheckFailedError) || !(await isRollingBack(rollingBack))) throw error;
         const warning = `${error.message} ${NOT_FAILED_WHILE_ROLLING_BACK}`;
         logger.warn('self-check failed during a rollback', { warning });
-        return { baseUrl, passed: delivery ? [ALARM_DELIVERY_CHECK] : [], warnings: [...warnings, warning] };
+        return { baseUrl, passed: delivery.passed, warnings: [...delivery.warnings, warning] };
       }
-      return { baseUrl, passed: delivery ? [ALARM_DELIVERY_CHECK, ...passed] : passed, warnings };
     },
   );
+}
+
+/** Checks and logs whether the stage's alarms reach anyone, when it has an alarm topic; the report's part of it. */
+async function checkDelivery(
+  options: AlarmDeliveryOptions | undefined,
+  rollingBack: (() => Promise<boolean>) | undefined,
+): Promise<Pick<SelfCheckReport, 'passed' | 'warnings'>> {
+  if (!options) return { passed: [], warnings: [] };
+  const delivery = await checkAlarmDelivery({ ...(rollingBack ? { rollingBack } : {}), ...options });
+  logger.info('alarm delivery checked', { confirmed: delivery.confirmed, pending: delivery.pending });
+  if (delivery.warning) logger.warn('alarm delivery', { warning: delivery.warning });
+  return { passed: [ALARM_DELIVERY_CHECK], warnings: delivery.warning ? [delivery.warning] : [] };
 }
 
 /** The self-check's dependencies on a deployed stage, from the environment its construct sets. */

@@ -10,16 +10,9 @@ import type { StreamedApiResult } from './responses';
 export type ContentCoding = 'gzip' | 'identity';
 
 /*
- * Why this file negotiates and encodes by hand rather than with the libraries made for it:
- * - `negotiator` (1.1.0, what @middy/http-content-negotiation uses) does not take `x-gzip` as gzip (RFC 9110
- *   §8.4.1.3 says a recipient should), and reads a malformed weight with parseFloat: `gzip;q=0.5x` weighs 0.5 and
- *   `gzip;q=2` 2, where RFC 9110 §12.4.2's qvalue grammar makes both invalid (such a member is ignored here). Measured by running
- *   its `encodings(['gzip', 'identity'])` on those headers in a scratch install.
- * - @middy/http-content-encoding pipes a stream body into the compressor with `.pipe()`, which does not end the
- *   destination when the source fails (Node's stream docs, `readable.pipe`): a list whose read fails mid-stream would
- *   leave a gzipped answer open until the function times out. It also flushes only when zlib's buffers fill, which
- *   holds back a list's first byte. Here `pipeline` carries the failure on and each chunk is flushed as written.
- * What is left is a 30-line parser, tested against the RFC's cases in test/unit/handlers.test.ts.
+ * Negotiated and encoded here rather than with `negotiator` or @middy/http-content-encoding: the first ignores
+ * `x-gzip` and reads malformed weights (`q=0.5x`, `q=2`) that RFC 9110 §12.4.2 makes invalid; the second pipes with
+ * `.pipe()`, which leaves a gzipped answer open when the list fails mid-stream, and holds back its first byte.
  */
 
 /** One `coding;q=value` member of Accept-Encoding; the weight in thousandths (RFC 9110 §12.4.2). */

@@ -86,8 +86,8 @@ export type IdempotentRunner = (
  * fault) keeps nothing, so a retry runs it again. An answer the store fails to keep is still given: the change is
  * done (`onAnswerNotKept` is told).
  *
- * The function wrapper rather than the middy middleware: in 2.35 the middleware's onError deletes the record of
- * the request it refused (powertools-lambda-typescript#5675), so a duplicate in flight would unlock the first.
+ * The function wrapper rather than the middy middleware: the middleware's onError deletes the record of the request
+ * it refused, so a duplicate in flight would unlock the first.
  */
 export function createIdempotentRunner(options: {
   persistenceStore: BasePersistenceLayer;

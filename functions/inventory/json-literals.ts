@@ -6,10 +6,25 @@
 /** A JSON integer literal as the API accepts it: no sign but `-`, no leading zero, fraction or exponent. */
 export const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 
-/** The reviver context Node >= 21 passes to JSON.parse revivers (proposal-json-parse-with-source). */
+/** The reviver context JSON.parse passes revivers on Node.js 22 or later (proposal-json-parse-with-source). */
 interface ReviverContext {
   source?: string;
 }
+
+/**
+ * Throws unless `parse` hands revivers the source text of each primitive. Without it no literal can be read, and
+ * every body would be refused as the client's fault: the module refuses to load instead.
+ */
+export function requireSourceTextAccess(parse: typeof JSON.parse = JSON.parse): void {
+  let source: string | undefined;
+  parse('1', (_key: string, value: unknown, context?: ReviverContext) => {
+    source = context?.source;
+    return value;
+  });
+  if (source !== '1') throw new Error('JSON.parse source-text access is missing: Node.js 22 or later is required');
+}
+
+requireSourceTextAccess();
 
 /** Parsed JSON and the source text of each primitive member. */
 export interface JsonWithLiterals {
@@ -53,39 +68,48 @@ export function describeJsonType(value: unknown): string {
 /**
  * The parts of the top-level array or object in `text` (already known to be valid JSON): its elements, or its
  * `"name": value` members, each with its text and the line it starts on. A repeated member, which JSON.parse
- * folds into one, still counts here. Line breaks can only be whitespace outside strings, so counting them while
- * scanning is exact.
+ * folds into one, still counts here.
  */
 export function topLevelParts(text: string): { line: number; text: string }[] {
   const parts: { line: number; text: string }[] = [];
   let depth = 0;
-  let line = 1;
-  let inString = false;
   let start = -1;
   let startLine = 1;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) {
-      line++;
-      continue;
-    }
-    if (ch === ' ' || ch === '\t' || ch === '\r') continue;
+  for (const { ch, index, line } of significantCharacters(text)) {
     if (depth === 1 && start === -1 && ch !== ',' && ch !== ']' && ch !== '}') {
-      start = i;
+      start = index;
       startLine = line;
     }
-    if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
+    if (ch === '{' || ch === '[') depth++;
     else if (ch === '}' || ch === ']') depth--;
-    if ((depth === 1 && ch === ',') || (depth === 0 && (ch === ']' || ch === '}') && start !== -1)) {
-      parts.push({ line: startLine, text: text.slice(start, i) });
+    const partEnds = depth === 1 ? ch === ',' : depth === 0 && start !== -1;
+    if (partEnds) {
+      parts.push({ line: startLine, text: text.slice(start, index) });
       start = -1;
     }
   }
   return parts;
+}
+
+/**
+ * The characters of JSON text outside whitespace and string contents (a string yields its opening quote), each with
+ * the line it is on. Line breaks can only be whitespace outside strings, so counting them while scanning is exact.
+ */
+function* significantCharacters(text: string): Generator<{ ch: string; index: number; line: number }> {
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
+    else if (ch !== ' ' && ch !== '\t' && ch !== '\r') {
+      yield { ch, index: i, line };
+      if (ch === '"') i = closingQuote(text, i);
+    }
+  }
+}
+
+/** The index of the quote that closes the string opened at `open`. */
+function closingQuote(text: string, open: number): number {
+  let i = open + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  return i;
 }

@@ -1,11 +1,40 @@
-import type { InventoryItem } from './types';
+import { INTEGER_LITERAL, type JsonWithLiterals } from './json-literals';
+import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from './types';
 
 /**
- * Serializes an entry. petId is written as its digits, unquoted, so int64 ids keep every digit (JSON.stringify of
- * a JavaScript number cannot). The digits come from `parsePetId` or DynamoDB, so they are a valid JSON number.
+ * Serializes an entry, its fields in {@link INVENTORY_ITEM_FIELD_LIST}'s order. An int64 is written as its digits,
+ * unquoted, so it keeps every digit (JSON.stringify of a JavaScript number cannot); the digits come from
+ * `parsePetId` or DynamoDB, so they are a valid JSON number.
  */
 export function inventoryItemJson(item: InventoryItem): string {
-  return `{"petId":${item.petId},"quantity":${item.quantity},"status":"${item.status}"}`;
+  let json = '';
+  for (const write of FIELD_WRITERS) json += write(item);
+  return `${json}}`;
+}
+
+/** Each field's writer, its `{"name":` or `,"name":` made once: a list writes every entry through these. */
+const FIELD_WRITERS = INVENTORY_ITEM_FIELD_LIST.map(([name, field], index): ((item: InventoryItem) => string) => {
+  const prefix = `${index === 0 ? '{' : ','}"${name}":`;
+  // An enum's values are the table's own plain words: quoting is all their JSON needs.
+  return field.kind === 'enum' ? (item) => `${prefix}"${item[name]}"` : (item) => `${prefix}${item[name]}`;
+});
+
+/**
+ * Reads an entry as {@link inventoryItemJson} writes it, from parsed JSON and its literals (an int64 keeps every
+ * digit): exactly the fields, in order, each of its kind. Undefined when `value` is not such an entry.
+ */
+export function readInventoryItem(json: JsonWithLiterals, value: unknown): InventoryItem | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if (Object.keys(value).join() !== INVENTORY_ITEM_FIELD_LIST.map(([name]) => name).join()) return undefined;
+  const item: Record<string, string | number> = {};
+  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
+    const member = (value as Record<string, unknown>)[name];
+    const literal = json.literalOf(value, name) ?? '';
+    if (field.kind === 'enum' ? !field.values.includes(member as string) : !INTEGER_LITERAL.test(literal))
+      return undefined;
+    item[name] = field.kind === 'int64' ? literal : (member as string | number);
+  }
+  return item as InventoryItem;
 }
 
 /**

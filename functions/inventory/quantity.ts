@@ -2,26 +2,45 @@ import { ValidationError } from './errors';
 import { INTEGER_LITERAL } from './json-literals';
 import { MAX_QUANTITY } from './types';
 
+/** The integers a field takes: its bounds, and whether 0 is refused. */
+export interface IntegerRange {
+  min: number;
+  max: number;
+  nonZero?: boolean;
+}
+
+/** A stock quantity: 0 to the int32 maximum. */
+export const QUANTITY: IntegerRange = { min: 0, max: MAX_QUANTITY };
+
+/** The rule a field's integers follow, as messages state it. */
+export function integerRule(field: string, range: IntegerRange): string {
+  return `${field} must be an integer${range.nonZero ? ' other than 0' : ''} from ${range.min} to ${range.max}`;
+}
+
 /** The rule a stock quantity follows, as messages state it. */
 export function quantityRule(field = 'quantity'): string {
-  return `${field} must be an integer from 0 to ${MAX_QUANTITY}`;
+  return integerRule(field, QUANTITY);
 }
 
 /**
- * Reads a stock quantity from the literal it was written as (JSON or CSV): an integer with no sign, fraction,
- * exponent or leading zero, from 0 to 2147483647 (`5.0`, `1e2`, `+5`, `-0` and `05` are refused, not rounded).
+ * Reads an integer from the literal it was written as (JSON or CSV): no sign but `-`, no fraction, exponent or
+ * leading zero, within the range (`5.0`, `1e2`, `+5`, `-0` and `05` are refused, not rounded).
  *
  * @throws ValidationError naming the field and the rule.
  */
-export function parseQuantityLiteral(literal: string, field = 'quantity'): number {
-  if (!INTEGER_LITERAL.test(literal)) {
-    throw new ValidationError(
-      `${quantityRule(field)}, written without a fraction or exponent; got ${literal || 'nothing'}.`,
-    );
-  }
+export function parseIntegerLiteral(literal: string, field: string, range: IntegerRange): number {
+  const rule = integerRule(field, range);
+  if (!INTEGER_LITERAL.test(literal))
+    throw new ValidationError(`${rule}, written without a fraction or exponent; got ${literal || 'nothing'}.`);
   const value = Number(literal);
   // `-0` is 0 to Number, but it has a sign: refused like any other.
-  if (!Number.isSafeInteger(value) || value < 0 || Object.is(value, -0) || value > MAX_QUANTITY)
-    throw new ValidationError(`${quantityRule(field)}; got ${literal}.`);
+  const outside = value < range.min || value > range.max || (range.nonZero === true && value === 0);
+  if (!Number.isSafeInteger(value) || Object.is(value, -0) || outside)
+    throw new ValidationError(`${rule}; got ${literal}.`);
   return value;
+}
+
+/** Reads a stock quantity from its literal (see {@link parseIntegerLiteral}). */
+export function parseQuantityLiteral(literal: string, field = 'quantity'): number {
+  return parseIntegerLiteral(literal, field, QUANTITY);
 }

@@ -4,17 +4,41 @@ export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 /** Status of a pet, as the spec's PetStatus enumeration. */
 export type PetStatus = (typeof PET_STATUSES)[number];
 
+/** How a field of the entry is held, stored and written: the kinds the row mapping and the JSON writer know. */
+export type FieldKind =
+  /** An int64 kept as its canonical decimal digits (JavaScript numbers are exact only to 2^53). */
+  | { kind: 'int64' }
+  /** An integer that fits a JavaScript number. */
+  | { kind: 'integer' }
+  /** One of a fixed set of strings. */
+  | { kind: 'enum'; values: readonly string[] };
+
 /**
- * One inventory entry.
- *
- * `petId` is an int64 kept as its canonical decimal digits: JavaScript numbers are exact only to 2^53, and the
- * service must return 9223372036854775807 with the same digits it received.
+ * The fields of one inventory entry, in the order the API writes them: the one definition the entry's type, its
+ * table row (both ways) and its JSON derive from. openapi.yaml's InventoryItem lists the same fields.
  */
-export interface InventoryItem {
-  petId: string;
-  quantity: number;
-  status: PetStatus;
-}
+export const INVENTORY_ITEM_FIELDS = {
+  /** ID of the pet: the service returns 9223372036854775807 with the same digits it received. */
+  petId: { kind: 'int64' },
+  quantity: { kind: 'integer' },
+  status: { kind: 'enum', values: PET_STATUSES },
+} as const satisfies Record<string, FieldKind>;
+
+type FieldValue<F extends FieldKind> = F extends { kind: 'int64' }
+  ? string
+  : F extends { kind: 'integer' }
+    ? number
+    : F extends { values: readonly (infer V)[] }
+      ? V
+      : never;
+
+/** One inventory entry, as {@link INVENTORY_ITEM_FIELDS} defines it. */
+export type InventoryItem = {
+  -readonly [Name in keyof typeof INVENTORY_ITEM_FIELDS]: FieldValue<(typeof INVENTORY_ITEM_FIELDS)[Name]>;
+};
+
+/** The entry's field names and kinds, in order. */
+export const INVENTORY_ITEM_FIELD_LIST = Object.entries(INVENTORY_ITEM_FIELDS) as [keyof InventoryItem, FieldKind][];
 
 /** The validated body of `PATCH /inventory/{petId}`. */
 export interface InventoryUpdate {

@@ -1,21 +1,17 @@
 import { ValidationError } from './errors';
-import {
-  describeJsonType,
-  INTEGER_LITERAL,
-  type JsonWithLiterals,
-  parseJsonWithLiterals,
-  topLevelParts,
-} from './json-literals';
-import { parseQuantityLiteral, quantityRule } from './quantity';
+import { describeJsonType, type JsonWithLiterals, parseJsonWithLiterals, topLevelParts } from './json-literals';
+import { type IntegerRange, integerRule, parseIntegerLiteral, QUANTITY, quantityRule } from './quantity';
 import { type InventoryChange, MAX_QUANTITY } from './types';
 
-/** The members the body may have: exactly one of `quantity` and `adjustBy`; `expectedQuantity` only with `quantity`. */
-const MEMBERS = ['quantity', 'expectedQuantity', 'adjustBy'];
-
-/** The rule an adjustment follows, as messages state it. */
-export function adjustByRule(): string {
-  return `adjustBy must be an integer other than 0 from -${MAX_QUANTITY} to ${MAX_QUANTITY}`;
-}
+/**
+ * The members the body may have, each an integer in its range: exactly one of `quantity` and `adjustBy`;
+ * `expectedQuantity` only with `quantity`.
+ */
+const MEMBERS: Readonly<Record<string, IntegerRange>> = {
+  quantity: QUANTITY,
+  expectedQuantity: QUANTITY,
+  adjustBy: { min: -MAX_QUANTITY, max: MAX_QUANTITY, nonZero: true },
+};
 
 /**
  * Parses and validates the body of `PATCH /inventory/{petId}`.
@@ -28,6 +24,26 @@ export function adjustByRule(): string {
  * @throws ValidationError naming the field and the rule.
  */
 export function parseInventoryUpdate(text: string): InventoryChange {
+  const json = parseBody(text);
+  const body = json.value as Record<string, unknown>;
+  const read = (field: string) => readMember(json, body, field);
+  if ('adjustBy' in body) {
+    if ('quantity' in body || 'expectedQuantity' in body)
+      throw new ValidationError(
+        'adjustBy cannot be combined with quantity or expectedQuantity; send either {"quantity": n} or {"adjustBy": n}.',
+      );
+    return { adjustBy: read('adjustBy') };
+  }
+  if (!('quantity' in body))
+    throw new ValidationError(
+      `quantity or adjustBy is required (expectedQuantity goes with quantity); ${quantityRule()}.`,
+    );
+  const quantity = read('quantity');
+  return 'expectedQuantity' in body ? { quantity, expectedQuantity: read('expectedQuantity') } : { quantity };
+}
+
+/** The body as a JSON object of known members, each once, with the literals they were written as. */
+function parseBody(text: string): JsonWithLiterals {
   if (text.trim().length === 0)
     throw new ValidationError('The request body is empty; send {"quantity": <integer>} or {"adjustBy": <integer>}.');
   let json: JsonWithLiterals;
@@ -41,7 +57,7 @@ export function parseInventoryUpdate(text: string): InventoryChange {
     throw new ValidationError('The request body must be a JSON object with the member quantity or adjustBy.');
   }
   const members = Object.keys(parsed);
-  const unknown = members.filter((name) => !MEMBERS.includes(name));
+  const unknown = members.filter((name) => !Object.hasOwn(MEMBERS, name));
   if (unknown.length > 0) {
     throw new ValidationError(
       `Unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}; the body takes only quantity, expectedQuantity and adjustBy.`,
@@ -50,38 +66,13 @@ export function parseInventoryUpdate(text: string): InventoryChange {
   if (topLevelParts(text).length !== members.length) {
     throw new ValidationError('The request body repeats a member; send each member once.');
   }
-  if ('adjustBy' in parsed) {
-    if ('quantity' in parsed || 'expectedQuantity' in parsed)
-      throw new ValidationError(
-        'adjustBy cannot be combined with quantity or expectedQuantity; send either {"quantity": n} or {"adjustBy": n}.',
-      );
-    return { adjustBy: readAdjustBy(json, parsed) };
-  }
-  if (!('quantity' in parsed))
-    throw new ValidationError(
-      `quantity or adjustBy is required (expectedQuantity goes with quantity); ${quantityRule()}.`,
-    );
-  const quantity = readQuantity(json, parsed, 'quantity');
-  if (!('expectedQuantity' in parsed)) return { quantity };
-  return { quantity, expectedQuantity: readQuantity(json, parsed, 'expectedQuantity') };
+  return json;
 }
 
-function readQuantity(json: JsonWithLiterals, holder: object, field: string): number {
-  const value = (holder as Record<string, unknown>)[field];
-  if (typeof value !== 'number') throw new ValidationError(`${quantityRule(field)}; got ${describeJsonType(value)}.`);
-  return parseQuantityLiteral(json.literalOf(holder, field) ?? '', field);
-}
-
-function readAdjustBy(json: JsonWithLiterals, holder: object): number {
-  const value = (holder as Record<string, unknown>).adjustBy;
-  if (typeof value !== 'number') throw new ValidationError(`${adjustByRule()}; got ${describeJsonType(value)}.`);
-  const literal = json.literalOf(holder, 'adjustBy') ?? '';
-  if (!INTEGER_LITERAL.test(literal))
-    throw new ValidationError(
-      `${adjustByRule()}, written without a fraction or exponent; got ${literal || 'nothing'}.`,
-    );
-  const delta = Number(literal);
-  if (!Number.isSafeInteger(delta) || delta === 0 || Math.abs(delta) > MAX_QUANTITY)
-    throw new ValidationError(`${adjustByRule()}; got ${literal}.`);
-  return delta;
+function readMember(json: JsonWithLiterals, body: Record<string, unknown>, field: string): number {
+  const range = MEMBERS[field] as IntegerRange;
+  const value = body[field];
+  if (typeof value !== 'number')
+    throw new ValidationError(`${integerRule(field, range)}; got ${describeJsonType(value)}.`);
+  return parseIntegerLiteral(json.literalOf(body, field) ?? '', field, range);
 }

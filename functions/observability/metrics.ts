@@ -1,7 +1,6 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../service/metric-names';
-import { defaultDimensions } from './dimensions';
-import { logger } from './logger';
+import { defaultDimensions, logger } from './logger';
 
 /**
  * The one metrics emitter of a function instance (CloudWatch EMF, flushed after each invocation). Its own warnings

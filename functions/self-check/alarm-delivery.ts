@@ -11,13 +11,11 @@ export const PENDING_CONFIRMATION = 'PendingConfirmation';
 export const ALARM_DELIVERY_ATTEMPTS = 3;
 export const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
 
-/** One subscription of the alarm topic, as ListSubscriptionsByTopic gives it (never its endpoint: an address). */
-export interface AlarmSubscription {
-  /** Its ARN once confirmed; {@link PENDING_CONFIRMATION} until its endpoint confirms it (SNS may also say `Deleted`). */
-  subscriptionArn: string;
-  /** `email`, `sqs`, `https`, … */
-  protocol: string;
-}
+/**
+ * One subscription of the alarm topic, as ListSubscriptionsByTopic names it (never its endpoint: an address): its ARN
+ * once confirmed; {@link PENDING_CONFIRMATION} until its endpoint confirms it (SNS may also say `Deleted`).
+ */
+export type AlarmSubscription = string;
 
 /** What the alarm-delivery check needs. */
 export interface AlarmDeliveryOptions {
@@ -75,8 +73,8 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
       const subscriptions = await options.listSubscriptions(options.topicArn);
       cause = undefined;
       found = {
-        confirmed: subscriptions.filter((s) => s.subscriptionArn.startsWith('arn:')).length,
-        pending: subscriptions.filter((s) => s.subscriptionArn === PENDING_CONFIRMATION).length,
+        confirmed: subscriptions.filter((arn) => arn.startsWith('arn:')).length,
+        pending: subscriptions.filter((arn) => arn === PENDING_CONFIRMATION).length,
       };
       if (found.confirmed > 0 || options.onCallTopic) return found;
       if (found.pending > 0)
@@ -115,11 +113,7 @@ export function snsSubscriptionLister(
   return async (topicArn) => {
     const subscriptions: AlarmSubscription[] = [];
     for await (const page of paginateListSubscriptionsByTopic({ client }, { TopicArn: topicArn }))
-      for (const subscription of page.Subscriptions ?? [])
-        subscriptions.push({
-          subscriptionArn: subscription.SubscriptionArn ?? '',
-          protocol: subscription.Protocol ?? '',
-        });
+      for (const subscription of page.Subscriptions ?? []) subscriptions.push(subscription.SubscriptionArn ?? '');
     return subscriptions;
   };
 }

@@ -5,7 +5,9 @@
  * self-check (the stage's trigger) run these same checks; this module uses nothing but the global `fetch`.
  */
 
-import { MIN_PET_ID } from '../inventory/types';
+import { readInventoryItem } from '../inventory/json';
+import { type JsonWithLiterals, parseJsonWithLiterals } from '../inventory/json-literals';
+import { type InventoryItem, MIN_PET_ID } from '../inventory/types';
 
 /** Milliseconds each request may take: room for the cold start of the function it reaches. */
 export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
@@ -86,149 +88,43 @@ interface Answer {
   text: string;
 }
 
-interface Check {
-  name: string;
-  run(): Promise<string | undefined>;
+/** What the checks of one run share: how to call the API, and the list the second check read. */
+interface SmokeRun {
+  timeoutMs: number;
+  auth: Record<string, string>;
+  json: Record<string, string>;
+  send(method: string, path: string, headers?: Record<string, string>, body?: string, waitMs?: number): Promise<Answer>;
+  /** The list as read by the list check: its first entry, if any; undefined when it could not be read. */
+  listed?: { first?: InventoryItem };
 }
 
-/** A page of at most one entry, whose petId and quantity it captures. */
-const ONE_ENTRY_PAGE = /^\[(?:\]|\{"petId":(-?\d+),"quantity":(\d+),"status":"(?:available|pending|sold)"\}\])$/;
+interface Check {
+  name: string;
+  run(run: SmokeRun): Promise<string | undefined>;
+}
 
 /** Runs every check in order (each finishes or times out before the next starts) and returns their outcomes. */
 export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeCheckResult[]> {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? SMOKE_REQUEST_TIMEOUT_MS;
   const auth = { Authorization: `Bearer ${options.key}` };
-  const json = { ...auth, 'Content-Type': 'application/json' };
   // A broken target might echo the request back: the key is taken out of every answer before it is read, so
   // no problem reported (and no log line or CloudFormation event made of it) can carry it.
   const redact = (text: string) => (options.key.length > 0 ? text.replaceAll(options.key, '<the key>') : text);
-  const send = async (
-    method: string,
-    path: string,
-    headers: Record<string, string> = {},
-    body?: string,
-    waitMs = timeoutMs,
-  ) => {
-    const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs: waitMs });
-    return { ...answer, text: redact(answer.text) };
+  const run: SmokeRun = {
+    timeoutMs,
+    auth,
+    json: { ...auth, 'Content-Type': 'application/json' },
+    send: async (method, path, headers = {}, body = undefined, waitMs = timeoutMs) => {
+      const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs: waitMs });
+      return { ...answer, text: redact(answer.text) };
+    },
   };
-  /** The list as read by the second check: its first entry, if any. */
-  let listed: { first?: { petId: string; quantity: number } } | undefined;
-
-  const checks: Check[] = [
-    {
-      name: SMOKE_CHECK_NAMES.unauthorized,
-      run: async () => {
-        const answer = await send('GET', '/inventory');
-        return (
-          expectError(answer, 401, 'UNAUTHORIZED') ??
-          (answer.headers.get('www-authenticate') === 'Bearer' ? undefined : 'no WWW-Authenticate: Bearer')
-        );
-      },
-    },
-    {
-      name: SMOKE_CHECK_NAMES.list,
-      run: async () => {
-        // One page of one entry, read whole: a store of any size is checked in the same time (the same Queries of
-        // the list index as a whole list), and no stream is left unread, which a stage could count as a failed
-        // invocation and a wasted read of the store.
-        const listTimeoutMs = Math.max(timeoutMs, SMOKE_LIST_TIMEOUT_MS);
-        let answer: Answer;
-        try {
-          answer = await send('GET', '/inventory?limit=1', auth, undefined, listTimeoutMs);
-        } catch (error) {
-          return describeRequestError(error, listTimeoutMs);
-        }
-        if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-        if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';
-        // petIds are int64: read their digits from the text, not through a JavaScript number.
-        const head = ONE_ENTRY_PAGE.exec(answer.text);
-        if (!head) return `the body is not an array of at most one InventoryItem: ${excerpt(answer.text)}`;
-        const [, petId, quantity] = head;
-        listed = petId !== undefined && quantity !== undefined ? { first: { petId, quantity: Number(quantity) } } : {};
-        return undefined;
-      },
-    },
-    {
-      name: SMOKE_CHECK_NAMES.absentPet,
-      run: async () => {
-        // The GET reads strongly consistently (the list does not), so a pet it answers 404 for has no entry now.
-        for (const petId of ABSENT_PET_CANDIDATES) {
-          const read = await send('GET', `/inventory/${petId}`, auth);
-          if (read.status === 200) {
-            if (itemOf(petId).test(read.text)) continue;
-            return `GET of pet ${petId}: unexpected body ${excerpt(read.text)}`;
-          }
-          const absent = expectError(read, 404, 'NOT_FOUND');
-          if (absent) return `GET of pet ${petId}: ${absent}`;
-          const patched = expectError(
-            await send('PATCH', `/inventory/${petId}`, json, ABSENT_PET_PATCH),
-            404,
-            'NOT_FOUND',
-          );
-          return patched ? `PATCH of pet ${petId}: ${patched}` : undefined;
-        }
-        const last = ABSENT_PET_CANDIDATES[ABSENT_PET_CANDIDATES.length - 1];
-        return `not sent: pets ${ABSENT_PET_ID} to ${last} all have entries, which this check must not change`;
-      },
-    },
-    {
-      name: SMOKE_CHECK_NAMES.readOne,
-      run: async () => {
-        if (!listed) return 'not sent: the list could not be read';
-        const first = listed.first;
-        if (!first) return undefined;
-        const answer = await send('GET', `/inventory/${first.petId}`, auth);
-        if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-        // The entry may have changed since the list; its petId and shape may not.
-        return itemOf(first.petId).test(answer.text) ? undefined : `unexpected body ${excerpt(answer.text)}`;
-      },
-    },
-    {
-      name: SMOKE_CHECK_NAMES.unknownPath,
-      run: async () => expectError(await send('GET', '/no-such-route', auth), 404, 'NOT_FOUND'),
-    },
-    {
-      name: SMOKE_CHECK_NAMES.methodNotAllowed,
-      run: async () => {
-        const answer = await send('DELETE', '/inventory', auth);
-        return (
-          expectError(answer, 405, 'METHOD_NOT_ALLOWED') ??
-          (answer.headers.get('allow') === 'GET' ? undefined : 'no Allow: GET')
-        );
-      },
-    },
-    {
-      name: SMOKE_CHECK_NAMES.invalidQuantity,
-      run: async () =>
-        expectError(await send('PATCH', '/inventory/1', json, '{"quantity":-1}'), 400, 'VALIDATION_FAILED'),
-    },
-  ];
-  if (options.write === true) {
-    checks.push({
-      name: SMOKE_CHECK_NAMES.compareAndSet,
-      run: async () => {
-        const first = listed?.first;
-        if (!first)
-          return listed ? 'the inventory is empty: nothing to update' : 'not sent: the list could not be read';
-        // Compare-and-set: a stock change made since the list was read is never overwritten.
-        const body = `{"quantity":${first.quantity},"expectedQuantity":${first.quantity}}`;
-        const answer = await send('PATCH', `/inventory/${first.petId}`, json, body);
-        if (answer.status === 409 && expectError(answer, 409, 'CONFLICT') === undefined) return undefined;
-        if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-        return itemOf(first.petId, first.quantity).test(answer.text)
-          ? undefined
-          : `unexpected body ${excerpt(answer.text)}`;
-      },
-    });
-  }
-
   const results: SmokeCheckResult[] = [];
-  for (const check of checks) {
+  for (const check of options.write === true ? [...CHECKS, COMPARE_AND_SET] : CHECKS) {
     let problem: string | undefined;
     try {
-      problem = await check.run();
+      problem = await check.run(run);
     } catch (error) {
       problem = describeRequestError(error, timeoutMs);
     }
@@ -238,6 +134,107 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
   }
   return results;
 }
+
+const CHECKS: readonly Check[] = [
+  {
+    name: SMOKE_CHECK_NAMES.unauthorized,
+    run: async ({ send }) => {
+      const answer = await send('GET', '/inventory');
+      return (
+        expectError(answer, 401, 'UNAUTHORIZED') ??
+        (answer.headers.get('www-authenticate') === 'Bearer' ? undefined : 'no WWW-Authenticate: Bearer')
+      );
+    },
+  },
+  { name: SMOKE_CHECK_NAMES.list, run: checkList },
+  { name: SMOKE_CHECK_NAMES.absentPet, run: checkAbsentPet },
+  {
+    name: SMOKE_CHECK_NAMES.readOne,
+    run: async ({ send, auth, listed }) => {
+      if (!listed) return 'not sent: the list could not be read';
+      const first = listed.first;
+      if (!first) return undefined;
+      const answer = await send('GET', `/inventory/${first.petId}`, auth);
+      if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+      // The entry may have changed since the list; its petId and shape may not.
+      return entryIn(answer.text)?.petId === first.petId ? undefined : `unexpected body ${excerpt(answer.text)}`;
+    },
+  },
+  {
+    name: SMOKE_CHECK_NAMES.unknownPath,
+    run: async ({ send, auth }) => expectError(await send('GET', '/no-such-route', auth), 404, 'NOT_FOUND'),
+  },
+  {
+    name: SMOKE_CHECK_NAMES.methodNotAllowed,
+    run: async ({ send, auth }) => {
+      const answer = await send('DELETE', '/inventory', auth);
+      return (
+        expectError(answer, 405, 'METHOD_NOT_ALLOWED') ??
+        (answer.headers.get('allow') === 'GET' ? undefined : 'no Allow: GET')
+      );
+    },
+  },
+  {
+    name: SMOKE_CHECK_NAMES.invalidQuantity,
+    run: async ({ send, json }) =>
+      expectError(await send('PATCH', '/inventory/1', json, '{"quantity":-1}'), 400, 'VALIDATION_FAILED'),
+  },
+];
+
+/**
+ * One page of one entry, read whole: a store of any size is checked in the same time (the same Queries of the list
+ * index as a whole list), and no stream is left unread, which a stage could count as a failed invocation and a
+ * wasted read of the store.
+ */
+async function checkList(run: SmokeRun): Promise<string | undefined> {
+  const listTimeoutMs = Math.max(run.timeoutMs, SMOKE_LIST_TIMEOUT_MS);
+  let answer: Answer;
+  try {
+    answer = await run.send('GET', '/inventory?limit=1', run.auth, undefined, listTimeoutMs);
+  } catch (error) {
+    return describeRequestError(error, listTimeoutMs);
+  }
+  if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+  if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';
+  const page = onePage(answer.text);
+  if (!page) return `the body is not an array of at most one InventoryItem: ${excerpt(answer.text)}`;
+  run.listed = page;
+  return undefined;
+}
+
+/** The GET reads strongly consistently (the list does not), so a pet it answers 404 for has no entry now. */
+async function checkAbsentPet({ send, auth, json }: SmokeRun): Promise<string | undefined> {
+  for (const petId of ABSENT_PET_CANDIDATES) {
+    const read = await send('GET', `/inventory/${petId}`, auth);
+    if (read.status === 200) {
+      if (entryIn(read.text)?.petId === petId) continue;
+      return `GET of pet ${petId}: unexpected body ${excerpt(read.text)}`;
+    }
+    const absent = expectError(read, 404, 'NOT_FOUND');
+    if (absent) return `GET of pet ${petId}: ${absent}`;
+    const patched = expectError(await send('PATCH', `/inventory/${petId}`, json, ABSENT_PET_PATCH), 404, 'NOT_FOUND');
+    return patched ? `PATCH of pet ${petId}: ${patched}` : undefined;
+  }
+  const last = ABSENT_PET_CANDIDATES[ABSENT_PET_CANDIDATES.length - 1];
+  return `not sent: pets ${ABSENT_PET_ID} to ${last} all have entries, which this check must not change`;
+}
+
+const COMPARE_AND_SET: Check = {
+  name: SMOKE_CHECK_NAMES.compareAndSet,
+  run: async ({ send, json, listed }) => {
+    const first = listed?.first;
+    if (!first) return listed ? 'the inventory is empty: nothing to update' : 'not sent: the list could not be read';
+    // Compare-and-set: a stock change made since the list was read is never overwritten.
+    const body = `{"quantity":${first.quantity},"expectedQuantity":${first.quantity}}`;
+    const answer = await send('PATCH', `/inventory/${first.petId}`, json, body);
+    if (answer.status === 409 && expectError(answer, 409, 'CONFLICT') === undefined) return undefined;
+    if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+    const entry = entryIn(answer.text);
+    return entry?.petId === first.petId && entry.quantity === first.quantity
+      ? undefined
+      : `unexpected body ${excerpt(answer.text)}`;
+  },
+};
 
 /** The failed checks of a run. */
 export function failedChecks(results: readonly SmokeCheckResult[]): SmokeCheckResult[] {
@@ -279,9 +276,27 @@ function expectError(answer: Answer, status: number, code: string): string | und
   return undefined;
 }
 
-/** The InventoryItem of this pet, as the API writes it (petId digits exact), with this quantity or any. */
-function itemOf(petId: string, quantity?: number): RegExp {
-  return new RegExp(`^\\{"petId":${petId},"quantity":${quantity ?? '\\d+'},"status":"(available|pending|sold)"\\}$`);
+/** The entry an answer's text is, as the API writes it (petId digits exact); undefined when it is not one. */
+function entryIn(text: string): InventoryItem | undefined {
+  const json = parsed(text);
+  return json && readInventoryItem(json, json.value);
+}
+
+/** The page of at most one entry an answer's text is; undefined when it is not one. */
+function onePage(text: string): { first?: InventoryItem } | undefined {
+  const json = parsed(text);
+  if (!json || !Array.isArray(json.value) || json.value.length > 1) return undefined;
+  if (json.value.length === 0) return {};
+  const first = readInventoryItem(json, json.value[0]);
+  return first && { first };
+}
+
+function parsed(text: string): JsonWithLiterals | undefined {
+  try {
+    return parseJsonWithLiterals(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function excerpt(text: string): string {

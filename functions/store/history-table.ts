@@ -1,8 +1,7 @@
-import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { HISTORY_TABLE_KEY } from '../../service/names';
-import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
-import { isPetStatus, type PetStatus } from '../inventory/types';
-import { MalformedRowError, translateStorageError } from './storage-errors';
+import type { HistoryEntry, HistoryRecorder } from '../inventory/history';
+import { translateStorageError } from './storage-errors';
 
 /** Options of {@link HistoryTable}. */
 export interface HistoryTableOptions {
@@ -23,7 +22,7 @@ const PET_ID = HISTORY_TABLE_KEY.partition.name;
 const SEQUENCE = HISTORY_TABLE_KEY.sort.name;
 
 /**
- * The inventory history table: partition `petId` (Number, int64 exact as in the inventory table), sort key
+ * The inventory history table, as the history function writes it (the CLI reads it: cli/history-reader.ts): partition `petId` (Number, int64 exact as in the inventory table), sort key
  * `sequence` (the stream record's sequence number, zero-padded so that text order is number order), so one Query
  * reads one pet's changes in the order DynamoDB made them. A row is written with a plain PutItem of a key and
  * content derived from the stream record alone: a record delivered twice is the same row, written twice.
@@ -66,33 +65,6 @@ export class HistoryTable implements HistoryRecorder {
       translateStorageError(error, 'PutItem');
     }
   }
-
-  /** One pet's changes, oldest first; with `since` (ISO 8601 UTC), only those at or after it. */
-  async listFor(petId: string, options: { since?: string } = {}): Promise<HistoryEntry[]> {
-    const entries: HistoryEntry[] = [];
-    const pages = paginateQuery(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        KeyConditionExpression: `${PET_ID} = :petId`,
-        ExpressionAttributeValues: {
-          ':petId': { N: petId },
-          ...(options.since === undefined ? {} : { ':since': { S: options.since } }),
-        },
-        ...(options.since === undefined
-          ? {}
-          : { FilterExpression: '#at >= :since', ExpressionAttributeNames: { '#at': 'at' } }),
-        ScanIndexForward: true,
-        ConsistentRead: true,
-      },
-    );
-    try {
-      for await (const page of pages) for (const row of page.Items ?? []) entries.push(toHistoryEntry(row));
-    } catch (error) {
-      return translateStorageError(error, 'Query');
-    }
-    return entries;
-  }
 }
 
 /** The sort key of a stream record's row: its sequence number, zero-padded to the longest there is. */
@@ -100,43 +72,4 @@ export function historySortKey(sequenceNumber: string): string {
   if (!/^[0-9]+$/.test(sequenceNumber) || sequenceNumber.length > SEQUENCE_DIGITS)
     throw new Error(`Not a stream sequence number: ${sequenceNumber}`);
   return sequenceNumber.padStart(SEQUENCE_DIGITS, '0');
-}
-
-/** Converts a stored history row; a row that breaks the model is a {@link MalformedRowError}. */
-export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntry {
-  const petId = row[PET_ID]?.N;
-  const at = row.at?.S;
-  const quantity = row.quantity?.N;
-  const status = row.status?.S;
-  const previousStatus = row.previousStatus?.S ?? null;
-  const source = row.source?.S;
-  const actor = row.actor?.S;
-  const refuse = (attribute: string) =>
-    new MalformedRowError('HistoryEntry', `${petId ?? '?'}/${row[SEQUENCE]?.S ?? '?'}`, attribute);
-  if (petId === undefined) throw refuse('petId');
-  if (at === undefined) throw refuse('at');
-  if (quantity === undefined) throw refuse('quantity');
-  if (!isPetStatus(status)) throw refuse('status');
-  if (previousStatus !== null && !isPetStatus(previousStatus)) throw refuse('previousStatus');
-  if (!isHistorySource(source)) throw refuse('source');
-  if (actor === undefined) throw refuse('actor');
-  const previousQuantity = row.previousQuantity?.N;
-  const requestId = row.requestId?.S;
-  const adjustBy = row.adjustBy?.N;
-  return {
-    petId,
-    at,
-    previousQuantity: previousQuantity === undefined ? null : Number(previousQuantity),
-    quantity: Number(quantity),
-    previousStatus: previousStatus as PetStatus | null,
-    status,
-    source,
-    actor,
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(adjustBy === undefined ? {} : { adjustBy: Number(adjustBy) }),
-  };
-}
-
-function isHistorySource(value: unknown): value is HistorySource {
-  return value === 'api' || value === 'import' || value === 'unknown';
 }

@@ -6,17 +6,37 @@
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
-import { type ChangeOrigin, type InventoryItem, isPetStatus } from '../inventory/types';
+import { type ChangeOrigin, type FieldKind, INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../inventory/types';
 import { MalformedRowError } from './storage-errors';
 
 /** The table's key attribute (service/names.ts): the entry's petId. */
 export const PET_ID = INVENTORY_TABLE_KEY.name;
 
-/** The model's attributes of a table item (`status` is a reserved word): what one entry's read and the Scan ask for. */
+/**
+ * The model's attributes of a table item, each by a name placeholder (`status` is a reserved word): what one entry's
+ * read and the Scan ask for.
+ */
 export const MODEL_PROJECTION = {
-  expression: `${PET_ID}, quantity, #status`,
-  names: { '#status': 'status' },
-} as const;
+  expression: INVENTORY_ITEM_FIELD_LIST.map(([name]) => `#${name}`).join(', '),
+  names: Object.fromEntries(INVENTORY_ITEM_FIELD_LIST.map(([name]) => [`#${name}`, attributeName(name)])),
+};
+
+/** The attribute that stores a field: the field's name (the key attribute is named in service/names.ts). */
+function attributeName(field: keyof InventoryItem): string {
+  return field === 'petId' ? PET_ID : field;
+}
+
+/** A field's value as the attribute the table stores: numbers as Number attributes, int64 digits as they are. */
+function fieldAttribute(field: FieldKind, value: string | number): AttributeValue {
+  return field.kind === 'enum' ? { S: String(value) } : { N: String(value) };
+}
+
+/** A field's value read from its stored attribute; undefined when the attribute is missing or breaks the field. */
+function fieldValue(field: FieldKind, attribute: AttributeValue | undefined): string | number | undefined {
+  if (field.kind === 'enum') return field.values.includes(attribute?.S ?? '') ? attribute?.S : undefined;
+  if (attribute?.N === undefined) return undefined;
+  return field.kind === 'int64' ? attribute.N : Number(attribute.N);
+}
 
 /** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
 export const LAST_CHANGE = 'lastChange';
@@ -64,12 +84,11 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
  * list index: every writer that puts whole entries (import, seed, tests) goes through here, so every entry is listed.
  */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
-  return {
-    [PET_ID]: { N: item.petId },
-    quantity: { N: String(item.quantity) },
-    status: { S: item.status },
-    [INVENTORY_LIST_INDEX.partition.name]: { N: String(listShard(item.petId)) },
-  };
+  const attributes: Record<string, AttributeValue> = {};
+  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST)
+    attributes[attributeName(name)] = fieldAttribute(field, item[name]);
+  attributes[INVENTORY_LIST_INDEX.partition.name] = { N: String(listShard(item.petId)) };
+  return attributes;
 }
 
 /** An entry as a writer other than the API stores it: the entry and who wrote it, in one item. */
@@ -79,12 +98,11 @@ export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOri
 
 /** Converts a stored row; a row that breaks the model is a {@link MalformedRowError}, not a client error. */
 export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
-  const petId = row[PET_ID]?.N;
-  const quantity = row.quantity?.N;
-  const status = row.status?.S;
-  const refuse = (attribute: string) => new MalformedRowError('InventoryItem', petId ?? '?', attribute);
-  if (petId === undefined) throw refuse('petId');
-  if (quantity === undefined) throw refuse('quantity');
-  if (!isPetStatus(status)) throw refuse('status');
-  return { petId, quantity: Number(quantity), status };
+  const item: Record<string, string | number> = {};
+  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
+    const value = fieldValue(field, row[attributeName(name)]);
+    if (value === undefined) throw new MalformedRowError('InventoryItem', row[PET_ID]?.N ?? '?', name);
+    item[name] = value;
+  }
+  return item as InventoryItem;
 }

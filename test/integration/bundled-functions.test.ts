@@ -12,7 +12,7 @@ import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { mapBundlePositions } from '../../cli/commands/stack';
-import { HistoryTable } from '../../functions/store/history-table';
+import { HistoryReader } from '../../cli/history-reader';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../../infra/synthesized-assets';
 import { tokenAuthorizerEvent } from '../../local/lambda/events';
 import { aLambdaContext, anApiGatewayEvent } from '../fixtures/builders';
@@ -429,7 +429,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     // Assess
     expect(error).toBeUndefined();
     expect(result).toMatchObject({ batchItemFailures: [] });
-    const rows = await new HistoryTable({ client: stack.client, tableName: stack.tables.history }).listFor(
+    const rows = await new HistoryReader({ client: stack.client, tableName: stack.tables.history }).listFor(
       '9223372036854775807',
     );
     expect(rows).toEqual([

@@ -1,7 +1,8 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { HistoryReader } from '../../cli/history-reader';
 import { generateApiKey, hashApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { HistoryTable, historySortKey } from '../../functions/store/history-table';
+import { historySortKey } from '../../functions/store/history-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { MalformedRowError } from '../../functions/store/storage-errors';
 import type { TableNames } from '../../service/local-dynamodb';
@@ -95,7 +96,7 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
     await expect(update).rejects.toMatchObject({ model: 'InventoryItem', row: '77', attribute: 'status' });
   });
 
-  it('HistoryTable refuses a history row with no actor', async () => {
+  it('HistoryReader refuses a history row with no actor', async () => {
     await client.send(
       new PutItemCommand({
         TableName: tables.history,
@@ -111,7 +112,7 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
         },
       }),
     );
-    const listed = new HistoryTable({ client, tableName: tables.history }).listFor('78');
+    const listed = new HistoryReader({ client, tableName: tables.history }).listFor('78');
     await expect(listed).rejects.toThrow(MalformedRowError);
     await expect(listed).rejects.toMatchObject({ model: 'HistoryEntry', attribute: 'actor' });
   });

@@ -16,11 +16,8 @@ import { type QueryStandIn, queryError, startQueryStandIn } from '../helpers/aws
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:PetStoreInventory-production-MonitoringAlarmTopic1A2B3C4D';
 const STACK_ID =
   'arn:aws:cloudformation:eu-west-1:123456789012:stack/PetStoreInventory-production/1f2e3d4c-5b6a-7980-a1b2-c3d4e5f60718';
-const CONFIRMED: AlarmSubscription = {
-  subscriptionArn: `${TOPIC}:0b5e7a52-1c3f-4d8e-9a61-2f4b8c9d0e1f`,
-  protocol: 'email',
-};
-const PENDING: AlarmSubscription = { subscriptionArn: PENDING_CONFIRMATION, protocol: 'email' };
+const CONFIRMED: AlarmSubscription = `${TOPIC}:0b5e7a52-1c3f-4d8e-9a61-2f4b8c9d0e1f`;
+const PENDING: AlarmSubscription = PENDING_CONFIRMATION;
 const SNS_NS = 'http://sns.amazonaws.com/doc/2010-03-31/';
 const CFN_NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
 
@@ -81,7 +78,7 @@ describe('Self-check: alarm delivery', () => {
   });
 
   it('counts only a real ARN as delivered: a subscription SNS lists as Deleted fails like none', async () => {
-    const { check } = options([[{ subscriptionArn: 'Deleted', protocol: 'email' }]]);
+    const { check } = options([['Deleted']]);
     await expect(checkAlarmDelivery(check)).rejects.toBeInstanceOf(SelfCheckFailedError);
   });
 
@@ -165,12 +162,12 @@ describe('Self-check: alarm delivery through the SDK (Query-protocol stand-ins)'
     standIns = [];
   });
 
-  it('reads every page, each subscription as its ARN (PendingConfirmation until confirmed) and protocol, never the address', async () => {
+  it('reads every page, each subscription as its ARN (PendingConfirmation until confirmed), never the address', async () => {
     const sns = await standIn((form) => ({
       status: 200,
       body:
         form.get('NextToken') === 'page-2'
-          ? subscriptionsPage(member(CONFIRMED.subscriptionArn, 'b@example.com'))
+          ? subscriptionsPage(member(CONFIRMED, 'b@example.com'))
           : subscriptionsPage(member(PENDING_CONFIRMATION, 'a@example.com'), 'page-2'),
     }));
     const subscriptions = await snsSubscriptionLister(new SNSClient({ ...bounds, endpoint: sns.url }))(TOPIC);
