@@ -6,23 +6,33 @@ import { lambdaContext } from '../local/lambda/events';
 
 const PROBE = join(import.meta.dirname, 'probe.mjs');
 
-/** What `probe.mjs cold` reports: module init, then the first invocation. */
-export interface ColdProbe {
-  initMs: number;
-  firstCallMs: number;
+/** The outcome of one invocation in a probe: a status, a stream function's batch item failures, or an error. */
+export interface ProbeOutcome {
   statusCode?: number;
-  /** Batch item failures a stream function reported. */
   failedItems?: number;
   error?: string;
 }
 
+/** What `probe.mjs cold` reports: module init, then the first invocation. */
+export interface ColdProbe extends ProbeOutcome {
+  initMs: number;
+  firstCallMs: number;
+}
+
 /** What `probe.mjs invoke` reports. */
 export interface InvokeProbe {
-  initMs: number;
   maxRssInitKb: number;
   maxRssKb: number;
   heapUsedPeakKb: number;
-  invocations: { ms: number; statusCode?: number; failedItems?: number; payloadBytes?: number; error?: string }[];
+  invocations: ProbeOutcome[];
+}
+
+/** Why an invocation failed, or undefined. 501 is the designed answer of the two unimplemented routes. */
+export function probeFailure(outcome: ProbeOutcome): string | undefined {
+  if (outcome.error !== undefined) return outcome.error;
+  if ((outcome.failedItems ?? 0) > 0) return `${outcome.failedItems} batch item failures`;
+  const status = outcome.statusCode ?? 200;
+  return status >= 500 && status !== 501 ? `status ${status}` : undefined;
 }
 
 /** Options of one probe process. */
@@ -37,14 +47,9 @@ export interface ProbeOptions {
 }
 
 /** Runs `bench/probe.mjs` in a fresh `node` (the one running this script) and returns its report. */
-export function runProbe(mode: 'init', module: string, options?: ProbeOptions): Promise<{ initMs: number }>;
 export function runProbe(mode: 'cold', module: string, options?: ProbeOptions): Promise<ColdProbe>;
 export function runProbe(mode: 'invoke', module: string, options?: ProbeOptions): Promise<InvokeProbe>;
-export function runProbe(
-  mode: 'init' | 'cold' | 'invoke',
-  module: string,
-  options: ProbeOptions = {},
-): Promise<unknown> {
+export function runProbe(mode: 'cold' | 'invoke', module: string, options: ProbeOptions = {}): Promise<unknown> {
   const context = lambdaContext({ functionName: 'bench', memoryMb: options.memoryMb ?? 256 });
   // In a file: a batch of stream records is larger than one environment variable may be (128 KiB on Linux).
   const eventsDir = mkdtempSync(join(tmpdir(), 'probe-events-'));
@@ -70,12 +75,13 @@ export function runProbe(
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2000);
     });
+    const cleanUp = () => rmSync(eventsDir, { recursive: true, force: true });
     child.on('error', (error) => {
-      rmSync(eventsDir, { recursive: true, force: true });
+      cleanUp();
       reject(error);
     });
     child.on('close', (code) => {
-      rmSync(eventsDir, { recursive: true, force: true });
+      cleanUp();
       const line = stdout.split('\n').find((l) => l.startsWith('PROBE_RESULT '));
       if (code !== 0 || !line) {
         reject(new Error(`probe ${mode} ${module} exited ${code}: ${stderr.trim() || stdout.slice(-500)}`));
