@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { DeployedBundle } from '../infra/synthesized-assets';
-import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from '../local/lambda/events';
 import { lambdaTraceHeader, startXRayDaemonStandIn, tracingEnvironment } from '../local/lambda/xray-daemon';
 import { startDynamoDbTlsEndpoint } from './dynamodb-tls';
-import { streamEvent } from './memory';
+import { functionCalls } from './events';
 import { probeFailure, runProbe } from './probe-child';
 import { alternate, columnsTable, median, ratio, round, type Target, targetAtMost } from './stats';
 
@@ -33,26 +32,6 @@ export interface ColdStartResult {
   functions: ColdStartFigure[];
 }
 
-/** The first call of each deployed function: one its first caller would make. */
-function firstCallEvents(key: string): Record<string, unknown> {
-  return {
-    'list-inventory': apiGatewayProxyEvent({ requestContext: { requestId: 'cold-list' } }),
-    'update-inventory': inventoryUpdateEvent('1', '{"quantity":5}'),
-    'get-inventory-entry': apiGatewayProxyEvent({
-      resource: '/inventory/{petId}',
-      path: '/inventory/1',
-      pathParameters: { petId: '1' },
-    }),
-    authorizer: tokenAuthorizerEvent(`Bearer ${key}`),
-    'get-pet': apiGatewayProxyEvent({ resource: '/pets/{petId}', path: '/pets/1', pathParameters: { petId: '1' } }),
-    'list-store-orders': apiGatewayProxyEvent({ resource: '/store/orders', path: '/store/orders' }),
-    // The deploy self-check: its first call writes a key and calls the stage (npm start) six times.
-    'self-check': {},
-    // The history function's first batch: one PATCH of pet 1, as the stream delivers it.
-    'record-history': streamEvent(1, 1),
-  };
-}
-
 /**
  * The cold path of each bundle and of the naive handler: module init, then its first call, in a fresh `node`
  * process each time; the median of `runs` processes per module, alternating. Init alone would flatter a client that
@@ -65,13 +44,15 @@ export async function measureColdStarts(
   bundles: readonly DeployedBundle[],
   options: { runs: number; env: Record<string, string>; dynamoEndpoint: string; apiKey: string },
 ): Promise<ColdStartResult> {
-  const events = firstCallEvents(options.apiKey);
+  const calls = functionCalls(options.apiKey);
+  const first = (handler: string) => {
+    const call = calls[handler];
+    if (!call) throw new Error(`no first call for the ${handler} function`);
+    return call.first;
+  };
   const subjects = [
-    { name: 'naive', file: NAIVE_HANDLER, event: events['list-inventory'] },
-    ...bundles.map((bundle) => {
-      if (!(bundle.handler in events)) throw new Error(`no first event for the ${bundle.handler} function`);
-      return { name: bundle.handler, file: bundle.file, event: events[bundle.handler] };
-    }),
+    { name: 'naive', file: NAIVE_HANDLER, event: first('list-inventory') },
+    ...bundles.map((bundle) => ({ name: bundle.handler, file: bundle.file, event: first(bundle.handler) })),
   ];
   const init = new Map<string, number[]>(subjects.map((s) => [s.name, []]));
   const cold = new Map<string, number[]>(subjects.map((s) => [s.name, []]));

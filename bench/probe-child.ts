@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { lambdaContext } from '../local/lambda/events';
 
 const PROBE = join(import.meta.dirname, 'probe.mjs');
@@ -49,45 +50,26 @@ export interface ProbeOptions {
 /** Runs `bench/probe.mjs` in a fresh `node` (the one running this script) and returns its report. */
 export function runProbe(mode: 'cold', module: string, options?: ProbeOptions): Promise<ColdProbe>;
 export function runProbe(mode: 'invoke', module: string, options?: ProbeOptions): Promise<InvokeProbe>;
-export function runProbe(mode: 'cold' | 'invoke', module: string, options: ProbeOptions = {}): Promise<unknown> {
+export async function runProbe(mode: 'cold' | 'invoke', module: string, options: ProbeOptions = {}): Promise<unknown> {
   const context = lambdaContext({ functionName: 'bench', memoryMb: options.memoryMb ?? 256 });
   // In a file: a batch of stream records is larger than one environment variable may be (128 KiB on Linux).
   const eventsDir = mkdtempSync(join(tmpdir(), 'probe-events-'));
   const eventsFile = join(eventsDir, 'events.json');
   writeFileSync(eventsFile, JSON.stringify(options.events ?? []));
-  return new Promise((resolveProbe, reject) => {
-    const child = spawn(process.execPath, [PROBE, mode, module], {
-      env: {
-        ...process.env,
-        ...options.env,
-        // Only what a probe asks for: the stack sets no NODE_OPTIONS on the functions (infra/bundling.ts).
-        NODE_OPTIONS: options.heapLimitMb === undefined ? '' : `--max-old-space-size=${options.heapLimitMb}`,
-        PROBE_EVENTS_FILE: eventsFile,
-        PROBE_CONTEXT: JSON.stringify(context),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-2000);
-    });
-    const cleanUp = () => rmSync(eventsDir, { recursive: true, force: true });
-    child.on('error', (error) => {
-      cleanUp();
-      reject(error);
-    });
-    child.on('close', (code) => {
-      cleanUp();
-      const line = stdout.split('\n').find((l) => l.startsWith('PROBE_RESULT '));
-      if (code !== 0 || !line) {
-        reject(new Error(`probe ${mode} ${module} exited ${code}: ${stderr.trim() || stdout.slice(-500)}`));
-        return;
-      }
-      resolveProbe(JSON.parse(line.slice('PROBE_RESULT '.length)));
-    });
-  });
+  const env = {
+    ...process.env,
+    ...options.env,
+    // Only what a probe asks for: the stack sets no NODE_OPTIONS on the functions (infra/bundling.ts).
+    NODE_OPTIONS: options.heapLimitMb === undefined ? '' : `--max-old-space-size=${options.heapLimitMb}`,
+    PROBE_EVENTS_FILE: eventsFile,
+    PROBE_CONTEXT: JSON.stringify(context),
+  };
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [PROBE, mode, module], { env, maxBuffer: 1 << 24 });
+    const line = stdout.split('\n').find((l) => l.startsWith('PROBE_RESULT '));
+    if (!line) throw new Error(`probe ${mode} ${module} reported nothing: ${stdout.slice(-500)}`);
+    return JSON.parse(line.slice('PROBE_RESULT '.length));
+  } finally {
+    rmSync(eventsDir, { recursive: true, force: true });
+  }
 }

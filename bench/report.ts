@@ -7,13 +7,7 @@ import { type ColdStartResult, coldStartTable, coldStartTargets } from './cold-s
 import { type ListFigure, listTable, listTargets } from './list';
 import { type MemoryFigure, memoryTable } from './memory';
 import { type PatchResult, patchTable, patchTargets } from './patch';
-import {
-  type ImportRateFigure,
-  importRateTable,
-  type ReadUnitsFigure,
-  readTargets,
-  readUnitsTable,
-} from './read-units';
+import { type ImportRateFigure, importRateLine, type ReadUnitsFigure, readTargets, readUnitsTable } from './read-units';
 import { type Target, targetsTable } from './stats';
 
 /** What one run measured, as written to its results file. */
@@ -35,7 +29,7 @@ export interface BenchResults {
   list: ListFigure[];
   memory: MemoryFigure[];
   readUnits: ReadUnitsFigure[];
-  importRate: ImportRateFigure[];
+  importRate: ImportRateFigure;
 }
 
 /** Every target of a run, with its verdict. */
@@ -56,7 +50,7 @@ const SECTIONS: [string, string, (results: BenchResults) => string][] = [
   ['list', 'GET /inventory (medians; half the ids 19 digits)', (r) => listTable(r.list)],
   ['memory', 'Peak memory per function (fresh process, its bundle)', (r) => memoryTable(r.memory)],
   ['read-units', 'Read units of a whole list', (r) => readUnitsTable(r.readUnits)],
-  ['import-rate', 'Import into DynamoDB Local (the CLI writer; best of two)', (r) => importRateTable(r.importRate)],
+  ['import-rate', 'Import into DynamoDB Local (the CLI writer, signed rows)', (r) => importRateLine(r.importRate)],
   ['targets', 'Targets', (r) => targetsTable(benchTargets(r))],
 ];
 
