@@ -9,7 +9,7 @@ let streamSequence = 10n ** 20n;
  * A DynamoDBStreamEvent with `records` changes of pets `from`.. (quantity 1 to 2, by the API), as the inventory
  * table's stream delivers them to the history function; sequence numbers are unique per call.
  */
-export function streamEvent(from: number, records: number): { Records: DynamoDBRecord[] } {
+function streamEvent(from: number, records: number): { Records: DynamoDBRecord[] } {
   const image = (petId: string, quantity: number, requestId: string) => ({
     ...inventoryAttributes({ petId, quantity, status: 'available' }),
     [LAST_CHANGE]: changeOriginAttribute({ source: 'api', actor: 'bench', requestId, at: new Date().toISOString() }),
