@@ -29,7 +29,7 @@ import { measureColdStarts, NAIVE_HANDLER } from './cold-start';
 import { closeHttp } from './http';
 import { benchInventory } from './inventory';
 import { type ListFigure, type ListOptions, measureList } from './list';
-import { measureFunctionMemory } from './memory';
+import { type MemoryFigure, measureFunctionMemory } from './memory';
 import { measurePatch } from './patch';
 import { measureImportRate, measureReadUnits } from './read-units';
 import { type BenchResults, renderReport } from './report';
@@ -156,7 +156,7 @@ async function measureLists(bench: Bench, seeded: number) {
     env: bench.functionEnv,
   };
   const list: ListFigure[] = [];
-  let largest: Awaited<ReturnType<typeof measureList>>[1] | undefined;
+  let largest: MemoryFigure | undefined;
   for (const [index, entries] of profile.sizes.entries()) {
     if (entries > seeded) {
       progress(`seeding up to ${entries} entries`);
