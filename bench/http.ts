@@ -14,25 +14,27 @@ export interface Exchange {
   text?: string;
 }
 
+export interface CallOptions {
+  method?: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Keep the body, decoded, as `text`. */
+  keepText?: boolean;
+}
+
 /**
  * One call to the local gateway over a kept-alive connection, as a client SDK would make it. A connection the
  * gateway closed while idle (its keep-alive timeout is 5 s) fails on reuse: the benchmark's requests are idempotent,
  * so one retry on a new connection is safe.
  */
-export function httpCall(
-  url: string,
-  options: { method?: string; headers: Record<string, string>; body?: string; keepText?: boolean },
-): Promise<Exchange> {
+export function httpCall(url: string, options: CallOptions): Promise<Exchange> {
   return exchange(url, options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ECONNRESET') throw error;
     return exchange(url, options);
   });
 }
 
-function exchange(
-  url: string,
-  options: { method?: string; headers: Record<string, string>; body?: string; keepText?: boolean },
-): Promise<Exchange> {
+function exchange(url: string, options: CallOptions): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent }, (res) => {
@@ -47,8 +49,8 @@ function exchange(
       res.on('end', () => {
         const ttlbMs = performance.now() - started;
         const raw = Buffer.concat(parts);
-        const decoded = res.headers['content-encoding'] === 'gzip' && options.keepText ? gunzipSync(raw) : raw;
-        const text = options.keepText ? decoded.toString('utf8') : undefined;
+        const gzip = res.headers['content-encoding'] === 'gzip';
+        const text = options.keepText ? (gzip ? gunzipSync(raw) : raw).toString('utf8') : undefined;
         resolve({ status: res.statusCode ?? 0, ttfbMs, ttlbMs, bytes, text });
       });
       res.on('error', reject);
