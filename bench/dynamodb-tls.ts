@@ -6,18 +6,10 @@ import { createServer } from 'node:tls';
 import { generate } from 'selfsigned';
 
 /**
- * DynamoDB Local behind TLS, for the cold-path probes: a deployed function reaches DynamoDB at
- * `https://dynamodb.<region>.amazonaws.com`, while DynamoDB Local speaks plain HTTP. The first call of a function
- * is not the same over the two: over HTTPS it pays a TLS handshake; over HTTP the SDK's ES-module build (what
- * esbuild bundles, `mainFields: module`) loads `node:http` by a dynamic `import()` on its first request, and Node's
- * ES-module view of `node:http` loads its bundled undici (~30 ms on this machine, measured with a CPU profile of the
- * first call), which a deployed function never loads (it requires `node:https` at init and never needs `node:http`).
- * The naive handler, unbundled, gets the SDK's CommonJS build, which `require`s `node:http` at no such cost. Measuring
- * both over this endpoint compares the first calls users wait for.
- *
- * The endpoint is a TCP pass-through behind a TLS server with a self-signed certificate for 127.0.0.1, generated at
- * start (nothing secret is kept in the repository). Clients trust it through `NODE_EXTRA_CA_CERTS`, which Node reads
- * when a process starts, so the probes' processes verify the certificate as the SDK verifies AWS's.
+ * DynamoDB Local behind TLS, for the cold-path probes: a deployed function reaches DynamoDB over HTTPS, and its first
+ * call over plain HTTP would differ (docs/performance.md, Method). A TCP pass-through behind a TLS server with a
+ * self-signed certificate for 127.0.0.1, generated at start; probe processes trust it through `NODE_EXTRA_CA_CERTS`,
+ * so they verify it as the SDK verifies AWS's.
  */
 export interface DynamoDbTlsEndpoint {
   /** `https://127.0.0.1:<port>`, for `AWS_ENDPOINT_URL_DYNAMODB`. */

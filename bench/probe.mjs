@@ -1,22 +1,14 @@
 // Runs in a fresh `node` process so that module init, the first call and peak memory are those of one function
-// instance (a cold start).
-//   node bench/probe.mjs init <module>     -> {"initMs"}
-//   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode","failedItems"}: init, then the
-//                                             first event
-//   node bench/probe.mjs invoke <module>   -> {"initMs","maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
-// RSS and heap are sampled every 2 ms and after each invocation (peak = largest sample) in `invoke` mode only.
-// Events come as a JSON array in the file PROBE_EVENTS_FILE names, the Lambda context (less its functions) as JSON in PROBE_CONTEXT.
-// Bundles (.js, CommonJS) are required as Lambda's runtime does; ES modules (.mjs) are imported. The result is the
-// last stdout line, after the PROBE_RESULT marker.
+// instance (a cold start). bench/probe-child.ts starts it and reads its result, the stdout line after PROBE_RESULT.
+//   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode","failedItems","error"}
+//   node bench/probe.mjs invoke <module>   -> {"maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
+// Events come as a JSON array in the file PROBE_EVENTS_FILE names, the Lambda context (less its functions) as JSON
+// in PROBE_CONTEXT. Bundles (.js, CommonJS) are required as Lambda's runtime does; ES modules (.mjs) are imported.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const [mode, modulePath] = process.argv.slice(2);
-if (!modulePath || !['init', 'cold', 'invoke'].includes(mode)) {
-  console.error('usage: node bench/probe.mjs init|cold|invoke <module>');
-  process.exit(2);
-}
 // The Lambda runtime defines `awslambda` before loading a function; a streaming handler reads it at import. The
 // stand-in is loaded before the clock starts, as the runtime's own code is not part of a function's init.
 const lambda = await import(new URL('../local/lambda/streaming.ts', import.meta.url).href);
@@ -34,41 +26,25 @@ function report(result) {
   process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
 }
 
-/** One invocation, as the runtime makes it; the outcome is what Lambda would return to API Gateway. */
+/** One invocation, as the runtime makes it: a streamed answer is read to its end, as Lambda sends it on. */
 async function invoke(event, index) {
   const context = { ...baseContext, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 600_000 };
-  const t = performance.now();
-  let outcome;
   try {
-    // A streamed answer is read to its end, as Lambda sends it on; a buffered one is the serialized result.
     const answer = await lambda.invokeToEnd(mod.handler, event, context, { keepBody: false });
-    const { bodyBytes, streamed, ...result } = answer;
-    outcome = {
-      statusCode: answer.statusCode,
-      // A stream function answers the records it could not process instead of a status.
-      failedItems: result?.batchItemFailures?.length,
-      payloadBytes: streamed ? bodyBytes : Buffer.byteLength(JSON.stringify(result ?? null)),
-    };
+    // A stream function answers the records it could not process instead of a status.
+    return { statusCode: answer.statusCode, failedItems: answer.batchItemFailures?.length };
   } catch (error) {
-    outcome = { error: String(error?.message ?? error) };
+    return { error: String(error?.message ?? error) };
   }
-  return { ms: performance.now() - t, ...outcome };
 }
 
-if (mode === 'init') {
-  report({ initMs });
-} else if (mode === 'cold') {
+if (mode === 'cold') {
+  const callStarted = performance.now();
   const first = await invoke(events[0], 0);
-  report({
-    initMs,
-    firstCallMs: first.ms,
-    statusCode: first.statusCode,
-    failedItems: first.failedItems,
-    error: first.error,
-  });
+  report({ initMs, firstCallMs: performance.now() - callStarted, ...first });
 } else {
-  // Sampled rather than resourceUsage().maxRSS: on Linux a spawned child inherits its parent's peak RSS as a
-  // floor, which would report the benchmark's own size for every small function.
+  // Sampled every 2 ms and after each invocation, rather than resourceUsage().maxRSS: on Linux a spawned child
+  // inherits its parent's peak RSS as a floor, which would report the benchmark's own size for every small function.
   const rssInit = process.memoryUsage().rss;
   let rssPeak = rssInit;
   let heapUsedPeak = process.memoryUsage().heapUsed;
@@ -84,13 +60,8 @@ if (mode === 'init') {
     sample();
   }
   clearInterval(sampler);
-  report({
-    initMs,
-    maxRssInitKb: Math.round(rssInit / 1024),
-    maxRssKb: Math.round(rssPeak / 1024),
-    heapUsedPeakKb: Math.round(heapUsedPeak / 1024),
-    invocations,
-  });
+  const kb = (bytes) => Math.round(bytes / 1024);
+  report({ maxRssInitKb: kb(rssInit), maxRssKb: kb(rssPeak), heapUsedPeakKb: kb(heapUsedPeak), invocations });
 }
 // After the report, so no figure includes it: the X-Ray SDK's last datagrams are sent on the event loop, and
 // exiting at once would drop them (a Lambda environment is frozen, not ended, after the response).

@@ -5,127 +5,116 @@ import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-row';
 import { InventoryTable } from '../functions/store/inventory-table';
+import { columnsTable, round, type Target, targetAtMost } from './stats';
 
 /** What one whole list consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {
   writer: string;
   entries: number;
-  /** The index's Query pages of the list. */
+  /** The pages the list read, whatever it read them with. */
   pages: number;
-  /** Their read units: what every list of the store costs. */
   units: number;
   unitsPerMillionEntries: number;
-  /**
-   * The read units of the Scan page an instance's first list reads before it finds the store too large for it
-   * (`smallTableEntries`): once per instance, whatever the store's size, so not counted per entry.
-   */
-  firstListScanUnits: number;
 }
 
+const importToItem = () => {
+  const actor = importActor('stock.csv', process.env);
+  return (item: InventoryItem) =>
+    signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
+};
+
 /**
- * The read units the list costs per entry, for entries as each writer stores them: the list reads the list index,
- * which holds only what it answers, so what a writer adds to an item (`lastChange`) should cost it nothing; and,
- * apart, the one Scan page of the table an instance's first list reads (the whole list of a small store). Read by
- * the list's own adapter, paced at a rate it never reaches so that every Query asks for `ConsumedCapacity`, summed
- * as DynamoDB (Local) reports it; one table, each writer's pass replacing the previous one's items.
+ * The read units the list costs per entry, for entries as each writer stores them (what a writer adds to an item,
+ * `lastChange`, should cost the list nothing). Read by the list's own adapter, paced at a rate it never reaches so
+ * that every page asks for `ConsumedCapacity`, summed as DynamoDB (Local) reports it. The list is read twice on one
+ * instance and the second is counted: what every list of a store costs once the instance has its bearings. One
+ * table, each writer's pass replacing the previous one's items.
  */
 export async function measureReadUnits(
   client: DynamoDBClient,
   tableName: string,
   items: readonly InventoryItem[],
 ): Promise<ReadUnitsFigure[]> {
-  const at = () => new Date().toISOString();
-  const actor = importActor('stock.csv', process.env);
+  const api = (item: InventoryItem) =>
+    signedInventoryAttributes(item, {
+      source: 'api',
+      actor: 'key_0123456789abcdef',
+      requestId: randomUUID(),
+      at: new Date().toISOString(),
+    });
   const writers: [string, (item: InventoryItem) => Record<string, AttributeValue>][] = [
     ['no one (petId, quantity, status only)', inventoryAttributes],
-    [
-      'the API (PATCH)',
-      (item) =>
-        signedInventoryAttributes(item, {
-          source: 'api',
-          actor: 'key_0123456789abcdef',
-          requestId: randomUUID(),
-          at: at(),
-        }),
-    ],
-    ['an import', (item) => signedInventoryAttributes(item, { source: 'import', actor, at: at() })],
+    ['the API (PATCH)', api],
+    ['an import', importToItem()],
   ];
   const figures: ReadUnitsFigure[] = [];
   for (const [writer, toItem] of writers) {
     await writeInventory(items, { client, tableName, concurrency: 4, toItem });
-    const pages = await listReadUnitsPerPage(client, tableName);
-    const queries = pages.filter((page) => page.operation === 'QueryCommand');
-    const units = queries.reduce((sum, page) => sum + page.units, 0);
-    figures.push({
-      writer,
-      entries: items.length,
-      pages: queries.length,
-      units,
-      unitsPerMillionEntries: Math.round((units / items.length) * 1_000_000),
-      firstListScanUnits: pages
-        .filter((page) => page.operation === 'ScanCommand')
-        .reduce((sum, page) => sum + page.units, 0),
-    });
+    const pages: number[] = [];
+    const table = new InventoryTable({ client: recording(client, pages), tableName, readUnitsPerSecond: 1e9 });
+    for await (const _ of table.list());
+    pages.length = 0;
+    for await (const _ of table.list());
+    const units = pages.reduce((sum, page) => sum + page, 0);
+    const unitsPerMillionEntries = Math.round((units / items.length) * 1_000_000);
+    figures.push({ writer, entries: items.length, pages: pages.length, units, unitsPerMillionEntries });
   }
   return figures;
 }
 
-/** The read units of each page of one whole list on a new instance, as DynamoDB reports them, with its command. */
-async function listReadUnitsPerPage(
-  client: DynamoDBClient,
-  tableName: string,
-): Promise<{ operation: string; units: number }[]> {
-  const units: { operation: string; units: number }[] = [];
-  const recording = new Proxy(client, {
+/** `client`, recording the read units each of its answers reports into `units`. */
+function recording(client: DynamoDBClient, units: number[]): DynamoDBClient {
+  return new Proxy(client, {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
         const page = (await target.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
-        units.push({ operation: command.constructor.name, units: page.ConsumedCapacity?.CapacityUnits ?? Number.NaN });
+        units.push(page.ConsumedCapacity?.CapacityUnits ?? Number.NaN);
         return page;
       };
     },
   });
-  const table = new InventoryTable({ client: recording, tableName, readUnitsPerSecond: 1_000_000_000 });
-  for await (const _ of table.list());
-  return units;
 }
 
-/** Rows per second of an import (the CLI's writer, its default concurrency, rows signed as an import). */
+/** Rows per second of an import: the CLI's writer, its default concurrency, rows signed as an import. */
 export interface ImportRateFigure {
-  table: string;
   entries: number;
   seconds: number;
   rowsPerSecond: number;
 }
 
-/**
- * What the list index costs an import on DynamoDB Local: the same entries written as `inventory import` writes them
- * into a table with the list index and into one without, alternating twice (a busy machine drifts; pairs do not).
- */
+/** `items` written into `tableName` (with the list index) as `inventory import` writes them. */
 export async function measureImportRate(
   client: DynamoDBClient,
-  tables: { withIndex: string; withoutIndex: string },
+  tableName: string,
   items: readonly InventoryItem[],
-): Promise<ImportRateFigure[]> {
-  const actor = importActor('stock.csv', process.env);
-  const toItem = (item: InventoryItem) =>
-    signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
-  const seconds: Record<string, number[]> = { [tables.withIndex]: [], [tables.withoutIndex]: [] };
-  for (let round = 0; round < 2; round++) {
-    for (const tableName of [tables.withIndex, tables.withoutIndex]) {
-      const started = performance.now();
-      await writeInventory(items, { client, tableName, toItem });
-      seconds[tableName]?.push((performance.now() - started) / 1000);
-    }
-  }
-  return [tables.withIndex, tables.withoutIndex].map((table) => {
-    const best = Math.min(...(seconds[table] ?? [Number.NaN]));
-    return {
-      table: table === tables.withIndex ? 'with the list index' : 'without an index',
-      entries: items.length,
-      seconds: Math.round(best * 100) / 100,
-      rowsPerSecond: Math.round(items.length / best),
-    };
-  });
+): Promise<ImportRateFigure> {
+  const started = performance.now();
+  await writeInventory(items, { client, tableName, toItem: importToItem() });
+  const seconds = (performance.now() - started) / 1000;
+  return { entries: items.length, seconds: round(seconds, 2), rowsPerSecond: Math.round(items.length / seconds) };
+}
+
+export function readUnitsTable(readUnits: readonly ReadUnitsFigure[]): string {
+  return columnsTable(readUnits, [
+    ['entries written by', (r) => r.writer],
+    ['entries', (r) => r.entries],
+    ['pages', (r) => r.pages],
+    ['read units', (r) => r.units],
+    ['per 1,000,000 entries', (r) => r.unitsPerMillionEntries],
+  ]);
+}
+
+export function importRateLine(importRate: ImportRateFigure): string {
+  return `${importRate.entries} rows in ${importRate.seconds} s: ${importRate.rowsPerSecond} rows/s.`;
+}
+
+export function readTargets(readUnits: readonly ReadUnitsFigure[], importRate: ImportRateFigure): Target[] {
+  const value = importRate.rowsPerSecond;
+  return [
+    ...readUnits.map((r) =>
+      targetAtMost(`list read units per 1,000,000 entries written by ${r.writer}`, r.unitsPerMillionEntries, 10_000),
+    ),
+    { target: 'import rows/s with the list index (at least)', value, limit: 1000, met: value >= 1000 },
+  ];
 }

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:stage -- --url https://<api>/v1 --pet <petId> [--key psk_…] [--iterations 200] [--out FILE]`: runs
- * bench/stage.ts against a deployed stage and prints its table (docs/performance.md, "Adjustments and
- * Idempotency-Key"; docs/deploying.md, "After the first deploy"). The write key comes from `PETSTORE_API_KEY` unless
- * `--key` gives one (a `--key` shows in `ps`), and the URL must be HTTPS unless it is this machine, as in the CLI.
+ * bench/stage.ts against a deployed stage and prints its table (docs/deploying.md, "After the first deploy"). The
+ * write key comes from `PETSTORE_API_KEY` unless `--key` gives one (a `--key` shows in `ps`), and the URL must be
+ * HTTPS unless it is this machine, as in the CLI.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -22,19 +22,18 @@ async function main(): Promise<void> {
   });
   const iterations = Number(values.iterations);
   const apiKey = values.key ?? process.env.PETSTORE_API_KEY;
-  let petId: string | undefined;
-  let baseUrl: string | undefined;
   const problems: string[] = [];
-  try {
-    petId = parsePetId(values.pet, '--pet');
-  } catch (error) {
-    problems.push((error as Error).message);
-  }
-  try {
-    if (values.url) baseUrl = checkedApiUrl(values.url);
-  } catch (error) {
-    problems.push((error as Error).message);
-  }
+  const checked = <T>(check: () => T): T | undefined => {
+    try {
+      return check();
+    } catch (error) {
+      problems.push((error as Error).message);
+      return undefined;
+    }
+  };
+  const petId = checked(() => parsePetId(values.pet, '--pet'));
+  const url = values.url;
+  const baseUrl = url ? checked(() => checkedApiUrl(url)) : undefined;
   if (!apiKey) problems.push('no write key: set PETSTORE_API_KEY (or pass --key, which shows in ps)');
   if (!baseUrl || !apiKey || petId === undefined || !(iterations >= 1)) {
     process.stderr.write(

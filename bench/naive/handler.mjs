@@ -1,10 +1,8 @@
 // The naive baseline: what a first version of these functions often looks like. The SDK and middy are imported
-// unbundled from node_modules, the document client unmarshals every attribute of the model (a projection: entries
-// also carry the list index's shard), the list is one sequential Scan
-// and JSON.stringify. Numbers are unmarshalled as NumberValue (`wrapNumbers`), so ids past 2^53 neither throw nor
-// round (and the next page's start key marshals back), and the stringify replacer writes their digits as they are:
-// still one sequential Scan, one unmarshal, one stringify, with no sort.
-// The client is built on first use, as the service's handlers do, so init compares imports with imports.
+// unbundled from node_modules; the list is one sequential Scan of the model's attributes, unmarshalled by the
+// document client, and JSON.stringify, with no sort. Numbers are unmarshalled as NumberValue (`wrapNumbers`) and
+// written as their digits, so ids past 2^53 stay exact. The client is built on first use, as the service's handlers
+// do, so init compares imports with imports.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, NumberValue, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
@@ -19,7 +17,7 @@ export const handler = middy().handler(async function listInventoryNaively() {
   let startKey;
   do {
     const page = await documentClient.send(
-      // The model's attributes only: since the list index, every entry also carries its shard (`listShard`).
+      // The model's attributes only: a stored entry may carry more (`lastChange`, the list index's key).
       new ScanCommand({
         TableName: process.env.INVENTORY_TABLE_NAME,
         ProjectionExpression: 'petId, quantity, #status',

@@ -1,0 +1,196 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { inventoryItemJson } from '../functions/inventory/json';
+import { comparePetIds } from '../functions/inventory/repository';
+import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
+import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
+import { invokeStreamingHandler } from '../local/lambda/streaming';
+import { NAIVE_HANDLER } from './cold-start';
+import { httpCall } from './http';
+import { benchInventory } from './inventory';
+import { type MemoryFigure, probeMemory } from './memory';
+import { alternate, columnsTable, median, ratio, round, type Target, targetAtMost } from './stats';
+
+type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** API Gateway streams the first 10 MB of a response unthrottled, then 2 MB/s: the largest list's gzip target. */
+const UNTHROTTLED_STREAM_BYTES = 10_000_000;
+
+/** The old-space cap of the list's second memory probe (its heap peak at 1,000,000 entries is well below it). */
+const LIST_HEAP_CAP_MB = 128;
+
+/** GET /inventory at one size: medians of the handler and the naive path in-process, and through `npm start`. */
+export interface ListFigure {
+  entries: number;
+  rounds: number;
+  /** The streaming handler in-process: to its prelude (first byte) and to its last byte. */
+  handlerTtfbMsMedian: number;
+  handlerMsMedian: number;
+  naiveMsMedian: number;
+  /** Through npm start over HTTP, without and with gzip: first body byte and last byte. */
+  gatewayTtfbMsMedian: number;
+  gatewayMsMedian: number;
+  gatewayGzipTtfbMsMedian: number;
+  gatewayGzipMsMedian: number;
+  identityBytes: number;
+  gzipBytes: number;
+  naiveBodyBytes: number;
+  /** Both gateway answers were exactly the expected body: every entry, every digit, in petId order. */
+  exact: boolean;
+  handlerPeakRssMb: number;
+  /** With V8's old space capped: what the list needs, rather than the garbage V8 lets grow before collecting it. */
+  handlerPeakRssCappedMb: number;
+  naivePeakRssMb: number;
+}
+
+export interface ListOptions {
+  gatewayUrl: string;
+  authHeader: Record<string, string>;
+  /** The list handler, in-process, and the deployed bundle of it, probed for memory. */
+  handler: unknown;
+  bundle: string;
+  naive: ApiHandler;
+  env: Record<string, string>;
+}
+
+/** The exact body GET /inventory must answer for entries 1..n: ordered by petId, every digit. */
+function expectedListBody(entries: number): string {
+  const items = benchInventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
+  return `[${items.map(inventoryItemJson).join(',')}]`;
+}
+
+/**
+ * `GET /inventory` over the table's `entries`, four ways, alternating; then each path's peak memory (the handler's
+ * also as a row of the memory table).
+ */
+export async function measureList(
+  options: ListOptions,
+  entries: number,
+  rounds: number,
+): Promise<[ListFigure, MemoryFigure]> {
+  const times = await listTimes(options, rounds, expectedListBody(entries));
+  if (!times.exact) throw new Error(`GET /inventory at ${entries} entries did not answer every entry exactly`);
+  const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];
+  const probe = { env: options.env, events, memoryMb: LIST_INVENTORY_MEMORY_MB };
+  const memory = await probeMemory('list-inventory', `GET, ${entries} entries`, options.bundle, probe);
+  // RSS that still grows with the store under the cap would be memory the list holds.
+  const capped = { ...probe, heapLimitMb: LIST_HEAP_CAP_MB };
+  const figure = {
+    entries,
+    ...times,
+    handlerPeakRssMb: memory.maxRssMb,
+    handlerPeakRssCappedMb: (await probeMemory('list-inventory', 'heap capped', options.bundle, capped)).maxRssMb,
+    naivePeakRssMb: (await probeMemory('naive', `GET, ${entries} entries`, NAIVE_HANDLER, probe)).maxRssMb,
+  };
+  return [figure, memory];
+}
+
+type Coding = 'identity' | 'gzip';
+
+async function listTimes(options: ListOptions, rounds: number, expectedBody: string) {
+  const samples: Record<'handlerTtfb' | 'handler' | 'naive' | Coding | `${Coding}Ttfb`, number[]> = {
+    handlerTtfb: [],
+    handler: [],
+    naive: [],
+    identity: [],
+    identityTtfb: [],
+    gzip: [],
+    gzipTtfb: [],
+  };
+  const bytes = { identity: 0, gzip: 0, naive: 0 };
+  const exact: Partial<Record<Coding, boolean>> = {};
+  let n = 0;
+  const context = (id: string) => lambdaContext({ requestId: id, timeoutMs: 600_000, memoryMb: 1024 });
+  const event = (id: string) => apiGatewayProxyEvent({ requestContext: { requestId: id } });
+  const viaGateway = async (coding: Coding) => {
+    const check = exact[coding] === undefined;
+    const headers = { ...options.authHeader, 'Accept-Encoding': coding };
+    const response = await httpCall(`${options.gatewayUrl}/inventory`, { headers, keepText: check });
+    if (response.status !== 200) throw new Error(`GET /inventory (${coding}) answered ${response.status}`);
+    if (check) exact[coding] = response.text === expectedBody;
+    samples[`${coding}Ttfb`].push(response.ttfbMs);
+    samples[coding].push(response.ttlbMs);
+    bytes[coding] = response.bytes;
+  };
+  const inProcess = async () => {
+    const id = `bench-list-${n++}`;
+    const started = performance.now();
+    const { response, completion } = invokeStreamingHandler(options.handler, event(id), context(id));
+    const { statusCode, body } = await response;
+    samples.handlerTtfb.push(performance.now() - started);
+    for await (const _ of body);
+    await completion;
+    samples.handler.push(performance.now() - started);
+    if (statusCode !== 200) throw new Error(`list answered ${statusCode}`);
+  };
+  const naive = async () => {
+    const id = `bench-naive-${n++}`;
+    const started = performance.now();
+    const result = await options.naive(event(id), context(id));
+    samples.naive.push(performance.now() - started);
+    if (result.statusCode !== 200) throw new Error(`naive list answered ${result.statusCode}`);
+    bytes.naive = Buffer.byteLength(result.body);
+  };
+  await alternate(rounds, [inProcess, naive, () => viaGateway('identity'), () => viaGateway('gzip')]);
+  const at = (values: number[]) => round(median(values));
+  return {
+    rounds,
+    handlerTtfbMsMedian: at(samples.handlerTtfb),
+    handlerMsMedian: at(samples.handler),
+    naiveMsMedian: at(samples.naive),
+    gatewayTtfbMsMedian: at(samples.identityTtfb),
+    gatewayMsMedian: at(samples.identity),
+    gatewayGzipTtfbMsMedian: at(samples.gzipTtfb),
+    gatewayGzipMsMedian: at(samples.gzip),
+    identityBytes: bytes.identity,
+    gzipBytes: bytes.gzip,
+    naiveBodyBytes: bytes.naive,
+    exact: exact.identity === true && exact.gzip === true,
+  };
+}
+
+const handlerVsNaive = (l: ListFigure) => ratio(l.handlerMsMedian, l.naiveMsMedian);
+const kb = (bytes: number) => `${round(bytes / 1000)} KB`;
+
+export function listTable(list: readonly ListFigure[]): string {
+  return columnsTable(list, [
+    ['entries', (l) => l.entries],
+    ['handler first byte ms', (l) => l.handlerTtfbMsMedian],
+    ['handler last byte ms', (l) => l.handlerMsMedian],
+    ['naive ms', (l) => l.naiveMsMedian],
+    ['handler/naive', (l) => `${handlerVsNaive(l)}x`],
+    ['npm start first/last byte ms', (l) => `${l.gatewayTtfbMsMedian} / ${l.gatewayMsMedian}`],
+    ['npm start gzip first/last byte ms', (l) => `${l.gatewayGzipTtfbMsMedian} / ${l.gatewayGzipMsMedian}`],
+    ['identity', (l) => kb(l.identityBytes)],
+    ['gzip', (l) => kb(l.gzipBytes)],
+    ['exact', (l) => (l.exact ? 'yes' : 'NO')],
+    ['peak RSS handler', (l) => `${l.handlerPeakRssMb} MB`],
+    [`peak RSS handler, heap capped at ${LIST_HEAP_CAP_MB} MB`, (l) => `${l.handlerPeakRssCappedMb} MB`],
+    ['peak RSS naive', (l) => `${l.naivePeakRssMb} MB`],
+  ]);
+}
+
+export function listTargets(list: readonly ListFigure[]): Target[] {
+  const targets = list.map((l) =>
+    targetAtMost(`list at ${l.entries} entries: handler / naive (last byte)`, handlerVsNaive(l), 1.0),
+  );
+  for (const l of list.slice(1))
+    targets.push(targetAtMost(`list at ${l.entries} entries: npm start first byte (ms)`, l.gatewayTtfbMsMedian, 1000));
+  const largest = list.at(-1);
+  if (!largest) return targets;
+  targets.push(
+    targetAtMost(`list at ${largest.entries}: gzip body (bytes)`, largest.gzipBytes, UNTHROTTLED_STREAM_BYTES),
+    targetAtMost(`list at ${largest.entries}: peak RSS (MB)`, largest.handlerPeakRssMb, LIST_INVENTORY_MEMORY_MB),
+  );
+  // Memory flat with size: with the heap capped, the largest list needs no more than 100,000 entries did (10% margin
+  // for sampling); smaller lists end before the heap reaches its working size.
+  const reference = list.find((l) => l.entries === 100_000);
+  if (reference && reference !== largest)
+    targets.push(
+      targetAtMost(
+        `list peak RSS, heap capped at ${LIST_HEAP_CAP_MB} MB: ${largest.entries} / 100000 entries`,
+        ratio(largest.handlerPeakRssCappedMb, reference.handlerPeakRssCappedMb),
+        1.1,
+      ),
+    );
+  return targets;
+}
