@@ -2,7 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
-import { addListShards, exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
+import { exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
 import { mapStack } from './commands/stack';
@@ -74,13 +74,6 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { format: { type: 'string' }, key: { type: 'string' }, url: { type: 'string' } },
     positionals: [],
     action: exportInventory,
-  },
-  'inventory add-list-shards': {
-    usage: 'inventory add-list-shards',
-    summary: 'give entries written before the list index their shard, so the list shows them (once per stage)',
-    options: {},
-    positionals: [],
-    action: addListShards,
   },
   'inventory get': {
     usage: 'inventory get PETID --key KEY [--url URL]',

@@ -11,7 +11,6 @@ import {
   UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { addMissingListShards } from '../functions/store/list-shards-migration';
 import type { TableNames } from '../service/local-dynamodb';
 import {
   API_KEYS_TABLE_KEY,
@@ -49,7 +48,7 @@ interface TableShape {
 /**
  * Creates the service's tables if they are missing, with the stack's key schemas, the inventory table's stream
  * (new and old images) and its list index; an inventory table made before the stream or the index existed gets
- * them, and its entries written before the index get their shard (`addMissingListShards`). The idempotency table
+ * them. The idempotency table
  * gets no TTL here: the records carry their expiry, which Powertools checks itself; TTL only clears them away on a
  * stage. `inventoryStream: false` leaves
  * the stream off on a new inventory table (tests that do not read it: see test/helpers/local-stack.ts).
@@ -122,7 +121,7 @@ async function ensureStream(client: DynamoDBClient, tableName: string, stream: S
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
 }
 
-/** Adds the list index to an inventory table made before it, then gives the rows written before it their shard. */
+/** Adds the list index to an inventory table made before it. */
 async function ensureIndex(client: DynamoDBClient, tableName: string, index: GlobalSecondaryIndex): Promise<void> {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   if (Table?.GlobalSecondaryIndexes?.some((existing) => existing.IndexName === index.IndexName)) return;
@@ -144,7 +143,6 @@ async function ensureIndex(client: DynamoDBClient, tableName: string, index: Glo
       throw new Error(`Index ${index.IndexName} of ${tableName} is not active after 60 s (${status})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await addMissingListShards(client, tableName);
 }
 
 const INVENTORY_TABLE_KEY_ATTRIBUTE: AttributeDefinition = {
