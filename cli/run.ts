@@ -2,7 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
-import { addListShards, exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
+import { exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { smoke } from './commands/smoke';
 import { mapStack } from './commands/stack';
@@ -55,11 +55,6 @@ export const COMMANDS: Record<string, CommandSpec> = {
     usage: 'inventory export --key KEY [--url URL] [--format json|csv]',
     summary: 'every entry to stdout, ordered by petId (reads GET /inventory of the API)',
     action: exportInventory,
-  },
-  'inventory add-list-shards': {
-    usage: 'inventory add-list-shards',
-    summary: 'give entries written before the list index their shard, so the list shows them (once per stage)',
-    action: addListShards,
   },
   'inventory get': {
     usage: 'inventory get PETID --key KEY [--url URL]',

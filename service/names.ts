@@ -67,15 +67,14 @@ export function accountStackName(region: string): string {
 }
 
 /**
- * The index the list reads (functions/store/inventory-table.ts): every entry under its shard (`petId` mod
- * `shards`, a Number written by the one function that turns an entry into attributes) sorted by petId, with only
- * what the list answers projected. Reading the shards' ordered Queries as a k-way merge gives the whole list in
- * petId order from the first page on. Renaming it or changing `shards` needs every row rewritten: don't.
+ * The index the list reads (functions/store/inventory-table.ts): every entry under one partition (`listShard`, a
+ * Number written by the one function that turns an entry into attributes) sorted by petId, with only what the list
+ * answers projected, so one ordered Query gives the whole list in petId order from its first page on. Renaming it
+ * needs every row rewritten: don't.
  */
 export const INVENTORY_LIST_INDEX = {
   name: 'byListShard',
   partition: { name: 'listShard', type: 'N' },
   sort: { name: 'petId', type: 'N' },
   projected: ['quantity', 'status'],
-  shards: 16,
 } as const;

@@ -4,7 +4,6 @@ import { createInventoryClient, InventoryApiError } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
-import { addMissingListShards } from '../../functions/store/list-shards-migration';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
@@ -96,21 +95,6 @@ export async function importInventory(context: CommandContext): Promise<void> {
     }
     throw storageError(error, target, tableName);
   }
-}
-
-/**
- * `inventory add-list-shards [--stage S]`: the list reads an index keyed by each entry's shard (`listShard`), which
- * every writer now puts on an entry; entries written before the index existed have none and are not listed until
- * this gives them one (an UpdateItem of that attribute only: stock and history unchanged). Re-runnable.
- */
-export async function addListShards(context: CommandContext): Promise<void> {
-  const target = await context.target();
-  const tableName = target.tables.inventory;
-  await requireTable(target, tableName);
-  const changed = await addMissingListShards(target.client, tableName).catch((error: unknown) => {
-    throw storageError(error, target, tableName);
-  });
-  writeLine(context.io.stdout, `Gave ${changed} entries of ${tableName} (${target.description}) their list shard.`);
 }
 
 /**

@@ -68,7 +68,7 @@ export function createHandler(deps: Deps<ListInventoryDeps>) {
   });
 }
 
-/** The next page's reference (RFC 8288), relative to the API's host, as the issue's clients follow it. */
+/** The next page's reference (RFC 8288), relative to the API's host. */
 export function nextPageLink(limit: number, lastPetId: string): string {
   return `</${API_STAGE_NAME}/inventory?limit=${limit}&after=${lastPetId}>; rel="next"`;
 }

@@ -4,12 +4,11 @@ import {
   GetItemCommand,
   QueryCommand,
   type QueryCommandOutput,
-  ScanCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
-import { comparePetIds, type InventoryRepository, type ListOptions } from '../inventory/repository';
+import type { InventoryRepository, ListOptions } from '../inventory/repository';
 import {
   type ChangeOrigin,
   type InventoryAdjustment,
@@ -17,27 +16,25 @@ import {
   type InventoryUpdate,
   MAX_QUANTITY,
 } from '../inventory/types';
-import {
-  type ListRead,
-  MAX_INDEX_ENTRY_BYTES,
-  readPage,
-  SCAN_PAGE_UNITS,
-  ShardHeap,
-  ShardReader,
-  Slots,
-} from './inventory-list-read';
-import { MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
+import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
 import { type EntryUpdateSpec, entryUpdate, type unlessRepeated } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
-import { translateStorageError } from './storage-errors';
+import { isThrottling, translateStorageError } from './storage-errors';
+
+/** What one list's pages share: where it starts, the signal that stops its reads, and its pace. */
+interface ListRead {
+  after: string | undefined;
+  stop: AbortController;
+  pace: ReadPace;
+}
 
 /** Options of {@link InventoryTable}. */
 export interface InventoryTableOptions {
   client: DynamoDBClient;
   tableName: string;
   /**
-   * Read units per second one list may average, all its Queries together, counted from what DynamoDB reports
-   * (`ConsumedCapacity`). @default 0: full speed
+   * Read units per second one list may average, counted from what DynamoDB reports (`ConsumedCapacity`).
+   * @default 0: full speed
    */
   readUnitsPerSecond?: number;
   /**
@@ -46,207 +43,124 @@ export interface InventoryTableOptions {
    */
   throttleWindowMs?: number;
   /**
-   * A table of fewer entries than this is listed from one Scan page of the table, sorted in memory, instead of a
-   * Query per shard of the list index: one round trip instead of 16 for the small inventories many stores keep. A
-   * larger table costs that page before the merge; the instance then merges straight away for
-   * `largeStoreRecheckMs`. 0 always merges. @default 400: entries as the API and imports sign them (~180 bytes)
-   * make that page ~9 read units, about what the merge's 16 first Query pages cost at the least (half a unit each),
-   * so a small store's list costs no more units than the merge would, and a larger store's check little
+   * Entries each Query page asks for at most. @default 2500: a page of ~150 KB (~19 read units) leaves soon, and
+   * the list's last byte beats one sequential Scan; pages of 1 MB cost DynamoDB Local more per entry than the Scan
    */
-  smallTableEntries?: number;
-  /**
-   * How long an instance that found the store too large for one Scan page merges straight away before it looks
-   * again. @default 600000 (10 minutes)
-   */
-  largeStoreRecheckMs?: number;
-  /** Entries a shard's first Query page asks for: small, so that the first entries leave soon. @default 100 */
-  firstPageLimit?: number;
-  /** Entries each further Query page asks for. @default 500 */
   pageLimit?: number;
-  /**
-   * Queries of one list in flight at most, all shards together: the merge wants every shard's next page at about
-   * the same time, and a burst of 16 makes each wait on the others at the table (DynamoDB Local above all). @default 4
-   */
-  queriesInFlight?: number;
-  /** Entries per batch the list yields at most. @default 1024 */
-  batchSize?: number;
   /** The pace's clock. @default the system's */
   clock?: PaceClock;
 }
 
 /**
+ * Most bytes one entry of the list index can hold (petId of 20 characters, partition, quantity, `available`, with
+ * the attribute names), rounded up: what a page of `pageLimit` entries is booked at before DynamoDB says its cost.
+ */
+const MAX_INDEX_ENTRY_BYTES = 100;
+
+/**
  * The inventory table, keyed by `petId` (a Number attribute, so int64 ids sort and compare as numbers). It works on
  * the SDK's low-level attribute maps rather than the document client: Number attributes travel as the decimal
  * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion. The list reads the
- * table's list index (service/names.ts, `INVENTORY_LIST_INDEX`), or one Scan page of the table when that page is the
- * whole table (`smallTableEntries`).
+ * table's list index (service/names.ts, `INVENTORY_LIST_INDEX`).
  */
 export class InventoryTable implements InventoryRepository {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
   private readonly readUnitsPerSecond: number;
   private readonly throttleWindowMs: number;
-  private readonly smallTableEntries: number;
-  private readonly firstPageLimit: number;
   private readonly pageLimit: number;
-  private readonly batchSize: number;
-  private readonly queriesInFlight: number;
-  private readonly largeStoreRecheckMs: number;
   private readonly clock: PaceClock;
-  /**
-   * Until when (the clock's time) this instance's lists skip the Scan page: its last one could not hold the store,
-   * or was throttled. Only a hint: either way the list is complete and ordered.
-   */
-  private mergeUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: InventoryTableOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
     this.readUnitsPerSecond = options.readUnitsPerSecond ?? 0;
     this.throttleWindowMs = options.throttleWindowMs ?? 0;
-    this.firstPageLimit = options.firstPageLimit ?? 100;
-    this.smallTableEntries = Math.max(0, options.smallTableEntries ?? 400);
-    this.largeStoreRecheckMs = options.largeStoreRecheckMs ?? 600_000;
-    this.pageLimit = options.pageLimit ?? 500;
-    this.batchSize = options.batchSize ?? 1024;
-    this.queriesInFlight = Math.max(1, options.queriesInFlight ?? 4);
+    this.pageLimit = options.pageLimit ?? 2500;
     this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   /**
-   * The entries in petId order. First one Scan page of the table, of at most `smallTableEntries` entries (unless
-   * this instance found the store larger a moment ago): when it is the whole table (no `LastEvaluatedKey`), its
-   * entries, sorted, are the list. Otherwise, or when that page is throttled past the client's retries (the table's
-   * read cap reached: the index has its own), one ordered Query per shard of the list index, merged (a k-way merge
-   * on a heap). The first batch is ready once every shard's first page is in; each shard then keeps one page in
-   * flight ahead of the merge, so memory holds at most two pages per shard whatever the table's size. A batch is
-   * handed on before the merge waits for a page. All reads share the list's pace; the first to fail stops the others. Either way the list holds the entries the index holds (those
-   * with a shard), read with eventual consistency.
+   * The entries in petId order: one ordered Query of the list index's one partition, read with eventual
+   * consistency, page by page, each page handed on as a batch while the next one is read. Memory holds at most two
+   * pages whatever the table's size, and the first batch leaves after one page. The pages keep to the list's pace.
    */
   async *list(options: ListOptions = {}): AsyncGenerator<InventoryItem[]> {
-    const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    if (limit <= 0) return;
+    let left = options.limit ?? Number.POSITIVE_INFINITY;
+    if (left <= 0) return;
     const read: ListRead = {
-      failure: new AbortController(),
-      slots: new Slots(this.queriesInFlight),
+      after: options.after,
+      stop: new AbortController(),
       pace: new ReadPace({
         unitsPerSecond: this.readUnitsPerSecond,
+        // Eventually consistent: half a unit per 4 KB read.
         pageUnits: Math.ceil((this.pageLimit * MAX_INDEX_ENTRY_BYTES) / 4096 / 2),
         throttleWindowMs: this.throttleWindowMs,
         clock: this.clock,
       }),
     };
+    let next = this.queryPage(read, undefined, left);
     try {
-      if (this.smallTableEntries > 0 && this.clock.now() >= this.mergeUntil) {
-        const small = await this.scanSmallTable(read, options.after);
-        if (small) {
-          const entries = small.slice(0, limit);
-          for (let start = 0; start < entries.length; start += this.batchSize)
-            yield entries.slice(start, start + this.batchSize);
-          return;
-        }
-        this.mergeUntil = this.clock.now() + this.largeStoreRecheckMs;
+      for (;;) {
+        const page = await next;
+        const rows = (page.Items ?? []).slice(0, left);
+        left -= rows.length;
+        const more = page.LastEvaluatedKey !== undefined && left > 0;
+        if (more) next = this.queryPage(read, page.LastEvaluatedKey, left);
+        if (rows.length > 0) yield rows.map(toInventoryItem);
+        if (!more) return;
       }
-      const shards = Array.from(
-        { length: INVENTORY_LIST_INDEX.shards },
-        (_, shard) =>
-          new ShardReader(shard, {
-            query: (startKey, pageLimit) => this.queryPage(read, shard, options.after, startKey, pageLimit),
-            firstPageLimit: Math.min(this.firstPageLimit, limit),
-            pageLimit: Math.min(this.pageLimit, limit),
-          }),
-      );
-      await Promise.all(shards.map((shard) => shard.ready()));
-      const heap = new ShardHeap(shards.filter((shard) => shard.current !== undefined));
-      let batch: InventoryItem[] = [];
-      let listed = 0;
-      for (let top = heap.peek(); top !== undefined && listed < limit; top = heap.peek()) {
-        batch.push(top.current as InventoryItem);
-        listed += 1;
-        if (!top.advance()) {
-          // Its next page is still on its way: hand on what is merged before waiting for it.
-          if (batch.length > 0) {
-            yield batch;
-            batch = [];
-          }
-          await top.ready();
-        }
-        if (top.current === undefined) heap.pop();
-        else heap.siftDown();
-        if (batch.length >= this.batchSize) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length > 0) yield batch;
-    } catch (error) {
-      throw read.error ?? error;
     } finally {
       // Also when the reader stops early (a page is full, the stream failed): no Query keeps running for nobody.
-      read.failure.abort();
+      read.stop.abort();
     }
   }
 
   /**
-   * The table's entries with a shard (those the list index holds), after `after`, sorted by petId, when one Scan page
-   * of `smallTableEntries` holds them all; undefined when the table has more, or when the page was throttled.
+   * One page of the list's Query, at the list's pace, of at most `left` entries (and `pageLimit`). A page throttled
+   * past the client's retries is read again while the pace allows. The promise is marked handled at once: the next
+   * page may fail while the reader still holds the current one, and is only awaited after it.
    */
-  private async scanSmallTable(read: ListRead, after: string | undefined): Promise<InventoryItem[] | undefined> {
-    const send = (abortSignal: AbortSignal) =>
-      this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          // Limit counts the entries read, before the filter: the page never reads more than this many.
-          Limit: this.smallTableEntries,
-          ProjectionExpression: MODEL_PROJECTION.expression,
-          FilterExpression:
-            after === undefined ? 'attribute_exists(#shard)' : 'attribute_exists(#shard) AND #petId > :after',
-          ExpressionAttributeNames: {
-            ...MODEL_PROJECTION.names,
-            '#shard': INVENTORY_LIST_INDEX.partition.name,
-            ...(after === undefined ? {} : { '#petId': PET_ID }),
-          },
-          ...(after === undefined ? {} : { ExpressionAttributeValues: { ':after': { N: after } } }),
-          ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-        }),
-        { abortSignal },
-      );
-    const page = await readPage({ read, operation: 'Scan', booking: SCAN_PAGE_UNITS, send }, 'give up');
-    // Without LastEvaluatedKey, the page is the last one: the whole table
-    // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Scan.html#Scan.Pagination).
-    if (page === undefined || page.LastEvaluatedKey) return undefined;
-    return (page.Items ?? []).map(toInventoryItem).sort((a, b) => comparePetIds(a.petId, b.petId));
-  }
-
-  /** One Query page of a shard. */
   private queryPage(
     read: ListRead,
-    shard: number,
-    after: string | undefined,
     startKey: Record<string, AttributeValue> | undefined,
-    pageLimit: number,
+    left: number,
   ): Promise<QueryCommandOutput> {
-    const send = (abortSignal: AbortSignal) =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: INVENTORY_LIST_INDEX.name,
-          KeyConditionExpression: after === undefined ? '#shard = :shard' : '#shard = :shard AND #petId > :after',
-          ExpressionAttributeNames: {
-            '#shard': INVENTORY_LIST_INDEX.partition.name,
-            ...(after === undefined ? {} : { '#petId': INVENTORY_LIST_INDEX.sort.name }),
-          },
-          ExpressionAttributeValues: {
-            ':shard': { N: String(shard) },
-            ...(after === undefined ? {} : { ':after': { N: after } }),
-          },
-          Limit: pageLimit,
-          ExclusiveStartKey: startKey,
-          ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-        }),
-        { abortSignal },
-      );
-    return readPage({ read, operation: 'Query', booking: undefined, send }, 'wait');
+    const limit = Math.min(left, this.pageLimit);
+    const command = new QueryCommand({
+      TableName: this.tableName,
+      IndexName: INVENTORY_LIST_INDEX.name,
+      KeyConditionExpression: read.after === undefined ? '#list = :list' : '#list = :list AND #petId > :after',
+      ExpressionAttributeNames: {
+        '#list': INVENTORY_LIST_INDEX.partition.name,
+        ...(read.after === undefined ? {} : { '#petId': INVENTORY_LIST_INDEX.sort.name }),
+      },
+      ExpressionAttributeValues: {
+        ':list': { N: LIST_PARTITION },
+        ...(read.after === undefined ? {} : { ':after': { N: read.after } }),
+      },
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+      ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+    });
+    const page = this.sendPaced(read, command);
+    page.catch(() => undefined);
+    return page;
+  }
+
+  private async sendPaced(read: ListRead, command: QueryCommand): Promise<QueryCommandOutput> {
+    for (;;) {
+      await read.pace.beforePage();
+      read.stop.signal.throwIfAborted();
+      try {
+        const page = await this.client.send(command, { abortSignal: read.stop.signal });
+        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits);
+        return page;
+      } catch (error) {
+        if (read.stop.signal.aborted || !isThrottling(error) || !(await read.pace.afterThrottle()))
+          return translateStorageError(error, 'Query');
+      }
+    }
   }
 
   /** A strongly consistent GetItem of one entry, projected to the model's attributes. */

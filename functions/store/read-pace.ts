@@ -25,9 +25,9 @@ export interface ReadPaceOptions {
 }
 
 /**
- * One read of a table (a list's pages: a small store's Scan, the shards' Queries) kept to a rate of read units per
- * second, counted from the `ConsumedCapacity` DynamoDB returns with each page, as AWS advises for a large read against
- * a table's capacity; and the waits before a throttled page is read again, while the read still makes progress.
+ * One list's pages kept to a rate of read units per second, counted from the `ConsumedCapacity` DynamoDB returns
+ * with each page, as AWS advises for a large read against a table's capacity, so that a list alone never throttles
+ * the index; and the waits before a throttled page is read again, while the read still makes progress.
  */
 export class ReadPace {
   readonly paced: boolean;
@@ -52,8 +52,8 @@ export class ReadPace {
 
   /**
    * Waits until the units so far and this page's booking (`pageUnits` unless given) fit the rate (one second's
-   * worth at once), then books it: readers waiting on one pace never send together more than the rate allows. A
-   * throttled try stays booked, which slows the read after a throttle.
+   * worth at once), then books it, the page in flight included. A throttled try stays booked, which slows the read
+   * after a throttle.
    */
   async beforePage(booking: number = this.pageUnits): Promise<void> {
     if (!this.paced) return;

@@ -841,9 +841,6 @@ type OperatorTargets = ReturnType<typeof operatorTargets>;
 /** An operator's request: action, resource, and the request context DynamoDB sets for it, where it matters. */
 type OperatorRequest = [string, string] | [string, string, Record<string, string[]>];
 
-/** The attributes `inventory add-list-shards` names in its UpdateItem (the key and the shard, nothing else). */
-const SHARD_BACKFILL_ATTRIBUTES = { 'dynamodb:Attributes': ['petId', 'listShard'] };
-
 const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => OperatorRequest[]>> = {
   'keys create': (t) => [
     ['cloudformation:DescribeStacks', t.stack],
@@ -880,14 +877,6 @@ const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => Operato
   smoke: (t) => [['cloudformation:DescribeStacks', t.stack]],
   // Reads two local files; it acts on no stage.
   'stack map': () => [],
-  // Fine-grained access: UpdateItem only with the key and the shard attribute
-  // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
-  'inventory add-list-shards': (t) => [
-    ['cloudformation:DescribeStacks', t.stack],
-    ['dynamodb:DescribeTable', t.inventory],
-    ['dynamodb:Scan', t.inventory],
-    ['dynamodb:UpdateItem', t.inventory, SHARD_BACKFILL_ATTRIBUTES],
-  ],
 };
 
 /** What the operator's policy must never allow. */

@@ -10,7 +10,6 @@ import {
 import { HistoryReader } from '../../cli/history-reader';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
-import { InventoryTable } from '../../functions/store/inventory-table';
 import { ensureTables, inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
@@ -87,7 +86,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     expect(historySortKey('111')).toBe(`${'0'.repeat(37)}111`);
   });
 
-  it('turns on the stream and adds the list index (its old rows given their shard) to an inventory table made before them', async () => {
+  it('turns on the stream and adds the list index to an inventory table made before them', async () => {
     // Prepare: an inventory table as npm start made it before the history and the list (no stream, no index, a row).
     const suffix = randomUUID().slice(0, 8);
     const names = {
@@ -117,8 +116,5 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
     expect(await inventoryStreamArn(client, names.inventory)).toBe(Table?.LatestStreamArn);
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual([INVENTORY_LIST_INDEX.name]);
-    const listed: InventoryItem[] = [];
-    for await (const batch of new InventoryTable({ client, tableName: names.inventory }).list()) listed.push(...batch);
-    expect(listed).toEqual([{ petId: '-17', quantity: 2, status: 'sold' }]);
   });
 });

@@ -1,19 +1,17 @@
-import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
 } from '../../functions/inventory/errors';
-import { comparePetIds, type ListOptions } from '../../functions/inventory/repository';
+import type { ListOptions } from '../../functions/inventory/repository';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { listShard, toChangeOrigin } from '../../functions/store/inventory-row';
+import { toChangeOrigin } from '../../functions/store/inventory-row';
 import { InventoryTable, type InventoryTableOptions } from '../../functions/store/inventory-table';
-import { addMissingListShards } from '../../functions/store/list-shards-migration';
 import type { PaceClock } from '../../functions/store/read-pace';
 import { freePort } from '../../local/dynamodb-local';
 import type { TableNames } from '../../service/local-dynamodb';
-import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '../helpers/local-stack';
 import { startAnswerLosingEndpoint, startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
@@ -36,11 +34,6 @@ async function listAll(repository: InventoryTable, options?: ListOptions): Promi
   const items: InventoryItem[] = [];
   for await (const batch of repository.list(options)) items.push(...batch);
   return items;
-}
-
-/** The shard a Query asked for, from its request body. */
-function queriedShard(body: string): number {
-  return Number(JSON.parse(body).ExpressionAttributeValues[':shard'].N);
 }
 
 /** Entries of about 1 KB each in the table (the index holds only what the list reads of them). */
@@ -89,17 +82,11 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(updated).toEqual({ petId: '9223372036854775807', quantity: 42, status: 'available' });
   });
 
-  it('lists every entry once, in petId order, from every shard read page by page', async () => {
-    // Prepare: 2,600 entries, about 160 per shard: with pages of 7 entries (3 for the first), over twenty per shard.
-    const items = paddedItems(2600);
+  it('lists every entry once, in petId order, read page by page, each page a batch', async () => {
+    // Prepare: 700 entries stored in hash order, read in pages of 7 entries.
+    const items = paddedItems(700);
     await putItems(client, tables.inventory, items);
-    const repository = new InventoryTable({
-      client,
-      tableName: tables.inventory,
-      firstPageLimit: 3,
-      pageLimit: 7,
-      smallTableEntries: 0,
-    });
+    const repository = new InventoryTable({ client, tableName: tables.inventory, pageLimit: 7 });
     // Act
     const batches: number[] = [];
     const listed: InventoryItem[] = [];
@@ -108,9 +95,9 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       listed.push(...batch);
     }
     // Assess
-    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
+    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 700 }, (_, i) => String(i + 1)));
     expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
-    expect(Math.max(...batches)).toBeLessThanOrEqual(1024);
+    expect(batches).toEqual(Array.from({ length: 100 }, () => 7));
   });
 
   it('lists entries in numeric petId order whatever the storage order: negatives first, then by magnitude', async () => {
@@ -123,7 +110,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       ids.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
     );
     // Act
-    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory, smallTableEntries: 0 }));
+    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory }));
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
@@ -139,130 +126,16 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     ]);
   });
 
-  it('lists a table of fewer than smallTableEntries entries from one Scan page of the table, sorted, with no Query', async () => {
-    // Prepare: 300 entries stored in hash order, negatives and the int64 extremes among them.
-    const ids = [...Array.from({ length: 298 }, (_, i) => String((i - 149) * 7_777_777)), '9223372036854775807'];
-    ids.push('-9223372036854775808');
-    await putItems(
-      client,
-      tables.inventory,
-      ids.map((petId) => ({ petId, quantity: 2, status: 'pending' as const })),
-    );
-    const recorded = commandRecorder(client);
-    const repository = new InventoryTable({ client: recorded.client, tableName: tables.inventory, batchSize: 64 });
-    // Act
-    const batches: number[] = [];
-    for await (const batch of repository.list()) batches.push(batch.length);
-    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory }));
-    // Assess
-    expect(recorded.commands).toEqual(['ScanCommand']);
-    expect(batches).toEqual([64, 64, 64, 64, 44]);
-    expect(listed.map((item) => item.petId)).toEqual([...ids].sort(comparePetIds));
-    expect(listed[0]).toEqual({ petId: '-9223372036854775808', quantity: 2, status: 'pending' });
-  });
-
-  it('reads one Scan page, then merges the shards, when the table has smallTableEntries entries or more', async () => {
-    // Prepare: exactly as many entries as the Scan page may read: the page cannot tell it is the last one.
-    await putItems(client, tables.inventory, paddedItems(40));
-    const recorded = commandRecorder(client);
-    const repository = new InventoryTable({
-      client: recorded.client,
-      tableName: tables.inventory,
-      smallTableEntries: 40,
-    });
-    // Act
-    const listed = await listAll(repository);
-    // Assess
-    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 40 }, (_, i) => String(i + 1)));
-    expect(recorded.commands).toEqual(['ScanCommand', ...Array.from({ length: 16 }, () => 'QueryCommand')]);
-  });
-
-  it('merges straight away for largeStoreRecheckMs once the instance found the store large, then looks again', async () => {
-    // Prepare: a store one entry too large for the Scan page, on a virtual clock.
-    await putItems(client, tables.inventory, paddedItems(21));
-    const recorded = commandRecorder(client);
-    const clock = virtualClock();
-    const repository = new InventoryTable({
-      client: recorded.client,
-      tableName: tables.inventory,
-      smallTableEntries: 20,
-      largeStoreRecheckMs: 60_000,
-      clock,
-    });
-    const operationsOf = async (options?: ListOptions) => {
-      recorded.commands.length = 0;
-      const entries = await listAll(repository, options);
-      return { entries: entries.length, operations: [...new Set(recorded.commands)] };
-    };
-    expect(await operationsOf()).toEqual({ entries: 21, operations: ['ScanCommand', 'QueryCommand'] });
-    // Act + Assess: within the recheck period the lists go straight to the shards, even once the store is small.
-    expect(await operationsOf({ limit: 5 })).toEqual({ entries: 5, operations: ['QueryCommand'] });
-    await client.send(new DeleteItemCommand({ TableName: tables.inventory, Key: { petId: { N: '21' } } }));
-    await client.send(new DeleteItemCommand({ TableName: tables.inventory, Key: { petId: { N: '20' } } }));
-    await clock.sleep(59_999);
-    expect(await operationsOf()).toEqual({ entries: 19, operations: ['QueryCommand'] });
-    // After it, one Scan page again, which now holds the store.
-    await clock.sleep(1);
-    expect(await operationsOf()).toEqual({ entries: 19, operations: ['ScanCommand'] });
-    expect(await operationsOf({ after: '10' })).toEqual({ entries: 9, operations: ['ScanCommand'] });
-  });
-
-  it("gives the same entries from the small table's Scan as from the shard merge, for every after and limit", async () => {
-    // Prepare: mixed ids, and two entries as an older writer stored them (no shard: the index does not hold them).
-    const ids = ['12', '-3', '7', '0', '-9223372036854775808', '9223372036854775807', '100', '-100', '33', '5'];
-    await putItems(
-      client,
-      tables.inventory,
-      ids.map((petId, i) => ({ petId, quantity: i, status: 'available' as const })),
-    );
-    for (const petId of ['8', '-1'])
-      await client.send(
-        new PutItemCommand({
-          TableName: tables.inventory,
-          Item: { petId: { N: petId }, quantity: { N: '1' }, status: { S: 'available' } },
-        }),
-      );
-    const scanned = commandRecorder(client);
-    const small = new InventoryTable({ client: scanned.client, tableName: tables.inventory });
-    const merged = new InventoryTable({ client, tableName: tables.inventory, smallTableEntries: 0 });
-    const cases: ListOptions[] = [
-      {},
-      { limit: 1 },
-      { limit: 4 },
-      { after: '-100' },
-      { after: '-101', limit: 3 },
-      { after: '7', limit: 100 },
-      { after: '9223372036854775807' },
-      { after: '-9223372036854775808', limit: 2 },
-    ];
-    for (const options of cases) {
-      // Act
-      const fromScan = await listAll(small, options);
-      const fromMerge = await listAll(merged, options);
-      // Assess
-      expect({ options, entries: fromScan }).toEqual({ options, entries: fromMerge });
-    }
-    expect(await listAll(small)).toHaveLength(ids.length);
-    expect(new Set(scanned.commands)).toEqual(new Set(['ScanCommand']));
-  });
-
-  it("books the small table's Scan page at the most a page can cost (128 units), at the list's pace", async () => {
-    // Prepare: a pace of 64 units/s on a virtual clock: a booking of 128 waits one second (one second's worth at once).
+  it("books each page at the most its pageLimit entries can cost (31 units for 2,500), at the list's pace", async () => {
+    // Prepare: a pace of 16 units/s on a virtual clock: a booking of 31 waits 937.5 ms (one second's worth at once).
     await putItems(client, tables.inventory, paddedItems(5));
     const clock = virtualClock();
-    const repository = new InventoryTable({ client, tableName: tables.inventory, readUnitsPerSecond: 64, clock });
+    const repository = new InventoryTable({ client, tableName: tables.inventory, readUnitsPerSecond: 16, clock });
     // Act
     const listed = await listAll(repository);
     // Assess
     expect(listed).toHaveLength(5);
-    expect(clock.slept).toEqual([1000]);
-  });
-
-  it('puts every petId in a shard from 0 to 15, negatives and the int64 extremes too', () => {
-    expect(['0', '15', '16', '-1', '-16', '-17', '9223372036854775807', '-9223372036854775808'].map(listShard)).toEqual(
-      [0, 15, 0, 15, 0, 15, 15, 0],
-    );
-    expect(INVENTORY_LIST_INDEX.shards).toBe(16);
+    expect(clock.slept).toEqual([937.5]);
   });
 
   it('gives the entries after `after` (exclusive), at most `limit`, and pages that join to the whole list', async () => {
@@ -273,13 +146,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       tables.inventory,
       ids.map((petId) => ({ petId, quantity: 1, status: 'sold' as const })),
     );
-    const repository = new InventoryTable({
-      client,
-      tableName: tables.inventory,
-      firstPageLimit: 5,
-      pageLimit: 9,
-      smallTableEntries: 0,
-    });
+    const repository = new InventoryTable({ client, tableName: tables.inventory, pageLimit: 9 });
     // Act: pages of 40, each after the previous page's last petId.
     const pages: string[][] = [];
     let after: string | undefined;
@@ -296,80 +163,32 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(await listAll(repository, { after: '9223372036854775807' })).toEqual([]);
   });
 
-  /** 2,000 entries listed from the index in pages of 5 (2 for a shard's first), batches of 50, every send recorded. */
+  /** 2,000 entries listed from the index in pages of 5, every send recorded. */
   async function smallPagesList() {
     await putItems(client, tables.inventory, paddedItems(2000));
     const recorder = recordingClient(client);
-    const repository = new InventoryTable({
-      client: recorder.client,
-      tableName: tables.inventory,
-      firstPageLimit: 2,
-      pageLimit: 5,
-      batchSize: 50,
-      smallTableEntries: 0,
-    });
+    const repository = new InventoryTable({ client: recorder.client, tableName: tables.inventory, pageLimit: 5 });
     return { recorder, repository };
   }
 
-  it('hands on the first batch once every shard has its first page, with each shard at most one page ahead', async () => {
-    // Prepare: 2,000 entries, pages of 5 (2 for the first): 16 shards of ~25 pages each, every Query recorded.
+  it('hands on each page as a batch once it arrives, with only the next page in flight', async () => {
+    // Prepare: 2,000 entries, pages of 5: 400 Queries, every one recorded.
     const { recorder, repository } = await smallPagesList();
     // Act
-    const sentByBatch: { listed: number; sent: number; size: number }[] = [];
+    const sentByBatch: number[] = [];
     let listed = 0;
     for await (const batch of repository.list()) {
-      sentByBatch.push({ listed, sent: recorder.sends.length, size: batch.length });
+      sentByBatch.push(recorder.sends.length);
       listed += batch.length;
     }
-    // Assess: the first batch came after the 16 first pages, long before the ~400 pages of the whole list. By then
-    // each shard has asked for its second page, and each page the merge entered while filling that batch (every one
-    // after a shard's first takes at least 2 merged entries to reach) has asked for one more: the count depends on
-    // which pages had arrived, not on a fixed number. At any batch, no more pages sent than the entries merged need,
-    // plus one per shard (the pages sent while a batch filled count against the entries merged into it).
-    const first = sentByBatch[0] as { sent: number; size: number };
-    expect(recorder.sends.every((send) => send.command === 'QueryCommand')).toBe(true);
-    expect(first.sent).toBeGreaterThanOrEqual(16);
-    expect(first.sent).toBeLessThanOrEqual(16 * 2 + Math.ceil(first.size / 2));
-    expect(recorder.sends.length).toBeGreaterThan(300);
-    for (const point of sentByBatch)
-      expect(point.sent).toBeLessThanOrEqual(16 * 2 + Math.ceil((point.listed + point.size) / 5) + 16);
+    // Assess: when batch i is handed on, pages 0 to i have come back and page i + 1 is asked for (none after the last).
     expect(listed).toBe(2000);
-  });
-
-  it('keeps at most `queriesInFlight` Queries in flight, all shards together', async () => {
-    // Prepare: a client that counts the Queries it has sent and not yet answered.
-    await putItems(client, tables.inventory, paddedItems(1500));
-    let inFlight = 0;
-    let most = 0;
-    const counting = new Proxy(client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
-          inFlight += 1;
-          most = Math.max(most, inFlight);
-          try {
-            return await target.send(command, options);
-          } finally {
-            inFlight -= 1;
-          }
-        };
-      },
-    });
-    const repository = new InventoryTable({
-      client: counting,
-      tableName: tables.inventory,
-      pageLimit: 20,
-      queriesInFlight: 3,
-    });
-    // Act
-    const listed = await listAll(repository);
-    // Assess
-    expect(listed).toHaveLength(1500);
-    expect(most).toBe(3);
+    expect(recorder.sends.every((send) => send.command === 'QueryCommand')).toBe(true);
+    expect(sentByBatch).toEqual(Array.from({ length: 400 }, (_, i) => Math.min(i + 2, 401)));
   });
 
   it('stops reading once its reader stops: no Query is sent after the reader has what it wanted', async () => {
-    // Prepare: 2,000 entries in pages of 5 (2 for the first): ~400 Query pages for the whole list.
+    // Prepare: 2,000 entries in pages of 5: 400 Query pages for the whole list.
     const { recorder, repository } = await smallPagesList();
     // Act: the first batch only.
     let firstBatch = 0;
@@ -379,31 +198,10 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     }
     const sentAtStop = recorder.sends.length;
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // Assess: nothing sent after the stop; before it, the pages the first batch needed (as in the first-batch test:
-    // every shard's first two, and one more per page the merge entered while filling the batch), far from ~400.
-    expect(firstBatch).toBeGreaterThan(0);
+    // Assess: nothing sent after the stop; before it, the first page and the one after it.
+    expect(firstBatch).toBe(5);
+    expect(sentAtStop).toBe(2);
     expect(recorder.sends.length).toBe(sentAtStop);
-    expect(sentAtStop).toBeLessThanOrEqual(16 * 2 + Math.ceil(firstBatch / 2));
-  });
-
-  it('gives entries written before the index their shard (addMissingListShards), so they are listed, and no others', async () => {
-    // Prepare: two entries as an older writer stored them (no listShard), one as today's.
-    await putItems(client, tables.inventory, [{ petId: '3', quantity: 3, status: 'sold' }]);
-    for (const petId of ['-7', '9223372036854775807'])
-      await client.send(
-        new PutItemCommand({
-          TableName: tables.inventory,
-          Item: { petId: { N: petId }, quantity: { N: '1' }, status: { S: 'available' } },
-        }),
-      );
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
-    expect((await listAll(repository)).map((item) => item.petId)).toEqual(['3']);
-    // Act
-    const changed = await addMissingListShards(client, tables.inventory);
-    // Assess
-    expect(changed).toBe(2);
-    expect((await listAll(repository)).map((item) => item.petId)).toEqual(['-7', '3', '9223372036854775807']);
-    expect(await addMissingListShards(client, tables.inventory)).toBe(0);
   });
 
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
@@ -578,7 +376,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     });
   });
 
-  it('never lets the shards of a paced list send, pages in flight included, more than one second ahead of the rate', async () => {
+  it('never lets a paced list send, the page in flight included, more than one second ahead of the rate', async () => {
     // Prepare: the real clock; every Query and the read units DynamoDB Local reports for it recorded.
     await putItems(client, tables.inventory, paddedItems(4000));
     const rate = 30;
@@ -588,7 +386,6 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       tableName: tables.inventory,
       readUnitsPerSecond: rate,
       pageLimit: 100,
-      smallTableEntries: 0,
     });
     // Act
     recorder.start();
@@ -663,7 +460,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
         expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
         const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
         const refused = queries.filter((call) => call.throttled).length;
-        expect(refused).toBeGreaterThanOrEqual(16);
+        // 26 full pages of 100 and the empty one a full last page leads to (it still has a LastEvaluatedKey).
+        expect(refused).toBe(27);
         expect(queries.length).toBe(2 * refused);
         expect(throttled.clock.slept).toHaveLength(refused);
         for (const wait of throttled.clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
@@ -674,10 +472,10 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   );
 
   it('gives up with StorageUnavailableError once throttling outlasts the window without progress, changing nothing', async () => {
-    // Prepare: every read throttled, the small table's Scan and the shards' Queries, so no page ever comes back.
+    // Prepare: every Query throttled, so no page ever comes back.
     await putItems(client, tables.inventory, paddedItems(10));
     const before = await snapshotTable(client, tables.inventory);
-    const throttled = await throttledTable((operation) => operation === 'Query' || operation === 'Scan', 20_000);
+    const throttled = await throttledTable((operation) => operation === 'Query', 20_000);
     try {
       // Act + Assess: retried with growing waits (full jitter, so only their bounds are known) until the window
       // would be passed, then the list fails as storage unavailable (a 503 with Retry-After for the client).
@@ -691,68 +489,25 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     }
   });
 
-  it('stops the other shards once one has failed: no further page is read for a failed list', async () => {
-    // Prepare: ~190 entries per shard, pages of 20; shard 0 fails at its second page.
-    await putItems(client, tables.inventory, paddedItems(3000));
+  it('fails the list at the first page throttled past the client retries when it has no throttle window', async () => {
+    // Prepare: pages of 20; every page after the first throttled.
+    await putItems(client, tables.inventory, paddedItems(100));
     const throttled = await throttledTable(
-      (operation, _, body) =>
-        operation === 'Query' && queriedShard(body) === 0 && JSON.parse(body).ExclusiveStartKey !== undefined,
+      (operation, _, body) => operation === 'Query' && JSON.parse(body).ExclusiveStartKey !== undefined,
       0,
       undefined,
-      { firstPageLimit: 20, pageLimit: 20 },
+      { pageLimit: 20 },
     );
     try {
-      // Act
-      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const settled = throttled.endpoint.calls.length;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      // Assess: each other shard sent its first page and at most the two after it (one merged, one in flight).
-      expect(throttled.endpoint.calls.length).toBe(settled);
-      const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
-      for (let shard = 1; shard < 16; shard++) {
-        const pages = queries.filter((call) => queriedShard(call.body) === shard);
-        expect(pages.length).toBeLessThanOrEqual(3);
-      }
-    } finally {
-      await throttled.close();
-    }
-  });
-
-  it('fails a throttled list at once when it has no throttle window', async () => {
-    await putItems(client, tables.inventory, paddedItems(10));
-    const throttled = await throttledTable(
-      (operation, _, body) => operation === 'Query' && queriedShard(body) === 3,
-      0,
-      undefined,
-      { smallTableEntries: 0 },
-    );
-    try {
-      await expect(listAll(throttled.repository)).rejects.toBeInstanceOf(StorageUnavailableError);
-      const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
-      expect(queries.filter((call) => queriedShard(call.body) === 3)).toHaveLength(1);
-      expect(throttled.clock.slept).toEqual([]);
-    } finally {
-      await throttled.close();
-    }
-  });
-
-  it("reads the index instead when the small table's Scan is throttled past the client's retries, without waiting", async () => {
-    // Prepare: the table's read cap reached (every Scan throttled); the index, which has its own, is not.
-    await putItems(client, tables.inventory, paddedItems(10));
-    const throttled = await throttledTable((operation) => operation === 'Scan', 60_000);
-    try {
-      // Act
-      const first = await listAll(throttled.repository);
-      const second = await listAll(throttled.repository);
-      // Assess: both lists whole; the first tried the Scan once and waited for nothing, the second (within the
-      // recheck period) went straight to the shards.
-      const ids = Array.from({ length: 10 }, (_, i) => String(i + 1));
-      expect(first.map((item) => item.petId)).toEqual(ids);
-      expect(second.map((item) => item.petId)).toEqual(ids);
-      const operations = throttled.endpoint.calls.map((call) => call.operation);
-      expect(operations.filter((operation) => operation === 'Scan')).toHaveLength(1);
-      expect(operations.filter((operation) => operation === 'Query')).toHaveLength(32);
+      // Act: the first batch is handed on (a stream has begun), then the list fails.
+      const batches: number[] = [];
+      const failure = await (async () => {
+        for await (const batch of throttled.repository.list()) batches.push(batch.length);
+      })().catch((error: unknown) => error);
+      // Assess
+      expect(batches).toEqual([20]);
+      expect(failure).toBeInstanceOf(StorageUnavailableError);
+      expect(throttled.endpoint.calls.filter((call) => call.operation === 'Query')).toHaveLength(2);
       expect(throttled.clock.slept).toEqual([]);
     } finally {
       await throttled.close();
@@ -788,21 +543,6 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     }
   });
 });
-
-/** A client that records the name of each command it sends, in order. */
-function commandRecorder(target: DynamoDBClient) {
-  const commands: string[] = [];
-  const client = new Proxy(target, {
-    get(object, property, receiver) {
-      if (property !== 'send') return Reflect.get(object, property, receiver);
-      return (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
-        commands.push(command.constructor.name);
-        return object.send(command, options);
-      };
-    },
-  });
-  return { client, commands };
-}
 
 /** A client that records when each call was sent (from `start()`) and the read units it reports. */
 function recordingClient(target: DynamoDBClient) {

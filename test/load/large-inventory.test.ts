@@ -67,15 +67,15 @@ describe('[large] GET /inventory past the old 6 MB limit (streamed)', () => {
     const text = Buffer.concat(parts).toString('utf8');
     const total = queries() - before;
 
-    // Assess: the first byte came after the 16 shards' first pages (and at most one more each), long before the
-    // ~136 pages of the whole list.
+    // Assess: the first byte came after the first page (the second one asked for meanwhile), long before the last
+    // of the list's ~48 pages.
     expect(response.status).toBe(200);
     expect(response.headers.get('content-encoding')).toBeNull();
     expect(Buffer.byteLength(text)).toBeGreaterThan(6 * 1024 * 1024);
     expect(text === expected).toBe(true);
-    expect(atFirstByte).toBeGreaterThanOrEqual(16);
-    expect(atFirstByte).toBeLessThanOrEqual(32);
-    expect(total).toBeGreaterThan(100);
+    expect(atFirstByte).toBeGreaterThanOrEqual(1);
+    expect(atFirstByte).toBeLessThanOrEqual(2);
+    expect(total).toBeGreaterThan(40);
   }, 120_000);
 
   it('lists the same bytes gzipped, which fetch decodes, in a fraction of the size', async () => {

@@ -56,7 +56,7 @@ describe('Function: writeInventory', () => {
           petId: { N: '9223372036854775807' },
           quantity: { N: '0' },
           status: { S: 'available' },
-          listShard: { N: '15' },
+          listShard: { N: '0' },
         },
       },
     });
