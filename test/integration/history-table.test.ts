@@ -8,7 +8,6 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { HistoryReader } from '../../cli/history-reader';
-import type { InventoryItem } from '../../functions/inventory/types';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
 import { ensureTables, inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
