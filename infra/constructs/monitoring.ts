@@ -236,22 +236,8 @@ export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[];
   readonly dashboard: Dashboard;
-  /** API 5xx (without the designed 501s) per request. */
-  readonly apiServerErrorRateAlarm: Alarm;
-  /** The functions' own faults (500 and 503 answers) per request. */
-  readonly functionFaultRateAlarm: Alarm;
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
-  /** The history function is falling behind the inventory table's stream. */
-  readonly historyIteratorAgeAlarm: Alarm;
-  /** The history gave up on stream records: changes missing from the history. */
-  readonly historyFailedRecordsAlarm: Alarm;
-  /** Each route function's crashes (Lambda `Errors`), by operationId, and the history function's as `history`. */
-  readonly functionErrorAlarms: ReadonlyMap<string, Alarm>;
-  /** Each buffered route's p99 latency, by operationId. */
-  readonly routeLatencyAlarms: ReadonlyMap<string, Alarm>;
-  /** The streamed list's longest run nears its timeout. */
-  readonly listDurationAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -268,23 +254,16 @@ export class Monitoring extends Construct {
     const tables = [...watchTables(watch), ...(props.listIndex ? [watchListIndex(watch, props.listIndex)] : [])];
 
     this.alarms = watch.alarms;
-    this.apiServerErrorRateAlarm = api.serverErrorRateAlarm;
-    this.functionFaultRateAlarm = api.faultRateAlarm;
-    this.routeLatencyAlarms = api.latencyAlarms;
-    this.listDurationAlarm = api.listDurationAlarm;
     this.authorizerUnavailableAlarm = keysAndLists.authorizerUnavailableAlarm;
-    this.functionErrorAlarms = functions.errorAlarms;
-    this.historyIteratorAgeAlarm = history.iteratorAgeAlarm;
-    this.historyFailedRecordsAlarm = history.failedRecordsAlarm;
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: [
         [new TextWidget({ markdown: `# Pet store inventory (${props.stageName})`, width: 24, height: 1 })],
         [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
-        api.widgets,
+        api,
         keysAndLists.widgets,
-        history.widgets,
-        ...pairs(functions.widgets),
+        history,
+        ...pairs(functions),
         ...pairs(tables),
       ],
     });
@@ -330,7 +309,7 @@ function alarmTopic(scope: Construct, props: MonitoringProps): Topic {
 }
 
 /** What a client notices: 5xx and fault rates, each buffered route's p99 latency, the streamed list's longest run. */
-function watchApi(watch: StageWatch) {
+function watchApi(watch: StageWatch): GraphWidget[] {
   const { props, config, period } = watch;
   const { stage } = props;
   const requests = stage.metricCount({ statistic: 'Sum', period });
@@ -347,7 +326,7 @@ function watchApi(watch: StageWatch) {
     label: 'API 5xx per request, without the designed 501s',
     period,
   });
-  const serverErrorRateAlarm = watch.alarm('ApiServerErrorRateAlarm', {
+  watch.alarm('ApiServerErrorRateAlarm', {
     metric: serverErrorRate,
     threshold: config.serverErrorRate,
     description: `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
@@ -362,16 +341,14 @@ function watchApi(watch: StageWatch) {
     label: 'Function faults (500 + 503) per request',
     period,
   });
-  const faultRateAlarm = watch.alarm('FunctionFaultRateAlarm', {
+  watch.alarm('FunctionFaultRateAlarm', {
     metric: faults,
     threshold: config.serverErrorRate,
     description: `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
   });
-  const latencyAlarms = new Map(
-    props.latencyRoutes.map((route) => [route.operationId, routeLatencyAlarm(watch, route)]),
-  );
-  const list = watchListDuration(watch);
-  const widgets = [
+  for (const route of props.latencyRoutes) routeLatencyAlarm(watch, route);
+  const listDuration = watchListDuration(watch);
+  return [
     new GraphWidget({
       title: 'API requests and errors',
       left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
@@ -386,15 +363,14 @@ function watchApi(watch: StageWatch) {
         stage.metricIntegrationLatency({ statistic: 'p99', period }),
         ...props.latencyRoutes.map((route) => watch.methodMetric(route, 'Latency', 'p99')),
       ],
-      right: [list.duration],
+      right: [listDuration],
       width: 12,
     }),
   ];
-  return { serverErrorRateAlarm, faultRateAlarm, latencyAlarms, listDurationAlarm: list.alarm, widgets };
 }
 
 /** A buffered route's p99 latency, in periods with enough of its own requests. */
-function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' | 'method' | 'path'>): Alarm {
+function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' | 'method' | 'path'>): void {
   const { p99LatencyMs } = watch.config;
   const latency = new MathExpression({
     expression: watch.guarded('FILL(latency, 0)'),
@@ -405,7 +381,7 @@ function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' |
     label: `${route.method} ${route.path} p99 latency (ms)`,
     period: watch.period,
   });
-  return watch.alarm(`${pascalCase(route.operationId)}LatencyAlarm`, {
+  watch.alarm(`${pascalCase(route.operationId)}LatencyAlarm`, {
     metric: latency,
     threshold: p99LatencyMs,
     description: `${route.method} ${route.path}: p99 latency reached ${p99LatencyMs} ms`,
@@ -414,7 +390,7 @@ function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' |
 }
 
 /** The streamed list's longest run against its share of the function's timeout. */
-function watchListDuration(watch: StageWatch): { duration: IMetric; alarm: Alarm } {
+function watchListDuration(watch: StageWatch): IMetric {
   const { list } = watch.props;
   const { listDurationShare } = watch.config;
   const duration = list.function.metricDuration({
@@ -422,7 +398,7 @@ function watchListDuration(watch: StageWatch): { duration: IMetric; alarm: Alarm
     period: watch.period,
     label: 'GET /inventory: longest run (ms)',
   });
-  const alarm = watch.alarm('ListInventoryDurationAlarm', {
+  watch.alarm('ListInventoryDurationAlarm', {
     metric: duration,
     threshold: Math.round(list.timeout.toMilliseconds() * listDurationShare),
     description:
@@ -430,7 +406,7 @@ function watchListDuration(watch: StageWatch): { duration: IMetric; alarm: Alarm
       'timeout: lists are nearing the point where they are cut off',
     evaluation: ONCE,
   });
-  return { duration, alarm };
+  return duration;
 }
 
 /** Key checks that could not run, and the largest list answered. */
@@ -466,9 +442,8 @@ function watchKeysAndLists(watch: StageWatch) {
 }
 
 /** Every function's throttles, and the crashes of each but the authorizer's (a refused key is a thrown error). */
-function watchFunctions(watch: StageWatch): { errorAlarms: Map<string, Alarm>; widgets: GraphWidget[] } {
+function watchFunctions(watch: StageWatch): GraphWidget[] {
   const { props, config, period } = watch;
-  const errorAlarms = new Map<string, Alarm>();
   const widgets: GraphWidget[] = [];
   const functions: [string, IFunction, boolean][] = [
     ...[...props.routeFunctions].map(([name, fn]): [string, IFunction, boolean] => [name, fn, true]),
@@ -479,16 +454,14 @@ function watchFunctions(watch: StageWatch): { errorAlarms: Map<string, Alarm>; w
     const pascal = pascalCase(name);
     const errors = fn.metricErrors({ statistic: 'Sum', period });
     const throttles = fn.metricThrottles({ statistic: 'Sum', period });
-    if (alarmOnErrors) {
-      const alarm = watch.alarm(`${pascal}ErrorsAlarm`, {
+    if (alarmOnErrors)
+      watch.alarm(`${pascal}ErrorsAlarm`, {
         metric: errors,
         threshold: config.functionErrors,
         description: `The ${name} function crashed or timed out`,
         runbook: '<Function>ErrorsAlarm',
         evaluation: ONCE,
       });
-      errorAlarms.set(name, alarm);
-    }
     watch.alarm(`${pascal}ThrottlesAlarm`, {
       metric: throttles,
       threshold: 1,
@@ -505,11 +478,11 @@ function watchFunctions(watch: StageWatch): { errorAlarms: Map<string, Alarm>; w
       }),
     );
   }
-  return { errorAlarms, widgets };
+  return widgets;
 }
 
 /** How far behind the inventory table's stream the history is, and the batches it gave up on. */
-function watchHistory(watch: StageWatch) {
+function watchHistory(watch: StageWatch): GraphWidget[] {
   const { history } = watch.props;
   const { period } = watch;
   const iteratorAge = history.function.metric('IteratorAge', {
@@ -517,7 +490,7 @@ function watchHistory(watch: StageWatch) {
     period,
     label: 'History: age of the last stream record read (ms)',
   });
-  const iteratorAgeAlarm = watch.alarm('HistoryIteratorAgeAlarm', {
+  watch.alarm('HistoryIteratorAgeAlarm', {
     metric: iteratorAge,
     threshold: history.iteratorAgeAlarm.toMilliseconds(),
     description: `The history is ${history.iteratorAgeAlarm.toHumanString()} or more behind the inventory table's stream`,
@@ -527,14 +500,14 @@ function watchHistory(watch: StageWatch) {
     period,
     label: 'History: batches given up on (on-failure queue)',
   });
-  const failedRecordsAlarm = watch.alarm('HistoryFailedRecordsAlarm', {
+  watch.alarm('HistoryFailedRecordsAlarm', {
     metric: failedRecords,
     threshold: 1,
     description:
       'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
     evaluation: ONCE,
   });
-  const widgets = [
+  return [
     new GraphWidget({
       title: 'History: stream lag and records given up on',
       left: [iteratorAge],
@@ -550,7 +523,6 @@ function watchHistory(watch: StageWatch) {
       width: 12,
     }),
   ];
-  return { iteratorAgeAlarm, failedRecordsAlarm, widgets };
 }
 
 /** Each table's throttles, system errors and, for a capped table, read units against its cap. */
