@@ -1,6 +1,6 @@
-import { Arn, ArnFormat, type CfnElement, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Grant, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
@@ -18,15 +18,21 @@ import {
   AUTHORIZER_TIMEOUT_SECONDS,
   LIST_INVENTORY_TIMEOUT_SECONDS,
   ROUTES,
+  type Route,
   type TableAccess,
 } from '../service/routes';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
-import { InventoryFunction, LIST_INVENTORY_MEMORY_MB } from './constructs/inventory-function';
+import {
+  InventoryFunction,
+  type InventoryFunctionProps,
+  LIST_INVENTORY_MEMORY_MB,
+} from './constructs/inventory-function';
 import { InventoryHistory } from './constructs/inventory-history';
 import { Monitoring } from './constructs/monitoring';
+import { PreTrafficHook } from './constructs/pre-traffic-hook';
 import { InventoryRollout } from './constructs/rollout';
-import { SelfCheck, STACK_STATUS_ACTIONS } from './constructs/self-check';
+import { SelfCheck } from './constructs/self-check';
 import { attributeType, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
@@ -66,6 +72,9 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
 /** The authorizer looks a key up by its hash, nothing else. */
 export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
 
+/** The stage-wide settings every function of the stack shares. */
+type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'>;
+
 /**
  * One stage of the pet store inventory service: the inventory and API-key tables, one function per route plus the
  * authorizer (each invoked through its `live` alias, shifted by CodeDeploy), the REST API with its `v1` stage
@@ -74,7 +83,8 @@ export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
  * account and region (API Gateway's CloudWatch role) deployed first; the app adds that dependency.
  *
  * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `History/Table`) must never change: a new ID is a
- * new table.
+ * new table. Every part is created in this stack's scope or in a construct of its own directly under it, so each
+ * resource keeps the logical ID its path gives it.
  */
 export class InventoryStack extends Stack {
   readonly config: StageConfig;
@@ -91,7 +101,7 @@ export class InventoryStack extends Stack {
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
   /** CodeDeploy's BeforeAllowTraffic hook of every deployment group. */
-  readonly preTrafficHook: InventoryFunction;
+  readonly preTrafficHook: PreTrafficHook;
   /** The web ACL in front of the stage, where the stage configures one. */
   readonly firewall?: InventoryFirewall;
 
@@ -104,28 +114,14 @@ export class InventoryStack extends Stack {
       terminationProtection: config.stateful.deletionProtection,
     });
     this.config = config;
+    const functionDefaults: FunctionDefaults = {
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.stateful.removalPolicy,
+      logLevel: config.logLevel,
+    };
 
+    this.inventoryTable = this.addInventoryTable();
     const stateful = tableDefaults(config.stateful);
-    this.inventoryTable = new Table(this, 'InventoryTable', {
-      ...stateful,
-      maxReadRequestUnits: config.maxReadRequestUnits.inventory,
-      partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
-      // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
-      stream: StreamViewType[INVENTORY_STREAM_VIEW],
-    });
-    // The list's ordered read path (functions/store/inventory-table.ts): only what the list answers is projected, and
-    // its own read cap bounds what lists cost.
-    this.inventoryTable.addGlobalSecondaryIndex({
-      indexName: INVENTORY_LIST_INDEX.name,
-      partitionKey: {
-        name: INVENTORY_LIST_INDEX.partition.name,
-        type: attributeType(INVENTORY_LIST_INDEX.partition.type),
-      },
-      sortKey: { name: INVENTORY_LIST_INDEX.sort.name, type: attributeType(INVENTORY_LIST_INDEX.sort.type) },
-      projectionType: ProjectionType.INCLUDE,
-      nonKeyAttributes: [...INVENTORY_LIST_INDEX.projected],
-      maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
-    });
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...stateful,
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
@@ -137,65 +133,8 @@ export class InventoryStack extends Stack {
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
 
-    /** What each kind of access in {@link TABLE_ACTIONS} is granted on. */
-    const grantResources = {
-      table: this.inventoryTable.tableArn,
-      listIndex: `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`,
-      idempotencyTable: this.idempotencyTable.tableArn,
-    };
-
-    const functionDefaults = {
-      logRetention: config.logRetention,
-      logRemovalPolicy: config.stateful.removalPolicy,
-      logLevel: config.logLevel,
-    };
-    const routeFunctions = new Map<string, InventoryFunction>();
-    for (const route of ROUTES) {
-      const environment: Record<string, string> = { [ENV.stage]: config.stage };
-      if (route.access.some((access) => access.startsWith('inventory:')))
-        environment[ENV.inventoryTable] = this.inventoryTable.tableName;
-      if (route.access.includes('idempotency:write'))
-        environment[ENV.idempotencyTable] = this.idempotencyTable.tableName;
-      if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
-      if (route.access.includes('inventory:read'))
-        environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
-      if (route.deprecated) {
-        environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
-        if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;
-      }
-      const fn = new InventoryFunction(this, functionId(route.operationId), {
-        ...functionDefaults,
-        handler: route.handler,
-        description: `${route.method} ${route.path} (${route.operationId})`,
-        environment,
-        ...(route.operationId === 'listInventory'
-          ? {
-              memorySize: LIST_INVENTORY_MEMORY_MB,
-              ...(typeof config.listReservedConcurrency === 'number'
-                ? { reservedConcurrentExecutions: config.listReservedConcurrency }
-                : {}),
-            }
-          : {}),
-        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
-      });
-      // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
-      for (const access of route.access)
-        for (const { actions, on } of TABLE_ACTIONS[access])
-          Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
-      this.functions.set(route.operationId, fn);
-      routeFunctions.set(route.operationId, fn);
-    }
-
-    const authorizer = new InventoryFunction(this, 'AuthorizerFunction', {
-      ...functionDefaults,
-      handler: AUTHORIZER_HANDLER,
-      description: 'TOKEN authorizer: checks the bearer API key against the keys table',
-      timeout: Duration.seconds(AUTHORIZER_TIMEOUT_SECONDS),
-      environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName, [ENV.stage]: config.stage },
-    });
-    this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
-    this.functions.set(AUTHORIZER_HANDLER, authorizer);
-
+    const routeFunctions = this.addRouteFunctions(functionDefaults);
+    const authorizer = this.addAuthorizer(functionDefaults);
     this.history = new InventoryHistory(this, 'History', {
       inventoryTable: this.inventoryTable,
       stage: config.stage,
@@ -218,23 +157,7 @@ export class InventoryStack extends Stack {
       corsOrigins: config.corsOrigins,
       ...(config.customDomain ? { customDomain: config.customDomain } : {}),
     });
-
-    const stage = this.api.api.deploymentStage;
-    if (config.firewall) {
-      this.firewall = new InventoryFirewall(this, 'Firewall', {
-        ...config.firewall,
-        stage,
-        corsOrigins: config.corsOrigins,
-      });
-    } else {
-      Validations.of(stage).acknowledge({
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'Only production has a WAF web ACL (InventoryFirewall). This stage serves the team and its tests: every ' +
-          'method needs an API key (malformed headers never reach the authorizer), the stage is throttled, and its ' +
-          'tables have a read cap.',
-      });
-    }
+    this.firewall = this.addFirewall();
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
@@ -243,10 +166,148 @@ export class InventoryStack extends Stack {
       apiKeysTable: this.apiKeysTable,
       ...functionDefaults,
     });
+    this.monitoring = this.addMonitoring(routeFunctions, authorizer);
+    this.selfCheck.checkAlarmDelivery({
+      topic: this.monitoring.topic,
+      onCallTopic: config.alarms.topicArn !== undefined,
+      required: config.alarms.destinationRequired,
+    });
 
-    this.monitoring = new Monitoring(this, 'Monitoring', {
+    this.preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
+      ...functionDefaults,
+      targets: [...this.functions].map(([name, fn]) => ({ function: fn, probe: probeTarget(name) })),
+    });
+    this.rollout = new InventoryRollout(this, 'Rollout', {
+      trafficShifting: config.trafficShifting,
+      period: config.alarms.period,
+      preTrafficHook: this.preTrafficHook,
+      functions: new Map(
+        [...this.functions].map(([name, fn]) => [name, { function: fn, errorsAreFaults: name !== AUTHORIZER_HANDLER }]),
+      ),
+    });
+    this.preTrafficHook.allowVerdicts(this.rollout.application);
+    this.addOutputs();
+  }
+
+  /** The inventory table, streaming every write to the history, with the list's index. */
+  private addInventoryTable(): Table {
+    const { config } = this;
+    const table = new Table(this, 'InventoryTable', {
+      ...tableDefaults(config.stateful),
+      maxReadRequestUnits: config.maxReadRequestUnits.inventory,
+      partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
+      // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
+      stream: StreamViewType[INVENTORY_STREAM_VIEW],
+    });
+    // The list's ordered read path (functions/store/inventory-table.ts): only what the list answers is projected, and
+    // its own read cap bounds what lists cost.
+    table.addGlobalSecondaryIndex({
+      indexName: INVENTORY_LIST_INDEX.name,
+      partitionKey: {
+        name: INVENTORY_LIST_INDEX.partition.name,
+        type: attributeType(INVENTORY_LIST_INDEX.partition.type),
+      },
+      sortKey: { name: INVENTORY_LIST_INDEX.sort.name, type: attributeType(INVENTORY_LIST_INDEX.sort.type) },
+      projectionType: ProjectionType.INCLUDE,
+      nonKeyAttributes: [...INVENTORY_LIST_INDEX.projected],
+      maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
+    });
+    return table;
+  }
+
+  /** One function per route, granted exactly its {@link TABLE_ACTIONS}; by operationId. */
+  private addRouteFunctions(defaults: FunctionDefaults): Map<string, InventoryFunction> {
+    /** What each kind of access in {@link TABLE_ACTIONS} is granted on. */
+    const grantResources = {
+      table: this.inventoryTable.tableArn,
+      listIndex: `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`,
+      idempotencyTable: this.idempotencyTable.tableArn,
+    };
+    const routeFunctions = new Map<string, InventoryFunction>();
+    for (const route of ROUTES) {
+      const fn = new InventoryFunction(this, functionId(route.operationId), {
+        ...defaults,
+        handler: route.handler,
+        description: `${route.method} ${route.path} (${route.operationId})`,
+        environment: this.routeEnvironment(route),
+        ...(route.operationId === 'listInventory' ? this.listSizing() : {}),
+        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+      });
+      // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
+      for (const access of route.access)
+        for (const { actions, on } of TABLE_ACTIONS[access])
+          Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
+      this.functions.set(route.operationId, fn);
+      routeFunctions.set(route.operationId, fn);
+    }
+    return routeFunctions;
+  }
+
+  /** A route function's environment: its stage, the tables its access reaches, and the settings its handler reads. */
+  private routeEnvironment(route: Route): Record<string, string> {
+    const { config } = this;
+    const environment: Record<string, string> = { [ENV.stage]: config.stage };
+    if (route.access.some((access) => access.startsWith('inventory:')))
+      environment[ENV.inventoryTable] = this.inventoryTable.tableName;
+    if (route.access.includes('idempotency:write')) environment[ENV.idempotencyTable] = this.idempotencyTable.tableName;
+    if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
+    if (route.access.includes('inventory:read'))
+      environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
+    if (route.deprecated) {
+      environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
+      if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;
+    }
+    return environment;
+  }
+
+  /** The list's memory, and its reserved concurrency where the stage sets a number. */
+  private listSizing(): Pick<InventoryFunctionProps, 'memorySize' | 'reservedConcurrentExecutions'> {
+    const concurrency = this.config.listReservedConcurrency;
+    return {
+      memorySize: LIST_INVENTORY_MEMORY_MB,
+      ...(typeof concurrency === 'number' ? { reservedConcurrentExecutions: concurrency } : {}),
+    };
+  }
+
+  /** The TOKEN authorizer's function: it may only look a key up. */
+  private addAuthorizer(defaults: FunctionDefaults): InventoryFunction {
+    const authorizer = new InventoryFunction(this, 'AuthorizerFunction', {
+      ...defaults,
+      handler: AUTHORIZER_HANDLER,
+      description: 'TOKEN authorizer: checks the bearer API key against the keys table',
+      timeout: Duration.seconds(AUTHORIZER_TIMEOUT_SECONDS),
+      environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName, [ENV.stage]: this.config.stage },
+    });
+    this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
+    this.functions.set(AUTHORIZER_HANDLER, authorizer);
+    return authorizer;
+  }
+
+  /** The web ACL in front of the stage where the stage configures one; elsewhere, cdk-nag is told why there is none. */
+  private addFirewall(): InventoryFirewall | undefined {
+    const stage = this.api.api.deploymentStage;
+    if (this.config.firewall)
+      return new InventoryFirewall(this, 'Firewall', {
+        ...this.config.firewall,
+        stage,
+        corsOrigins: this.config.corsOrigins,
+      });
+    Validations.of(stage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'Only production has a WAF web ACL (InventoryFirewall). This stage serves the team and its tests: every ' +
+        'method needs an API key (malformed headers never reach the authorizer), the stage is throttled, and its ' +
+        'tables have a read cap.',
+    });
+    return undefined;
+  }
+
+  private addMonitoring(routeFunctions: Map<string, InventoryFunction>, authorizer: InventoryFunction): Monitoring {
+    const { config } = this;
+    const caps = config.maxReadRequestUnits;
+    return new Monitoring(this, 'Monitoring', {
       stageName: config.stage,
-      stage,
+      stage: this.api.api.deploymentStage,
       notImplementedRoutes: ROUTES.filter((route) => route.notImplemented),
       latencyRoutes: ROUTES.filter((route) => !route.streaming),
       list: {
@@ -261,9 +322,9 @@ export class InventoryStack extends Stack {
         iteratorAgeAlarm: config.history.iteratorAgeAlarm,
       },
       tables: new Map([
-        ['inventory', { table: this.inventoryTable, maxReadRequestUnits: config.maxReadRequestUnits.inventory }],
-        ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: config.maxReadRequestUnits.apiKeys }],
-        ['history', { table: this.history.table, maxReadRequestUnits: config.maxReadRequestUnits.history }],
+        ['inventory', { table: this.inventoryTable, maxReadRequestUnits: caps.inventory }],
+        ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: caps.apiKeys }],
+        ['history', { table: this.history.table, maxReadRequestUnits: caps.history }],
         // Uncapped (on demand), so no read-capacity alarm; its failures are keyed PATCHes' 503s, or answers given but
         // not kept for a repeat (logged 'idempotent answer not kept').
         ['idempotency', { table: this.idempotencyTable }],
@@ -271,155 +332,55 @@ export class InventoryStack extends Stack {
       listIndex: {
         table: this.inventoryTable,
         indexName: INVENTORY_LIST_INDEX.name,
-        maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
+        maxReadRequestUnits: caps.inventoryListIndex,
       },
       alarms: config.alarms,
       keyRemovalPolicy: config.stateful.removalPolicy,
     });
-    this.selfCheck.checkAlarmDelivery({
-      topic: this.monitoring.topic,
-      onCallTopic: config.alarms.topicArn !== undefined,
-      required: config.alarms.destinationRequired,
-    });
+  }
 
-    const probes = new Map<string, ProbeTarget>();
-    for (const route of ROUTES) probes.set(route.operationId, { route: route.operationId });
-    probes.set(AUTHORIZER_HANDLER, { authorizer: true });
-    probes.set(HISTORY_FUNCTION, { history: true });
-    const preTrafficHook = new InventoryFunction(this, 'PreTrafficHookFunction', {
-      ...functionDefaults,
-      handler: PRE_TRAFFIC_HOOK_HANDLER,
-      description:
-        'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',
-      // The list's probe waits for its first byte, which comes after its Scan.
-      timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS + 60),
-      environment: {
-        // Its own stack, whose status tells a rollback (functions/deploy/stack-status.ts).
-        [ENV.stackId]: Stack.of(this).stackId,
-        [ENV.preTrafficTargets]: Stack.of(this).toJsonString(
-          Object.fromEntries(
-            [...this.functions].map(([name, fn]) => [fn.functionName, probes.get(name) as ProbeTarget]),
-          ),
-        ),
-      },
-    });
-    this.preTrafficHook = preTrafficHook;
-
-    this.rollout = new InventoryRollout(this, 'Rollout', {
-      trafficShifting: config.trafficShifting,
-      period: config.alarms.period,
-      preTrafficHook,
-      functions: new Map(
-        [...this.functions].map(([name, fn]) => [name, { function: fn, errorsAreFaults: name !== AUTHORIZER_HANDLER }]),
-      ),
-    });
-    const hookRole = preTrafficHook.role as Role;
-    for (const fn of this.functions.values()) {
-      Validations.of(hookRole).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
-        reason:
-          'The pre-traffic hook invokes the version a deployment moves the live alias to (`name:<version>`), ' +
-          "which is only known when CodeDeploy runs: every version (and the live alias, which IAM's * also matches) " +
-          "of the stage's own functions, nothing else.",
-      });
-    }
-    Validations.of(hookRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:${this.partition}:codedeploy:${this.region}:${this.account}:deploymentgroup:<${this.getLogicalId(this.rollout.application.node.defaultChild as CfnElement)}>/*]`,
-      reason:
-        'The hook reports its verdict for the deployment group that called it: ' +
-        "the deployment groups of this stage's CodeDeploy application only (naming each would make a cycle: the " +
-        'groups name the hook).',
-    });
-    // Its stack's status, asked only after a failed probe: a rollback's probes of the versions it restores only warn.
-    preTrafficHook.addToRolePolicy(
-      new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [Stack.of(this).stackId] }),
-    );
-    preTrafficHook.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['lambda:InvokeFunction'],
-        // The hook invokes only the version a deployment moves to (`name:<version>`, known when CodeDeploy runs).
-        // `name:*` allows every qualifier, the `live` alias clients use included: IAM has no versions-only pattern.
-        resources: [...this.functions.values()].map((fn) => `${fn.functionArn}:*`),
-      }),
-    );
-    // Which resource CodeDeploy authorizes these two reads on is documented two ways: the Service Authorization
-    // Reference lists no resource type ("you must specify all resources (*)"), CodeDeploy's permissions reference names
-    // the deployment group. A grant on the groups alone would, on the first reading, leave the hook unable to find the
-    // version it checks, and every deploy would roll back; `*` holds on both. They read which function and version a
-    // deployment moves, nothing more.
-    preTrafficHook.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
-        resources: ['*'],
-      }),
-    );
-    Validations.of(hookRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'codedeploy:ListDeploymentTargets and GetDeploymentTarget support no resource-level permissions (Service ' +
-        'Authorization Reference, AWS CodeDeploy): read-only, they tell which function and version a deployment moves.',
-    });
-    // The verdict as AWS SAM's documented hook policy grants it: on the application's deployment groups (the Service
-    // Authorization Reference lists no resource type for it either; a first real deploy settles it: npm run integ).
-    preTrafficHook.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['codedeploy:PutLifecycleEventHookExecutionStatus'],
-        resources: [
-          Arn.format(
-            {
-              service: 'codedeploy',
-              resource: 'deploymentgroup',
-              resourceName: `${this.rollout.application.applicationName}/*`,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            },
-            this,
-          ),
-        ],
-      }),
-    );
-
-    new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
-      value: this.api.url,
-      description: 'Base URL of the API (ends in /v1)',
-    });
-    new CfnOutput(this, STACK_OUTPUTS.inventoryTable, {
-      value: this.inventoryTable.tableName,
-      description: 'Inventory table (petId -> quantity, status)',
-    });
-    new CfnOutput(this, STACK_OUTPUTS.apiKeysTable, {
-      value: this.apiKeysTable.tableName,
-      description: 'API keys table (SHA-256 of each key)',
-    });
-    new CfnOutput(this, STACK_OUTPUTS.historyTable, {
-      value: this.history.table.tableName,
-      description: 'Inventory history table (every stock change per pet; `inventory history --stage`)',
-    });
-    new CfnOutput(this, STACK_OUTPUTS.restApiId, {
-      value: this.api.api.restApiId,
-      description: 'REST API id: `keys revoke --stage` flushes its authorizer cache',
-    });
-    new CfnOutput(this, STACK_OUTPUTS.apiStageName, {
-      value: stage.stageName,
-      description: 'API Gateway stage of the REST API',
-    });
-    if (this.api.customDomainTarget) {
-      new CfnOutput(this, STACK_OUTPUTS.customDomainTarget, {
-        value: this.api.customDomainTarget,
-        description: `Regional host the custom domain's CNAME points at (with no hosted zone configured)`,
-      });
-    }
-    new CfnOutput(this, STACK_OUTPUTS.authorizerCacheTtlSeconds, {
-      value: String(config.authorizerCacheTtlSeconds),
-      description: 'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',
-    });
+  /** The outputs the operator CLI reads (`--stage`) to find the stage's API and tables. */
+  private addOutputs(): void {
+    const outputs: [key: string, value: string | undefined, description: string][] = [
+      [STACK_OUTPUTS.apiUrl, this.api.url, 'Base URL of the API (ends in /v1)'],
+      [STACK_OUTPUTS.inventoryTable, this.inventoryTable.tableName, 'Inventory table (petId -> quantity, status)'],
+      [STACK_OUTPUTS.apiKeysTable, this.apiKeysTable.tableName, 'API keys table (SHA-256 of each key)'],
+      [
+        STACK_OUTPUTS.historyTable,
+        this.history.table.tableName,
+        'Inventory history table (every stock change per pet; `inventory history --stage`)',
+      ],
+      [
+        STACK_OUTPUTS.restApiId,
+        this.api.api.restApiId,
+        'REST API id: `keys revoke --stage` flushes its authorizer cache',
+      ],
+      [STACK_OUTPUTS.apiStageName, this.api.api.deploymentStage.stageName, 'API Gateway stage of the REST API'],
+      [
+        STACK_OUTPUTS.customDomainTarget,
+        this.api.customDomainTarget,
+        `Regional host the custom domain's CNAME points at (with no hosted zone configured)`,
+      ],
+      [
+        STACK_OUTPUTS.authorizerCacheTtlSeconds,
+        String(this.config.authorizerCacheTtlSeconds),
+        'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',
+      ],
+    ];
+    for (const [key, value, description] of outputs)
+      if (value !== undefined) new CfnOutput(this, key, { value, description });
   }
 }
 
-/** The pre-traffic hook's module under `functions/handlers/`. */
-export const PRE_TRAFFIC_HOOK_HANDLER = 'pre-traffic-hook';
-
 /** The history function's name in {@link InventoryStack.functions}, its monitoring and its deployment group. */
 export const HISTORY_FUNCTION = 'history';
+
+/** What the pre-traffic hook sends a function of {@link InventoryStack.functions}, by its name there. */
+function probeTarget(name: string): ProbeTarget {
+  if (name === AUTHORIZER_HANDLER) return { authorizer: true };
+  if (name === HISTORY_FUNCTION) return { history: true };
+  return { route: name };
+}
 
 /** `listInventory` -> `ListInventoryFunction`. */
 export function functionId(operationId: string): string {

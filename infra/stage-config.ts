@@ -168,19 +168,9 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
   const upper = stage.toUpperCase();
   const get = (key: string) =>
     lookup(`${stage}:${key}`, `PETSTORE_${upper}_${key.replace(/[A-Z]/g, '_$&').toUpperCase()}`);
-  const fromCli = stage === 'staging';
-  const account =
-    get('account') ?? (fromCli ? lookup(undefined, 'CDK_DEFAULT_ACCOUNT') : undefined) ?? PLACEHOLDER_ACCOUNT;
-  const region = get('region') ?? (fromCli ? lookup(undefined, 'CDK_DEFAULT_REGION') : undefined) ?? DEFAULT_REGION;
-  const alarmEmail = get('alarmEmail');
-  const alarmTopicArn = get('alarmTopicArn');
   const sunsetAt = get('petsSunsetAt');
   const customDomain = readCustomDomain(get);
-  const rawListConcurrency = get('listReservedConcurrency');
-  const listReservedConcurrency =
-    rawListConcurrency === 'off'
-      ? 'off'
-      : positiveInteger(rawListConcurrency, `${stage}:listReservedConcurrency`, 'concurrent executions, or off');
+  const listReservedConcurrency = readListConcurrency(stage, get('listReservedConcurrency'));
   const production = stage === 'production';
   // They bound what a client storm costs; what a list of the largest inventory needs of them is worked out in
   // docs/deploying.md, "Why these read caps".
@@ -190,29 +180,12 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
 
   return {
     stage,
-    env: { account, region },
+    env: stageEnv(stage, get, lookup),
     throttling: STAGE_THROTTLING[stage],
     authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
     logLevel: 'INFO',
-    alarms: {
-      serverErrorRate: production ? 0.01 : 0.05,
-      minRequests: production ? 20 : 10,
-      p99LatencyMs: production ? 1000 : 2000,
-      listDurationShare: 0.8,
-      functionErrors: 1,
-      // Three quarters of the largest list a client reading it plain can get: Lambda streams at most 200 MB
-      // (docs/performance.md, "Largest inventory"); gzipped lists go far further.
-      listedEntries: 2_500_000,
-      readCapacityShare: 0.8,
-      // One-minute periods in production, so an alarm can fire within the 5-minute canary and roll it back.
-      period: production ? Duration.minutes(1) : Duration.minutes(5),
-      evaluationPeriods: production ? 3 : 2,
-      datapointsToAlarm: 2,
-      ...(alarmEmail ? { email: alarmEmail } : {}),
-      ...(alarmTopicArn ? { topicArn: alarmTopicArn } : {}),
-      destinationRequired: production,
-    },
+    alarms: alarmConfig(production, get),
     maxReadRequestUnits,
     listReadUnitsPerSecond: listReadPace(maxReadRequestUnits.inventoryListIndex),
     ...(listReservedConcurrency === undefined ? {} : { listReservedConcurrency }),
@@ -235,6 +208,45 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
       : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false },
   };
+}
+
+/** A stage's account and region: its own settings, for staging the CLI's credentials, else the placeholders. */
+function stageEnv(stage: StageName, get: (key: string) => string | undefined, lookup: Lookup): StageConfig['env'] {
+  const fromCli = (envName: string) => (stage === 'staging' ? lookup(undefined, envName) : undefined);
+  return {
+    account: get('account') ?? fromCli('CDK_DEFAULT_ACCOUNT') ?? PLACEHOLDER_ACCOUNT,
+    region: get('region') ?? fromCli('CDK_DEFAULT_REGION') ?? DEFAULT_REGION,
+  };
+}
+
+/** The stage's alarm thresholds, with the e-mail and topic it reads. */
+function alarmConfig(production: boolean, get: (key: string) => string | undefined): AlarmConfig {
+  const email = get('alarmEmail');
+  const topicArn = get('alarmTopicArn');
+  return {
+    serverErrorRate: production ? 0.01 : 0.05,
+    minRequests: production ? 20 : 10,
+    p99LatencyMs: production ? 1000 : 2000,
+    listDurationShare: 0.8,
+    functionErrors: 1,
+    // Three quarters of the largest list a client reading it plain can get: Lambda streams at most 200 MB
+    // (docs/performance.md, "Largest inventory"); gzipped lists go far further.
+    listedEntries: 2_500_000,
+    readCapacityShare: 0.8,
+    // One-minute periods in production, so an alarm can fire within the 5-minute canary and roll it back.
+    period: production ? Duration.minutes(1) : Duration.minutes(5),
+    evaluationPeriods: production ? 3 : 2,
+    datapointsToAlarm: 2,
+    ...(email ? { email } : {}),
+    ...(topicArn ? { topicArn } : {}),
+    destinationRequired: production,
+  };
+}
+
+/** `<stage>:listReservedConcurrency`: a positive integer, `off`, or unset. */
+function readListConcurrency(stage: StageName, raw: string | undefined): number | 'off' | undefined {
+  if (raw === 'off') return 'off';
+  return positiveInteger(raw, `${stage}:listReservedConcurrency`, 'concurrent executions, or off');
 }
 
 /** A positive integer setting, or undefined when unset. @throws Error naming the setting and its unit */

@@ -12,44 +12,90 @@ import { ROUTES } from './routes';
  * variable, so a template cannot read the status it is sent with: every type with a fixed status gets its own
  * response with that status written into the body; see {@link FALLBACK_TYPES} for the two that cannot.
  */
-export interface GatewayResponseSpec {
+export interface GatewayResponseSpec extends GatewayAnswer {
   /** The API Gateway response type. */
   type: GatewayResponseType;
+}
+
+/** The Error body of one response type, and the headers it adds. */
+export interface GatewayAnswer {
   code: ErrorCode;
   /** May contain `{requestId}` and `{responseType}`, which become `$context` variables in the template. */
   message: string;
   headers?: Readonly<Record<string, string>>;
 }
 
+const RETRY_AFTER = { 'Retry-After': String(RETRY_AFTER_SECONDS) } as const;
+
+const KEY_CHECK_UNAVAILABLE = {
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'The API key could not be checked right now; retry shortly. Request id: {requestId}.',
+  headers: RETRY_AFTER,
+} as const;
+
 /**
- * Every response type of "Gateway response types for API Gateway"
+ * The answer of every response type of "Gateway response types for API Gateway"
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
  */
-export const GATEWAY_RESPONSE_TYPES = [
-  'ACCESS_DENIED',
-  'API_CONFIGURATION_ERROR',
-  'AUTHORIZER_CONFIGURATION_ERROR',
-  'AUTHORIZER_FAILURE',
-  'BAD_REQUEST_PARAMETERS',
-  'BAD_REQUEST_BODY',
-  'DEFAULT_4XX',
-  'DEFAULT_5XX',
-  'EXPIRED_TOKEN',
-  'INTEGRATION_FAILURE',
-  'INTEGRATION_TIMEOUT',
-  'INVALID_API_KEY',
-  'INVALID_SIGNATURE',
-  'MISSING_AUTHENTICATION_TOKEN',
-  'QUOTA_EXCEEDED',
-  'REQUEST_TOO_LARGE',
-  'RESOURCE_NOT_FOUND',
-  'THROTTLED',
-  'UNAUTHORIZED',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'WAF_FILTERED',
-] as const;
+const ANSWERS = {
+  UNAUTHORIZED: {
+    code: 'UNAUTHORIZED',
+    message: 'A valid API key is required: send Authorization: Bearer <key>.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  },
+  ACCESS_DENIED: { code: 'ACCESS_DENIED', message: 'This API key may not call this operation.' },
+  INVALID_API_KEY: { code: 'ACCESS_DENIED', message: 'This API key may not call this API.' },
+  EXPIRED_TOKEN: { code: 'ACCESS_DENIED', message: 'The request credentials have expired.' },
+  INVALID_SIGNATURE: { code: 'ACCESS_DENIED', message: 'The request signature is not valid.' },
+  WAF_FILTERED: { code: 'ACCESS_DENIED', message: 'The request was blocked by the web application firewall.' },
+  // The 404 mocks answer unknown routes; API Gateway sends this type for a resource or method it does not have.
+  MISSING_AUTHENTICATION_TOKEN: { code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
+  RESOURCE_NOT_FOUND: { code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
+  THROTTLED: { code: 'THROTTLED', message: 'Too many requests; slow down and retry.', headers: RETRY_AFTER },
+  // A quota lasts for its period: no Retry-After a client could trust.
+  QUOTA_EXCEEDED: { code: 'THROTTLED', message: 'The request quota is exhausted; retry in the next period.' },
+  BAD_REQUEST_BODY: { code: 'VALIDATION_FAILED', message: 'The request body is invalid.' },
+  BAD_REQUEST_PARAMETERS: { code: 'VALIDATION_FAILED', message: 'The request parameters are invalid.' },
+  // Installed for completeness, but AWS does not apply a customized REQUEST_TOO_LARGE (BODY_OVER_GATEWAY_LIMIT).
+  REQUEST_TOO_LARGE: {
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'The request is too large: at most 10,240 bytes of header values and a 10 MB body.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The request media type is not supported.' },
+  // A TOKEN authorizer that throws anything but `Unauthorized` (here: the keys table unreadable) is this type.
+  AUTHORIZER_CONFIGURATION_ERROR: KEY_CHECK_UNAVAILABLE,
+  AUTHORIZER_FAILURE: KEY_CHECK_UNAVAILABLE,
+  // The function could not be invoked or failed to answer (crash, Lambda throttling, a request or response over
+  // Lambda's 6 MB invoke payload limit).
+  INTEGRATION_FAILURE: {
+    code: 'SERVICE_UNAVAILABLE',
+    message:
+      'The service could not process the request right now; retry shortly (requests over 6 MB are never accepted). ' +
+      'Request id: {requestId}.',
+    headers: RETRY_AFTER,
+  },
+  INTEGRATION_TIMEOUT: { code: 'GATEWAY_TIMEOUT', message: 'The request timed out. Request id: {requestId}.' },
+  API_CONFIGURATION_ERROR: { code: 'INTERNAL', message: 'An internal error occurred. Request id: {requestId}.' },
+  DEFAULT_4XX: {
+    code: 'BAD_REQUEST',
+    message: 'The request was refused by the API gateway ({responseType}). Request id: {requestId}.',
+  },
+  DEFAULT_5XX: {
+    code: 'INTERNAL',
+    message: 'An internal error occurred in the API gateway ({responseType}). Request id: {requestId}.',
+  },
+} as const satisfies Record<string, GatewayAnswer>;
 
-export type GatewayResponseType = (typeof GATEWAY_RESPONSE_TYPES)[number];
+export type GatewayResponseType = keyof typeof ANSWERS;
+
+/** Every response type API Gateway documents; each has its answer. */
+export const GATEWAY_RESPONSE_TYPES = Object.keys(ANSWERS) as GatewayResponseType[];
+
+/** Every response type with its answer, in the order the stack installs them. */
+export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = GATEWAY_RESPONSE_TYPES.map((type) => ({
+  type,
+  ...ANSWERS[type],
+}));
 
 /**
  * The fallbacks, for a 4XX/5XX answer of a type that has no response of its own. They are installed without a
@@ -58,85 +104,6 @@ export type GatewayResponseType = (typeof GATEWAY_RESPONSE_TYPES)[number];
  * template cannot know: their body says 400 / 500 (the class) and names the response type in the message.
  */
 export const FALLBACK_TYPES: readonly GatewayResponseType[] = ['DEFAULT_4XX', 'DEFAULT_5XX'];
-
-const RETRY_AFTER = { 'Retry-After': String(RETRY_AFTER_SECONDS) } as const;
-
-export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
-  {
-    type: 'UNAUTHORIZED',
-    code: 'UNAUTHORIZED',
-    message: 'A valid API key is required: send Authorization: Bearer <key>.',
-    headers: { 'WWW-Authenticate': 'Bearer' },
-  },
-  { type: 'ACCESS_DENIED', code: 'ACCESS_DENIED', message: 'This API key may not call this operation.' },
-  { type: 'INVALID_API_KEY', code: 'ACCESS_DENIED', message: 'This API key may not call this API.' },
-  { type: 'EXPIRED_TOKEN', code: 'ACCESS_DENIED', message: 'The request credentials have expired.' },
-  { type: 'INVALID_SIGNATURE', code: 'ACCESS_DENIED', message: 'The request signature is not valid.' },
-  { type: 'WAF_FILTERED', code: 'ACCESS_DENIED', message: 'The request was blocked by the web application firewall.' },
-  // The 404 mocks answer unknown routes; API Gateway sends this type for a resource or method it does not have.
-  { type: 'MISSING_AUTHENTICATION_TOKEN', code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
-  { type: 'RESOURCE_NOT_FOUND', code: 'NOT_FOUND', message: 'No such route; see /v1/inventory.' },
-  {
-    type: 'THROTTLED',
-    code: 'THROTTLED',
-    message: 'Too many requests; slow down and retry.',
-    headers: RETRY_AFTER,
-  },
-  // A quota lasts for its period: no Retry-After a client could trust.
-  { type: 'QUOTA_EXCEEDED', code: 'THROTTLED', message: 'The request quota is exhausted; retry in the next period.' },
-  { type: 'BAD_REQUEST_BODY', code: 'VALIDATION_FAILED', message: 'The request body is invalid.' },
-  { type: 'BAD_REQUEST_PARAMETERS', code: 'VALIDATION_FAILED', message: 'The request parameters are invalid.' },
-  // Installed for completeness, but AWS does not apply a customized REQUEST_TOO_LARGE (BODY_OVER_GATEWAY_LIMIT).
-  {
-    type: 'REQUEST_TOO_LARGE',
-    code: 'PAYLOAD_TOO_LARGE',
-    message: 'The request is too large: at most 10,240 bytes of header values and a 10 MB body.',
-  },
-  {
-    type: 'UNSUPPORTED_MEDIA_TYPE',
-    code: 'UNSUPPORTED_MEDIA_TYPE',
-    message: 'The request media type is not supported.',
-  },
-  // A TOKEN authorizer that throws anything but `Unauthorized` (here: the keys table unreadable) is this type.
-  {
-    type: 'AUTHORIZER_CONFIGURATION_ERROR',
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'The API key could not be checked right now; retry shortly. Request id: {requestId}.',
-    headers: RETRY_AFTER,
-  },
-  {
-    type: 'AUTHORIZER_FAILURE',
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'The API key could not be checked right now; retry shortly. Request id: {requestId}.',
-    headers: RETRY_AFTER,
-  },
-  // The function could not be invoked or failed to answer (crash, Lambda throttling, a request or response over
-  // Lambda's 6 MB invoke payload limit).
-  {
-    type: 'INTEGRATION_FAILURE',
-    code: 'SERVICE_UNAVAILABLE',
-    message:
-      'The service could not process the request right now; retry shortly (requests over 6 MB are never accepted). ' +
-      'Request id: {requestId}.',
-    headers: RETRY_AFTER,
-  },
-  { type: 'INTEGRATION_TIMEOUT', code: 'GATEWAY_TIMEOUT', message: 'The request timed out. Request id: {requestId}.' },
-  {
-    type: 'API_CONFIGURATION_ERROR',
-    code: 'INTERNAL',
-    message: 'An internal error occurred. Request id: {requestId}.',
-  },
-  {
-    type: 'DEFAULT_4XX',
-    code: 'BAD_REQUEST',
-    message: 'The request was refused by the API gateway ({responseType}). Request id: {requestId}.',
-  },
-  {
-    type: 'DEFAULT_5XX',
-    code: 'INTERNAL',
-    message: 'An internal error occurred in the API gateway ({responseType}). Request id: {requestId}.',
-  },
-];
 
 /**
  * An answer API Gateway makes that no gateway response of this API can shape, so it is not the Error body. Clients
@@ -191,12 +158,10 @@ export interface ResolvedGatewayResponse extends GatewayResponseSpec {
   installedStatus: number | undefined;
 }
 
-/** Looks up the spec for a response type; every type has one. */
+/** The answer of a response type, with its status. */
 export function gatewayResponse(type: GatewayResponseType): ResolvedGatewayResponse {
-  const spec = GATEWAY_RESPONSES.find((candidate) => candidate.type === type);
-  if (!spec) throw new Error(`No gateway response for ${type}`);
-  const status = ERROR_CODES[spec.code];
-  return { ...spec, status, installedStatus: FALLBACK_TYPES.includes(type) ? undefined : status };
+  const status = ERROR_CODES[ANSWERS[type].code];
+  return { type, ...ANSWERS[type], status, installedStatus: FALLBACK_TYPES.includes(type) ? undefined : status };
 }
 
 /**

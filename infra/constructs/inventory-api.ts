@@ -103,8 +103,6 @@ function literal(value: string): string {
   return `'${value}'`;
 }
 
-/** The Error body as a mapping template (its home is service/gateway-responses.ts). */
-
 /**
  * The REST API of one stage: its deployment stage is `v1`, its routes come from ROUTES, and every method, including
  * the 404 catch-all and the 405 answers, is behind the TOKEN authorizer, as the local gateway behaves.

@@ -14,8 +14,8 @@ import { BUNDLING, handlerEntry, PROJECT_ROOT } from '../bundling';
  */
 export const DEFAULT_MEMORY_MB = 256;
 /**
- * Memory of listInventory. The list streams (at most two Query pages per shard are held), so memory no longer bounds
- * the inventory; this size buys CPU, which Lambda gives in proportion to memory, for the list's CPU-bound merge,
+ * Memory of listInventory. The list streams (at most two Query pages per shard are held), so memory does not bound the
+ * inventory; this size buys CPU, which Lambda gives in proportion to memory, for the list's CPU-bound merge,
  * serialization and gzip, with headroom over its measured peak at 1,000,000 entries (docs/performance.md,
  * "Memory sizes").
  */

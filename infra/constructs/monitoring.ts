@@ -115,6 +115,106 @@ const TABLE_OPERATIONS = [
   Operation.BATCH_WRITE_ITEM,
 ];
 
+/** How many periods an alarm looks at, and how many of them must breach. */
+interface Evaluation {
+  evaluationPeriods: number;
+  datapointsToAlarm: number;
+}
+
+/**
+ * Counts of events that should never happen (a crash, a throttle, a key check that could not run, a list near its
+ * time-out) alarm on the first period that has one: a lone event breaches one period, and an M-of-N alarm needs M
+ * of them, so it would never page. Rates, latencies and levels alarm when M of N periods breach, so that one slow or
+ * failing minute is not an outage ("Evaluating an alarm", CloudWatch user guide). test/infra/alarm-evaluation.ts
+ * evaluates both kinds as CloudWatch does.
+ */
+const ONCE: Evaluation = { evaluationPeriods: 1, datapointsToAlarm: 1 };
+
+/** One alarm of the stage. */
+interface AlarmSpec {
+  metric: IMetric;
+  threshold: number;
+  /** What happened, in a sentence; the runbook reference is appended. */
+  description: string;
+  /** Its section under "Alarm runbooks" in docs/deploying.md. @default the alarm's construct ID */
+  runbook?: string;
+  /** @default the stage's M of N periods ({@link AlarmConfig}) */
+  evaluation?: Evaluation;
+}
+
+/**
+ * What every part of the monitoring shares: the scope its alarms are created in (so each keeps its
+ * `Monitoring<Name>` logical ID, which names the alarm), where they notify, and the stage's metrics.
+ */
+class StageWatch {
+  readonly alarms: Alarm[] = [];
+  readonly config: AlarmConfig;
+  readonly period: Duration;
+
+  constructor(
+    private readonly scope: Construct,
+    readonly props: MonitoringProps,
+    private readonly actions: readonly SnsAction[],
+  ) {
+    this.config = props.alarms;
+    this.period = props.alarms.period;
+  }
+
+  /** An alarm into the topic(s), at or above its threshold, quiet while its metric is missing. */
+  alarm(id: string, spec: AlarmSpec): Alarm {
+    const evaluation = spec.evaluation ?? this.config;
+    const alarm = new Alarm(this.scope, id, {
+      metric: spec.metric,
+      threshold: spec.threshold,
+      evaluationPeriods: evaluation.evaluationPeriods,
+      datapointsToAlarm: evaluation.datapointsToAlarm,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${spec.description}. Runbook: docs/deploying.md, "Alarm runbooks", ${spec.runbook ?? id}.`,
+    });
+    for (const action of this.actions) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+    this.alarms.push(alarm);
+    return alarm;
+  }
+
+  /** One of the functions' own metrics (service/metric-names.ts), of this stage. */
+  custom(metricName: string, statistic: string, label = metricName): Metric {
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: this.props.stageName },
+      statistic,
+      period: this.period,
+      label,
+    });
+  }
+
+  /** One method's API Gateway metric (the stage's metrics with the Method and Resource dimensions). */
+  methodMetric(route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string): Metric {
+    const { stage } = this.props;
+    return new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName,
+      dimensionsMap: {
+        ApiName: stage.restApi.restApiName,
+        Method: route.method,
+        Resource: route.path,
+        Stage: stage.stageName,
+      },
+      statistic,
+      period: this.period,
+    });
+  }
+
+  /** `value` in periods with at least `minRequests` requests (the expression's `requests`), else 0. */
+  guarded(value: string): string {
+    return `IF(FILL(requests, 0) >= ${this.config.minRequests}, ${value}, 0)`;
+  }
+}
+
 /**
  * The stage's alarms, all into one KMS-encrypted SNS topic (plus the configured e-mail and topic), and a dashboard.
  *
@@ -134,445 +234,404 @@ const TABLE_OPERATIONS = [
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
-  readonly alarms: Alarm[] = [];
+  readonly alarms: Alarm[];
   readonly dashboard: Dashboard;
-  /** API 5xx (without the designed 501s) per request. */
-  readonly apiServerErrorRateAlarm: Alarm;
-  /** The functions' own faults (500 and 503 answers) per request. */
-  readonly functionFaultRateAlarm: Alarm;
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
-  /** The history function is falling behind the inventory table's stream. */
-  readonly historyIteratorAgeAlarm: Alarm;
-  /** The history gave up on stream records: changes missing from the history. */
-  readonly historyFailedRecordsAlarm: Alarm;
-  /** Each route function's crashes (Lambda `Errors`), by operationId, and the history function's as `history`. */
-  readonly functionErrorAlarms = new Map<string, Alarm>();
-  /** Each buffered route's p99 latency, by operationId. */
-  readonly routeLatencyAlarms = new Map<string, Alarm>();
-  /** The streamed list's longest run nears its timeout. */
-  readonly listDurationAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { alarms: config, stage } = props;
-    const period = config.period;
-
-    // A customer managed key: the AWS managed aws/sns key does not let CloudWatch publish to the topic.
-    const key = new Key(this, 'AlarmTopicKey', {
-      description: 'Encrypts the pet store inventory alarm topic',
-      enableKeyRotation: true,
-      removalPolicy: props.keyRemovalPolicy,
-    });
-    key.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    );
-    this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
-    // A topic policy replaces SNS's default one, so nothing may publish unless it says so: CloudWatch, for this
-    // stage's own alarms only (their CloudFormation-generated ARNs, read once every alarm of the stack exists).
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowThisStageAlarmsToPublish',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-          ArnEquals: { 'aws:SourceArn': Lazy.list({ produce: () => stackAlarmArns(Stack.of(this)) }) },
-        },
-      }),
-    );
-    if (config.email) this.topic.addSubscription(new EmailSubscription(config.email));
+    this.topic = alarmTopic(this, props);
     const actions = [new SnsAction(this.topic)];
-    if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', config.topicArn)));
+    if (props.alarms.topicArn)
+      actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', props.alarms.topicArn)));
+    const watch = new StageWatch(this, props, actions);
 
-    /** One alarm into the topic(s); `runbook` names its section under "Alarm runbooks" in docs/deploying.md. */
-    const add = (
-      alarmId: string,
-      metric: IMetric,
-      threshold: number,
-      description: string,
-      runbook = alarmId,
-      evaluation: { evaluationPeriods: number; datapointsToAlarm: number } = config,
-    ) => {
-      const alarm = new Alarm(this, alarmId, {
-        metric,
-        threshold,
-        evaluationPeriods: evaluation.evaluationPeriods,
-        datapointsToAlarm: evaluation.datapointsToAlarm,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: `${description}. Runbook: docs/deploying.md, "Alarm runbooks", ${runbook}.`,
-      });
-      for (const action of actions) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-      this.alarms.push(alarm);
-      return alarm;
-    };
-    /*
-     * Counts of events that should never happen (a crash, a throttle, a key check that could not run, a list near its
-     * time-out) alarm on the first period that has one: a lone event breaches one period, and an M-of-N alarm needs M
-     * of them, so it would never page. Rates, latencies and levels alarm when M of N periods breach, so that one slow
-     * or failing minute is not an outage ("Evaluating an alarm", CloudWatch user guide). test/infra/alarm-evaluation.ts
-     * evaluates both kinds as CloudWatch does.
-     */
-    const once = { evaluationPeriods: 1, datapointsToAlarm: 1 };
-    const custom = (metricName: string, statistic: string, label = metricName) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: props.stageName },
-        statistic,
-        period,
-        label,
-      });
+    const api = watchApi(watch);
+    const keysAndLists = watchKeysAndLists(watch);
+    const functions = watchFunctions(watch);
+    const history = watchHistory(watch);
+    const tables = [...watchTables(watch), ...(props.listIndex ? [watchListIndex(watch, props.listIndex)] : [])];
 
-    const requests = stage.metricCount({ statistic: 'Sum', period });
-    const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
-    /** One method's API Gateway metric (the stage's metrics with the Method and Resource dimensions). */
-    const methodMetric = (route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string) =>
-      new Metric({
-        namespace: 'AWS/ApiGateway',
-        metricName,
-        dimensionsMap: {
-          ApiName: stage.restApi.restApiName,
-          Method: route.method,
-          Resource: route.path,
-          Stage: stage.stageName,
-        },
-        statistic,
-        period,
-      });
-    const notImplemented = Object.fromEntries(
-      props.notImplementedRoutes.map((route, index) => [`ni${index}`, methodMetric(route, '5XXError', 'Sum')]),
-    );
-    const guarded = (value: string, requestsId = 'requests') =>
-      `IF(FILL(${requestsId}, 0) >= ${config.minRequests}, ${value}, 0)`;
-    const designed501s = Object.keys(notImplemented)
-      .map((name) => ` - FILL(${name}, 0)`)
-      .join('');
-    const apiServerErrorRate = new MathExpression({
-      expression: guarded(`(FILL(errors, 0)${designed501s}) / FILL(requests, 0)`),
-      usingMetrics: { requests, errors: serverErrors, ...notImplemented },
-      label: 'API 5xx per request, without the designed 501s',
-      period,
-    });
-    this.apiServerErrorRateAlarm = add(
-      'ApiServerErrorRateAlarm',
-      apiServerErrorRate,
-      config.serverErrorRate,
-      `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
-    );
-
-    const faults = new MathExpression({
-      expression: guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / FILL(requests, 0)'),
-      usingMetrics: {
-        requests,
-        internal: custom(METRIC_NAMES.internalError, 'Sum'),
-        unavailable: custom(METRIC_NAMES.storageUnavailable, 'Sum'),
-      },
-      label: 'Function faults (500 + 503) per request',
-      period,
-    });
-    this.functionFaultRateAlarm = add(
-      'FunctionFaultRateAlarm',
-      faults,
-      config.serverErrorRate,
-      `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
-    );
-
-    const p99 = stage.metricLatency({ statistic: 'p99', period });
-    const routeLatencies: IMetric[] = [];
-    for (const route of props.latencyRoutes) {
-      const pascal = route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1);
-      const latency = new MathExpression({
-        expression: guarded('FILL(latency, 0)'),
-        usingMetrics: {
-          requests: methodMetric(route, 'Count', 'Sum'),
-          latency: methodMetric(route, 'Latency', 'p99'),
-        },
-        label: `${route.method} ${route.path} p99 latency (ms)`,
-        period,
-      });
-      routeLatencies.push(methodMetric(route, 'Latency', 'p99'));
-      this.routeLatencyAlarms.set(
-        route.operationId,
-        add(
-          `${pascal}LatencyAlarm`,
-          latency,
-          config.p99LatencyMs,
-          `${route.method} ${route.path}: p99 latency reached ${config.p99LatencyMs} ms`,
-          '<Route>LatencyAlarm',
-        ),
-      );
-    }
-    const listBudgetMs = Math.round(props.list.timeout.toMilliseconds() * config.listDurationShare);
-    const listDuration = props.list.function.metricDuration({
-      statistic: 'Maximum',
-      period,
-      label: 'GET /inventory: longest run (ms)',
-    });
-    this.listDurationAlarm = add(
-      'ListInventoryDurationAlarm',
-      listDuration,
-      listBudgetMs,
-      `A GET /inventory ran ${config.listDurationShare * 100} % of its ${props.list.timeout.toHumanString()} ` +
-        'timeout: lists are nearing the point where they are cut off',
-      'ListInventoryDurationAlarm',
-      once,
-    );
-
-    const authorizerUnavailable = custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
-    this.authorizerUnavailableAlarm = add(
-      'AuthorizerUnavailableAlarm',
-      authorizerUnavailable,
-      1,
-      'The authorizer could not check API keys (keys table failing): clients get 503',
-      'AuthorizerUnavailableAlarm',
-      once,
-    );
-
-    const listed = custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
-    add(
-      'InventoryListSizeAlarm',
-      listed,
-      config.listedEntries,
-      `A list answered ${config.listedEntries} entries or more: it nears the largest list the stage can answer`,
-      'InventoryListSizeAlarm',
-      once,
-    );
-
-    const functionWidgets: GraphWidget[] = [];
-    const watch = (name: string, fn: IFunction, alarmOnErrors: boolean) => {
-      const pascal = name.charAt(0).toUpperCase() + name.slice(1);
-      const errors = fn.metricErrors({ statistic: 'Sum', period });
-      const throttles = fn.metricThrottles({ statistic: 'Sum', period });
-      if (alarmOnErrors) {
-        this.functionErrorAlarms.set(
-          name,
-          add(
-            `${pascal}ErrorsAlarm`,
-            errors,
-            config.functionErrors,
-            `The ${name} function crashed or timed out`,
-            '<Function>ErrorsAlarm',
-            once,
-          ),
-        );
-      }
-      add(
-        `${pascal}ThrottlesAlarm`,
-        throttles,
-        1,
-        `The ${name} function was throttled`,
-        '<Function>ThrottlesAlarm',
-        once,
-      );
-      functionWidgets.push(
-        new GraphWidget({
-          title: `${name}: invocations, errors, throttles`,
-          left: [fn.metricInvocations({ statistic: 'Sum', period }), errors, throttles],
-          right: [fn.metricDuration({ statistic: 'p99', period })],
-          width: 12,
-        }),
-      );
-    };
-    for (const [name, fn] of props.routeFunctions) watch(name, fn, true);
-    watch('authorizer', props.authorizerFunction, false);
-    watch('history', props.history.function, true);
-
-    const iteratorAge = props.history.function.metric('IteratorAge', {
-      statistic: 'Maximum',
-      period,
-      label: 'History: age of the last stream record read (ms)',
-    });
-    this.historyIteratorAgeAlarm = add(
-      'HistoryIteratorAgeAlarm',
-      iteratorAge,
-      props.history.iteratorAgeAlarm.toMilliseconds(),
-      `The history is ${props.history.iteratorAgeAlarm.toHumanString()} or more behind the inventory table's stream`,
-    );
-    const failedRecords = props.history.failedRecords.metricApproximateNumberOfMessagesVisible({
-      statistic: 'Maximum',
-      period,
-      label: 'History: batches given up on (on-failure queue)',
-    });
-    this.historyFailedRecordsAlarm = add(
-      'HistoryFailedRecordsAlarm',
-      failedRecords,
-      1,
-      'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
-      'HistoryFailedRecordsAlarm',
-      once,
-    );
-
-    const tableWidgets: GraphWidget[] = [];
-    for (const [name, { table, maxReadRequestUnits }] of props.tables) {
-      const pascal = name.charAt(0).toUpperCase() + name.slice(1);
-      const throttles = throttleEvents((metricName) => table.metric(metricName, { statistic: 'Sum', period }), {
-        readCap: maxReadRequestUnits !== undefined,
-        label: `${name} throttle events`,
-        period,
-      });
-      const systemErrors = new MathExpression({
-        expression: TABLE_OPERATIONS.map((_, index) => `FILL(op${index}, 0)`).join(' + '),
-        usingMetrics: Object.fromEntries(
-          TABLE_OPERATIONS.map((operation, index) => [
-            `op${index}`,
-            table.metric('SystemErrors', {
-              dimensionsMap: { TableName: table.tableName, Operation: operation },
-              statistic: 'Sum',
-              period,
-            }),
-          ]),
-        ),
-        label: `${name} system errors`,
-        period,
-      });
-      const readUnitsPerSecond = new MathExpression({
-        expression: 'FILL(consumed, 0) / PERIOD(consumed)',
-        usingMetrics: { consumed: table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }) },
-        label: `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
-        period,
-      });
-      add(
-        `${pascal}TableThrottlesAlarm`,
-        throttles,
-        1,
-        `Requests to the ${name} table were throttled`,
-        '<Table>TableThrottlesAlarm',
-      );
-      add(
-        `${pascal}TableSystemErrorsAlarm`,
-        systemErrors,
-        1,
-        `The ${name} table answered with system errors`,
-        '<Table>TableSystemErrorsAlarm',
-      );
-      if (maxReadRequestUnits !== undefined)
-        add(
-          `${pascal}TableReadCapacityAlarm`,
-          readUnitsPerSecond,
-          Math.round(maxReadRequestUnits * config.readCapacityShare),
-          `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
-          '<Table>TableReadCapacityAlarm',
-        );
-      tableWidgets.push(
-        new GraphWidget({
-          title: `${name} table`,
-          left: [throttles, systemErrors],
-          right: [readUnitsPerSecond],
-          width: 12,
-        }),
-      );
-    }
-
-    if (props.listIndex) {
-      const { table, indexName, maxReadRequestUnits } = props.listIndex;
-      const indexMetric = (metricName: string) =>
-        new Metric({
-          namespace: 'AWS/DynamoDB',
-          metricName,
-          dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
-          statistic: 'Sum',
-          period,
-        });
-      const indexReadUnitsPerSecond = new MathExpression({
-        expression: 'FILL(consumed, 0) / PERIOD(consumed)',
-        usingMetrics: { consumed: indexMetric('ConsumedReadCapacityUnits') },
-        label: `list index read units per second (cap ${maxReadRequestUnits})`,
-        period,
-      });
-      // Its writes too: DynamoDB counts an index's throttled writes (which throttle the table's write) under the
-      // index's own dimensions, not the table's.
-      const indexThrottles = throttleEvents(indexMetric, {
-        readCap: true,
-        label: 'list index throttle events',
-        period,
-      });
-      add(
-        'InventoryListIndexReadCapacityAlarm',
-        indexReadUnitsPerSecond,
-        Math.round(maxReadRequestUnits * config.readCapacityShare),
-        `The list index read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
-        '<Table>TableReadCapacityAlarm',
-      );
-      add(
-        'InventoryListIndexThrottlesAlarm',
-        indexThrottles,
-        1,
-        'The list index was throttled (lists beyond its read cap, or writes beyond a partition or account limit)',
-        '<Table>TableThrottlesAlarm',
-      );
-      tableWidgets.push(
-        new GraphWidget({ title: 'list index', left: [indexThrottles], right: [indexReadUnitsPerSecond], width: 12 }),
-      );
-    }
-
+    this.alarms = watch.alarms;
+    this.authorizerUnavailableAlarm = keysAndLists.authorizerUnavailableAlarm;
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: [
         [new TextWidget({ markdown: `# Pet store inventory (${props.stageName})`, width: 24, height: 1 })],
         [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
-        [
-          new GraphWidget({
-            title: 'API requests and errors',
-            left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
-            right: [apiServerErrorRate, faults],
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'API latency',
-            left: [
-              stage.metricLatency({ statistic: 'p50', period }),
-              p99,
-              stage.metricIntegrationLatency({ statistic: 'p99', period }),
-              ...routeLatencies,
-            ],
-            right: [listDuration],
-            width: 12,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Authorizer decisions',
-            left: [
-              custom(METRIC_NAMES.apiKeyAccepted, 'Sum'),
-              custom(METRIC_NAMES.apiKeyRefused, 'Sum'),
-              authorizerUnavailable,
-            ],
-            width: 12,
-          }),
-          new GraphWidget({ title: 'Largest list answered', left: [listed], width: 12 }),
-        ],
-        [
-          new GraphWidget({
-            title: 'History: stream lag and records given up on',
-            left: [iteratorAge],
-            right: [failedRecords],
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'History: changes recorded, records failed',
-            left: [
-              custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'),
-              custom(METRIC_NAMES.historyRecordsFailed, 'Sum'),
-            ],
-            width: 12,
-          }),
-        ],
-        ...pairs(functionWidgets),
-        ...pairs(tableWidgets),
+        api,
+        keysAndLists.widgets,
+        history,
+        ...pairs(functions),
+        ...pairs(tables),
       ],
     });
   }
+}
+
+/**
+ * The topic every alarm notifies, encrypted with a customer managed key (the AWS managed aws/sns key does not let
+ * CloudWatch publish to the topic), with the configured e-mail subscribed.
+ */
+function alarmTopic(scope: Construct, props: MonitoringProps): Topic {
+  const account = Stack.of(scope).account;
+  const key = new Key(scope, 'AlarmTopicKey', {
+    description: 'Encrypts the pet store inventory alarm topic',
+    enableKeyRotation: true,
+    removalPolicy: props.keyRemovalPolicy,
+  });
+  key.addToResourcePolicy(
+    new PolicyStatement({
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:SourceAccount': account } },
+    }),
+  );
+  const topic = new Topic(scope, 'AlarmTopic', { masterKey: key, enforceSSL: true });
+  // A topic policy replaces SNS's default one, so nothing may publish unless it says so: CloudWatch, for this
+  // stage's own alarms only (their CloudFormation-generated ARNs, read once every alarm of the stack exists).
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'AllowThisStageAlarmsToPublish',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': account },
+        ArnEquals: { 'aws:SourceArn': Lazy.list({ produce: () => stackAlarmArns(Stack.of(scope)) }) },
+      },
+    }),
+  );
+  if (props.alarms.email) topic.addSubscription(new EmailSubscription(props.alarms.email));
+  return topic;
+}
+
+/** What a client notices: 5xx and fault rates, each buffered route's p99 latency, the streamed list's longest run. */
+function watchApi(watch: StageWatch): GraphWidget[] {
+  const { props, config, period } = watch;
+  const { stage } = props;
+  const requests = stage.metricCount({ statistic: 'Sum', period });
+  const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
+  const notImplemented = Object.fromEntries(
+    props.notImplementedRoutes.map((route, index) => [`ni${index}`, watch.methodMetric(route, '5XXError', 'Sum')]),
+  );
+  const designed501s = Object.keys(notImplemented)
+    .map((name) => ` - FILL(${name}, 0)`)
+    .join('');
+  const serverErrorRate = new MathExpression({
+    expression: watch.guarded(`(FILL(errors, 0)${designed501s}) / FILL(requests, 0)`),
+    usingMetrics: { requests, errors: serverErrors, ...notImplemented },
+    label: 'API 5xx per request, without the designed 501s',
+    period,
+  });
+  watch.alarm('ApiServerErrorRateAlarm', {
+    metric: serverErrorRate,
+    threshold: config.serverErrorRate,
+    description: `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
+  });
+  const faults = new MathExpression({
+    expression: watch.guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / FILL(requests, 0)'),
+    usingMetrics: {
+      requests,
+      internal: watch.custom(METRIC_NAMES.internalError, 'Sum'),
+      unavailable: watch.custom(METRIC_NAMES.storageUnavailable, 'Sum'),
+    },
+    label: 'Function faults (500 + 503) per request',
+    period,
+  });
+  watch.alarm('FunctionFaultRateAlarm', {
+    metric: faults,
+    threshold: config.serverErrorRate,
+    description: `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
+  });
+  for (const route of props.latencyRoutes) routeLatencyAlarm(watch, route);
+  const listDuration = watchListDuration(watch);
+  return [
+    new GraphWidget({
+      title: 'API requests and errors',
+      left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
+      right: [serverErrorRate, faults],
+      width: 12,
+    }),
+    new GraphWidget({
+      title: 'API latency',
+      left: [
+        stage.metricLatency({ statistic: 'p50', period }),
+        stage.metricLatency({ statistic: 'p99', period }),
+        stage.metricIntegrationLatency({ statistic: 'p99', period }),
+        ...props.latencyRoutes.map((route) => watch.methodMetric(route, 'Latency', 'p99')),
+      ],
+      right: [listDuration],
+      width: 12,
+    }),
+  ];
+}
+
+/** A buffered route's p99 latency, in periods with enough of its own requests. */
+function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' | 'method' | 'path'>): void {
+  const { p99LatencyMs } = watch.config;
+  const latency = new MathExpression({
+    expression: watch.guarded('FILL(latency, 0)'),
+    usingMetrics: {
+      requests: watch.methodMetric(route, 'Count', 'Sum'),
+      latency: watch.methodMetric(route, 'Latency', 'p99'),
+    },
+    label: `${route.method} ${route.path} p99 latency (ms)`,
+    period: watch.period,
+  });
+  watch.alarm(`${pascalCase(route.operationId)}LatencyAlarm`, {
+    metric: latency,
+    threshold: p99LatencyMs,
+    description: `${route.method} ${route.path}: p99 latency reached ${p99LatencyMs} ms`,
+    runbook: '<Route>LatencyAlarm',
+  });
+}
+
+/** The streamed list's longest run against its share of the function's timeout. */
+function watchListDuration(watch: StageWatch): IMetric {
+  const { list } = watch.props;
+  const { listDurationShare } = watch.config;
+  const duration = list.function.metricDuration({
+    statistic: 'Maximum',
+    period: watch.period,
+    label: 'GET /inventory: longest run (ms)',
+  });
+  watch.alarm('ListInventoryDurationAlarm', {
+    metric: duration,
+    threshold: Math.round(list.timeout.toMilliseconds() * listDurationShare),
+    description:
+      `A GET /inventory ran ${listDurationShare * 100} % of its ${list.timeout.toHumanString()} ` +
+      'timeout: lists are nearing the point where they are cut off',
+    evaluation: ONCE,
+  });
+  return duration;
+}
+
+/** Key checks that could not run, and the largest list answered. */
+function watchKeysAndLists(watch: StageWatch) {
+  const authorizerUnavailable = watch.custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
+  const authorizerUnavailableAlarm = watch.alarm('AuthorizerUnavailableAlarm', {
+    metric: authorizerUnavailable,
+    threshold: 1,
+    description: 'The authorizer could not check API keys (keys table failing): clients get 503',
+    evaluation: ONCE,
+  });
+  const { listedEntries } = watch.config;
+  const listed = watch.custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
+  watch.alarm('InventoryListSizeAlarm', {
+    metric: listed,
+    threshold: listedEntries,
+    description: `A list answered ${listedEntries} entries or more: it nears the largest list the stage can answer`,
+    evaluation: ONCE,
+  });
+  const widgets = [
+    new GraphWidget({
+      title: 'Authorizer decisions',
+      left: [
+        watch.custom(METRIC_NAMES.apiKeyAccepted, 'Sum'),
+        watch.custom(METRIC_NAMES.apiKeyRefused, 'Sum'),
+        authorizerUnavailable,
+      ],
+      width: 12,
+    }),
+    new GraphWidget({ title: 'Largest list answered', left: [listed], width: 12 }),
+  ];
+  return { authorizerUnavailableAlarm, widgets };
+}
+
+/** Every function's throttles, and the crashes of each but the authorizer's (a refused key is a thrown error). */
+function watchFunctions(watch: StageWatch): GraphWidget[] {
+  const { props, config, period } = watch;
+  const widgets: GraphWidget[] = [];
+  const functions: [string, IFunction, boolean][] = [
+    ...[...props.routeFunctions].map(([name, fn]): [string, IFunction, boolean] => [name, fn, true]),
+    ['authorizer', props.authorizerFunction, false],
+    ['history', props.history.function, true],
+  ];
+  for (const [name, fn, alarmOnErrors] of functions) {
+    const pascal = pascalCase(name);
+    const errors = fn.metricErrors({ statistic: 'Sum', period });
+    const throttles = fn.metricThrottles({ statistic: 'Sum', period });
+    if (alarmOnErrors)
+      watch.alarm(`${pascal}ErrorsAlarm`, {
+        metric: errors,
+        threshold: config.functionErrors,
+        description: `The ${name} function crashed or timed out`,
+        runbook: '<Function>ErrorsAlarm',
+        evaluation: ONCE,
+      });
+    watch.alarm(`${pascal}ThrottlesAlarm`, {
+      metric: throttles,
+      threshold: 1,
+      description: `The ${name} function was throttled`,
+      runbook: '<Function>ThrottlesAlarm',
+      evaluation: ONCE,
+    });
+    widgets.push(
+      new GraphWidget({
+        title: `${name}: invocations, errors, throttles`,
+        left: [fn.metricInvocations({ statistic: 'Sum', period }), errors, throttles],
+        right: [fn.metricDuration({ statistic: 'p99', period })],
+        width: 12,
+      }),
+    );
+  }
+  return widgets;
+}
+
+/** How far behind the inventory table's stream the history is, and the batches it gave up on. */
+function watchHistory(watch: StageWatch): GraphWidget[] {
+  const { history } = watch.props;
+  const { period } = watch;
+  const iteratorAge = history.function.metric('IteratorAge', {
+    statistic: 'Maximum',
+    period,
+    label: 'History: age of the last stream record read (ms)',
+  });
+  watch.alarm('HistoryIteratorAgeAlarm', {
+    metric: iteratorAge,
+    threshold: history.iteratorAgeAlarm.toMilliseconds(),
+    description: `The history is ${history.iteratorAgeAlarm.toHumanString()} or more behind the inventory table's stream`,
+  });
+  const failedRecords = history.failedRecords.metricApproximateNumberOfMessagesVisible({
+    statistic: 'Maximum',
+    period,
+    label: 'History: batches given up on (on-failure queue)',
+  });
+  watch.alarm('HistoryFailedRecordsAlarm', {
+    metric: failedRecords,
+    threshold: 1,
+    description:
+      'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
+    evaluation: ONCE,
+  });
+  return [
+    new GraphWidget({
+      title: 'History: stream lag and records given up on',
+      left: [iteratorAge],
+      right: [failedRecords],
+      width: 12,
+    }),
+    new GraphWidget({
+      title: 'History: changes recorded, records failed',
+      left: [
+        watch.custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'),
+        watch.custom(METRIC_NAMES.historyRecordsFailed, 'Sum'),
+      ],
+      width: 12,
+    }),
+  ];
+}
+
+/** Each table's throttles, system errors and, for a capped table, read units against its cap. */
+function watchTables(watch: StageWatch): GraphWidget[] {
+  const { config, period } = watch;
+  return [...watch.props.tables].map(([name, { table, maxReadRequestUnits }]) => {
+    const pascal = pascalCase(name);
+    const throttles = throttleEvents((metricName) => table.metric(metricName, { statistic: 'Sum', period }), {
+      readCap: maxReadRequestUnits !== undefined,
+      label: `${name} throttle events`,
+      period,
+    });
+    const systemErrors = new MathExpression({
+      expression: TABLE_OPERATIONS.map((_, index) => `FILL(op${index}, 0)`).join(' + '),
+      usingMetrics: Object.fromEntries(
+        TABLE_OPERATIONS.map((operation, index) => [
+          `op${index}`,
+          table.metric('SystemErrors', {
+            dimensionsMap: { TableName: table.tableName, Operation: operation },
+            statistic: 'Sum',
+            period,
+          }),
+        ]),
+      ),
+      label: `${name} system errors`,
+      period,
+    });
+    const readUnitsPerSecond = readUnitsPerSecondOf(
+      table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }),
+      `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
+      period,
+    );
+    watch.alarm(`${pascal}TableThrottlesAlarm`, {
+      metric: throttles,
+      threshold: 1,
+      description: `Requests to the ${name} table were throttled`,
+      runbook: '<Table>TableThrottlesAlarm',
+    });
+    watch.alarm(`${pascal}TableSystemErrorsAlarm`, {
+      metric: systemErrors,
+      threshold: 1,
+      description: `The ${name} table answered with system errors`,
+      runbook: '<Table>TableSystemErrorsAlarm',
+    });
+    if (maxReadRequestUnits !== undefined)
+      watch.alarm(`${pascal}TableReadCapacityAlarm`, {
+        metric: readUnitsPerSecond,
+        threshold: Math.round(maxReadRequestUnits * config.readCapacityShare),
+        description: `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+        runbook: '<Table>TableReadCapacityAlarm',
+      });
+    return new GraphWidget({
+      title: `${name} table`,
+      left: [throttles, systemErrors],
+      right: [readUnitsPerSecond],
+      width: 12,
+    });
+  });
+}
+
+/** The list index's read units against its own cap, and its throttles, alarmed as a table's. */
+function watchListIndex(watch: StageWatch, listIndex: NonNullable<MonitoringProps['listIndex']>): GraphWidget {
+  const { config, period } = watch;
+  const { table, indexName, maxReadRequestUnits } = listIndex;
+  const indexMetric = (metricName: string) =>
+    new Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName,
+      dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
+      statistic: 'Sum',
+      period,
+    });
+  const readUnitsPerSecond = readUnitsPerSecondOf(
+    indexMetric('ConsumedReadCapacityUnits'),
+    `list index read units per second (cap ${maxReadRequestUnits})`,
+    period,
+  );
+  // Its writes too: DynamoDB counts an index's throttled writes (which throttle the table's write) under the
+  // index's own dimensions, not the table's.
+  const throttles = throttleEvents(indexMetric, { readCap: true, label: 'list index throttle events', period });
+  watch.alarm('InventoryListIndexReadCapacityAlarm', {
+    metric: readUnitsPerSecond,
+    threshold: Math.round(maxReadRequestUnits * config.readCapacityShare),
+    description: `The list index read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+    runbook: '<Table>TableReadCapacityAlarm',
+  });
+  watch.alarm('InventoryListIndexThrottlesAlarm', {
+    metric: throttles,
+    threshold: 1,
+    description:
+      'The list index was throttled (lists beyond its read cap, or writes beyond a partition or account limit)',
+    runbook: '<Table>TableThrottlesAlarm',
+  });
+  return new GraphWidget({ title: 'list index', left: [throttles], right: [readUnitsPerSecond], width: 12 });
+}
+
+/** Consumed read units per second, from their sum per period. */
+function readUnitsPerSecondOf(consumed: IMetric, label: string, period: Duration): MathExpression {
+  return new MathExpression({
+    expression: 'FILL(consumed, 0) / PERIOD(consumed)',
+    usingMetrics: { consumed },
+    label,
+    period,
+  });
+}
+
+/** `listInventory` -> `ListInventory`. */
+function pascalCase(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 /** The ARN of every CloudWatch alarm of the stack, in construct order. */

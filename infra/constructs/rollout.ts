@@ -38,9 +38,6 @@ export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambda
  */
 export class InventoryRollout extends Construct {
   readonly application: LambdaApplication;
-  readonly groups = new Map<string, LambdaDeploymentGroup>();
-  /** Each gated function's new-version `Errors` alarm, by name. */
-  readonly newVersionAlarms = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: InventoryRolloutProps) {
     super(scope, id);
@@ -70,7 +67,6 @@ export class InventoryRollout extends Construct {
       const alarms = errorsAreFaults
         ? [this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period)]
         : [];
-      for (const alarm of alarms) this.newVersionAlarms.set(name, alarm);
       const group = new LambdaDeploymentGroup(this, `${pascal}DeploymentGroup`, {
         application: this.application,
         alias: fn.live,
@@ -83,7 +79,6 @@ export class InventoryRollout extends Construct {
       // The alias's CodeDeploy update policy names the group; the dependency is also made explicit, so the group
       // (and its new gate, see newVersionErrorsAlarm) is updated before the alias starts a deployment.
       fn.live.node.addDependency(group);
-      this.groups.set(name, group);
     }
   }
 

@@ -1,0 +1,125 @@
+import { Arn, ArnFormat, type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { LambdaApplication } from 'aws-cdk-lib/aws-codedeploy';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import { ENV } from '../../functions/config';
+import type { ProbeTarget } from '../../functions/deploy/pre-traffic';
+import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../../service/routes';
+import { InventoryFunction, type InventoryFunctionProps } from './inventory-function';
+import { STACK_STATUS_ACTIONS } from './self-check';
+
+/** The pre-traffic hook's module under `functions/handlers/`. */
+export const PRE_TRAFFIC_HOOK_HANDLER = 'pre-traffic-hook';
+
+/** One function the hook probes, and the safe request it sends. */
+export interface PreTrafficTarget {
+  function: InventoryFunction;
+  probe: ProbeTarget;
+}
+
+/** Properties of a {@link PreTrafficHook}. */
+export interface PreTrafficHookProps
+  extends Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'> {
+  /** Every function behind a `live` alias. */
+  targets: readonly PreTrafficTarget[];
+}
+
+/**
+ * CodeDeploy's BeforeAllowTraffic hook of every deployment group: invokes each new version with a safe request
+ * before it takes traffic. It may invoke the stage's own functions (any version), read its stack's status, read which
+ * version a deployment moves, and report its verdict ({@link allowVerdicts}).
+ */
+export class PreTrafficHook extends InventoryFunction {
+  private readonly targets: readonly InventoryFunction[];
+
+  constructor(scope: Construct, id: string, props: PreTrafficHookProps) {
+    const stack = Stack.of(scope);
+    super(scope, id, {
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      ...(props.logLevel ? { logLevel: props.logLevel } : {}),
+      handler: PRE_TRAFFIC_HOOK_HANDLER,
+      description:
+        'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',
+      // The list's probe waits for its first byte, which comes after its Scan.
+      timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS + 60),
+      environment: {
+        // Its own stack, whose status tells a rollback (functions/deploy/stack-status.ts).
+        [ENV.stackId]: stack.stackId,
+        [ENV.preTrafficTargets]: stack.toJsonString(
+          Object.fromEntries(props.targets.map((target) => [target.function.functionName, target.probe])),
+        ),
+      },
+    });
+    this.targets = props.targets.map((target) => target.function);
+  }
+
+  /**
+   * Grants what the hook does once CodeDeploy calls it: read its stack's status, invoke the versions it checks, read
+   * which version a deployment moves, and report its verdict to the deployment groups of `application`.
+   */
+  allowVerdicts(application: LambdaApplication): void {
+    const stack = Stack.of(this);
+    const role = this.role as Role;
+    for (const fn of this.targets) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+        reason:
+          'The pre-traffic hook invokes the version a deployment moves the live alias to (`name:<version>`), ' +
+          "which is only known when CodeDeploy runs: every version (and the live alias, which IAM's * also matches) " +
+          "of the stage's own functions, nothing else.",
+      });
+    }
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:${stack.partition}:codedeploy:${stack.region}:${stack.account}:deploymentgroup:<${stack.getLogicalId(application.node.defaultChild as CfnElement)}>/*]`,
+      reason:
+        'The hook reports its verdict for the deployment group that called it: ' +
+        "the deployment groups of this stage's CodeDeploy application only (naming each would make a cycle: the " +
+        'groups name the hook).',
+    });
+    // Its stack's status, asked only after a failed probe: a rollback's probes of the versions it restores only warn.
+    this.addToRolePolicy(new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [stack.stackId] }));
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        // The hook invokes only the version a deployment moves to (`name:<version>`, known when CodeDeploy runs).
+        // `name:*` allows every qualifier, the `live` alias clients use included: IAM has no versions-only pattern.
+        resources: this.targets.map((fn) => `${fn.functionArn}:*`),
+      }),
+    );
+    // Which resource CodeDeploy authorizes these two reads on is documented two ways: the Service Authorization
+    // Reference lists no resource type ("you must specify all resources (*)"), CodeDeploy's permissions reference names
+    // the deployment group. A grant on the groups alone would, on the first reading, leave the hook unable to find the
+    // version it checks, and every deploy would roll back; `*` holds on both.
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
+        resources: ['*'],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'codedeploy:ListDeploymentTargets and GetDeploymentTarget support no resource-level permissions (Service ' +
+        'Authorization Reference, AWS CodeDeploy): read-only, they tell which function and version a deployment moves.',
+    });
+    // The verdict as AWS SAM's documented hook policy grants it: on the application's deployment groups (the Service
+    // Authorization Reference lists no resource type for it either; a first real deploy settles it: npm run integ).
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:PutLifecycleEventHookExecutionStatus'],
+        resources: [
+          Arn.format(
+            {
+              service: 'codedeploy',
+              resource: 'deploymentgroup',
+              resourceName: `${application.applicationName}/*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            },
+            stack,
+          ),
+        ],
+      }),
+    );
+  }
+}
