@@ -49,14 +49,10 @@ interface TableGrant {
 
 /**
  * The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls, and on
- * what. The list Queries the list index (`table/<name>/index/<index>`), and Scans the table for one page, which is
- * the whole list of a small table (functions/store/inventory-table.ts, `smallTableEntries`).
+ * what. The list Queries the list index (`table/<name>/index/<index>`) and never reads the table itself.
  */
 export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>> = {
-  'inventory:read': [
-    { actions: ['dynamodb:Query'], on: 'listIndex' },
-    { actions: ['dynamodb:Scan'], on: 'table' },
-  ],
+  'inventory:read': [{ actions: ['dynamodb:Query'], on: 'listIndex' }],
   'inventory:get': [{ actions: ['dynamodb:GetItem'], on: 'table' }],
   'inventory:write': [{ actions: ['dynamodb:UpdateItem'], on: 'table' }],
   // Powertools' DynamoDB layer: claim a key (PutItem), read a first answer the claim did not return (GetItem), store

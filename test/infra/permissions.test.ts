@@ -395,9 +395,8 @@ edge('Stream mapping → on-failure queue', (_stage, stack) => {
  * states here what it may do.
  */
 const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  // functions/store/inventory-table.ts: one Scan page of the table (the whole list of a small table), then the
-  // paced, ordered Queries of the list index, one per shard.
-  ListInventoryFunction: { InventoryTable: ['Scan'], [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
+  // functions/store/inventory-table.ts: the paced, ordered Query pages of the list index's one partition.
+  ListInventoryFunction: { [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
   // functions/store/inventory-table.ts: the strongly consistent GetItem of one entry.
   GetInventoryEntryFunction: { InventoryTable: ['GetItem'] },
   // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH (set or adjustBy, the request built by
@@ -888,7 +887,7 @@ const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): OperatorReq
   ['dynamodb:DeleteItem', t.inventory],
   ['dynamodb:UpdateItem', t.inventory],
   ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'quantity'] }],
-  ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'listShard', 'status'] }],
+  ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'listShard'] }],
   ['dynamodb:PutItem', t.history],
   ['dynamodb:DeleteItem', t.apiKeys],
   ['cloudformation:DeleteStack', t.stack],

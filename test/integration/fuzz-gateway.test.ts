@@ -12,7 +12,7 @@ import { withinContract } from '../helpers/contract';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, type RawResponse, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 
-/** How many generated requests each property sends; the note of issue 6 reports the total. */
+/** How many generated requests each property sends. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
 /** How many hand-built raw requests (malformed framing and the like) the third property sends. */
 const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 600);

@@ -21,7 +21,7 @@ interface HistoryRow {
 }
 
 /**
- * The two guarantees of issue 13 through `npm start` as a client and an operator meet them: compare-and-set PATCH
+ * Two guarantees through `npm start`, as a client and an operator meet them: compare-and-set PATCH
  * loses no concurrent update, and every stock change (import or API) is on record in `inventory history`, fed by
  * the history function from DynamoDB Local's stream.
  */

@@ -11,7 +11,7 @@ describe('Domain: parsePetId', () => {
     ['007', '7'],
     ['-0', '0'],
     ['-42', '-42'],
-    // Leading zeros are ignored however many there are (a fuzzer's 41-character 00…01 was once refused).
+    // Leading zeros are ignored however many there are, up to the 1000-character limit.
     [`${'0'.repeat(40)}1`, '1'],
     ['0'.repeat(41), '0'],
     [`-${'0'.repeat(100)}9223372036854775808`, '-9223372036854775808'],
