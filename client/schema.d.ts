@@ -238,6 +238,7 @@ export interface components {
             /** @description Human-readable description; for 400 it names the field and the rule. Not for parsing. */
             message: string;
             /**
+             * Format: int32
              * @description The HTTP status code of the response. (For an answer API Gateway gives under a response type it does not
              *     document, the class: 400 or 500; see Errors.)
              */

@@ -29,7 +29,7 @@ export function parseListQuery(
   const limit = single?.limit;
   if (limit !== undefined) {
     const rule = `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`;
-    if (!/^[0-9]{1,6}$/.test(limit)) throw new ValidationError(`${rule}.`);
+    if (!/^-?[0-9]{1,6}$/.test(limit)) throw new ValidationError(`${rule}.`);
     const value = Number(limit);
     if (value < 1 || value > MAX_LIST_LIMIT) throw new ValidationError(`${rule}; got ${value}.`);
     query.limit = value;

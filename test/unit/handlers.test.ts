@@ -579,6 +579,11 @@ describe('Function: listInventory, the stream and its pages', () => {
     expect(error.message).toMatch(new RegExp(`^${name} `));
   });
 
+  it.each(['-1', '0', '10001'])('says what it got for limit=%s, as every range refusal does', async (limit) => {
+    const outcome = await callStreaming(createList({ repository }), event({ limit }), aLambdaContext());
+    expect(JSON.parse(outcome.text ?? '{}').message).toBe(`limit must be an integer from 1 to 10000; got ${limit}.`);
+  });
+
   it('answers 400 naming the parameter when it is given twice', async () => {
     const outcome = await callStreaming(
       createList({ repository }),
