@@ -11,7 +11,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
-import { errorBody } from '../functions/http/responses';
 import { API_STAGE_NAME } from '../service/routes';
 
 /** Where the docs are served. */
@@ -124,34 +123,12 @@ export function localizeContract(text: string): string {
   return doc.toString({ lineWidth: 0 });
 }
 
-function send(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  contentType: string,
-  body: string | Buffer,
-  headers: Record<string, string> = {},
-): true {
-  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  res.writeHead(status, {
-    'Content-Type': contentType,
-    'Content-Length': String(payload.length),
-    'Cache-Control': 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'Referrer-Policy': 'no-referrer',
-    ...headers,
-  });
-  res.end(req.method === 'HEAD' ? undefined : payload);
-  return true;
-}
-
 type Page = { contentType: string; body: () => Promise<string | Buffer> | string };
 
 /**
- * Returns a `serveExtra` handler for the local gateway that answers `/docs`, `/docs/`, `/docs/openapi.yaml` (the
- * contract byte for byte) and the page's files, and lets every other request fall through (to the gateway's 403
- * Forbidden, as outside a stage).
+ * Returns a `serveExtra` handler for the local gateway that answers GET and HEAD of `/docs`, `/docs/`,
+ * `/docs/openapi.yaml` (the contract byte for byte) and the page's files, and lets every other request fall through
+ * (to the gateway's 403 Forbidden, as outside a stage).
  */
 export function createDocsHandler() {
   const openapiPath = join(REPO_ROOT, 'openapi.yaml');
@@ -174,14 +151,20 @@ export function createDocsHandler() {
   ]);
   return async function serveDocs(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path !== DOCS_PATH && !path.startsWith(`${DOCS_PATH}/`)) return false;
-    const page = pages.get(path.slice(DOCS_PATH.length + 1));
-    if (!page) return false;
+    const page =
+      path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? pages.get(path.slice(DOCS_PATH.length + 1)) : undefined;
+    if (!page || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     req.resume();
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      const message = `${req.method} is not allowed on ${path}; allowed: GET, HEAD.`;
-      return send(req, res, 405, 'application/json', errorBody('METHOD_NOT_ALLOWED', message), { Allow: 'GET, HEAD' });
-    }
-    return send(req, res, 200, page.contentType, await page.body());
+    const body = await page.body();
+    res.writeHead(200, {
+      'Content-Type': page.contentType,
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'Referrer-Policy': 'no-referrer',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
   };
 }

@@ -122,7 +122,6 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       log(`${req.method} ${req.url} ${describeOutcome(outcome)} ${(performance.now() - started).toFixed(1)}ms`);
     });
   });
-  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolveListen());
