@@ -189,27 +189,15 @@ async function invokeBatch(
   return { retryFrom: Math.min(...positions), reason: 'batch item failures reported' };
 }
 
-/** A DynamoDB Streams GetRecords record as the Lambda event carries it (creation time in epoch seconds). */
+/**
+ * A DynamoDB Streams GetRecords record as the Lambda event carries it: the same members and attribute-value JSON,
+ * with the stream's ARN and the creation time in epoch seconds (the Streams API gives a date).
+ */
 function toLambdaRecord(record: StreamsRecord, streamArn: string): DynamoDBRecord {
-  const stream = record.dynamodb ?? {};
-  const created = stream.ApproximateCreationDateTime;
-  type StreamImage = NonNullable<DynamoDBRecord['dynamodb']>['Keys'];
+  const created = record.dynamodb?.ApproximateCreationDateTime;
   return {
-    eventID: record.eventID,
-    eventName: record.eventName,
-    eventVersion: record.eventVersion,
-    eventSource: record.eventSource ?? 'aws:dynamodb',
-    awsRegion: record.awsRegion,
+    ...record,
     eventSourceARN: streamArn,
-    dynamodb: {
-      ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}),
-      // The Streams API and the Lambda event carry the same attribute-value JSON.
-      Keys: stream.Keys as StreamImage,
-      ...(stream.NewImage ? { NewImage: stream.NewImage as StreamImage } : {}),
-      ...(stream.OldImage ? { OldImage: stream.OldImage as StreamImage } : {}),
-      SequenceNumber: stream.SequenceNumber,
-      SizeBytes: stream.SizeBytes,
-      StreamViewType: stream.StreamViewType,
-    },
-  };
+    dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: created && Math.floor(created.getTime() / 1000) },
+  } as DynamoDBRecord;
 }
