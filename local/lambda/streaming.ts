@@ -25,9 +25,8 @@ interface HttpPrelude {
   cookies?: string[];
 }
 
-/** The response stream the runtime hands a streaming handler: a writable with a content type. */
+/** The response stream the runtime hands a streaming handler. */
 export class LocalResponseStream extends PassThrough {
-  contentType = 'application/octet-stream';
   /** Set by `HttpResponseStream.from`. */
   prelude: HttpPrelude | undefined;
   /** Run once, at the first write (or the end), when the runtime sends the prelude. */
@@ -52,7 +51,6 @@ export class LocalResponseStream extends PassThrough {
 
 const HttpResponseStream = {
   from(stream: LocalResponseStream, prelude: HttpPrelude): LocalResponseStream {
-    stream.contentType = 'application/vnd.awslambda.http-integration-response';
     stream.prelude = prelude;
     return stream;
   },
