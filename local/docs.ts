@@ -10,8 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMap, isSeq, parseDocument } from 'yaml';
-import { errorBody } from '../functions/http/responses';
+import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import { API_STAGE_NAME } from '../service/routes';
 
 /** Where the docs are served. */
@@ -100,81 +99,40 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** Options of `createDocsHandler`. */
-export interface DocsOptions {
-  /** The contract to serve. @default the repository's openapi.yaml */
-  openapiPath?: string;
-  /** The swagger-ui-dist directory. @default resolved from node_modules */
-  assetsDir?: string;
-}
-
 function swaggerUiDistDir(): string {
-  try {
-    return dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
-  } catch {
-    return join(REPO_ROOT, 'node_modules', 'swagger-ui-dist');
-  }
+  return dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 }
-
-/** A Host header this page may put into a URL: a name or IPv4/IPv6 literal, with an optional port. */
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The contract as the docs page loads it (`/docs/openapi-local.yaml`; `/docs/openapi.yaml` is the file as it is):
- * the local server first, at the very origin the page was opened with (`localhost:3000`, `127.0.0.1:3000`, ...),
- * so that "Try it out" calls this gateway and the page's `connect-src 'self'` lets it. Without a usable Host it is
- * the relative `/v1`, which Swagger UI resolves against the page. Everything else is the file as it is.
+ * The contract as the docs page loads it (`/docs/openapi-local.yaml`; `/docs/openapi.yaml` is the file as it is).
+ * The local server comes first as the relative `/v1`, which Swagger UI resolves against the page, so "Try it out"
+ * calls this gateway at whatever origin the page was opened with, as `connect-src 'self'` allows. The
+ * Idempotency-Key example is blanked: every page sending the same key would replay one another's PATCH for 24 h.
  */
-export function localizeContract(text: string, host: string | undefined): string {
+export function localizeContract(text: string): string {
   const doc = parseDocument(text);
-  const servers = doc.get('servers');
-  if (!isSeq(servers)) return text;
-  const index = servers.items.findIndex(
-    (item) => isMap(item) && String(item.get('url')).startsWith('http://127.0.0.1'),
-  );
-  if (index < 0) return text;
-  servers.items.unshift(...servers.items.splice(index, 1));
-  const local = servers.items[0];
-  if (isMap(local)) {
-    local.set('url', host !== undefined && HOST.test(host) ? `http://${host}/${API_STAGE_NAME}` : `/${API_STAGE_NAME}`);
+  const servers = doc.get('servers') as YAMLSeq<YAMLMap>;
+  const index = servers.items.findIndex((item) => String(item.get('url')).startsWith('http://127.0.0.1'));
+  const [local] = servers.items.splice(index, 1);
+  if (local) {
+    local.set('url', `/${API_STAGE_NAME}`);
     local.delete('variables');
+    servers.items.unshift(local);
   }
+  doc.deleteIn(['components', 'parameters', 'IdempotencyKey', 'example']);
   return doc.toString({ lineWidth: 0 });
 }
 
-function send(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  contentType: string,
-  body: string | Buffer,
-  headers: Record<string, string> = {},
-): true {
-  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  res.writeHead(status, {
-    'Content-Type': contentType,
-    'Content-Length': String(payload.length),
-    'Cache-Control': 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'Referrer-Policy': 'no-referrer',
-    ...headers,
-  });
-  res.end(req.method === 'HEAD' ? undefined : payload);
-  return true;
-}
-
-type Page = { contentType: string; body: (req: IncomingMessage) => Promise<string | Buffer> | string };
+type Page = { contentType: string; body: () => Promise<string | Buffer> | string };
 
 /**
- * Returns a `serveExtra` handler for the local gateway that answers `/docs`, `/docs/`, `/docs/openapi.yaml` (the
- * contract byte for byte) and the page's files, and lets every other request fall through (to the gateway's 403
- * Forbidden, as outside a stage).
+ * Returns a `serveExtra` handler for the local gateway that answers GET and HEAD of `/docs`, `/docs/`,
+ * `/docs/openapi.yaml` (the contract byte for byte) and the page's files, and lets every other request fall through
+ * (to the gateway's 403 Forbidden, as outside a stage).
  */
-export function createDocsHandler(options: DocsOptions = {}) {
-  const openapiPath = options.openapiPath ?? join(REPO_ROOT, 'openapi.yaml');
-  const assetsDir = options.assetsDir ?? swaggerUiDistDir();
+export function createDocsHandler() {
+  const openapiPath = join(REPO_ROOT, 'openapi.yaml');
+  const assetsDir = swaggerUiDistDir();
   const yaml = 'application/yaml; charset=utf-8';
   const script = 'text/javascript; charset=utf-8';
   const pages = new Map<string, Page>([
@@ -184,10 +142,7 @@ export function createDocsHandler(options: DocsOptions = {}) {
     ['openapi.yaml', { contentType: yaml, body: () => readFile(openapiPath) }],
     [
       'openapi-local.yaml',
-      {
-        contentType: yaml,
-        body: async (req) => localizeContract(await readFile(openapiPath, 'utf8'), req.headers.host),
-      },
+      { contentType: yaml, body: async () => localizeContract(await readFile(openapiPath, 'utf8')) },
     ],
     ...Object.entries(ASSETS).map(([file, contentType]): [string, Page] => [
       file,
@@ -196,14 +151,20 @@ export function createDocsHandler(options: DocsOptions = {}) {
   ]);
   return async function serveDocs(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path !== DOCS_PATH && !path.startsWith(`${DOCS_PATH}/`)) return false;
-    const page = pages.get(path.slice(DOCS_PATH.length + 1));
-    if (!page) return false;
+    const page =
+      path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? pages.get(path.slice(DOCS_PATH.length + 1)) : undefined;
+    if (!page || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     req.resume();
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      const message = `${req.method} is not allowed on ${path}; allowed: GET, HEAD.`;
-      return send(req, res, 405, 'application/json', errorBody('METHOD_NOT_ALLOWED', message), { Allow: 'GET, HEAD' });
-    }
-    return send(req, res, 200, page.contentType, await page.body(req));
+    const body = await page.body();
+    res.writeHead(200, {
+      'Content-Type': page.contentType,
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'Referrer-Policy': 'no-referrer',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
   };
 }

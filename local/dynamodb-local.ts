@@ -42,32 +42,16 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Whether something already listens on `port`: its ListTables would answer the readiness check before a new
- * DynamoDB Local on that port fails to bind, and the caller would use the other instance's database without knowing.
- * Two checks, because neither is enough everywhere: a connection to the loopback addresses the readiness check uses
- * (what answers there is what the caller would talk to), and a bind on every address, which fails with EADDRINUSE
- * where a listener holds it (on BSD and macOS, SO_REUSEADDR lets that bind succeed beside a loopback-only listener,
- * which the first check sees). Any other bind error is thrown as it is.
+ * Whether something already answers on `port` at the loopback address DynamoDB Local is reached at: it would
+ * answer the readiness check before a new DynamoDB Local on that port fails to bind, and the caller would use the
+ * other instance's database without knowing. A connection refused, failing or silent for a second: free.
  */
-export async function portInUse(port: number): Promise<boolean> {
-  for (const host of ['127.0.0.1', '::1']) if (await acceptsConnections(host, port)) return true;
-  return new Promise((resolveInUse, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'EADDRINUSE' ? resolveInUse(true) : reject(error),
-    );
-    server.listen(port, () => server.close(() => resolveInUse(false)));
-  });
-}
-
-/** Whether a TCP connection to `host:port` is accepted within a second (refused, unroutable or silent: false). */
-function acceptsConnections(host: string, port: number): Promise<boolean> {
-  return new Promise((accepted) => {
-    const socket = connect({ host, port });
+export function portInUse(port: number): Promise<boolean> {
+  return new Promise((answered) => {
+    const socket = connect({ host: '127.0.0.1', port });
     const done = (result: boolean) => {
       socket.destroy();
-      accepted(result);
+      answered(result);
     };
     socket.setTimeout(1000, () => done(false));
     socket.once('connect', () => done(true));
@@ -100,47 +84,49 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     stderr = (stderr + chunk.toString()).slice(-2000);
   });
   child.stdout?.resume();
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const spawnFailed = new Promise<Error>((done) => child.once('error', (error) => done(error)));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', (error) =>
+      reject(new Error(`DynamoDB Local could not start (is Java installed and on PATH?): ${error.message}`)),
+    );
+    child.once('exit', () => {
+      const reason = stderr.trim().split('\n').pop() ?? '';
+      reject(new Error(`DynamoDB Local exited before it was ready (port ${port} in use, or Java missing?): ${reason}`));
+    });
+  });
+  failed.catch(() => undefined);
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
-      clearTimeout(timer);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killed);
   };
-
-  const client = createDynamoClient({ endpoint, region: 'us-east-1', maxAttempts: 1 });
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   try {
-    for (;;) {
-      const outcome = await Promise.race([
-        client.send(new ListTablesCommand({ Limit: 1 })).then(
-          () => 'ready' as const,
-          () => 'retry' as const,
-        ),
-        exited.then((code) => `exit:${code}` as const),
-        spawnFailed.then((error) => `error:${error.message}` as const),
-      ]);
-      if (outcome === 'ready') break;
-      if (outcome.startsWith('error:'))
-        throw new Error(`DynamoDB Local could not start (is Java installed and on PATH?): ${outcome.slice(6)}`);
-      if (outcome.startsWith('exit:')) {
-        throw new Error(
-          `DynamoDB Local exited before it was ready (port ${port} in use, or Java missing?): ${stderr.trim().split('\n').pop() ?? ''}`,
-        );
-      }
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await Promise.race([answers(endpoint, options.readyTimeoutMs ?? 60_000), failed]);
   } catch (error) {
     await stop();
     throw error;
+  }
+  return { endpoint, port, process: child, stop };
+}
+
+/** Resolves once DynamoDB Local at `endpoint` answers ListTables; rejects after `timeoutMs`. */
+async function answers(endpoint: string, timeoutMs: number): Promise<void> {
+  const client = createDynamoClient({ endpoint, region: 'us-east-1', maxAttempts: 1 });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const ready = await client.send(new ListTablesCommand({ Limit: 1 })).then(
+        () => true,
+        () => false,
+      );
+      if (ready) return;
+      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
   } finally {
     client.destroy();
   }
-  return { endpoint, port, process: child, stop };
 }

@@ -3,13 +3,9 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../functions/api
 import { ENV } from '../functions/config';
 import type { InventoryItem } from '../functions/inventory/types';
 import { ApiKeyTable } from '../functions/store/api-key-table';
-import { createDynamoClient } from '../functions/store/dynamo-client';
 import { signedInventoryAttributes } from '../functions/store/inventory-row';
-import { LOCAL_TABLE_NAMES, type TableNames } from '../service/local-dynamodb';
+import type { TableNames } from '../service/local-dynamodb';
 import { SERVICE_NAME } from '../service/metric-names';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
-import { type StreamPoller, startStreamPoller } from './lambda/stream-poller';
-import { ensureTables, inventoryStreamArn } from './tables';
 
 /** The demo inventory `npm start` loads into an empty table; includes the largest int64 id on purpose. */
 export const DEMO_INVENTORY: readonly InventoryItem[] = [
@@ -35,23 +31,6 @@ export function configureFunctionEnvironment(
   if (tables.idempotency) env[ENV.idempotencyTable] = tables.idempotency;
   env.POWERTOOLS_SERVICE_NAME ??= SERVICE_NAME;
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-}
-
-/**
- * Runs the history function on the inventory table's stream, as the stack's event source mapping does (same
- * settings). The function is loaded only now, as the local gateway loads its handlers, so that Powertools reads the
- * environment {@link configureFunctionEnvironment} set.
- */
-export async function startHistoryPoller(
-  client: DynamoDBClient,
-  endpoint: string,
-  tables: TableNames,
-): Promise<StreamPoller> {
-  return startStreamPoller({
-    endpoint,
-    streamArn: await inventoryStreamArn(client, tables.inventory),
-    handler: (await import('../functions/handlers/record-history')).handler,
-  });
 }
 
 /** Loads the demo inventory when the table is empty, as an import would; returns how many entries it wrote. */
@@ -97,38 +76,4 @@ export async function registerLocalKey(
   const generated = generateApiKey('npm-start');
   await keys.create(generated.record);
   return { key: generated.key, created: true };
-}
-
-/** A DynamoDB Local with the service's tables, and this process configured to use it. */
-export interface LocalEnvironment {
-  dynamo: DynamoDbLocal;
-  client: DynamoDBClient;
-  tables: TableNames;
-  stop(): Promise<void>;
-}
-
-/** Starts DynamoDB Local, creates the tables if missing and points the handlers at them. */
-export async function startLocalEnvironment(
-  options: { port?: number; dataDir?: string; tables?: TableNames } = {},
-): Promise<LocalEnvironment> {
-  const dynamo = await startDynamoDbLocal(options);
-  const tables = options.tables ?? LOCAL_TABLE_NAMES;
-  const client = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
-  try {
-    await ensureTables(client, tables);
-  } catch (error) {
-    client.destroy();
-    await dynamo.stop();
-    throw error;
-  }
-  configureFunctionEnvironment(dynamo.endpoint, tables);
-  return {
-    dynamo,
-    client,
-    tables,
-    stop: async () => {
-      client.destroy();
-      await dynamo.stop();
-    },
-  };
 }

@@ -122,7 +122,6 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
       log(`${req.method} ${req.url} ${describeOutcome(outcome)} ${(performance.now() - started).toFixed(1)}ms`);
     });
   });
-  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolveListen());
@@ -252,16 +251,16 @@ function answerMock(exchange: Exchange, match: RouteMatch, method: string): numb
 }
 
 /** Reads the whole body; past API Gateway's limit it is drained and dropped. 'aborted' if the client went away. */
-function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'aborted'> {
-  return new Promise((resolveBody) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'aborted'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size <= GATEWAY_MAX_PAYLOAD_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolveBody(size > GATEWAY_MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', () => resolveBody('aborted'));
-    req.on('close', () => resolveBody('aborted'));
-  });
+    }
+  } catch {
+    return 'aborted';
+  }
+  return size > GATEWAY_MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks);
 }

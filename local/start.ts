@@ -5,42 +5,57 @@
  */
 import { join } from 'node:path';
 import { intEnv, numberEnv, PORT_NUMBER } from '../functions/config';
-import { LOCAL_DYNAMODB_PORT } from '../service/local-dynamodb';
+import { createDynamoClient } from '../functions/store/dynamo-client';
+import { LOCAL_DYNAMODB_PORT, LOCAL_TABLE_NAMES } from '../service/local-dynamodb';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../service/stage-limits';
 import { createDocsHandler, DOCS_PATH } from './docs';
-import { registerLocalKey, seedDemoInventory, startHistoryPoller, startLocalEnvironment } from './environment';
-import { startLocalGateway } from './gateway';
-import type { StreamPoller } from './lambda/stream-poller';
+import { startDynamoDbLocal } from './dynamodb-local';
+import { configureFunctionEnvironment, registerLocalKey, seedDemoInventory } from './environment';
+import { type LocalGateway, startLocalGateway } from './gateway';
+import { type StreamPoller, startStreamPoller } from './lambda/stream-poller';
+import { ensureTables, inventoryStreamArn } from './tables';
 import { throttlingFromEnv } from './throttle';
+
+const tables = LOCAL_TABLE_NAMES;
 
 async function main(): Promise<void> {
   const started = Date.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '.local', 'dynamodb');
-  const env = await startLocalEnvironment({
-    port: numberEnv(LOCAL_DYNAMODB_PORT.variable, LOCAL_DYNAMODB_PORT.fallback, PORT_NUMBER),
-    dataDir,
-  });
-  let gateway: Awaited<ReturnType<typeof startLocalGateway>> | undefined;
+  const port = numberEnv(LOCAL_DYNAMODB_PORT.variable, LOCAL_DYNAMODB_PORT.fallback, PORT_NUMBER);
+  const dynamo = await startDynamoDbLocal({ port, dataDir });
+  const client = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
+  let gateway: LocalGateway | undefined;
   let history: StreamPoller | undefined;
-  const shutdown = async (signal: string) => {
-    console.log(`\n${signal}: stopping the gateway and DynamoDB Local`);
+  const stop = async () => {
     await gateway?.close();
     await history?.stop();
-    await env.stop();
+    client.destroy();
+    await dynamo.stop();
+  };
+  const shutdown = async (signal: string) => {
+    console.log(`\n${signal}: stopping the gateway and DynamoDB Local`);
+    await stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   try {
+    await ensureTables(client, tables);
+    configureFunctionEnvironment(dynamo.endpoint, tables);
     // It reads the stream from its oldest record, so the demo inventory's creation is on record too.
     // PETSTORE_HISTORY=0 leaves it off: the benchmark's seeding would have it compete with the API for the CPU.
+    // The function is loaded only now, with the environment set, as Powertools reads it at import.
     const recordHistory = process.env.PETSTORE_HISTORY !== '0';
-    if (recordHistory) history = await startHistoryPoller(env.client, env.dynamo.endpoint, env.tables);
+    if (recordHistory) {
+      const streamArn = await inventoryStreamArn(client, tables.inventory);
+      const { handler } = await import('../functions/handlers/record-history');
+      history = startStreamPoller({ endpoint: dynamo.endpoint, streamArn, handler });
+    }
     // PETSTORE_SEED=0 starts with an empty inventory (the benchmark loads its own).
-    const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(env.client, env.tables.inventory);
-    const { key, created } = await registerLocalKey(env.client, env.tables.apiKeys, process.env.PETSTORE_API_KEY);
+    const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(client, tables.inventory);
+    const { key, created } = await registerLocalKey(client, tables.apiKeys, process.env.PETSTORE_API_KEY);
     // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
     const throttling = throttlingFromEnv(STAGE_THROTTLING.staging);
     gateway = await startLocalGateway(numberEnv('PORT', 3000, PORT_NUMBER), {
@@ -48,11 +63,11 @@ async function main(): Promise<void> {
       throttling,
       serveExtra: createDocsHandler(),
     });
-    console.log(`DynamoDB Local: ${env.dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
+    console.log(`DynamoDB Local: ${dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
     if (seeded > 0) console.log(`Seeded ${seeded} demo inventory entries.`);
     console.log(
       recordHistory
-        ? `History: every stock change into ${env.tables.history} (npm run cli -- inventory history PETID)`
+        ? `History: every stock change into ${tables.history} (npm run cli -- inventory history PETID)`
         : 'History: off (PETSTORE_HISTORY=0)',
     );
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
@@ -67,9 +82,7 @@ async function main(): Promise<void> {
     console.log(`Pet Store Inventory API ready on ${gateway.url} in ${Date.now() - started} ms (Ctrl-C to stop)`);
   } catch (error) {
     console.error(`npm start failed: ${(error as Error).message}`);
-    await gateway?.close();
-    await history?.stop();
-    await env.stop();
+    await stop();
     process.exit(1);
   }
 }

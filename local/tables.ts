@@ -1,13 +1,10 @@
 import {
-  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
   type GlobalSecondaryIndex,
-  type KeySchemaElement,
   paginateListTables,
   ResourceInUseException,
-  type StreamSpecification,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { TableNames } from '../service/local-dynamodb';
@@ -20,28 +17,14 @@ import {
   INVENTORY_TABLE_KEY,
 } from '../service/names';
 
-const INVENTORY_STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW };
-
-/** The list index as the stack defines it (infra/inventory-stack.ts): the same keys and projection. */
-const LIST_INDEX: GlobalSecondaryIndex = {
-  IndexName: INVENTORY_LIST_INDEX.name,
-  KeySchema: [
-    { AttributeName: INVENTORY_LIST_INDEX.partition.name, KeyType: 'HASH' },
-    { AttributeName: INVENTORY_LIST_INDEX.sort.name, KeyType: 'RANGE' },
-  ],
-  Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INVENTORY_LIST_INDEX.projected] },
-};
-
-const LIST_INDEX_SHARD_ATTRIBUTE: AttributeDefinition = {
-  AttributeName: INVENTORY_LIST_INDEX.partition.name,
-  AttributeType: INVENTORY_LIST_INDEX.partition.type,
-};
+type Key = { name: string; type: 'N' | 'S' };
 
 interface TableShape {
   name: string;
-  keys: readonly { name: string; type: 'N' | 'S' }[];
-  stream?: StreamSpecification;
-  index?: GlobalSecondaryIndex;
+  /** The partition key, then the sort key if any. */
+  keys: readonly Key[];
+  stream?: boolean;
+  listIndex?: boolean;
 }
 
 /**
@@ -59,12 +42,7 @@ export async function ensureTables(
     for (const name of page.TableNames ?? []) existing.add(name);
   }
   const wanted: TableShape[] = [
-    {
-      name: names.inventory,
-      keys: [INVENTORY_TABLE_KEY],
-      index: LIST_INDEX,
-      ...(options.inventoryStream === false ? {} : { stream: INVENTORY_STREAM }),
-    },
+    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], listIndex: true, stream: options.inventoryStream !== false },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
     ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
@@ -72,25 +50,32 @@ export async function ensureTables(
   for (const table of wanted) if (!existing.has(table.name)) await createTable(client, table);
 }
 
+const keySchema = (keys: readonly Key[]) =>
+  keys.map((key, index) => ({
+    AttributeName: key.name,
+    KeyType: index === 0 ? ('HASH' as const) : ('RANGE' as const),
+  }));
+
+/** The list index as the stack defines it (infra/inventory-stack.ts): the same keys and projection. */
+const LIST_INDEX: GlobalSecondaryIndex = {
+  IndexName: INVENTORY_LIST_INDEX.name,
+  KeySchema: keySchema([INVENTORY_LIST_INDEX.partition, INVENTORY_LIST_INDEX.sort]),
+  Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INVENTORY_LIST_INDEX.projected] },
+};
+
 async function createTable(client: DynamoDBClient, table: TableShape): Promise<void> {
-  const attributes: AttributeDefinition[] = table.keys.map((key) => ({
-    AttributeName: key.name,
-    AttributeType: key.type,
-  }));
-  if (table.index) attributes.push(LIST_INDEX_SHARD_ATTRIBUTE);
-  const keySchema: KeySchemaElement[] = table.keys.map((key, index) => ({
-    AttributeName: key.name,
-    KeyType: index === 0 ? 'HASH' : 'RANGE',
-  }));
+  const attributes = table.listIndex ? [...table.keys, INVENTORY_LIST_INDEX.partition] : table.keys;
   try {
     await client.send(
       new CreateTableCommand({
         TableName: table.name,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: attributes,
-        KeySchema: keySchema,
-        ...(table.stream ? { StreamSpecification: table.stream } : {}),
-        ...(table.index ? { GlobalSecondaryIndexes: [table.index] } : {}),
+        AttributeDefinitions: attributes.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
+        KeySchema: keySchema(table.keys),
+        ...(table.stream
+          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW } }
+          : {}),
+        ...(table.listIndex ? { GlobalSecondaryIndexes: [LIST_INDEX] } : {}),
       }),
     );
   } catch (error) {

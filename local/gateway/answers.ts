@@ -55,14 +55,20 @@ export function methodNotAllowedAnswer(path: string, method: string, corsOrigins
   };
 }
 
+/** A function's headers and multi-value headers, as one set of response headers. */
+function headersOf(reply: Pick<APIGatewayProxyResult, 'headers' | 'multiValueHeaders'>) {
+  const headers: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(reply.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  return headers;
+}
+
 /**
  * Sends a buffered answer. A base64 body is decoded only for a media type in the API's binaryMediaTypes ("Binary
  * media types for REST APIs in API Gateway"); the stage configures none, so the text goes out as it came.
  */
 export function sendAnswer(req: IncomingMessage, res: ServerResponse, reply: APIGatewayProxyResult) {
-  const headers: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(reply.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  const headers = headersOf(reply);
   const payload = Buffer.from(reply.body ?? '', 'utf8');
   headers['Content-Length'] = String(payload.length);
   res.writeHead(reply.statusCode, headers);
@@ -76,9 +82,7 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, reply: API
  * the terminating chunk, so the client sees an incomplete body, never a whole one.
  */
 export function sendStreamed(res: ServerResponse, reply: StreamedHttpResponse): Promise<Outcome> {
-  const headers: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of Object.entries(reply.headers)) headers[name] = String(value);
-  for (const [name, values] of Object.entries(reply.multiValueHeaders)) headers[name] = values.map(String);
+  const headers = headersOf(reply);
   if (reply.cookies.length > 0) headers['Set-Cookie'] = reply.cookies;
   res.writeHead(reply.statusCode, headers);
   return new Promise((resolveSent) => {

@@ -24,21 +24,13 @@ export type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 export type HandlerLoader = (name: string) => Promise<LambdaHandler<unknown, unknown>>;
 
 const HANDLERS_DIR = join(import.meta.dirname, '..', '..', 'functions', 'handlers');
-const loadedHandlers = new Map<string, Promise<LambdaHandler<unknown, unknown>>>();
-
 /** Imports a handler module by the route table's name: the very modules the stack bundles. */
-export function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
-  let loading = loadedHandlers.get(name);
-  if (!loading) {
-    // As the Lambda runtime does before loading a function: a streaming handler reads `awslambda` at import.
-    installLambdaStreamingRuntime();
-    loading = import(pathToFileURL(join(HANDLERS_DIR, `${name}.ts`)).href).then((mod: { handler?: unknown }) => {
-      if (typeof mod.handler !== 'function') throw new Error(`functions/handlers/${name} exports no handler`);
-      return mod.handler as LambdaHandler<unknown, unknown>;
-    });
-    loadedHandlers.set(name, loading);
-  }
-  return loading;
+export async function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
+  // As the Lambda runtime does before loading a function: a streaming handler reads `awslambda` at import.
+  installLambdaStreamingRuntime();
+  const mod: { handler?: unknown } = await import(pathToFileURL(join(HANDLERS_DIR, `${name}.ts`)).href);
+  if (typeof mod.handler !== 'function') throw new Error(`functions/handlers/${name} exports no handler`);
+  return mod.handler as LambdaHandler<unknown, unknown>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -37,19 +38,22 @@ export interface StreamPoller {
   stop(): Promise<void>;
 }
 
-interface ShardState {
-  shardId: string;
-  parentShardId?: string;
+interface Shard {
+  id: string;
+  parentId?: string;
   iterator?: string;
-  /** Read and not yet delivered, oldest first. */
-  pending: DynamoDBRecord[];
   /** The shard has no more records to give (its iterator ran out). */
   closed: boolean;
+  /** Read and not yet delivered, oldest first. */
+  pending: DynamoDBRecord[];
   lastRead?: string;
   attempts: number;
 }
 
-type BatchOutcome = { ok: true } | { ok: false; checkpoint: number; reason: string };
+/** A batch's failure: the records before `retryFrom` are done, the rest is to be retried. */
+type BatchFailure = { retryFrom: number; reason: string };
+
+const drained = (shard: Shard | undefined) => shard === undefined || (shard.closed && shard.pending.length === 0);
 
 /**
  * What `npm start` runs in place of Lambda's event source mapping on the inventory table's stream: it reads
@@ -66,109 +70,67 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     maxAttempts: 2,
   });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const shards = new Map<string, ShardState>();
-  const finished = new Set<string>();
+  const shards = new Map<string, Shard>();
   const deliver = deliverer(options, log);
-
   const pollOnce = async () => {
-    await refreshShards(client, options.streamArn, shards, finished);
+    await addNewShards(client, options.streamArn, shards);
     for (const shard of shards.values()) {
-      if (shard.parentShardId && shards.has(shard.parentShardId)) continue;
+      if (drained(shard) || !drained(shards.get(shard.parentId ?? ''))) continue;
       await readShard(client, options.streamArn, shard);
       await deliver(shard);
-      if (shard.closed && shard.pending.length === 0) {
-        shards.delete(shard.shardId);
-        finished.add(shard.shardId);
-      }
     }
   };
-  const loop = repeat(async () => {
-    try {
-      await pollOnce();
-    } catch (error) {
-      log(`history: reading the stream failed: ${(error as Error).message}`);
+  const stopping = new AbortController();
+  const running = (async () => {
+    while (!stopping.signal.aborted) {
+      await pollOnce().catch((error: Error) => log(`history: reading the stream failed: ${error.message}`));
+      // Unref'd and ended by stop(): a sleep never keeps the process (or a test run) alive.
+      await sleep(options.pollIntervalMs ?? 250, undefined, { signal: stopping.signal, ref: false }).catch(() => {});
     }
-  }, options.pollIntervalMs ?? 250);
+  })();
   return {
     stop: async () => {
-      await loop.stop();
+      stopping.abort();
+      await running;
       client.destroy();
     },
   };
 }
 
-/** Runs `task` again and again with `intervalMs` between runs until stopped; stop() ends a pending sleep at once. */
-function repeat(task: () => Promise<void>, intervalMs: number): { stop(): Promise<void> } {
-  let stopped = false;
-  let sleeping: { timer: NodeJS.Timeout; wake: () => void } | undefined;
-  const running = (async () => {
-    while (!stopped) {
-      await task();
-      if (stopped) break;
-      await new Promise<void>((wake) => {
-        sleeping = { timer: setTimeout(wake, intervalMs), wake };
-      });
-      sleeping = undefined;
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      // A pending sleep timer would keep the process (and a test run) alive for up to an interval after stop.
-      if (sleeping) {
-        clearTimeout(sleeping.timer);
-        sleeping.wake();
-      }
-      await running;
-    },
-  };
-}
-
-async function refreshShards(
-  client: DynamoDBStreamsClient,
-  streamArn: string,
-  shards: Map<string, ShardState>,
-  finished: Set<string>,
-): Promise<void> {
+async function addNewShards(client: DynamoDBStreamsClient, streamArn: string, shards: Map<string, Shard>) {
   let start: string | undefined;
   do {
     const { StreamDescription } = await client.send(
       new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }),
     );
-    for (const shard of StreamDescription?.Shards ?? []) {
-      if (!shard.ShardId || shards.has(shard.ShardId) || finished.has(shard.ShardId)) continue;
-      shards.set(shard.ShardId, {
-        shardId: shard.ShardId,
-        ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}),
-        pending: [],
-        closed: false,
-        attempts: 0,
-      });
+    for (const { ShardId, ParentShardId } of StreamDescription?.Shards ?? []) {
+      if (ShardId && !shards.has(ShardId)) {
+        shards.set(ShardId, { id: ShardId, parentId: ParentShardId, closed: false, pending: [], attempts: 0 });
+      }
     }
     start = StreamDescription?.LastEvaluatedShardId;
   } while (start);
 }
 
-async function readShard(client: DynamoDBStreamsClient, streamArn: string, shard: ShardState): Promise<void> {
+async function readShard(client: DynamoDBStreamsClient, streamArn: string, shard: Shard): Promise<void> {
   if (shard.closed) return;
-  if (!shard.iterator) {
-    const { ShardIterator } = await client.send(
+  shard.iterator ??= (
+    await client.send(
       new GetShardIteratorCommand({
         StreamArn: streamArn,
-        ShardId: shard.shardId,
+        ShardId: shard.id,
         ...(shard.lastRead
           ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: shard.lastRead }
           : { ShardIteratorType: 'TRIM_HORIZON' }),
       }),
-    );
-    shard.iterator = ShardIterator;
-  }
+    )
+  ).ShardIterator;
   try {
     const page = await client.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
     for (const record of page.Records ?? []) shard.pending.push(toLambdaRecord(record, streamArn));
     shard.lastRead = shard.pending.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastRead;
     shard.iterator = page.NextShardIterator;
-    if (!page.NextShardIterator) shard.closed = true;
+    shard.closed = !page.NextShardIterator;
   } catch (error) {
     // An iterator expires after 15 minutes; the next poll asks for a new one after the last record read.
     shard.iterator = undefined;
@@ -181,79 +143,61 @@ function deliverer(options: StreamPollerOptions, log: (line: string) => void) {
   const batchSize = options.batchSize ?? HISTORY_STREAM_MAPPING.batchSize;
   const retryAttempts = options.retryAttempts ?? HISTORY_STREAM_MAPPING.retryAttempts;
   let invocation = 0;
-  const invoke = (batch: DynamoDBRecord[]) => {
-    const context = lambdaContext({ functionName: 'record-history', requestId: `stream-${++invocation}` });
-    return invokeBatch(options.handler, batch, context, log);
-  };
-  return async (shard: ShardState) => {
+  return async (shard: Shard) => {
     while (shard.pending.length > 0) {
       const batch = shard.pending.slice(0, batchSize);
-      const outcome = await invoke(batch);
-      if (outcome.ok) {
-        shard.pending.splice(0, batch.length);
+      const context = lambdaContext({ functionName: 'record-history', requestId: `stream-${++invocation}` });
+      const failure = await invokeBatch(options.handler, batch, context, log);
+      shard.pending.splice(0, failure?.retryFrom ?? batch.length);
+      if (!failure) {
         shard.attempts = 0;
         continue;
       }
-      // Records before the lowest reported failure are done; the rest of the batch is retried.
-      shard.pending.splice(0, outcome.checkpoint);
-      shard.attempts = outcome.checkpoint > 0 ? 1 : shard.attempts + 1;
+      shard.attempts = failure.retryFrom > 0 ? 1 : shard.attempts + 1;
       if (shard.attempts <= retryAttempts) return;
-      const given = shard.pending.splice(0, batch.length - outcome.checkpoint);
+      const given = shard.pending.splice(0, batch.length - failure.retryFrom);
       log(
         `history: gave up on ${given.length} stream records (${given[0]?.dynamodb?.SequenceNumber}..` +
-          `${given.at(-1)?.dynamodb?.SequenceNumber}) after ${shard.attempts} attempts: ${outcome.reason}`,
+          `${given.at(-1)?.dynamodb?.SequenceNumber}) after ${shard.attempts} attempts: ${failure.reason}`,
       );
       shard.attempts = 0;
     }
   };
 }
 
+/** Invokes the handler with one batch: undefined when every record is done, else where to retry from. */
 async function invokeBatch(
   handler: StreamHandler,
   batch: DynamoDBRecord[],
   context: Context,
   log: (line: string) => void,
-): Promise<BatchOutcome> {
+): Promise<BatchFailure | undefined> {
   let response: DynamoDBBatchResponse | undefined | null;
   try {
     response = await handler({ Records: batch }, context);
   } catch (error) {
     log(`history: the function failed on a batch of ${batch.length}: ${(error as Error).message}`);
-    return { ok: false, checkpoint: 0, reason: (error as Error).message };
+    return { retryFrom: 0, reason: (error as Error).message };
   }
   const failures = response?.batchItemFailures ?? [];
-  if (failures.length === 0) return { ok: true };
+  if (failures.length === 0) return undefined;
   const positions = failures.map((failure) =>
     batch.findIndex((record) => record.dynamodb?.SequenceNumber === failure?.itemIdentifier),
   );
   // An empty, null or unknown itemIdentifier fails the whole batch.
-  if (positions.some((position) => position < 0)) {
-    return { ok: false, checkpoint: 0, reason: 'invalid batchItemFailures' };
-  }
-  return { ok: false, checkpoint: Math.min(...positions), reason: 'batch item failures reported' };
+  if (positions.some((position) => position < 0)) return { retryFrom: 0, reason: 'invalid batchItemFailures' };
+  return { retryFrom: Math.min(...positions), reason: 'batch item failures reported' };
 }
 
-/** A DynamoDB Streams GetRecords record as the Lambda event carries it (creation time in epoch seconds). */
-export function toLambdaRecord(record: StreamsRecord, streamArn: string): DynamoDBRecord {
-  const stream = record.dynamodb ?? {};
-  const created = stream.ApproximateCreationDateTime;
-  type StreamImage = NonNullable<DynamoDBRecord['dynamodb']>['Keys'];
+/**
+ * A DynamoDB Streams GetRecords record as the Lambda event carries it: the same members and attribute-value JSON,
+ * with the stream's ARN and the creation time in epoch seconds (the Streams API gives a date).
+ */
+function toLambdaRecord(record: StreamsRecord, streamArn: string): DynamoDBRecord {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
   return {
-    eventID: record.eventID,
-    eventName: record.eventName,
-    eventVersion: record.eventVersion,
-    eventSource: record.eventSource ?? 'aws:dynamodb',
-    awsRegion: record.awsRegion,
+    ...record,
     eventSourceARN: streamArn,
-    dynamodb: {
-      ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}),
-      // The Streams API and the Lambda event carry the same attribute-value JSON.
-      Keys: stream.Keys as StreamImage,
-      ...(stream.NewImage ? { NewImage: stream.NewImage as StreamImage } : {}),
-      ...(stream.OldImage ? { OldImage: stream.OldImage as StreamImage } : {}),
-      SequenceNumber: stream.SequenceNumber,
-      SizeBytes: stream.SizeBytes,
-      StreamViewType: stream.StreamViewType,
-    },
-  };
+    dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: created && Math.floor(created.getTime() / 1000) },
+  } as DynamoDBRecord;
 }

@@ -2,12 +2,13 @@
  * A stand-in for the Lambda Node.js runtime's response streaming, for whatever runs a streaming handler outside
  * Lambda: the local gateway (`npm start`), the tests and the bench probes. It never ships in a bundle (local/).
  *
- * It follows the runtime's documented contract ("Writing response streaming-enabled Lambda functions", and the
- * runtime interface client it describes): `awslambda.streamifyResponse(handler)` marks the handler, which the runtime
- * then calls as `handler(event, responseStream, context)`; `awslambda.HttpResponseStream.from(stream, prelude)` sets
- * the stream's content type to the HTTP integration type and, before the first write, writes the prelude as JSON and
- * 8 NUL bytes ("Set up a Lambda proxy integration with payload response streaming in API Gateway"). A handler that
- * rejects after writing ends the response with an error, as the runtime does.
+ * It follows the runtime's documented contract ("Writing response streaming-enabled Lambda functions"):
+ * `awslambda.streamifyResponse(handler)` marks the handler, which the runtime then calls as
+ * `handler(event, responseStream, context)`; `awslambda.HttpResponseStream.from(stream, prelude)` sets the HTTP
+ * prelude (status, headers) that goes out right before the first write, as API Gateway's STREAM integration reads it
+ * ("Set up a Lambda proxy integration with payload response streaming in API Gateway"). In process the prelude is
+ * handed over as it is, without its wire form (JSON and 8 NUL bytes). A handler that rejects after writing ends the
+ * response with an error, as the runtime does.
  *
  * Erasable TypeScript and Node built-ins only: `bench/probe.mjs` imports it with Node's own type stripping.
  */
@@ -15,44 +16,42 @@ import { PassThrough, type Readable } from 'node:stream';
 
 const HANDLER_STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
 const STREAM_RESPONSE = 'response';
-/** The content type `HttpResponseStream.from` sets: a JSON prelude, 8 NUL bytes, then the body. */
-export const HTTP_INTEGRATION_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';
-const DELIMITER = Buffer.alloc(8);
 
-type WriteHook = (write: (chunk: string | Uint8Array) => void) => void;
+/** What `HttpResponseStream.from` is given: the HTTP answer less its body. */
+interface HttpPrelude {
+  statusCode?: number;
+  headers?: Record<string, string>;
+  multiValueHeaders?: Record<string, string[]>;
+  cookies?: string[];
+}
 
-/** The response stream the runtime hands a streaming handler: a writable with a content type. */
+/** The response stream the runtime hands a streaming handler. */
 export class LocalResponseStream extends PassThrough {
-  contentType = 'application/octet-stream';
-  /** Set by `HttpResponseStream.from`; run once, right before the first write, as the runtime does. */
-  _onBeforeFirstWrite: WriteHook | undefined;
-  private started = false;
+  /** Set by `HttpResponseStream.from`. */
+  prelude: HttpPrelude | undefined;
+  /** Run once, at the first write (or the end), when the runtime sends the prelude. */
+  onFirstWrite: (() => void) | undefined;
 
   override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-    if (!this.started) {
-      this.started = true;
-      this._onBeforeFirstWrite?.((first) => {
-        super.write(first);
-      });
-    }
+    this.firstWrite();
     return super.write(chunk, encoding as BufferEncoding, callback as (error?: Error | null) => void);
   }
 
   override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
-    if (typeof chunk === 'function') return super.end(chunk as () => void);
-    if (chunk !== undefined && chunk !== null) this.write(chunk, encoding);
-    return super.end(typeof encoding === 'function' ? (encoding as () => void) : (callback as () => void));
+    this.firstWrite();
+    return super.end(chunk, encoding as BufferEncoding, callback as () => void);
+  }
+
+  private firstWrite() {
+    const hook = this.onFirstWrite;
+    this.onFirstWrite = undefined;
+    hook?.();
   }
 }
 
 const HttpResponseStream = {
-  from(stream: LocalResponseStream, prelude: Record<string, unknown>): LocalResponseStream {
-    stream.contentType = HTTP_INTEGRATION_CONTENT_TYPE;
-    const json = JSON.stringify(prelude);
-    stream._onBeforeFirstWrite = (write) => {
-      write(json);
-      write(new Uint8Array(DELIMITER.length));
-    };
+  from(stream: LocalResponseStream, prelude: HttpPrelude): LocalResponseStream {
+    stream.prelude = prelude;
     return stream;
   },
 };
@@ -87,7 +86,7 @@ export interface StreamedHttpResponse {
   headers: Record<string, string>;
   multiValueHeaders: Record<string, string[]>;
   cookies: string[];
-  /** The body bytes after the delimiter; destroyed with the error if the function fails after its prelude. */
+  /** The body bytes; destroyed with the error if the function fails after its prelude. */
   body: Readable;
 }
 
@@ -106,94 +105,57 @@ export interface StreamingInvocation {
 
 /**
  * Invokes a streaming handler as the runtime does and reads its output as API Gateway does. `response` resolves
- * once the prelude and delimiter have arrived, and rejects when the function fails (or ends) before them: API
- * Gateway then has no response to send, only an integration failure. A failure after them destroys `body`.
+ * at the first write after `HttpResponseStream.from`, and rejects when the function fails (or writes, or ends)
+ * before a prelude: API Gateway then has no response to send, only an integration failure. A failure after it
+ * destroys `body`.
  */
 export function invokeStreamingHandler(handler: unknown, event: unknown, context: unknown): StreamingInvocation {
   const stream = new LocalResponseStream();
   const body = new PassThrough();
-  let head: Buffer = Buffer.alloc(0);
+  let answer: { resolve(response: StreamedHttpResponse): void; reject(error: Error): void } | undefined;
+  const response = new Promise<StreamedHttpResponse>((resolve, reject) => {
+    answer = { resolve, reject };
+  });
   let answered = false;
   let failed = false;
-  let resolveResponse: (response: StreamedHttpResponse) => void = () => undefined;
-  let rejectResponse: (error: Error) => void = () => undefined;
-  const response = new Promise<StreamedHttpResponse>((resolve, reject) => {
-    resolveResponse = resolve;
-    rejectResponse = reject;
-  });
-
   const fail = (error: unknown) => {
     if (failed) return;
     failed = true;
     const reason = error instanceof Error ? error : new Error(String(error));
     if (answered) body.destroy(reason);
-    else rejectResponse(reason);
+    else answer?.reject(reason);
     stream.destroy();
   };
-
-  const readPrelude = (chunk: Buffer) => {
-    head = Buffer.concat([head, chunk]);
-    const at = head.indexOf(DELIMITER);
-    if (at < 0) return;
-    let prelude: { statusCode?: number; headers?: unknown; multiValueHeaders?: unknown; cookies?: unknown };
-    try {
-      prelude = JSON.parse(head.subarray(0, at).toString('utf8'));
-    } catch {
-      fail(new Error('the prelude is not JSON'));
-      return;
-    }
+  stream.onFirstWrite = () => {
+    const { prelude } = stream;
+    if (!prelude) return fail(new Error('the function wrote its response without a prelude'));
     answered = true;
-    resolveResponse({
+    answer?.resolve({
       statusCode: prelude.statusCode ?? 200,
-      headers: (prelude.headers ?? {}) as Record<string, string>,
-      multiValueHeaders: (prelude.multiValueHeaders ?? {}) as Record<string, string[]>,
-      cookies: (prelude.cookies ?? []) as string[],
+      headers: prelude.headers ?? {},
+      multiValueHeaders: prelude.multiValueHeaders ?? {},
+      cookies: prelude.cookies ?? [],
       body,
     });
-    const rest = head.subarray(at + DELIMITER.length);
-    if (rest.length > 0) forward(rest);
+    stream.pipe(body);
   };
-
+  stream.on('error', fail);
   // The reader (the client, through the gateway) went away before the end. Lambda does not tell the function:
   // "streamed responses are not interrupted or stopped when the invoking client connection is broken" (AWS Lambda
   // Developer Guide, "Response streaming for Lambda functions",
   // https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html). Its writes are taken and
   // dropped, it runs to its end, and the invocation succeeds. A failure of the runtime's own stream is `stop`.
-  let readerGone = false;
-  const forward = (chunk: Buffer) => {
-    if (readerGone) return;
-    if (!body.write(chunk)) stream.pause();
-  };
-  body.on('drain', () => stream.resume());
   body.on('close', () => {
     if (body.writableFinished || failed) return;
-    readerGone = true;
+    stream.unpipe(body);
     stream.resume();
   });
-
-  stream.on('data', (chunk: Buffer) => {
-    if (failed) return;
-    if (answered) forward(chunk);
-    else readPrelude(chunk);
-  });
-  stream.on('end', () => {
-    if (failed || readerGone) return;
-    if (answered) body.end();
-    else fail(new Error('the function ended its response without a prelude'));
-  });
-  stream.on('error', fail);
-
   const completion = (async () => {
-    try {
-      await (handler as StreamingHandler)(event, stream, context);
-      if (!stream.writableFinished) throw new Error('Response stream is not finished.');
-    } catch (error) {
-      fail(error);
-      throw error;
-    }
+    await (handler as StreamingHandler)(event, stream, context);
+    if (!stream.writableEnded) throw new Error('Response stream is not finished.');
   })();
-  // The caller watches `response` and `body`; an unobserved completion must not crash the process.
-  completion.catch(() => undefined);
+  // Also marks the completion handled: the caller watches `response` and `body`.
+  completion.catch(fail);
   return { response, completion, stop: fail };
 }
 

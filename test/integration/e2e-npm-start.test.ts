@@ -6,9 +6,9 @@ import { createHandler as createSelfCheck } from '../../functions/handlers/self-
 import { SMOKE_CHECK_NAMES } from '../../functions/self-check/checks';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
 import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
 import { aLambdaContext } from '../fixtures/builders';
+import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
 import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
 
 const READY_TIMEOUT_MS = 90_000;

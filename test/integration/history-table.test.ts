@@ -1,17 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { HistoryReader } from '../../cli/history-reader';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
-import { ensureTables, inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
-import { INVENTORY_LIST_INDEX } from '../../service/names';
 import { aHistoryEntry } from '../fixtures/builders';
 import { freshTables, testClient } from '../helpers/local-stack';
 
@@ -83,37 +73,5 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
   it('refuses a sort key that is not a stream sequence number', () => {
     expect(() => historySortKey('12a')).toThrow(/Not a stream sequence number/);
     expect(historySortKey('111')).toBe(`${'0'.repeat(37)}111`);
-  });
-
-  it('turns on the stream and adds the list index to an inventory table made before them', async () => {
-    // Prepare: an inventory table as npm start made it before the history and the list (no stream, no index, a row).
-    const suffix = randomUUID().slice(0, 8);
-    const names = {
-      inventory: `old-inventory-${suffix}`,
-      apiKeys: `old-keys-${suffix}`,
-      history: `old-history-${suffix}`,
-    };
-    await client.send(
-      new CreateTableCommand({
-        TableName: names.inventory,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
-        KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
-      }),
-    );
-    await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: names.inventory });
-    await client.send(
-      new PutItemCommand({
-        TableName: names.inventory,
-        Item: { petId: { N: '-17' }, quantity: { N: '2' }, status: { S: 'sold' } },
-      }),
-    );
-    // Act
-    await ensureTables(client, names);
-    // Assess
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: names.inventory }));
-    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
-    expect(await inventoryStreamArn(client, names.inventory)).toBe(Table?.LatestStreamArn);
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual([INVENTORY_LIST_INDEX.name]);
   });
 });

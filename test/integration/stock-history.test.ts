@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../cli/run';
-import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
+import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
 import { call, jsonHeaders } from '../helpers/http';
 
 const READY_TIMEOUT_MS = 90_000;

@@ -1,8 +1,8 @@
 import { delimiter, dirname } from 'node:path';
 import { writeInventory } from '../../cli/inventory/batch-writer';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../../service/local-dynamodb';
+import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
 import { runProcess } from '../helpers/process';
 
 /**

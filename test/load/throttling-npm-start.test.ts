@@ -1,4 +1,4 @@
-import { type LocalApiProcess, startLocalApiProcess } from '../../local/api-process';
+import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
 
 const READY_TIMEOUT_MS = 90_000;
 

@@ -294,29 +294,18 @@ describe('Client: what it refuses before sending, and what it says of an answer 
 });
 
 describe('Docs page: local contract and exact JSON display', () => {
-  it.each(['127.0.0.1:4123', 'localhost:4123'])(
-    'puts the local server first at the origin the page was opened with (Host %s), and leaves the rest as it is',
-    (host) => {
-      // Prepare
-      const text = readFileSync(OPENAPI_PATH, 'utf8');
-      // Act
-      const localized = localizeContract(text, host);
-      // Assess
-      const servers = (parse(localized) as { servers: { url: string; variables?: unknown }[] }).servers;
-      expect(servers[0]).toMatchObject({ url: `http://${host}/v1` });
-      expect(servers[0]?.variables).toBeUndefined();
-      expect(servers.slice(1)).toEqual((loadContract().servers as unknown[]).slice(0, 2));
-      expect(localized.length).toBeGreaterThan(text.length - 200);
-    },
-  );
-
-  it.each([undefined, 'evil.example/"><script>', 'a b'])(
-    'falls back to the relative /v1 (resolved against the page) for a missing or unusable Host %s',
-    (host) => {
-      const localized = localizeContract(readFileSync(OPENAPI_PATH, 'utf8'), host);
-      expect((parse(localized) as { servers: { url: string }[] }).servers[0]?.url).toBe('/v1');
-    },
-  );
+  it('puts the local server first as /v1 (resolved against the page), and leaves the other servers as they are', () => {
+    // Prepare
+    const text = readFileSync(OPENAPI_PATH, 'utf8');
+    // Act
+    const localized = localizeContract(text);
+    // Assess
+    const servers = (parse(localized) as { servers: { url: string; variables?: unknown }[] }).servers;
+    expect(servers[0]).toMatchObject({ url: '/v1' });
+    expect(servers[0]?.variables).toBeUndefined();
+    expect(servers.slice(1)).toEqual((loadContract().servers as unknown[]).slice(0, 2));
+    expect(localized.length).toBeGreaterThan(text.length - 300);
+  });
 
   it('makes JSON.parse + JSON.stringify keep integers beyond 2^53 on the page, and nothing else', () => {
     // Prepare

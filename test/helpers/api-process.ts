@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from './dynamodb-local';
+import { freePort } from '../../local/dynamodb-local';
 
-const PROJECT_ROOT = join(import.meta.dirname, '..');
+const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 
 /** A running `npm start` in a child process (its own DynamoDB Local included). */
 export interface LocalApiProcess {
