@@ -41,7 +41,27 @@ export interface PreTrafficDeps {
    * probe still runs). @default never
    */
   rollingBack?: () => Promise<boolean>;
+  /** When the check gives up and reports Failed, in ms from its start. @default {@link PRE_TRAFFIC_DEADLINE_MS} */
+  deadlineMs?: number;
 }
+
+/** The hook function's timeout, which the stack sets: Lambda's maximum. */
+export const PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS = 900;
+
+/** Time the hook keeps past its check's deadline to report the verdict (and, after a failed probe, read its stack). */
+export const PRE_TRAFFIC_REPORT_MARGIN_SECONDS = 30;
+
+/**
+ * When the check (finding the version, invoking it, reading its answer) gives up and reports Failed: a hung probe
+ * must not outlive the hook, or no verdict is reported and the deployment waits for CodeDeploy's own time-out.
+ */
+export const PRE_TRAFFIC_DEADLINE_MS = (PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS - PRE_TRAFFIC_REPORT_MARGIN_SECONDS) * 1000;
+
+/**
+ * How long one probe invocation may wait for Lambda's answer (a streamed one's first bytes) before the SDK gives it up
+ * and retries: a working version answers a probe within its cold start and one small read.
+ */
+export const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
 
 /**
  * Attempts per probe invocation. A deploy that changes shared code shifts every deployment group at once: each hook
@@ -53,9 +73,19 @@ export interface PreTrafficDeps {
  */
 export const PROBE_INVOKE_ATTEMPTS = 8;
 
-/** The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts. */
-export function createProbeLambdaClient(config: LambdaClientConfig = {}): LambdaClient {
-  return new LambdaClient({ maxAttempts: PROBE_INVOKE_ATTEMPTS, ...config });
+/**
+ * The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts of at most
+ * `attemptTimeoutMs` each (without `throwOnRequestTimeout` the SDK only logs a request that outlives its time-out).
+ */
+export function createProbeLambdaClient(
+  config: LambdaClientConfig = {},
+  attemptTimeoutMs = PROBE_ATTEMPT_TIMEOUT_MS,
+): LambdaClient {
+  return new LambdaClient({
+    maxAttempts: PROBE_INVOKE_ATTEMPTS,
+    requestHandler: { requestTimeout: attemptTimeoutMs, throwOnRequestTimeout: true },
+    ...config,
+  });
 }
 
 /** What the hook reported, and why; `waived` when a failed probe was reported Succeeded because of a rollback. */
@@ -72,7 +102,8 @@ const PROBE_PET_ID = String(MIN_PET_ID);
  * CodeDeploy's BeforeAllowTraffic hook: finds the version this deployment moves the `live` alias to, invokes that
  * version (never the alias: no client traffic is involved) with a request that changes nothing, and reports
  * Succeeded only when it answers as a working version does; anything else (a crash, a 5xx, a timeout, an unknown
- * function) reports Failed, so CodeDeploy rolls the deployment back before any traffic moves. A failed probe of a
+ * function, no answer by {@link PRE_TRAFFIC_DEADLINE_MS}) reports Failed, so CodeDeploy rolls the deployment back
+ * before any traffic moves. A failed probe of a
  * deployment back to an older version while the stack rolls back is reported Succeeded with the reason marked (see
  * {@link PreTrafficDeps.rollingBack}).
  *
@@ -80,28 +111,17 @@ const PROBE_PET_ID = String(MIN_PET_ID);
  */
 export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTrafficDeps): Promise<PreTrafficVerdict> {
   let verdict: PreTrafficVerdict;
-  // Whether this deployment moves the alias back to an older version (Lambda numbers versions upwards), as a
-  // rollback does; a forward deployment's failure is never waived, whatever the stack's status.
-  let backwards = false;
+  const found: { target?: DeploymentTarget } = {};
   try {
-    const target = await deploymentTarget(event.DeploymentId, deps.codeDeploy);
-    backwards =
-      target.currentVersion !== undefined &&
-      /^[0-9]+$/.test(target.version) &&
-      /^[0-9]+$/.test(target.currentVersion) &&
-      Number(target.version) < Number(target.currentVersion);
-    const probe = deps.targets[target.functionName];
-    if (!probe) throw new Error(`no probe for function ${target.functionName}`);
-    const qualified = `${target.functionName}:${target.version}`;
-    const problem = await runProbe(qualified, probe, deps.lambda);
-    verdict = problem
-      ? { status: 'Failed', reason: `${qualified}: ${problem}` }
-      : { status: 'Succeeded', reason: `${qualified} answered as expected` };
+    verdict = await withDeadline(deps.deadlineMs ?? PRE_TRAFFIC_DEADLINE_MS, async (signal) => {
+      found.target = await deploymentTarget(event.DeploymentId, deps.codeDeploy, signal);
+      return probeVerdict(found.target, deps, signal);
+    });
   } catch (error) {
     verdict = { status: 'Failed', reason: error instanceof Error ? error.message : String(error) };
   }
   // Asked only after a failed probe of an older version, so a deploy's checks make no CloudFormation call.
-  if (verdict.status === 'Failed' && backwards && (await isRollingBack(deps.rollingBack)))
+  if (verdict.status === 'Failed' && movesBack(found.target) && (await isRollingBack(deps.rollingBack)))
     verdict = { status: 'Succeeded', reason: `${verdict.reason} ${NOT_FAILED_WHILE_ROLLING_BACK}`, waived: true };
   await deps.codeDeploy.send(
     new PutLifecycleEventHookExecutionStatusCommand({
@@ -113,15 +133,65 @@ export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTra
   return verdict;
 }
 
+/**
+ * Runs `work` with a signal that aborts at the deadline, when it rejects naming the deadline even if `work` (a hung
+ * request that ignores the signal) never settles.
+ */
+async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = AbortSignal.timeout(ms);
+  const expired = new Promise<never>((_, reject) => {
+    const reason = () => reject(new Error(`no verdict within the check's deadline of ${ms / 1000} s`));
+    signal.addEventListener('abort', reason, { once: true });
+  });
+  return Promise.race([work(signal), expired]);
+}
+
+/** The verdict of the deployment's new version from its probe. */
+async function probeVerdict(
+  target: DeploymentTarget,
+  deps: PreTrafficDeps,
+  signal: AbortSignal,
+): Promise<PreTrafficVerdict> {
+  const probe = deps.targets[target.functionName];
+  if (!probe) throw new Error(`no probe for function ${target.functionName}`);
+  const qualified = `${target.functionName}:${target.version}`;
+  const problem = await runProbe(qualified, probe, deps.lambda, signal);
+  return problem
+    ? { status: 'Failed', reason: `${qualified}: ${problem}` }
+    : { status: 'Succeeded', reason: `${qualified} answered as expected` };
+}
+
+/**
+ * Whether the deployment moves the alias back to an older version (Lambda numbers versions upwards), as a rollback
+ * does; a forward deployment's failure is never waived, whatever the stack's status.
+ */
+function movesBack(target: DeploymentTarget | undefined): boolean {
+  return (
+    target?.currentVersion !== undefined &&
+    /^[0-9]+$/.test(target.version) &&
+    /^[0-9]+$/.test(target.currentVersion) &&
+    Number(target.version) < Number(target.currentVersion)
+  );
+}
+
+interface DeploymentTarget {
+  functionName: string;
+  version: string;
+  currentVersion?: string;
+}
+
 /** The function and the version a Lambda deployment moves its alias to (its one deployment target). */
 async function deploymentTarget(
   deploymentId: string,
   codeDeploy: PreTrafficDeps['codeDeploy'],
-): Promise<{ functionName: string; version: string; currentVersion?: string }> {
-  const { targetIds } = await codeDeploy.send(new ListDeploymentTargetsCommand({ deploymentId }));
+  abortSignal: AbortSignal,
+): Promise<DeploymentTarget> {
+  const { targetIds } = await codeDeploy.send(new ListDeploymentTargetsCommand({ deploymentId }), { abortSignal });
   const targetId = targetIds?.[0];
   if (!targetId) throw new Error(`deployment ${deploymentId} has no target`);
-  const { deploymentTarget } = await codeDeploy.send(new GetDeploymentTargetCommand({ deploymentId, targetId }));
+  const { deploymentTarget } = await codeDeploy.send(new GetDeploymentTargetCommand({ deploymentId, targetId }), {
+    abortSignal,
+  });
   const info = deploymentTarget?.lambdaTarget?.lambdaFunctionInfo;
   if (!info?.functionName || !info.targetVersion) throw new Error(`deployment ${deploymentId} names no Lambda version`);
   // The name, whether CodeDeploy gives a name or an ARN.
@@ -138,6 +208,7 @@ async function runProbe(
   qualified: string,
   probe: ProbeTarget,
   lambda: PreTrafficDeps['lambda'],
+  signal: AbortSignal,
 ): Promise<string | undefined> {
   if ('authorizer' in probe) {
     // A well-formed key nobody holds: the authorizer must look it up and refuse it with `Unauthorized`.
@@ -146,14 +217,14 @@ async function runProbe(
       authorizationToken: `Bearer psk_${randomBytes(32).toString('base64url')}`,
       methodArn: `arn:aws:execute-api:us-east-1:000000000000:probe/${API_STAGE_NAME}/GET/inventory`,
     };
-    const { FunctionError, payload } = await invoke(lambda, qualified, event);
+    const { FunctionError, payload } = await invoke(lambda, qualified, event, signal);
     const message = (payload as { errorMessage?: unknown } | undefined)?.errorMessage;
     return FunctionError && message === 'Unauthorized'
       ? undefined
       : `an unknown key was not refused with Unauthorized (${describe(FunctionError, payload)})`;
   }
   if ('history' in probe) {
-    const { FunctionError, payload } = await invoke(lambda, qualified, { Records: [] });
+    const { FunctionError, payload } = await invoke(lambda, qualified, { Records: [] }, signal);
     const failures = (payload as { batchItemFailures?: unknown[] } | undefined)?.batchItemFailures;
     return !FunctionError && Array.isArray(failures) && failures.length === 0
       ? undefined
@@ -163,8 +234,8 @@ async function runProbe(
   if (!route) return `no route ${probe.route}`;
   const event = probeEvent(route.method, route.path, route.streaming);
   const status = route.streaming
-    ? await streamedStatus(lambda, qualified, event)
-    : await bufferedStatus(lambda, qualified, event);
+    ? await streamedStatus(lambda, qualified, event, signal)
+    : await bufferedStatus(lambda, qualified, event, signal);
   if (typeof status === 'string') return status;
   const expected = expectedStatuses(route);
   return expected.includes(status) ? undefined : `answered ${status}, expected ${expected.join(' or ')}`;
@@ -222,9 +293,11 @@ async function invoke(
   lambda: PreTrafficDeps['lambda'],
   qualified: string,
   event: unknown,
+  abortSignal: AbortSignal,
 ): Promise<{ FunctionError?: string; payload: unknown }> {
   const result = await lambda.send(
     new InvokeCommand({ FunctionName: qualified, Payload: new TextEncoder().encode(JSON.stringify(event)) }),
+    { abortSignal },
   );
   const text = result.Payload ? new TextDecoder().decode(result.Payload) : '';
   let payload: unknown;
@@ -240,8 +313,9 @@ async function bufferedStatus(
   lambda: PreTrafficDeps['lambda'],
   qualified: string,
   event: unknown,
+  signal: AbortSignal,
 ): Promise<number | string> {
-  const { FunctionError, payload } = await invoke(lambda, qualified, event);
+  const { FunctionError, payload } = await invoke(lambda, qualified, event, signal);
   const status = (payload as { statusCode?: unknown } | undefined)?.statusCode;
   if (FunctionError || typeof status !== 'number') return `no proxy answer (${describe(FunctionError, payload)})`;
   return status;
@@ -252,6 +326,7 @@ async function streamedStatus(
   lambda: PreTrafficDeps['lambda'],
   qualified: string,
   event: unknown,
+  deadline: AbortSignal,
 ): Promise<number | string> {
   const abort = new AbortController();
   try {
@@ -260,7 +335,7 @@ async function streamedStatus(
         FunctionName: qualified,
         Payload: new TextEncoder().encode(JSON.stringify(event)),
       }),
-      { abortSignal: abort.signal },
+      { abortSignal: AbortSignal.any([abort.signal, deadline]) },
     );
     // The probe asks for a page of one entry and reads it to the end: a stream left unread could count as a failed
     // invocation of the version, and a failure after the status (InvokeComplete's ErrorCode) is still seen.

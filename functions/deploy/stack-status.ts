@@ -22,7 +22,10 @@ export async function isRollingBack(ask: (() => Promise<boolean>) | undefined): 
 }
 
 /** Bounds of the CloudFormation client: a hang becomes a named failure, not a time-out. */
-const CLIENT_BOUNDS = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } };
+const CLIENT_BOUNDS = {
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+};
 
 /**
  * Whether a stack is being rolled back, from its status (AWS CloudFormation User Guide, "Stack status codes":

@@ -11,7 +11,11 @@ import { stackRollingBack } from '../deploy/stack-status';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 
-const codeDeploy = new CodeDeployClient({});
+// Bounded, so the verdict is reported within the margin the hook keeps past its check's deadline.
+const codeDeploy = new CodeDeployClient({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+});
 const lambda = createProbeLambdaClient();
 const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, ProbeTarget>;
 const stackId = optionalEnv(ENV.stackId);

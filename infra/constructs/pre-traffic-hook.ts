@@ -3,8 +3,7 @@ import type { LambdaApplication } from 'aws-cdk-lib/aws-codedeploy';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
-import type { ProbeTarget } from '../../functions/deploy/pre-traffic';
-import { LIST_INVENTORY_TIMEOUT_SECONDS } from '../../service/routes';
+import { PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS, type ProbeTarget } from '../../functions/deploy/pre-traffic';
 import { InventoryFunction, type InventoryFunctionProps } from './inventory-function';
 import { STACK_STATUS_ACTIONS } from './self-check';
 
@@ -41,8 +40,8 @@ export class PreTrafficHook extends InventoryFunction {
       handler: PRE_TRAFFIC_HOOK_HANDLER,
       description:
         'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',
-      // The list's probe waits for its first byte, which comes after its Scan.
-      timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS + 60),
+      // Past the check's deadline, so a hung probe is still reported Failed.
+      timeout: Duration.seconds(PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS),
       environment: {
         // Its own stack, whose status tells a rollback (functions/deploy/stack-status.ts).
         [ENV.stackId]: stack.stackId,

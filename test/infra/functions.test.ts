@@ -2,6 +2,11 @@ import { rmSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { ENV } from '../../functions/config';
+import {
+  PRE_TRAFFIC_DEADLINE_MS,
+  PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS,
+  PRE_TRAFFIC_REPORT_MARGIN_SECONDS,
+} from '../../functions/deploy/pre-traffic';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
@@ -383,6 +388,13 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     expect(JSON.stringify(hookStatements)).toContain('codedeploy:PutLifecycleEventHookExecutionStatus');
     const probes = JSON.parse(JSON.stringify(environmentOf(template(), 'PreTrafficHookFunction')));
     expect(JSON.stringify(probes[ENV.preTrafficTargets])).toContain(fnId);
+  });
+
+  it("gives the pre-traffic hook a timeout past its check's deadline and the margin kept to report the verdict", () => {
+    const timeout = functionProps(template(), 'PreTrafficHookFunction').Timeout as number;
+    expect(timeout).toBe(PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS);
+    expect(timeout * 1000).toBeGreaterThanOrEqual(PRE_TRAFFIC_DEADLINE_MS + PRE_TRAFFIC_REPORT_MARGIN_SECONDS * 1000);
+    expect(PRE_TRAFFIC_REPORT_MARGIN_SECONDS).toBeGreaterThan(0);
   });
 
   it('lets CodeDeploy act only through a role with the AWS managed Lambda deployment policy', () => {

@@ -11,13 +11,14 @@ import { codeDeployStandIn } from '../helpers/codedeploy';
  * `throttled` invocations that way and answers the history function's probe after them. It names no Retry-After
  * (Lambda may), which would only lengthen the SDK's waits, not change how many attempts it makes.
  */
-async function startLambdaEndpoint(throttled: number) {
+async function startLambdaEndpoint(throttled: number, hangs = false) {
   const invocations: string[] = [];
   const server: Server = createServer(async (req, res) => {
     for await (const _ of req) {
       // Drain the request body.
     }
     invocations.push(req.url ?? '');
+    if (hangs) return;
     if (invocations.length <= throttled) {
       res.writeHead(429, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'TooManyRequestsException' });
       res.end(JSON.stringify({ Type: 'User', message: 'Rate Exceeded.', Reason: 'ConcurrentInvocationLimitExceeded' }));
@@ -30,7 +31,11 @@ async function startLambdaEndpoint(throttled: number) {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     invocations,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -83,5 +88,26 @@ describe('Pre-traffic hook: a probe throttled by a small account concurrency (re
     expect(verdict.reason).toMatch(/Rate Exceeded/);
     expect(reported).toEqual(['Failed']);
     expect(invocations).toHaveLength(3);
+  });
+
+  it('gives up an invocation that never answers after its per-attempt time-out, retries it, then reports Failed', async () => {
+    // Prepare: a stand-in that takes every invocation and never answers.
+    const lambda = await startLambdaEndpoint(0, true);
+    const deploy = codeDeployStandIn('history');
+    try {
+      // Act: the hook's client with 3 attempts of 100 ms each.
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: deploy,
+        lambda: createProbeLambdaClient({ ...CLIENT_CONFIG, endpoint: lambda.endpoint, maxAttempts: 3 }, 100),
+        targets: TARGETS,
+      });
+      // Assess
+      expect(verdict.status).toBe('Failed');
+      expect(verdict.reason).toMatch(/100 ms requestTimeout/);
+      expect(deploy.reported.map(({ status }) => status)).toEqual(['Failed']);
+      expect(lambda.invocations).toHaveLength(3);
+    } finally {
+      await lambda.close();
+    }
   });
 });

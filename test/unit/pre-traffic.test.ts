@@ -1,4 +1,10 @@
-import { type PreTrafficDeps, runPreTrafficCheck } from '../../functions/deploy/pre-traffic';
+import {
+  PRE_TRAFFIC_DEADLINE_MS,
+  PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS,
+  PRE_TRAFFIC_REPORT_MARGIN_SECONDS,
+  type PreTrafficDeps,
+  runPreTrafficCheck,
+} from '../../functions/deploy/pre-traffic';
 import { codeDeployStandIn } from '../helpers/codedeploy';
 
 const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
@@ -216,6 +222,46 @@ describe('Function: pre-traffic hook', () => {
         status: 'Failed',
         reason: expect.stringContaining('the stream failed: Unhandled boom'),
       });
+    });
+  });
+
+  /**
+   * A hung version (or Lambda) must not keep the hook past its own timeout: CodeDeploy would then get no verdict and
+   * wait for its own hook time-out. A hung invocation cannot be produced for real, so the Lambda client here is a
+   * stand-in whose answer never comes.
+   */
+  describe('at its deadline', () => {
+    const never = () => new Promise<never>(() => {});
+    /** A streamed answer whose prelude comes, then nothing more, ever. */
+    const stalledStream = async () => ({
+      EventStream: (async function* () {
+        yield { PayloadChunk: { Payload: Buffer.concat([Buffer.from('{"statusCode":200}'), Buffer.alloc(8)]) } };
+        await never();
+      })(),
+    });
+
+    it("gives up well before the hook's own timeout, keeping a margin to report", () => {
+      expect(PRE_TRAFFIC_DEADLINE_MS + PRE_TRAFFIC_REPORT_MARGIN_SECONDS * 1000).toBeLessThanOrEqual(
+        PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS * 1000,
+      );
+      expect(PRE_TRAFFIC_REPORT_MARGIN_SECONDS).toBeGreaterThan(0);
+    });
+
+    it.each([
+      ['an invocation that never answers', 'stage-UpdateInventoryFunction-abc', never],
+      ['a list stream that stops after its prelude', 'stage-ListInventoryFunction-abc', stalledStream],
+    ])('reports Failed, naming the deadline, for %s', async (_, functionName, send) => {
+      const cd = codeDeploy(functionName);
+
+      const verdict = await runPreTrafficCheck(EVENT, {
+        codeDeploy: cd,
+        lambda: { send } as unknown as PreTrafficDeps['lambda'],
+        targets: { ...targets, 'stage-ListInventoryFunction-abc': { route: 'listInventory' } },
+        deadlineMs: 50,
+      });
+
+      expect(verdict).toEqual({ status: 'Failed', reason: "no verdict within the check's deadline of 0.05 s" });
+      expect(cd.reported).toEqual([{ deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Failed' }]);
     });
   });
 });
