@@ -33,12 +33,8 @@ export interface ColdStartResult {
 }
 
 /**
- * The cold path of each bundle and of the naive handler: module init, then its first call, in a fresh `node`
- * process each time; the median of `runs` processes per module, alternating. Init alone would flatter a client that
- * loads its HTTP stack on its first call, as the SDK does; the cold path is what the first caller waits for.
- * Each process gets the environment Lambda gives a function with active tracing (an X-Ray daemon stand-in), and a
- * bundle that sends no segment fails the run; each reaches DynamoDB Local over HTTPS (bench/dynamodb-tls.ts), as a
- * deployed function reaches DynamoDB.
+ * Init plus first call of each bundle and the naive handler, a fresh `node` per run, alternating: what the first
+ * caller waits for. Each run is traced (a bundle that sends no segment fails) and reaches DynamoDB over HTTPS.
  */
 export async function measureColdStarts(
   bundles: readonly DeployedBundle[],
@@ -126,11 +122,7 @@ export function coldStartTable(coldStart: ColdStartResult): string {
   ].join('\n');
 }
 
-/**
- * The cold path of every function a client waits on, against the naive handler's. Init alone is no target: a module
- * that defers work to its first call would meet it while its first caller waits as long. The self-check serves no
- * client: it runs once per deploy, and its first call is six requests to the stage.
- */
+/** The cold path of every function a client waits on (not the deploy's self-check), against the naive handler's. */
 export function coldStartTargets(coldStart: ColdStartResult): Target[] {
   return coldStart.functions
     .filter((f) => f.handler !== 'self-check')

@@ -11,10 +11,7 @@ const HISTORY_FORMATS = ['table', 'json'] as const;
 /** A date, or a date and time with seconds optional and a zone (Z or an offset): a time without a zone is ambiguous. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
-/**
- * `inventory history PETID [--since ISO] [--format table|json]`: every recorded change of one pet's stock, oldest
- * first (the order DynamoDB made them in), from the history table the history function writes.
- */
+/** `inventory history PETID`: every recorded change of one pet's stock, oldest first. */
 export async function inventoryHistory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   let petId: string;

@@ -9,11 +9,7 @@ import { alignedColumns, type CommandContext, choiceOption, writeLine } from './
 const MAX_NAME_LENGTH = 100;
 const KEY_LIST_FORMATS = ['text', 'json'] as const;
 
-/**
- * `keys create --name NAME [--scope read|write]`: issues a key and stores only its SHA-256 hash with an id, the
- * name, the scope (default write) and the time.
- * The key is written once, alone on the last line of stdout; everything else goes to stderr.
- */
+/** `keys create`: stores only the key's hash; the key is the last line of stdout, everything else goes to stderr. */
 export async function createKey(context: CommandContext): Promise<void> {
   const name = context.options.name;
   if (typeof name !== 'string' || name.trim().length === 0)
@@ -69,10 +65,7 @@ const IN_FLIGHT_AUTHORIZER_MS = (AUTHORIZER_TIMEOUT_SECONDS + 2) * 1000;
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * `keys revoke ID`: the key is refused from then on. On a stage it flushes the authorizer cache, and again once an
- * authorizer call already running has ended; a failed flush exits 1 (revoking again is harmless and retries it).
- */
+/** `keys revoke ID`: on a stage it also flushes the authorizer cache, twice; a failed flush exits 1. */
 export async function revokeKey(context: CommandContext): Promise<void> {
   const keyId = context.positionals[0];
   if (keyId === undefined || keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');

@@ -26,11 +26,7 @@ export function detectFormat(path: string, text: string): ImportFormat {
   return stripBom(text).trimStart().startsWith('[') ? 'json' : 'csv';
 }
 
-/**
- * Parses and validates an import file with the API's own rules: petId an int64 (exact, canonical digits), quantity
- * an integer from 0 to 2147483647, status one of the PetStatus values, no petId twice (`7` and `007` are the same
- * pet). Every problem is returned with its line number; nothing is thrown for bad content.
- */
+/** Validates an import file with the API's own rules and no petId twice; every problem comes with its line. */
 export function parseImport(text: string, format: ImportFormat): ParsedImport {
   const parsed = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
   const problems = [...parsed.problems, ...findDuplicates(parsed.rows)].sort((a, b) => a.line - b.line);
