@@ -49,19 +49,7 @@ export function parseSince(raw: string | boolean | undefined): string | undefine
 
 /** One entry as JSON, petId as its exact digits (a JSON number from a JS number could not keep an int64). */
 export function historyEntryJson(entry: HistoryEntry): string {
-  const { petId, at, previousQuantity, quantity, previousStatus, status, source, actor, requestId, adjustBy } = entry;
-  return stringifyExactJson({
-    petId: BigInt(petId),
-    at,
-    previousQuantity,
-    quantity,
-    previousStatus,
-    status,
-    source,
-    actor,
-    requestId,
-    adjustBy,
-  });
+  return stringifyExactJson({ ...entry, petId: BigInt(entry.petId) });
 }
 
 /** Aligned columns for a terminal; `-` where there was nothing before (the entry was created). */

@@ -27,8 +27,7 @@ const MAX_CONCURRENCY = 64;
 /** `inventory import FILE`: a bad row means nothing is written; production asks for `--yes`. */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
-  const file = context.positionals[0];
-  if (file === undefined) throw new UsageError('inventory import needs a FILE (CSV or a JSON array)');
+  const [file] = context.positionals as [string];
   const format = options.format === undefined ? undefined : choiceOption(context, 'format', IMPORT_FORMATS);
   const concurrency = parseConcurrency(options.concurrency);
   // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
@@ -126,9 +125,8 @@ export async function exportInventory(context: CommandContext): Promise<void> {
 
 /** `inventory get PETID`: one entry as JSON from `GET /inventory/{petId}`; no entry exits 1. */
 export async function getInventoryEntry(context: CommandContext): Promise<void> {
-  const raw = context.positionals[0];
-  if (raw === undefined || !/^-?[0-9]+$/.test(raw))
-    throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${String(raw ?? '')}"`);
+  const [raw] = context.positionals as [string];
+  if (!/^-?[0-9]+$/.test(raw)) throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${raw}"`);
   const key = apiKeyOption(context, 'inventory get');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });

@@ -40,23 +40,16 @@ export async function listKeys(context: CommandContext): Promise<void> {
     createdAt,
     revokedAt,
   }));
+  if (format === 'json') writeLine(context.io.stdout, JSON.stringify(rows));
+  else if (rows.length > 0)
+    context.io.stdout.write(
+      alignedColumns([
+        ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
+        ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
+      ]),
+    );
   // Where the keys were read, on stderr so that stdout stays the list alone (`--format json` piped to jq).
   const where = `${target.tables.apiKeys} (${target.description})`;
-  if (format === 'json') {
-    writeLine(context.io.stdout, JSON.stringify(rows));
-    writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
-    return;
-  }
-  if (rows.length === 0) {
-    writeLine(context.io.stderr, `No API keys in ${where}.`);
-    return;
-  }
-  context.io.stdout.write(
-    alignedColumns([
-      ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
-      ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
-    ]),
-  );
   writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
 }
 
@@ -67,8 +60,8 @@ const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resol
 
 /** `keys revoke ID`: on a stage it also flushes the authorizer cache, twice; a failed flush exits 1. */
 export async function revokeKey(context: CommandContext): Promise<void> {
-  const keyId = context.positionals[0];
-  if (keyId === undefined || keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');
+  const [keyId] = context.positionals as [string];
+  if (keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');
   const target = await context.target();
   const before = Date.now();
   const record = await withKeys(target, (keys) => keys.revoke(keyId));
