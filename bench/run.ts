@@ -104,16 +104,8 @@ async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
   configureFunctionEnvironment(api.dynamoEndpoint, tables);
   // Logs would interleave with the tables.
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  const functionEnv = {
-    AWS_ENDPOINT_URL_DYNAMODB: api.dynamoEndpoint,
-    [ENV.inventoryTable]: tables.inventory,
-    [ENV.apiKeysTable]: tables.apiKeys,
-    [ENV.historyTable]: tables.history,
-    [ENV.idempotencyTable]: tables.idempotency ?? '',
-    [ENV.selfCheckBaseUrl]: api.baseUrl,
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-  };
+  const functionEnv: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+  configureFunctionEnvironment(api.dynamoEndpoint, tables, functionEnv);
   // Unsigned entries: the list index holds the same entry either way (it projects quantity and status only), while
   // the naive Scan reads whole items, so they favour the baseline; what signing costs a list is in the read units.
   const seed = (from: number, to: number) =>
@@ -136,11 +128,13 @@ async function measureReads(bench: Bench): Promise<Pick<BenchResults, 'readUnits
 async function measureLists(bench: Bench, seeded: number) {
   installLambdaStreamingRuntime();
   const { handler } = await import('../functions/handlers/list-inventory');
+  const listBundle = bench.bundles.find((bundle) => bundle.handler === 'list-inventory');
+  if (!listBundle) throw new Error('no list-inventory bundle');
   const options: ListOptions = {
     gatewayUrl: bench.api.baseUrl,
     authHeader: { Authorization: `Bearer ${bench.api.apiKey}` },
     handler,
-    bundle: bundleFile(bench.bundles, 'list-inventory'),
+    bundle: listBundle.file,
     naive: (await import(NAIVE_HANDLER)).handler,
     env: bench.functionEnv,
   };
@@ -161,12 +155,6 @@ async function measureLists(bench: Bench, seeded: number) {
   }
   if (!largest) throw new Error('the profile lists no size');
   return { list, largestListMemory: largest };
-}
-
-function bundleFile(bundles: readonly DeployedBundle[], handler: string): string {
-  const bundle = bundles.find((b) => b.handler === handler);
-  if (!bundle) throw new Error(`no ${handler} bundle`);
-  return bundle.file;
 }
 
 async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
