@@ -62,11 +62,6 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProb
     });
     return { rows, problems };
   }
-  const index = {
-    petId: columns.indexOf('petId'),
-    quantity: columns.indexOf('quantity'),
-    status: columns.indexOf('status'),
-  };
   for (const record of data) {
     if (record.fields.length !== CSV_COLUMNS.length) {
       problems.push({
@@ -75,10 +70,11 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProb
       });
       continue;
     }
+    const field = (name: (typeof CSV_COLUMNS)[number]) => record.fields[columns.indexOf(name)];
     const errors: string[] = [];
-    const petId = check(errors, () => parsePetId(record.fields[index.petId]));
-    const quantity = check(errors, () => parseQuantityLiteral(record.fields[index.quantity] ?? ''));
-    const status = check(errors, () => parseStatus(record.fields[index.status]));
+    const petId = check(errors, () => parsePetId(field('petId')));
+    const quantity = check(errors, () => parseQuantityLiteral(field('quantity') ?? ''));
+    const status = check(errors, () => parseStatus(field('status')));
     if (errors.length > 0) problems.push({ line: record.line, message: errors.join('; ') });
     else rows.push({ line: record.line, item: { petId, quantity, status } as InventoryItem });
   }
