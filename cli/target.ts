@@ -175,14 +175,6 @@ function stackError(error: unknown, stack: string, region: string): CliError {
     return new CliError(`Stack ${stack} does not exist in ${region}: deploy it first, or check AWS_REGION`, {
       cause: error,
     });
-  if (
-    /ExpiredToken|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient|AccessDenied/i.test(
-      `${name} ${message}`,
-    )
-  )
-    return new CliError(`AWS refused the credentials for ${stack} in ${region}: ${message.split('\n')[0]}`, {
-      cause: error,
-    });
   return new CliError(`Could not read stack ${stack} in ${region}: ${message.split('\n')[0]}`, { cause: error });
 }
 
