@@ -33,12 +33,8 @@ export interface ColdStartResult {
 }
 
 /**
- * The cold path of each bundle and of the naive handler: module init, then its first call, in a fresh `node`
- * process each time; the median of `runs` processes per module, alternating. Init alone would flatter a client that
- * loads its HTTP stack on its first call, as the SDK does; the cold path is what the first caller waits for.
- * Each process gets the environment Lambda gives a function with active tracing (an X-Ray daemon stand-in), and a
- * bundle that sends no segment fails the run; each reaches DynamoDB Local over HTTPS (bench/dynamodb-tls.ts), as a
- * deployed function reaches DynamoDB.
+ * Init plus first call of each bundle and the naive handler, a fresh `node` per run, alternating: what the first
+ * caller waits for. Each run is traced (a bundle that sends no segment fails) and reaches DynamoDB over HTTPS.
  */
 export async function measureColdStarts(
   bundles: readonly DeployedBundle[],
@@ -54,9 +50,9 @@ export async function measureColdStarts(
     { name: 'naive', file: NAIVE_HANDLER, event: first('list-inventory') },
     ...bundles.map((bundle) => ({ name: bundle.handler, file: bundle.file, event: first(bundle.handler) })),
   ];
-  const init = new Map<string, number[]>(subjects.map((s) => [s.name, []]));
-  const cold = new Map<string, number[]>(subjects.map((s) => [s.name, []]));
-  const traces = new Map<string, string[]>(subjects.map((s) => [s.name, []]));
+  const runs = new Map(
+    subjects.map((s) => [s.name, { init: [] as number[], cold: [] as number[], traces: [] as string[] }]),
+  );
   const tls = await startDynamoDbTlsEndpoint(options.dynamoEndpoint);
   const daemon = await startXRayDaemonStandIn().catch(async (error: unknown) => {
     await tls.close();
@@ -65,13 +61,14 @@ export async function measureColdStarts(
   const probeEnv = { ...options.env, ...tls.clientEnvironment, AWS_ENDPOINT_URL_DYNAMODB: tls.url };
   const measure = (name: string, file: string, event: unknown) => async () => {
     const trace = lambdaTraceHeader();
-    traces.get(name)?.push(trace.traceId);
+    const samples = runs.get(name);
+    samples?.traces.push(trace.traceId);
     const env = { ...probeEnv, ...tracingEnvironment(daemon.address, trace.header) };
     const probe = await runProbe('cold', file, { env, events: [event] });
     const failure = probeFailure(probe);
     if (failure) throw new Error(`${name} failed its first call: ${failure}`);
-    init.get(name)?.push(probe.initMs);
-    cold.get(name)?.push(probe.initMs + probe.firstCallMs);
+    samples?.init.push(probe.initMs);
+    samples?.cold.push(probe.initMs + probe.firstCallMs);
   };
   try {
     await alternate(
@@ -82,23 +79,23 @@ export async function measureColdStarts(
     await new Promise((resolve) => setTimeout(resolve, 200));
     const traced = new Set(daemon.documents.map((document) => document.trace_id));
     for (const bundle of bundles) {
-      const untraced = (traces.get(bundle.handler) ?? []).filter((traceId) => !traced.has(traceId)).length;
+      const untraced = (runs.get(bundle.handler)?.traces ?? []).filter((traceId) => !traced.has(traceId)).length;
       if (untraced > 0) throw new Error(`${bundle.handler} sent no trace in ${untraced} of its cold starts`);
     }
   } finally {
     await daemon.close();
     await tls.close();
   }
-  const at = (samples: Map<string, number[]>, name: string) => round(median(samples.get(name) ?? []));
+  const at = (name: string, phase: 'init' | 'cold') => round(median(runs.get(name)?.[phase] ?? []));
   return {
     runs: options.runs,
-    naiveInitMsMedian: at(init, 'naive'),
-    naiveColdPathMsMedian: at(cold, 'naive'),
+    naiveInitMsMedian: at('naive', 'init'),
+    naiveColdPathMsMedian: at('naive', 'cold'),
     functions: bundles.map((bundle) => ({
       handler: bundle.handler,
       bundleBytes: bundle.bytes,
-      initMsMedian: at(init, bundle.handler),
-      coldPathMsMedian: at(cold, bundle.handler),
+      initMsMedian: at(bundle.handler, 'init'),
+      coldPathMsMedian: at(bundle.handler, 'cold'),
     })),
   };
 }
@@ -126,11 +123,7 @@ export function coldStartTable(coldStart: ColdStartResult): string {
   ].join('\n');
 }
 
-/**
- * The cold path of every function a client waits on, against the naive handler's. Init alone is no target: a module
- * that defers work to its first call would meet it while its first caller waits as long. The self-check serves no
- * client: it runs once per deploy, and its first call is six requests to the stage.
- */
+/** The cold path of every function a client waits on (not the deploy's self-check), against the naive handler's. */
 export function coldStartTargets(coldStart: ColdStartResult): Target[] {
   return coldStart.functions
     .filter((f) => f.handler !== 'self-check')

@@ -1,8 +1,6 @@
 /**
- * `npm run bench:doc [-- FILE]`: puts one run's figures into docs/performance.md. Copies the results file (default
- * bench/results.json, written by `npm run bench`) to docs/performance-results.json and rewrites every marked table
- * of the doc from it, so each figure in those tables comes from that one run (test/unit/performance-doc.test.ts
- * holds the doc to the copy).
+ * `npm run bench:doc [-- FILE]`: copies one run's results (default bench/results.json) to
+ * docs/performance-results.json and rewrites docs/performance.md's tables from it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

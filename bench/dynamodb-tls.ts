@@ -6,10 +6,8 @@ import { createServer } from 'node:tls';
 import { generate } from 'selfsigned';
 
 /**
- * DynamoDB Local behind TLS, for the cold-path probes: a deployed function reaches DynamoDB over HTTPS, and its first
- * call over plain HTTP would differ (docs/performance.md, Method). A TCP pass-through behind a TLS server with a
- * self-signed certificate for 127.0.0.1, generated at start; probe processes trust it through `NODE_EXTRA_CA_CERTS`,
- * so they verify it as the SDK verifies AWS's.
+ * DynamoDB Local behind TLS with a self-signed certificate the probes trust (`NODE_EXTRA_CA_CERTS`): a deployed
+ * function's first call is over HTTPS, and over plain HTTP it would differ.
  */
 export interface DynamoDbTlsEndpoint {
   /** `https://127.0.0.1:<port>`, for `AWS_ENDPOINT_URL_DYNAMODB`. */

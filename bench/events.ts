@@ -5,10 +5,7 @@ import { HISTORY_STREAM_MAPPING } from '../service/names';
 
 let streamSequence = 10n ** 20n;
 
-/**
- * A DynamoDBStreamEvent with `records` changes of pets `from`.. (quantity 1 to 2, by the API), as the inventory
- * table's stream delivers them to the history function; sequence numbers are unique per call.
- */
+/** A stream event of `records` changes of pets `from`.. by the API, as the history function receives them. */
 function streamEvent(from: number, records: number): { Records: DynamoDBRecord[] } {
   const image = (petId: string, quantity: number, requestId: string) => ({
     ...inventoryAttributes({ petId, quantity, status: 'available' }),

@@ -23,9 +23,8 @@ export interface CallOptions {
 }
 
 /**
- * One call to the local gateway over a kept-alive connection, as a client SDK would make it. A connection the
- * gateway closed while idle (its keep-alive timeout is 5 s) fails on reuse: the benchmark's requests are idempotent,
- * so one retry on a new connection is safe.
+ * One call over a kept-alive connection, as a client SDK makes it; one that the gateway closed while idle is retried
+ * once on a new connection (the benchmark's requests are idempotent).
  */
 export function httpCall(url: string, options: CallOptions): Promise<Exchange> {
   return exchange(url, options).catch((error: NodeJS.ErrnoException) => {

@@ -58,10 +58,7 @@ function expectedListBody(entries: number): string {
   return `[${items.map(inventoryItemJson).join(',')}]`;
 }
 
-/**
- * `GET /inventory` over the table's `entries`, four ways, alternating; then each path's peak memory (the handler's
- * also as a row of the memory table).
- */
+/** `GET /inventory` at `entries`, four ways alternating, then each path's peak memory. */
 export async function measureList(
   options: ListOptions,
   entries: number,

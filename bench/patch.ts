@@ -21,12 +21,8 @@ export interface PatchResult extends Latencies<PatchPath> {
 }
 
 /**
- * `PATCH /inventory/{petId}` through the local gateway (authorizer result cached, as on a warm stage): plain, with
- * `expectedQuantity`, `{"adjustBy": 1}`, and adjustBy with a new `Idempotency-Key` each time; against the handler's
- * own UpdateItem sent straight to the same DynamoDB Local, and the two writes the Idempotency utility adds to a
- * first-time key (its persistence layer's `saveInProgress` then `saveSuccess`), which no code around it can take
- * away. The benchmark is the pet's only writer, so every compare-and-set succeeds: what is measured is the
- * condition's cost.
+ * The four PATCHes through the local gateway, against the handler's own UpdateItem sent straight and the Idempotency
+ * utility's two writes for a new key (the floor no code around it can lower). Every compare-and-set succeeds.
  */
 export function measurePatch(options: {
   gatewayUrl: string;

@@ -24,11 +24,8 @@ const importToItem = () => {
 };
 
 /**
- * The read units the list costs per entry, for entries as each writer stores them (what a writer adds to an item,
- * `lastChange`, should cost the list nothing). Read by the list's own adapter, paced at a rate it never reaches so
- * that every page asks for `ConsumedCapacity`, summed as DynamoDB (Local) reports it. The list is read twice on one
- * instance and the second is counted: what every list of a store costs once the instance has its bearings. One
- * table, each writer's pass replacing the previous one's items.
+ * The list's read units per entry for entries as each writer stores them (`lastChange` should cost the list
+ * nothing), summed from `ConsumedCapacity`; the second of two lists on one adapter is counted.
  */
 export async function measureReadUnits(
   client: DynamoDBClient,

@@ -1,8 +1,4 @@
-/**
- * The bench's results file and its tables: `npm run bench` prints them, and `npm run bench:doc` writes the same
- * tables into docs/performance.md from the results file it copies beside it, so the doc shows one run's figures.
- * Targets are judged from the figures when a report is rendered.
- */
+/** The results file and its tables, which `npm run bench` prints and `npm run bench:doc` writes into the docs. */
 import { type ColdStartResult, coldStartTable, coldStartTargets } from './cold-start';
 import { type ListFigure, listTable, listTargets } from './list';
 import { type MemoryFigure, memoryTable } from './memory';
@@ -76,10 +72,7 @@ export function renderReport(results: BenchResults): string {
 
 const MARKED = /<!-- bench:begin ([a-z-]+) -->\n[\s\S]*?<!-- bench:end -->/g;
 
-/**
- * `doc` with every marked section (`<!-- bench:begin NAME -->` … `<!-- bench:end -->`) holding the section of that
- * name rendered from `results`. Throws on a marker with no such section, so a renamed table cannot go stale.
- */
+/** `doc` with each `<!-- bench:begin NAME -->` section rendered anew; an unknown NAME throws rather than go stale. */
 export function fillMarkedSections(doc: string, results: BenchResults): string {
   const sections = renderSections(results);
   return doc.replace(MARKED, (_whole, name: string) => {

@@ -1,15 +1,7 @@
 /**
- * `npm run bench`: what users pay for, measured side by side on this machine as ratios (absolute times drift on a
- * shared machine; ratios of interleaved runs do not). Prints the tables and writes bench/results.json, which
- * `npm run bench:doc` puts into docs/performance.md (bench/report.ts renders both).
- *
- *   npm run bench                         full run (1k, 10k, 100k entries; a few minutes)
- *   npm run bench -- --large              the full run plus the list at 1,000,000 entries (seeding alone ~4 minutes)
- *   npm run bench -- --smoke              tiny sizes and few iterations (npm run test:load runs it, seconds)
- *   npm run bench -- --out FILE           write the results elsewhere
- *
- * It measures what deploys: the functions' bundles come from synthesizing the stack (its NodejsFunction bundling),
- * and the HTTP figures go through `npm start` in a child process, as a client's calls would.
+ * `npm run bench [-- --smoke | --large] [--out FILE]`: what users pay for, as ratios of interleaved runs (absolute
+ * times drift on a shared machine), measured on the synthesized bundles and through `npm start`. Writes
+ * bench/results.json, which `npm run bench:doc` puts into docs/performance.md.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -71,10 +63,7 @@ const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
 /** The small inventory of the cold-path phase. */
 const COLD_PATH_INVENTORY = 7;
 
-/**
- * Functions that only a deployment runs: the pre-traffic hook is invoked by CodeDeploy and its first call is to
- * CodeDeploy, which has no local stand-in; no client waits on its cold start.
- */
+/** Functions only a deployment runs (their first call is to CodeDeploy); no client waits on their cold start. */
 const DEPLOY_HOOKS = new Set(['pre-traffic-hook']);
 
 const { values: args } = parseArgs({
@@ -115,16 +104,8 @@ async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
   configureFunctionEnvironment(api.dynamoEndpoint, tables);
   // Logs would interleave with the tables.
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  const functionEnv = {
-    AWS_ENDPOINT_URL_DYNAMODB: api.dynamoEndpoint,
-    [ENV.inventoryTable]: tables.inventory,
-    [ENV.apiKeysTable]: tables.apiKeys,
-    [ENV.historyTable]: tables.history,
-    [ENV.idempotencyTable]: tables.idempotency ?? '',
-    [ENV.selfCheckBaseUrl]: api.baseUrl,
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-  };
+  const functionEnv: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+  configureFunctionEnvironment(api.dynamoEndpoint, tables, functionEnv);
   // Unsigned entries: the list index holds the same entry either way (it projects quantity and status only), while
   // the naive Scan reads whole items, so they favour the baseline; what signing costs a list is in the read units.
   const seed = (from: number, to: number) =>
@@ -147,11 +128,13 @@ async function measureReads(bench: Bench): Promise<Pick<BenchResults, 'readUnits
 async function measureLists(bench: Bench, seeded: number) {
   installLambdaStreamingRuntime();
   const { handler } = await import('../functions/handlers/list-inventory');
+  const listBundle = bench.bundles.find((bundle) => bundle.handler === 'list-inventory');
+  if (!listBundle) throw new Error('no list-inventory bundle');
   const options: ListOptions = {
     gatewayUrl: bench.api.baseUrl,
     authHeader: { Authorization: `Bearer ${bench.api.apiKey}` },
     handler,
-    bundle: bundleFile(bench.bundles, 'list-inventory'),
+    bundle: listBundle.file,
     naive: (await import(NAIVE_HANDLER)).handler,
     env: bench.functionEnv,
   };
@@ -172,12 +155,6 @@ async function measureLists(bench: Bench, seeded: number) {
   }
   if (!largest) throw new Error('the profile lists no size');
   return { list, largestListMemory: largest };
-}
-
-function bundleFile(bundles: readonly DeployedBundle[], handler: string): string {
-  const bundle = bundles.find((b) => b.handler === handler);
-  if (!bundle) throw new Error(`no ${handler} bundle`);
-  return bundle.file;
 }
 
 async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {

@@ -1,9 +1,4 @@
-/**
- * `npm run bench:stage -- --url https://<api>/v1 --pet <petId> [--key psk_…] [--iterations 200] [--out FILE]`: runs
- * bench/stage.ts against a deployed stage and prints its table (docs/deploying.md, "After the first deploy"). The
- * write key comes from `PETSTORE_API_KEY` unless `--key` gives one (a `--key` shows in `ps`), and the URL must be
- * HTTPS unless it is this machine, as in the CLI.
- */
+/** `npm run bench:stage -- --url … --pet …`: bench/stage.ts against a stage (docs/deploying.md). */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkedApiUrl } from '../cli/commands/context';

@@ -1,11 +1,6 @@
 /**
- * `npm run bench:stage` (bench/stage-main.ts): the PATCH figures measured where users feel them, for whoever first
- * has a stage: over HTTPS, through API Gateway, the authorizer's cache, Lambda and DynamoDB, with the typed client
- * (client/) a staff tool would use. It alternates a plain PATCH (`{"quantity": n}` with the stock the pet has),
- * `{"adjustBy": ±1}` and the same with a new `Idempotency-Key` each time (the first-time path), and prints p50/p99
- * of each, their ratios to the plain PATCH, and the adjustBy target. The key must be a write key and the pet must
- * exist; its stock is the same at the end as at the start (the run checks), but every write is a real one: it is in
- * the pet's history, and each Idempotency-Key is kept 24 hours.
+ * `npm run bench:stage`: plain, adjustBy and adjustBy with a new Idempotency-Key PATCHes on a deployed stage, with the
+ * typed client. The pet's stock ends as it started, but each write is real (in its history; keys kept 24 hours).
  */
 import { randomUUID } from 'node:crypto';
 import { createInventoryClient, type InventoryClient } from '../client/index';

@@ -23,9 +23,8 @@ export function round(value: number, decimals = 1): number {
 }
 
 /**
- * Runs every task once per round, in a new random order each round, so that drift of the machine, and whatever one
- * task leaves behind for the next (a busy DynamoDB Local, garbage to collect), hit every task alike: a fixed order
- * keeps each task's neighbour, and one neighbour's leftovers then bias one task.
+ * Runs every task once per round in a new random order, so that drift and what one task leaves the next (garbage,
+ * a busy DynamoDB Local) hit every task alike.
  */
 export async function alternate(
   rounds: number,

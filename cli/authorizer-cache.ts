@@ -8,24 +8,13 @@ export interface StageApi {
   stageName: string;
 }
 
-/** What flushing needs of an API Gateway client (the SDK's `APIGatewayClient` fits; tests pass a fake). */
-export interface ApiGatewaySender {
-  send(command: FlushStageAuthorizersCacheCommand): Promise<unknown>;
-  destroy(): void;
-}
-
 /** Builds the API Gateway client of a region; injected in tests (there is no AWS). */
-export type ApiGatewayClientFactory = (region: string) => ApiGatewaySender;
+export type ApiGatewayClientFactory = (region: string) => Pick<APIGatewayClient, 'send' | 'destroy'>;
 
 /** The SDK client, with the operator's own credentials. */
 export const createApiGatewayClient: ApiGatewayClientFactory = (region) => new APIGatewayClient({ region });
 
-/**
- * Flushes the authorizer cache of a stage (API Gateway FlushStageAuthorizersCache), so every key is checked against
- * the keys table again on its next request: a revoked key is refused at once instead of after the cache TTL.
- *
- * @throws CliError naming the API, stage and reason when API Gateway refuses or cannot be reached.
- */
+/** Flushes a stage's authorizer cache, so a revoked key is refused at once. @throws CliError naming the reason */
 export async function flushAuthorizerCache(
   api: StageApi,
   createClient: ApiGatewayClientFactory = createApiGatewayClient,

@@ -13,6 +13,5 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** The first line of a message, trimmed: errors are shown on one line. */
 export function firstLine(text: string): string {
-  const line = text.split(/\r?\n/, 1)[0] ?? '';
-  return line.trim();
+  return (text.split(/\r?\n/, 1)[0] ?? '').trim();
 }

@@ -1,5 +1,7 @@
 import type { OutputStream } from './io';
 
+const REDRAW_MS = 100;
+
 /** Renders one progress line, e.g. `[########------------]  40%  12000/30000 rows  9500 rows/s`. */
 export function renderProgress(done: number, total: number, elapsedMs: number, width: number): string {
   const fraction = total === 0 ? 1 : Math.min(1, done / total);
@@ -11,18 +13,13 @@ export function renderProgress(done: number, total: number, elapsedMs: number, w
   return `[${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}] ${percent}  ${counts}`;
 }
 
-/**
- * A progress bar redrawn in place (`\r`) on `stream` when it is a terminal, at most every `intervalMs`;
- * nothing at all otherwise, so logs and pipes get only the command's one-line summary.
- */
+/** A progress bar redrawn in place at most every 100 ms on a terminal; nothing on logs and pipes. */
 export function createProgress(
   stream: OutputStream,
   total: number,
-  options: { now?: () => number; intervalMs?: number } = {},
+  now: () => number = Date.now,
 ): { update(done: number): void; finish(): void } {
   if (!stream.isTTY) return { update: () => undefined, finish: () => undefined };
-  const now = options.now ?? Date.now;
-  const intervalMs = options.intervalMs ?? 100;
   const started = now();
   let lastDrawn = -Infinity;
   let drawn = false;
@@ -34,7 +31,7 @@ export function createProgress(
   return {
     update(done) {
       const at = now();
-      if (at - lastDrawn < intervalMs && done < total) return;
+      if (at - lastDrawn < REDRAW_MS && done < total) return;
       lastDrawn = at;
       draw(done);
     },

@@ -42,13 +42,8 @@ const TABLE_POLL_MS = 5000;
 const TABLE_POLLS = 60;
 
 /**
- * Makes a failed first deploy retryable: for a stack in ROLLBACK_COMPLETE (a create that failed, which CloudFormation
- * can only delete), lists what the rollback retained (ListStackResources: `DELETE_SKIPPED`), lifts termination
- * protection, deletes the stack, and removes exactly those resources. Any other status is refused: a stack that
- * ever existed in a good state holds real data. A resource whose removal fails is logged and reported, and the
- * others are still removed.
- *
- * @returns the leftovers, and those it did not remove (a type it does not know, or a removal that failed).
+ * Deletes a stack in ROLLBACK_COMPLETE and the resources its rollback retained, so the first deploy can run again.
+ * Any other status is refused: a stack that ever was good holds real data.
  */
 export async function resetFailedStage(
   stackName: string,
@@ -119,11 +114,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/**
- * Waits until the table is ACTIVE again: turning deletion protection off puts it in UPDATING, and DeleteTable on a
- * table in CREATING or UPDATING answers ResourceInUseException
- * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html).
- */
+/** Lifting deletion protection leaves a table UPDATING, which DeleteTable refuses: wait for ACTIVE. */
 async function untilTableActive(
   dynamodb: ResetClients['dynamodb'],
   tableName: string,

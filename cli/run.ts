@@ -93,7 +93,7 @@ export function usageText(): string {
   ].join('\n');
 }
 
-/** Test seams: where stack outputs come from and the API Gateway client (there is no AWS in tests). */
+/** Test seams: there is no AWS in tests. */
 export interface RunDependencies {
   readStackOutputs?: StackOutputsReader;
   createApiGateway?: ApiGatewayClientFactory;
@@ -112,10 +112,7 @@ function positionalsOf(name: string, usage: string): string[] {
   return end === -1 ? words : words.slice(0, end);
 }
 
-/**
- * A negative integer (`-1`, a valid petId) is an argument, never an option: no option is a digit. parseArgs would read
- * `-1` as the short option `1`, so such arguments are shielded before it and restored after.
- */
+/** A negative integer (`-1`, a valid petId) is an argument: shielded from parseArgs, which would read option `1`. */
 const NEGATIVE_INTEGER = /^-[0-9]+$/;
 const SHIELD = '\u0000negative:';
 
@@ -163,10 +160,7 @@ function commandArguments(name: string, words: readonly string[], values: Comman
   return args;
 }
 
-/**
- * Runs one CLI invocation and returns its exit code: 0 done, 1 failed, 2 usage. Never throws: every error becomes
- * one line on stderr.
- */
+/** Runs one CLI invocation and returns its exit code (0 done, 1 failed, 2 usage); every error is one stderr line. */
 export async function run(argv: readonly string[], io: CliIo, dependencies: RunDependencies = {}): Promise<number> {
   let target: Target | undefined;
   try {

@@ -17,19 +17,16 @@ import { CliError, UsageError } from './errors';
 export interface Target {
   client: DynamoDBClient;
   tables: TableNames;
-  /** For messages: "local DynamoDB at http://127.0.0.1:8000" or "stage staging (PetStoreInventory-staging, eu-west-1)". */
+  /** For messages: "local DynamoDB at http://127.0.0.1:8000", "stage staging (stack …, eu-west-1)". */
   description: string;
-  /** The following four are set when the target is a deployed stack, from its outputs. */
+  /** These four come from a deployed stack's outputs. */
   stage?: Stage;
-  /** The stage's base URL (stack output `ApiUrl`, ending in /v1). */
   apiUrl?: string;
   authorizerCacheTtlSeconds?: number;
-  /** Flushes the stage API's authorizer cache. @throws CliError when API Gateway refuses. */
   flushAuthorizerCache?: () => Promise<void>;
   close(): void;
 }
 
-/** Options that choose the target. */
 export interface TargetOptions {
   stage?: string;
   endpoint?: string;
@@ -41,10 +38,7 @@ const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
 /** Reads a stack's outputs; injected in tests (there is no AWS here). */
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
 
-/**
- * Where a command acts (docs/cli.md, "Where it acts"): the local DynamoDB, `--endpoint`, or a stage's stack outputs.
- * @throws UsageError for contradictory or malformed options, CliError when a stage cannot be resolved.
- */
+/** Where a command acts (docs/cli.md, "Where it acts"): the local DynamoDB, `--endpoint`, or a stage's stack. */
 export async function resolveTarget(
   options: TargetOptions,
   env: Record<string, string | undefined>,
@@ -56,7 +50,7 @@ export async function resolveTarget(
   return resolveLocal(options.endpoint, env);
 }
 
-/** Refuses contradictory or unknown target options before any work is done. @throws UsageError */
+/** @throws UsageError for contradictory or unknown target options. */
 export function checkTargetOptions(options: TargetOptions): void {
   if (options.stage !== undefined && options.endpoint !== undefined)
     throw new UsageError('--stage and --endpoint cannot be used together');
@@ -181,21 +175,10 @@ function stackError(error: unknown, stack: string, region: string): CliError {
     return new CliError(`Stack ${stack} does not exist in ${region}: deploy it first, or check AWS_REGION`, {
       cause: error,
     });
-  if (
-    /ExpiredToken|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient|AccessDenied/i.test(
-      `${name} ${message}`,
-    )
-  )
-    return new CliError(`AWS refused the credentials for ${stack} in ${region}: ${message.split('\n')[0]}`, {
-      cause: error,
-    });
   return new CliError(`Could not read stack ${stack} in ${region}: ${message.split('\n')[0]}`, { cause: error });
 }
 
-/**
- * Checks that a table exists before a command reads or writes it, so a wrong endpoint, stage or table name is one
- * clear line rather than an SDK error halfway through.
- */
+/** A wrong endpoint, stage or table name is one clear line before a command starts, not an SDK error halfway. */
 export async function requireTable(target: Target, tableName: string): Promise<void> {
   try {
     await target.client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -204,7 +187,7 @@ export async function requireTable(target: Target, tableName: string): Promise<v
   }
 }
 
-/** Runs `action` on a table once {@link requireTable} found it; a failure is the one line of {@link storageError}. */
+/** Runs `action` on a table once {@link requireTable} found it; a failure is one {@link storageError} line. */
 export async function onTable<T>(target: Target, tableName: string, action: () => Promise<T>): Promise<T> {
   await requireTable(target, tableName);
   try {
@@ -253,10 +236,7 @@ const UNREACHABLE_CODES = new Set([
   'EPIPE',
 ]);
 
-/**
- * Node's code of a network error (`ECONNREFUSED`, ...): on the error or anywhere in its cause chain (an
- * AggregateError's errors included, as Node's connect to several addresses throws), or in the SDK's wrapper message.
- */
+/** Node's code of a network error, from the error's cause chain (AggregateErrors included) or the SDK's message. */
 function networkErrorCode(error: unknown): string | undefined {
   const chain: unknown[] = [error];
   for (let i = 0; i < chain.length && i < 20; i++) {

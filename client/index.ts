@@ -1,50 +1,7 @@
 /**
- * The typed client of the Pet Store Inventory API: openapi-fetch over the types openapi-typescript generates from
- * openapi.yaml (`npm run generate:client` writes `client/schema.d.ts`).
- *
- * The list arrives streamed and, when fetch asks for it (Node's and browsers' fetch do), gzipped: fetch decodes it, and a
- * list cut off mid-stream (a failure after the first byte) makes the call reject rather than return a partial array.
- *
- * int64: `petId` is a 64-bit integer sent as a bare JSON number. `JSON.parse` rounds integers beyond 2^53
- * (9223372036854775807 would become 9223372036854775808), so this client reads every `petId` from the JSON source
- * text into a `bigint`, and its types say so: `petId` is `bigint` in responses and in path parameters.
- *
- * @example
- * const inventory = createInventoryClient({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: process.env.API_KEY });
- * const { data, error } = await inventory.PATCH('/inventory/{petId}', {
- *   params: { path: { petId: 9223372036854775807n } },
- *   body: { quantity: 5 },
- * });
- *
- * @example Read-modify-write without losing a concurrent update (compare-and-set), reading the one entry with strong
- * consistency (the list may lag a write by a moment):
- * const { data: entry } = await inventory.GET('/inventory/{petId}', { params: { path: { petId: 7n } } });
- * if (entry) {
- *   const { error } = await inventory.PATCH('/inventory/{petId}', {
- *     params: { path: { petId: 7n } },
- *     body: { quantity: entry.quantity + 3, expectedQuantity: entry.quantity },
- *   });
- *   if (isApiError(error) && error.code === 'CONFLICT') {
- *     // Someone changed the stock since it was read: read it again and retry.
- *   }
- * }
- *
- * `error` is the Error body (`isApiError`), except for API Gateway's own 413 past its size limits, which AWS does not
- * let be customized: then it is that answer's text (openapi.yaml, "Errors").
- *
- * @example Every entry, 5,000 at a time (following `Link: <…>; rel="next"`):
- * for await (const page of inventoryPages(inventory, { limit: 5000 })) {
- *   for (const item of page) console.log(item.petId, item.quantity);
- * }
- *
- * @example "3 arrived", safe to resend: one atomic adjustment, applied once however often it is sent.
- * const idempotencyKey = crypto.randomUUID();
- * const { data, response } = await inventory.PATCH('/inventory/{petId}', {
- *   params: { path: { petId: 7n }, header: { 'Idempotency-Key': idempotencyKey } },
- *   body: { adjustBy: 3 },
- * });
- * // On a time-out, send the same call with the same key: a replay answers `Idempotent-Replayed: true`.
- * const { data: entry } = await inventory.GET('/inventory/{petId}', { params: { path: { petId: 7n } } });
+ * The typed client of the Pet Store Inventory API: openapi-fetch over the types `npm run generate:client` writes from
+ * openapi.yaml into `client/schema.d.ts`. `petId` is an int64 beyond JSON.parse's exact range, so this client reads
+ * and writes it as a `bigint`. Usage: docs/api.md, "The typed client".
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './schema';
@@ -69,9 +26,8 @@ export type WithExactInt64<T> = T extends readonly (infer U)[]
     : T;
 
 /**
- * The body of `PATCH /inventory/{petId}` as the server takes it: a set (`quantity`, optionally `expectedQuantity`) or
- * an adjustment (`adjustBy` alone), never a mix. openapi-typescript writes the contract's `oneOf` as a plain union,
- * which lets `{ quantity: 1, adjustBy: 2 }` through though the server always answers it 400.
+ * The body of `PATCH /inventory/{petId}`: a set or an adjustment, never a mix (openapi-typescript writes the
+ * contract's `oneOf` as a plain union, which would let a mix through).
  */
 export type InventoryPatchBody =
   | (InventoryUpdate & { adjustBy?: never })
@@ -108,19 +64,14 @@ export type InventoryOperations = Omit<WithExactInt64<operations>, 'updateInvent
 /** The client `createInventoryClient` returns. */
 export type InventoryClient = Client<InventoryPaths, 'application/json'>;
 
-/** The reviver context Node >= 21 and current browsers pass to JSON.parse revivers (JSON.parse source text access). */
+/** What JSON.parse passes a reviver in Node >= 21 and current browsers (source text access). */
 interface ReviverContext {
   source?: string;
 }
 
 const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 
-/**
- * Parses JSON with every int64 property (`petId`) read from its source text as a `bigint`, so no digit is lost.
- *
- * @throws Error when the runtime's JSON.parse gives no source text and a petId is beyond 2^53, rather than
- *   returning a rounded id.
- */
+/** Parses JSON with every int64 property read from its source text as a `bigint`; throws rather than round one. */
 export function parseExactJson(text: string): unknown {
   return JSON.parse(text, function reviveInt64(key: string, value: unknown, context?: ReviverContext) {
     if (typeof value !== 'number' || !INT64_PROPERTIES.has(key)) return value;
@@ -154,10 +105,7 @@ function exactJsonResponse(text: string, init: ResponseInit): Response {
   return response;
 }
 
-/**
- * Wraps `fetch` so that JSON responses are read with `parseExactJson`. The body is buffered and given an exact
- * Content-Length, which makes openapi-fetch parse it through `Response.json()` whatever the transfer encoding.
- */
+/** Wraps `fetch` so that JSON bodies are read with `parseExactJson` (buffered, so openapi-fetch calls `json()`). */
 export function exactJsonFetch(baseFetch: typeof fetch = globalThis.fetch): typeof fetch {
   return async function fetchExactJson(input, init) {
     const response = await baseFetch(input, init);
@@ -183,11 +131,8 @@ export interface InventoryClientOptions {
 }
 
 /**
- * The base URL without its trailing slashes, checked to end in the stage's path `/v1` (the stack's `ApiUrl`, a custom
- * domain's mapping, the local gateway). Without it a deployed stage answers API Gateway's own 403
- * `{"message":"Forbidden"}`, not an Error body.
- *
- * @throws TypeError when its path does not end in `/v1`.
+ * The base URL without trailing slashes; its path must end in `/v1`, else a stage answers API Gateway's own 403.
+ * @throws TypeError when it does not.
  */
 export function checkedBaseUrl(baseUrl: string): string {
   // A relative URL (`/v1`, a browser page served by the API's host) is checked by its path too.
@@ -198,12 +143,7 @@ export function checkedBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
-/**
- * Creates a typed client of the API. Every call resolves to `{ data }` for a 2xx or `{ error }` (the typed Error
- * body) otherwise, with `response` for status and headers; network failures reject.
- *
- * @throws TypeError when `baseUrl` does not end in `/v1` (see {@link checkedBaseUrl}).
- */
+/** A typed client: each call resolves to `{ data }` or `{ error }` with `response`; network failures reject. */
 export function createInventoryClient(options: InventoryClientOptions): InventoryClient {
   return createClient<InventoryPaths, 'application/json'>({
     baseUrl: checkedBaseUrl(options.baseUrl),
@@ -227,11 +167,7 @@ export function isApiError(body: unknown): body is ApiError {
 /** At most this many characters of a body that is not an Error body go into an InventoryApiError's message. */
 const BODY_EXCERPT_LENGTH = 200;
 
-/**
- * A non-2xx answer met while reading pages: its status, and its Error body when it is one (`error`). An answer that
- * is not (API Gateway's `{"message":"Forbidden"}` for a wrong path, a proxy's page) is `body`, and the message shows
- * its start.
- */
+/** A non-2xx answer met while reading pages: its status, and its Error body (`error`) when it is one. */
 export class InventoryApiError extends Error {
   override readonly name = 'InventoryApiError';
   /** The Error body; undefined when the answer was something else. */
@@ -286,11 +222,8 @@ function retryAfterMs(header: string | null): number {
 }
 
 /**
- * The list page by page (`GET /inventory?limit=N`), following each answer's `rel="next"` link until the last page:
- * every entry exactly once, in petId order, with at most `limit` held at a time. A page refused with 429 or 503 is
- * asked for again after its `Retry-After` (up to {@link PAGE_ATTEMPTS} times). Any other Error answer, or the last
- * refusal, rejects with an {@link InventoryApiError} whose `after` is where to resume (pass it as `options.after`);
- * a `rel="next"` link it cannot follow rejects with an Error whose `after` says the same.
+ * The list page by page, following `rel="next"` links; 429 and 503 are asked again after `Retry-After`. A failure
+ * rejects with an error whose `after` is where to resume (pass it as `options.after`).
  */
 export async function* inventoryPages(
   client: InventoryClient,

@@ -14,10 +14,7 @@ export interface CommandContext {
   target(): Promise<Target>;
 }
 
-/**
- * The text of an input file, relative to the CLI's working directory. @throws CliError naming the file (and `what` it
- * is, when given) and the system's reason: `Cannot read the source map index.js.map: ENOENT`
- */
+/** An input file's text. @throws CliError with the system's reason: `Cannot read the source map x.map: ENOENT` */
 export async function readInputFile(io: CliIo, file: string, what?: string): Promise<string> {
   try {
     return await readFile(resolve(io.cwd, file), 'utf8');
@@ -70,10 +67,7 @@ export function apiKeyOption(context: CommandContext, command: string): string {
   return key;
 }
 
-/**
- * The base URL (ending in /v1) of the API a command calls: `--url`, else the stage's `ApiUrl` output with `--stage`,
- * else the local `npm start` gateway.
- */
+/** The API's base URL: `--url`, else the stage's `ApiUrl` output, else the local `npm start` gateway. */
 export async function apiBaseUrl(context: CommandContext): Promise<string> {
   if (typeof context.options.url === 'string') return checkedApiUrl(context.options.url);
   if (typeof context.options.stage === 'string') {
@@ -83,10 +77,7 @@ export async function apiBaseUrl(context: CommandContext): Promise<string> {
   return `http://127.0.0.1:${context.io.env.PORT || 3000}/v1`;
 }
 
-/**
- * Why a call to the API failed before any answer (the network code, and where to look locally), else undefined.
- * Only `TypeError: fetch failed` means no answer came; a body cut off later rejects otherwise (`terminated`).
- */
+/** Why a call got no answer at all (`TypeError: fetch failed` with a network code), else undefined. */
 export function apiUnreachable(context: CommandContext, url: string, error: unknown): string | undefined {
   // By name, not instanceof: fetch's TypeError may come from another realm (a test runner's VM context).
   if ((error as Error)?.name !== 'TypeError' || (error as Error).message !== 'fetch failed') return undefined;
@@ -97,10 +88,7 @@ export function apiUnreachable(context: CommandContext, url: string, error: unkn
   return `could not reach ${url} (${code})${hint}`;
 }
 
-/**
- * A `--url` a bearer key may be sent to: the API's base URL (ending in /v1), over HTTPS unless the host is this
- * machine. Shared with `npm run bench:stage`. @throws UsageError naming what is wrong
- */
+/** A `--url` a key may be sent to: ending in /v1, HTTPS unless the host is this machine. @throws UsageError */
 export function checkedApiUrl(url: string): string {
   if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http(s) URL; got "${url}"`);
   // The key goes in a header: over plain HTTP anyone on the path reads it. Only this machine is exempt.

@@ -11,10 +11,7 @@ const HISTORY_FORMATS = ['table', 'json'] as const;
 /** A date, or a date and time with seconds optional and a zone (Z or an offset): a time without a zone is ambiguous. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
-/**
- * `inventory history PETID [--since ISO] [--format table|json]`: every recorded change of one pet's stock, oldest
- * first (the order DynamoDB made them in), from the history table the history function writes.
- */
+/** `inventory history PETID`: every recorded change of one pet's stock, oldest first. */
 export async function inventoryHistory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   let petId: string;
@@ -52,19 +49,7 @@ export function parseSince(raw: string | boolean | undefined): string | undefine
 
 /** One entry as JSON, petId as its exact digits (a JSON number from a JS number could not keep an int64). */
 export function historyEntryJson(entry: HistoryEntry): string {
-  const { petId, at, previousQuantity, quantity, previousStatus, status, source, actor, requestId, adjustBy } = entry;
-  return stringifyExactJson({
-    petId: BigInt(petId),
-    at,
-    previousQuantity,
-    quantity,
-    previousStatus,
-    status,
-    source,
-    actor,
-    requestId,
-    adjustBy,
-  });
+  return stringifyExactJson({ ...entry, petId: BigInt(entry.petId) });
 }
 
 /** Aligned columns for a terminal; `-` where there was nothing before (the entry was created). */

@@ -24,14 +24,10 @@ import {
 const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
 
-/**
- * `inventory import FILE`: validates every row before writing any (a bad row means nothing is written); each row
- * names this run of this operator as its change's actor for the history. Production asks for `--yes`.
- */
+/** `inventory import FILE`: a bad row means nothing is written; production asks for `--yes`. */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
-  const file = context.positionals[0];
-  if (file === undefined) throw new UsageError('inventory import needs a FILE (CSV or a JSON array)');
+  const [file] = context.positionals as [string];
   const format = options.format === undefined ? undefined : choiceOption(context, 'format', IMPORT_FORMATS);
   const concurrency = parseConcurrency(options.concurrency);
   // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
@@ -67,7 +63,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
   await requireTable(target, tableName);
   const now = io.now ?? Date.now;
   const started = now();
-  const progress = createProgress(io.stderr, items.length, { now });
+  const progress = createProgress(io.stderr, items.length, now);
   try {
     const actor = importActor(file, io.env);
     const result = await writeInventory(items, {
@@ -97,10 +93,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
   }
 }
 
-/**
- * The history's actor of one import run: the file, the operator (OS user at host) and a run id, so that two runs of
- * the same file are told apart.
- */
+/** The history's actor of one import run: the file, user@host, and a run id that tells two runs apart. */
 export function importActor(file: string, env: Record<string, string | undefined>): string {
   let user = env.USER ?? env.LOGNAME;
   if (!user) {
@@ -113,10 +106,7 @@ export function importActor(file: string, env: Record<string, string | undefined
   return `import ${file} by ${user}@${hostname()} run ${randomUUID()}`;
 }
 
-/**
- * `inventory export`: every entry to stdout, ordered by petId, int64 ids exact, read from `GET /inventory` as any
- * client reads it (no table access needed). A list cut off mid-stream fails the export.
- */
+/** `inventory export`: every entry to stdout, read from `GET /inventory` (a list cut off fails the export). */
 export async function exportInventory(context: CommandContext): Promise<void> {
   const format = choiceOption(context, 'format', EXPORT_FORMATS);
   const key = apiKeyOption(context, 'inventory export');
@@ -133,14 +123,10 @@ export async function exportInventory(context: CommandContext): Promise<void> {
   writeLine(context.io.stderr, `Exported ${items.length} rows from ${url}/inventory.`);
 }
 
-/**
- * `inventory get PETID --key KEY [--url URL]`: one entry as JSON (`GET /inventory/{petId}` of the API, strongly
- * consistent), its petId with every digit. A pet without an entry exits 1.
- */
+/** `inventory get PETID`: one entry as JSON from `GET /inventory/{petId}`; no entry exits 1. */
 export async function getInventoryEntry(context: CommandContext): Promise<void> {
-  const raw = context.positionals[0];
-  if (raw === undefined || !/^-?[0-9]+$/.test(raw))
-    throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${String(raw ?? '')}"`);
+  const [raw] = context.positionals as [string];
+  if (!/^-?[0-9]+$/.test(raw)) throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${raw}"`);
   const key = apiKeyOption(context, 'inventory get');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });

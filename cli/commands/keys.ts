@@ -9,11 +9,7 @@ import { alignedColumns, type CommandContext, choiceOption, writeLine } from './
 const MAX_NAME_LENGTH = 100;
 const KEY_LIST_FORMATS = ['text', 'json'] as const;
 
-/**
- * `keys create --name NAME [--scope read|write]`: issues a key and stores only its SHA-256 hash with an id, the
- * name, the scope (default write) and the time.
- * The key is written once, alone on the last line of stdout; everything else goes to stderr.
- */
+/** `keys create`: stores only the key's hash; the key is the last line of stdout, everything else goes to stderr. */
 export async function createKey(context: CommandContext): Promise<void> {
   const name = context.options.name;
   if (typeof name !== 'string' || name.trim().length === 0)
@@ -44,23 +40,16 @@ export async function listKeys(context: CommandContext): Promise<void> {
     createdAt,
     revokedAt,
   }));
+  if (format === 'json') writeLine(context.io.stdout, JSON.stringify(rows));
+  else if (rows.length > 0)
+    context.io.stdout.write(
+      alignedColumns([
+        ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
+        ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
+      ]),
+    );
   // Where the keys were read, on stderr so that stdout stays the list alone (`--format json` piped to jq).
   const where = `${target.tables.apiKeys} (${target.description})`;
-  if (format === 'json') {
-    writeLine(context.io.stdout, JSON.stringify(rows));
-    writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
-    return;
-  }
-  if (rows.length === 0) {
-    writeLine(context.io.stderr, `No API keys in ${where}.`);
-    return;
-  }
-  context.io.stdout.write(
-    alignedColumns([
-      ['ID', 'NAME', 'SCOPE', 'CREATED', 'REVOKED'],
-      ...rows.map((row) => [row.keyId, printable(row.name), row.scope, row.createdAt, row.revokedAt ?? '-']),
-    ]),
-  );
   writeLine(context.io.stderr, `${rows.length} API ${rows.length === 1 ? 'key' : 'keys'} in ${where}.`);
 }
 
@@ -69,13 +58,10 @@ const IN_FLIGHT_AUTHORIZER_MS = (AUTHORIZER_TIMEOUT_SECONDS + 2) * 1000;
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * `keys revoke ID`: the key is refused from then on. On a stage it flushes the authorizer cache, and again once an
- * authorizer call already running has ended; a failed flush exits 1 (revoking again is harmless and retries it).
- */
+/** `keys revoke ID`: on a stage it also flushes the authorizer cache, twice; a failed flush exits 1. */
 export async function revokeKey(context: CommandContext): Promise<void> {
-  const keyId = context.positionals[0];
-  if (keyId === undefined || keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');
+  const [keyId] = context.positionals as [string];
+  if (keyId.length === 0) throw new UsageError('keys revoke needs the key ID (see keys list)');
   const target = await context.target();
   const before = Date.now();
   const record = await withKeys(target, (keys) => keys.revoke(keyId));

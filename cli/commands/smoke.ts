@@ -2,10 +2,7 @@ import { failedChecks, runSmokeChecks, SMOKE_CHECK_NAMES } from '../../functions
 import { CliError } from '../errors';
 import { apiBaseUrl, apiKeyOption, type CommandContext, writeLine } from './context';
 
-/**
- * `smoke`: runs the smoke checks a stage's deploy self-check runs (`functions/self-check/checks.ts`) against a
- * running API, one line per check; `--write` adds an update that keeps the first entry's quantity.
- */
+/** `smoke`: the deploy self-check's checks against a running API, one line each; `--write` adds an update. */
 export async function smoke(context: CommandContext): Promise<void> {
   const key = apiKeyOption(context, 'smoke');
   const url = await apiBaseUrl(context);

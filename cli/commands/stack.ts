@@ -2,11 +2,7 @@ import { SourceMap } from 'node:module';
 import { CliError } from '../errors';
 import { type CommandContext, readInputFile } from './context';
 
-/**
- * A position in a bundle as a stack frame writes it: the file (`/var/task/index.js` on Lambda, any path ending in
- * `index.js` here), its 1-based line and column. The functions run without `--enable-source-maps` (infra/bundling.ts),
- * so their logged stacks hold these.
- */
+/** A bundle position in a logged stack, `…index.js:line:column` (the functions run without source maps). */
 const BUNDLE_POSITION = /([^\s"'()]*index\.js):(\d+):(\d+)/g;
 
 /** The repository-relative part of a source the map names (`../../work/x/functions/a.ts` → `functions/a.ts`). */
@@ -15,10 +11,7 @@ function repositoryPath(source: string): string {
   return known?.[1] ?? source.replace(/^(?:\.\.\/)+/, '');
 }
 
-/**
- * `text` with every bundle position that `map` knows replaced by the TypeScript (or package) position it was built
- * from, `path:line:column`; a position the map does not cover is left as it is.
- */
+/** `text` with every bundle position `map` covers replaced by the source position it was built from. */
 export function mapBundlePositions(text: string, map: SourceMap): string {
   return text.replace(BUNDLE_POSITION, (whole, _file: string, line: string, column: string) => {
     const entry = map.findEntry(Number(line) - 1, Number(column) - 1);
@@ -28,10 +21,7 @@ export function mapBundlePositions(text: string, map: SourceMap): string {
   });
 }
 
-/**
- * `stack map MAPFILE LOGFILE`: prints LOGFILE (a log line, a stack, a CloudWatch export) with the positions of the
- * bundle that MAPFILE maps (the function asset's `index.js.map`) replaced by TypeScript positions.
- */
+/** `stack map MAPFILE LOGFILE`: prints LOGFILE with the bundle's positions mapped to the TypeScript. */
 export async function mapStack(context: CommandContext): Promise<void> {
   const [mapFile, logFile] = context.positionals as [string, string];
   const mapText = await readInputFile(context.io, mapFile, 'the source map');

@@ -57,11 +57,8 @@ export class IncompleteWriteError extends Error {
 }
 
 /**
- * Writes items with BatchWriteItem PutRequests, 25 per call, `concurrency` calls in flight. Unprocessed items and
- * throttled calls are retried with exponential back-off and full jitter. A put replaces the whole item, so writing
- * the same items twice leaves the same table.
- *
- * @throws IncompleteWriteError when a batch fails for good; no new batches start after that.
+ * BatchWriteItem puts, `concurrency` calls in flight, unprocessed items and throttling retried with jittered back-off.
+ * @throws IncompleteWriteError when a batch fails for good; no new batch starts after that.
  */
 export async function writeInventory<T extends InventoryItem>(
   items: readonly T[],

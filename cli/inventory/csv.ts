@@ -15,11 +15,8 @@ export interface LineProblem {
 const LINE_BREAK = /\r\n|\r|\n/g;
 
 /**
- * Parses CSV text (RFC 4180) with csv-parse: comma separators; CRLF, LF or CR line endings, even mixed (read as LF,
- * inside quoted fields too); fields in double quotes may hold commas, line breaks and doubled quotes (`""`). Blank
- * lines are skipped. A stray quote inside a field is kept as text, so the row's own rules name it and reading goes
- * on; only a quoted field that is never closed ends the file, reported with the line it opened on.
- * A leading byte order mark is the caller's to strip.
+ * CSV (RFC 4180) with each record's starting line; any line ending, blank lines skipped. A stray quote stays text for
+ * the row's rules to name; only a quoted field never closed ends the file. The caller strips a byte order mark.
  */
 export function parseCsv(text: string): { records: CsvRecord[]; problems: LineProblem[] } {
   const lines = text.split(LINE_BREAK);

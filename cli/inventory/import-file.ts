@@ -26,11 +26,7 @@ export function detectFormat(path: string, text: string): ImportFormat {
   return stripBom(text).trimStart().startsWith('[') ? 'json' : 'csv';
 }
 
-/**
- * Parses and validates an import file with the API's own rules: petId an int64 (exact, canonical digits), quantity
- * an integer from 0 to 2147483647, status one of the PetStatus values, no petId twice (`7` and `007` are the same
- * pet). Every problem is returned with its line number; nothing is thrown for bad content.
- */
+/** Validates an import file with the API's own rules and no petId twice; every problem comes with its line. */
 export function parseImport(text: string, format: ImportFormat): ParsedImport {
   const parsed = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
   const problems = [...parsed.problems, ...findDuplicates(parsed.rows)].sort((a, b) => a.line - b.line);
@@ -66,11 +62,6 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProb
     });
     return { rows, problems };
   }
-  const index = {
-    petId: columns.indexOf('petId'),
-    quantity: columns.indexOf('quantity'),
-    status: columns.indexOf('status'),
-  };
   for (const record of data) {
     if (record.fields.length !== CSV_COLUMNS.length) {
       problems.push({
@@ -79,10 +70,11 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProb
       });
       continue;
     }
+    const field = (name: (typeof CSV_COLUMNS)[number]) => record.fields[columns.indexOf(name)];
     const errors: string[] = [];
-    const petId = check(errors, () => parsePetId(record.fields[index.petId]));
-    const quantity = check(errors, () => parseQuantityLiteral(record.fields[index.quantity] ?? ''));
-    const status = check(errors, () => parseStatus(record.fields[index.status]));
+    const petId = check(errors, () => parsePetId(field('petId')));
+    const quantity = check(errors, () => parseQuantityLiteral(field('quantity') ?? ''));
+    const status = check(errors, () => parseStatus(field('status')));
     if (errors.length > 0) problems.push({ line: record.line, message: errors.join('; ') });
     else rows.push({ line: record.line, item: { petId, quantity, status } as InventoryItem });
   }

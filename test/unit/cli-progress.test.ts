@@ -37,7 +37,7 @@ describe('Function: createProgress', () => {
     // Prepare
     const stream = aStream(true);
     let clock = 0;
-    const progress = createProgress(stream, 100, { now: () => clock, intervalMs: 100 });
+    const progress = createProgress(stream, 100, () => clock);
 
     // Act
     progress.update(10);

@@ -67,14 +67,14 @@ describe('CLI --stage: reading the stack outputs', () => {
     );
   });
 
-  it('says AWS refused the credentials when CloudFormation rejects the key', async () => {
+  it("gives AWS's own reason when CloudFormation rejects the key", async () => {
     standIn = await startQueryStandIn(() => ({
       status: 403,
       body: queryError(CFN_NS, 'InvalidClientTokenId', 'The security token included in the request is invalid.'),
     }));
     endpoint(standIn.url);
     await expect(describeStackOutputs(STACK)).rejects.toThrow(
-      `AWS refused the credentials for ${STACK} in eu-west-1: The security token included in the request is invalid.`,
+      `Could not read stack ${STACK} in eu-west-1: The security token included in the request is invalid.`,
     );
   });
 
