@@ -9,11 +9,7 @@ import type { StreamedApiResult } from './responses';
 /** The codings a streamed body can be sent in: API Gateway does not compress a streamed response itself. */
 export type ContentCoding = 'gzip' | 'identity';
 
-/*
- * Negotiated and encoded here rather than with `negotiator` or @middy/http-content-encoding: the first ignores
- * `x-gzip` and reads malformed weights (`q=0.5x`, `q=2`) that RFC 9110 §12.4.2 makes invalid; the second pipes with
- * `.pipe()`, which leaves a gzipped answer open when the list fails mid-stream, and holds back its first byte.
- */
+// Not @middy/http-content-encoding: it pipes with `.pipe()`, which leaves a gzipped answer open when the list fails.
 
 /** One `coding;q=value` member of Accept-Encoding; the weight in thousandths (RFC 9110 §12.4.2). */
 interface Preference {
@@ -41,11 +37,8 @@ function parsePreferences(header: string): Preference[] {
 }
 
 /**
- * The coding of a body for the request's Accept-Encoding (RFC 9110 §12.5.3): gzip when it is acceptable and
- * weighs at least as much as identity when identity is weighed at all (the smaller answer wins a tie), identity when
- * gzip is not acceptable, and `undefined` when neither is (`identity;q=0` or `*;q=0` with no gzip). No header
- * means no preference: identity, since a client that sends none may not decode gzip. An empty header asks for
- * identity only.
+ * The coding for an Accept-Encoding (RFC 9110 §12.5.3): gzip when acceptable and weighed at least as identity,
+ * identity otherwise (also with no header), `undefined` when neither is acceptable.
  */
 export function negotiateContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
   if (acceptEncoding === undefined) return 'identity';
@@ -69,11 +62,7 @@ function acceptEncodingOf(event: APIGatewayProxyEvent): string | undefined {
 /** gzip level of streamed bodies: zlib's default (6), chosen against levels 1 and 9 in docs/performance.md. */
 const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION;
 
-/**
- * Content negotiation of a streamed body: the coding is chosen before the handler runs (406 NOT_ACCEPTABLE with the
- * Error body when none is acceptable, before any work), and a success body that is a stream is gzipped here when
- * chosen, with `Content-Encoding` and `Vary: Accept-Encoding`. Error bodies stay identity.
- */
+/** Chooses the coding before the handler runs (406 when none is acceptable) and gzips a streamed success body. */
 export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, StreamedApiResult> {
   const chosen = new WeakMap<object, ContentCoding>();
   return {
@@ -94,8 +83,7 @@ export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, S
       headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
       if (chosen.get(request.event) === 'gzip') {
         headers['Content-Encoding'] = 'gzip';
-        // Errors reach the source's own pipeline (see streaming.ts), which reports and aborts. A sync flush after
-        // each chunk the handler writes sends it on at once, as identity would, instead of when zlib's buffers fill.
+        // A sync flush per chunk sends each on at once, as identity would; errors reach streaming.ts's pipeline.
         response.body = pipeline(
           response.body,
           createGzip({ level: GZIP_LEVEL, flush: constants.Z_SYNC_FLUSH }),

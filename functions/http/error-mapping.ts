@@ -10,10 +10,7 @@ import {
 import { HttpError } from './http-error';
 import { errorResponse } from './responses';
 
-/**
- * Maps any thrown value to the Error response a client may see. Known domain errors keep their message; anything
- * else becomes a generic 500 whose message carries only the request id, so the detail stays in the log.
- */
+/** Any thrown value as the Error response: domain errors keep their message, anything else is a 500 and the log's. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
   if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
   if (error instanceof ValidationError) return errorResponse(error.code, error.message);

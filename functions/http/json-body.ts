@@ -10,10 +10,7 @@ export const MAX_BODY_BYTES = 1024;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-/**
- * Returns the request body as text after the checks every JSON body gets: present (else 400), at most
- * MAX_BODY_BYTES (else 413 PAYLOAD_TOO_LARGE), and declared as JSON by Content-Type (else 415 UNSUPPORTED_MEDIA_TYPE).
- */
+/** The request body as text once present (400), at most MAX_BODY_BYTES (413) and declared JSON (415). */
 export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers' | 'isBase64Encoded'>): string {
   if (event.body === null || event.body === undefined || event.body.length === 0) {
     throw new ValidationError(
@@ -41,9 +38,7 @@ export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers
   } catch {
     throw new ValidationError('The request body is not valid UTF-8.', 'MALFORMED_JSON');
   }
-  // The stage has no binary media types, so API Gateway hands a JSON body over as text, and a byte that is not
-  // UTF-8 reaches the function as U+FFFD (the local gateway decodes alike). No valid body has that character (its
-  // members are ASCII names and numbers), so it stands for the byte it replaced.
+  // API Gateway hands a byte that is not UTF-8 over as U+FFFD, which no valid body (ASCII names, numbers) holds.
   if (text.includes(REPLACEMENT_CHARACTER)) {
     throw new ValidationError(
       'The request body is not valid UTF-8 (it holds a byte that is not UTF-8, or U+FFFD).',

@@ -13,10 +13,7 @@ import { toErrorResponse } from './error-mapping';
 /** What an API handler body receives and returns; the shared chain does the rest. */
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/**
- * The HTTP concern of every API function: correlation keys in the log, the common headers on every response, and
- * every thrown error turned into the spec's Error body, logged with its detail and the request id.
- */
+/** Correlation keys in the log, the common headers, and every thrown error as the Error body, logged and counted. */
 export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     name: 'httpApi',

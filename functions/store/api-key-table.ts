@@ -22,10 +22,7 @@ export interface ApiKeyTableOptions {
   tableName: string;
 }
 
-/**
- * The API keys table, keyed by `keyHash` (hex SHA-256 of the key); the key itself is never stored. Every attribute
- * is a string, so rows are converted with the SDK's marshall/unmarshall and checked against the model on the way out.
- */
+/** The API keys table, keyed by `keyHash` (the key itself is never stored); rows are checked on the way out. */
 export class ApiKeyTable implements ApiKeyRepository {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
@@ -63,10 +60,7 @@ export class ApiKeyTable implements ApiKeyRepository {
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
   }
 
-  /**
-   * Revokes the key with this id. Only its own row is read (a Scan filtered on keyId: the table is keyed by hash), so
-   * a malformed row of another key never stands in the way of revoking a leaked one.
-   */
+  /** Revokes the key with this id, reading only its own row: another key's malformed row never blocks it. */
   async revoke(keyId: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
     const record = await this.findById(keyId);
     if (!record) return undefined;

@@ -8,10 +8,7 @@ export interface IdempotencyTableOptions {
   tableName: string;
 }
 
-/**
- * The idempotency records of retry-safe writes: Powertools' DynamoDB persistence layer on the service's client (its
- * bounded attempts and time-outs, and DynamoDB Local's endpoint locally), with the table's key and TTL attribute.
- */
+/** Powertools' DynamoDB persistence layer on the service's client, with the table's key and TTL attribute. */
 export function idempotencyTable(options: IdempotencyTableOptions): DynamoDBPersistenceLayer {
   return new DynamoDBPersistenceLayer({
     tableName: options.tableName,
