@@ -28,12 +28,7 @@ export interface UpdateInventoryDeps {
   idempotent: IdempotentRunner;
 }
 
-/**
- * `PATCH /inventory/{petId}` (updateInventory): sets the quantity of an existing entry (only if the stored quantity
- * is `expectedQuantity`, when the body has it) or adjusts it by `adjustBy`, leaves its status, and answers with the
- * entry as stored. Checks run in the documented order: petId, then the Idempotency-Key header, then body, then
- * existence and the expected quantity or range. With an Idempotency-Key the first answer is kept and replayed.
- */
+/** `PATCH /inventory/{petId}` (updateInventory): sets or adjusts the quantity, checks in docs/api.md's order. */
 export function createHandler(deps: Deps<UpdateInventoryDeps>) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function updateInventory(event, context) {
@@ -83,8 +78,6 @@ const idempotentRunner = once(() =>
   createIdempotentRunner({
     persistenceStore: idempotencyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.idempotencyTable) }),
     operation: 'updateInventory',
-    // The client has its answer; a repeat of this key is 409 until the in-flight record expires, then finds the
-    // change on the entry. The idempotency table is what to look at.
     onAnswerNotKept: (error) => logger.error('idempotent answer not kept', { error }),
     onReplay: () => metrics.addMetric(METRIC_NAMES.idempotentReplayed, 'Count', 1),
   }),

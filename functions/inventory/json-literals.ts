@@ -41,11 +41,7 @@ export function describeJsonType(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/**
- * The parts of the top-level array or object in `text` (already known to be valid JSON): its elements, or its
- * `"name": value` members, each with its text and the line it starts on. A repeated member, which JSON.parse
- * folds into one, still counts here.
- */
+/** The elements or members of valid JSON's top-level array or object, with their lines; repeats count. */
 export function topLevelParts(text: string): { line: number; text: string }[] {
   const parts: { line: number; text: string }[] = [];
   let depth = 0;
@@ -67,10 +63,7 @@ export function topLevelParts(text: string): { line: number; text: string }[] {
   return parts;
 }
 
-/**
- * The characters of JSON text outside whitespace and string contents (a string yields its opening quote), each with
- * the line it is on. Line breaks can only be whitespace outside strings, so counting them while scanning is exact.
- */
+/** The characters of JSON text outside whitespace and strings (a string yields its opening quote), with lines. */
 function* significantCharacters(text: string): Generator<{ ch: string; index: number; line: number }> {
   let line = 1;
   for (let i = 0; i < text.length; i++) {

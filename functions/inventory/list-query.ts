@@ -11,13 +11,7 @@ export interface ListQuery {
   after?: string;
 }
 
-/**
- * Reads `limit` and `after` from a request's query string (as API Gateway's proxy event carries it: the last value
- * of each name, and every value). Other parameters are ignored.
- *
- * @throws ValidationError naming the parameter: `limit` not an integer from 1 to {@link MAX_LIST_LIMIT}, `after`
- *   not an int64 (see `parsePetId`), either empty or given twice.
- */
+/** Reads `limit` and `after` from the query string; other parameters are ignored. @throws ValidationError */
 export function parseListQuery(
   single: Readonly<Record<string, string | undefined>> | null | undefined,
   multi?: Readonly<Record<string, readonly string[] | undefined>> | null,
