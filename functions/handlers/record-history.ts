@@ -66,18 +66,17 @@ export function entryWriteOf(record: DynamoDBRecord): EntryWrite {
   return { before: stored(record.dynamodb?.OldImage), after: stored(record.dynamodb?.NewImage), recordedAt };
 }
 
-/** The largest time a Date holds (ECMAScript's time value range); beyond it toISOString throws. */
-const MAX_DATE_MILLIS = 8.64e15;
-
 /**
  * When the record was written: epoch seconds from Lambda, an ISO date from a replay with `aws dynamodbstreams
  * get-records` (docs/deploying.md); anything else takes the time of processing, logged.
  */
 function recordTimeOf(record: DynamoDBRecord): string {
   const created: unknown = record.dynamodb?.ApproximateCreationDateTime;
-  const millis =
-    typeof created === 'number' ? created * 1000 : typeof created === 'string' ? Date.parse(created) : Number.NaN;
-  if (Number.isFinite(millis) && Math.abs(millis) <= MAX_DATE_MILLIS) return new Date(millis).toISOString();
+  const date = new Date(
+    typeof created === 'number' ? created * 1000 : typeof created === 'string' ? created : Number.NaN,
+  );
+  // An Invalid Date also stands for a time outside the range a Date holds.
+  if (!Number.isNaN(date.getTime())) return date.toISOString();
   logger.warn('stream record time unreadable: using the time of processing', {
     eventID: record.eventID,
     approximateCreationDateTime: created === undefined ? 'missing' : String(created),

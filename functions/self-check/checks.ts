@@ -48,8 +48,6 @@ export interface SmokeCheckOptions {
   key: string;
   /** Also set the first entry's quantity to the value it already has (an UpdateItem). @default false */
   write?: boolean;
-  /** @default {@link SMOKE_REQUEST_TIMEOUT_MS} */
-  timeoutMs?: number;
   /** Called after each check, in order, for callers that report as they go. @default none */
   onResult?: (result: SmokeCheckResult) => void;
 }
@@ -69,7 +67,6 @@ interface Answer {
 
 /** What the checks of one run share: how to call the API, and the list the second check read. */
 interface SmokeRun {
-  timeoutMs: number;
   auth: Record<string, string>;
   json: Record<string, string>;
   send(method: string, path: string, headers?: Record<string, string>, body?: string, waitMs?: number): Promise<Answer>;
@@ -85,16 +82,14 @@ interface Check {
 /** Runs every check in order (each finishes or times out before the next starts) and returns their outcomes. */
 export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeCheckResult[]> {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const timeoutMs = options.timeoutMs ?? SMOKE_REQUEST_TIMEOUT_MS;
   const auth = { Authorization: `Bearer ${options.key}` };
   // A broken target might echo the request back: the key is taken out of every answer before it is read, so
   // no problem reported (and no log line or CloudFormation event made of it) can carry it.
   const redact = (text: string) => (options.key.length > 0 ? text.replaceAll(options.key, '<the key>') : text);
   const run: SmokeRun = {
-    timeoutMs,
     auth,
     json: { ...auth, 'Content-Type': 'application/json' },
-    send: async (method, path, headers = {}, body = undefined, waitMs = timeoutMs) => {
+    send: async (method, path, headers = {}, body = undefined, waitMs = SMOKE_REQUEST_TIMEOUT_MS) => {
       const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs: waitMs });
       return { ...answer, text: redact(answer.text) };
     },
@@ -105,7 +100,7 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
     try {
       problem = await check.run(run);
     } catch (error) {
-      problem = describeRequestError(error, timeoutMs);
+      problem = describeRequestError(error, SMOKE_REQUEST_TIMEOUT_MS);
     }
     const result = problem === undefined ? { name: check.name } : { name: check.name, problem: redact(problem) };
     results.push(result);
@@ -162,12 +157,11 @@ const CHECKS: readonly Check[] = [
 
 /** One page of one entry, read whole: the same time for any store, and no stream left unread. */
 async function checkList(run: SmokeRun): Promise<string | undefined> {
-  const listTimeoutMs = Math.max(run.timeoutMs, SMOKE_LIST_TIMEOUT_MS);
   let answer: Answer;
   try {
-    answer = await run.send('GET', '/inventory?limit=1', run.auth, undefined, listTimeoutMs);
+    answer = await run.send('GET', '/inventory?limit=1', run.auth, undefined, SMOKE_LIST_TIMEOUT_MS);
   } catch (error) {
-    return describeRequestError(error, listTimeoutMs);
+    return describeRequestError(error, SMOKE_LIST_TIMEOUT_MS);
   }
   if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
   if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';
