@@ -11,43 +11,31 @@ export type ContentCoding = 'gzip' | 'identity';
 
 // Not @middy/http-content-encoding: it pipes with `.pipe()`, which leaves a gzipped answer open when the list fails.
 
-/** One `coding;q=value` member of Accept-Encoding; the weight in thousandths (RFC 9110 §12.4.2). */
-interface Preference {
-  coding: string;
-  weight: number;
-}
-
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
-function parsePreferences(header: string): Preference[] {
-  const preferences: Preference[] = [];
+/** Each coding's weight (RFC 9110 §12.4.2), first mention first; a member whose weight breaks the grammar is ignored. */
+function weights(header: string): Map<string, number> {
+  const found = new Map<string, number>();
   for (const member of header.split(',')) {
-    const [name, ...parameters] = member.split(';').map((part) => part.trim());
-    if (!name) continue;
-    let weight = 1000;
-    for (const parameter of parameters) {
-      const [key, value] = parameter.split('=').map((part) => part.trim());
-      if (key?.toLowerCase() !== 'q') continue;
-      // A malformed weight makes the member meaningless: it is ignored rather than guessed at.
-      weight = value !== undefined && QVALUE.test(value) ? Math.round(Number(value) * 1000) : -1;
-    }
-    if (weight >= 0) preferences.push({ coding: name.toLowerCase(), weight });
+    const [coding, ...parameters] = member.split(';').map((part) => part.trim().toLowerCase());
+    const q = parameters.find((parameter) => parameter.startsWith('q='))?.slice(2);
+    if (!coding || found.has(coding) || (q !== undefined && !QVALUE.test(q))) continue;
+    found.set(coding, q === undefined ? 1 : Number(q));
   }
-  return preferences;
+  return found;
 }
 
 /**
  * The coding for an Accept-Encoding (RFC 9110 §12.5.3): gzip when acceptable and weighed at least as identity,
  * identity otherwise (also with no header), `undefined` when neither is acceptable.
  */
-export function negotiateContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
+function negotiateContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
   if (acceptEncoding === undefined) return 'identity';
-  const preferences = parsePreferences(acceptEncoding);
-  const weightOf = (...codings: string[]) =>
-    preferences.find((p) => codings.includes(p.coding))?.weight ?? preferences.find((p) => p.coding === '*')?.weight;
-  const gzip = weightOf('gzip', 'x-gzip') ?? 0;
-  // identity is acceptable unless excluded by name or by `*` (RFC 9110 §12.5.3); unnamed, it is the fallback.
-  const identity = weightOf('identity');
+  const found = weights(acceptEncoding);
+  const any = found.get('*');
+  const gzip = found.get('gzip') ?? found.get('x-gzip') ?? any ?? 0;
+  // Unnamed, identity is the fallback; `*` or its name can exclude it.
+  const identity = found.get('identity') ?? any;
   if (gzip > 0 && (identity === undefined || gzip >= identity)) return 'gzip';
   if (identity === undefined || identity > 0) return 'identity';
   return undefined;
@@ -58,9 +46,6 @@ function acceptEncodingOf(event: APIGatewayProxyEvent): string | undefined {
   const values = headerValues(event.multiValueHeaders, 'Accept-Encoding');
   return values.length > 0 ? values.join(',') : headerValue(event.headers, 'Accept-Encoding');
 }
-
-/** gzip level of streamed bodies: zlib's default (6), chosen against levels 1 and 9 in docs/performance.md. */
-const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION;
 
 /** Chooses the coding before the handler runs (406 when none is acceptable) and gzips a streamed success body. */
 export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, StreamedApiResult> {
@@ -83,12 +68,8 @@ export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, S
       headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
       if (chosen.get(request.event) === 'gzip') {
         headers['Content-Encoding'] = 'gzip';
-        // A sync flush per chunk sends each on at once, as identity would; errors reach streaming.ts's pipeline.
-        response.body = pipeline(
-          response.body,
-          createGzip({ level: GZIP_LEVEL, flush: constants.Z_SYNC_FLUSH }),
-          () => undefined,
-        );
+        // zlib's default level 6 (docs/performance.md); a sync flush per chunk sends each on at once, as identity would.
+        response.body = pipeline(response.body, createGzip({ flush: constants.Z_SYNC_FLUSH }), () => undefined);
       }
       response.headers = headers;
     },
