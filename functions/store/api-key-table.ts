@@ -4,8 +4,6 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  paginateScan,
-  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { API_KEYS_TABLE_KEY } from '../../service/names';
@@ -14,7 +12,7 @@ import type { ApiKeyRepository } from '../api-keys/repository';
 import { MalformedRowError, translateStorageError } from './storage-errors';
 
 /** The table's key attribute: the record's `keyHash`. */
-const KEY = API_KEYS_TABLE_KEY.name;
+export const KEY = API_KEYS_TABLE_KEY.name;
 
 /** Options of {@link ApiKeyTable}. */
 export interface ApiKeyTableOptions {
@@ -22,10 +20,13 @@ export interface ApiKeyTableOptions {
   tableName: string;
 }
 
-/** The API keys table, keyed by `keyHash` (the key itself is never stored); rows are checked on the way out. */
+/**
+ * The API keys table, keyed by `keyHash` (the key itself is never stored); rows are checked on the way out. Listing and
+ * revoking, which no function does, are the CLI's (cli/api-key-admin-table.ts).
+ */
 export class ApiKeyTable implements ApiKeyRepository {
-  private readonly client: DynamoDBClient;
-  private readonly tableName: string;
+  protected readonly client: DynamoDBClient;
+  protected readonly tableName: string;
 
   constructor(options: ApiKeyTableOptions) {
     this.client = options.client;
@@ -53,46 +54,6 @@ export class ApiKeyTable implements ApiKeyRepository {
     );
   }
 
-  async list(): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName, ConsistentRead: true }))
-      for (const item of page.Items ?? []) records.push(toApiKeyRecord(item));
-    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
-  }
-
-  /** Revokes the key with this id, reading only its own row: another key's malformed row never blocks it. */
-  async revoke(keyId: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
-    const record = await this.findById(keyId);
-    if (!record) return undefined;
-    if (record.revokedAt) return record;
-    const revokedAt = now.toISOString();
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: keyOf(record.keyHash),
-        UpdateExpression: 'SET revokedAt = :revokedAt',
-        ConditionExpression: `attribute_exists(${KEY})`,
-        ExpressionAttributeValues: marshall({ ':revokedAt': revokedAt }),
-      }),
-    );
-    return { ...record, revokedAt };
-  }
-
-  /** The row with this key id (a Scan filtered on keyId, stopping at the first match: ids are unique). */
-  private async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const query = {
-      TableName: this.tableName,
-      ConsistentRead: true,
-      FilterExpression: 'keyId = :keyId',
-      ExpressionAttributeValues: marshall({ ':keyId': keyId }),
-    };
-    for await (const page of paginateScan({ client: this.client }, query)) {
-      const [item] = page.Items ?? [];
-      if (item) return toApiKeyRecord(item);
-    }
-    return undefined;
-  }
-
   async delete(keyHash: string): Promise<void> {
     await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: keyOf(keyHash) }));
   }
@@ -114,7 +75,7 @@ export function toApiKeyRecord(item: Record<string, AttributeValue>): ApiKeyReco
   return { keyHash, keyId, name, createdAt, scope, ...(revokedAt === undefined ? {} : { revokedAt }) };
 }
 
-function keyOf(keyHash: string): Record<string, AttributeValue> {
+export function keyOf(keyHash: string): Record<string, AttributeValue> {
   return marshall({ [KEY]: keyHash });
 }
 
