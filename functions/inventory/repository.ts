@@ -19,12 +19,3 @@ export interface ListOptions {
   /** At most this many entries. @default all */
   limit?: number;
 }
-
-/** Compares canonical decimal petIds numerically without converting them to numbers. */
-export function comparePetIds(a: string, b: string): number {
-  const aNegative = a.startsWith('-');
-  const bNegative = b.startsWith('-');
-  if (aNegative !== bNegative) return aNegative ? -1 : 1;
-  const magnitude = a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
-  return aNegative ? -magnitude : magnitude;
-}
