@@ -13,7 +13,7 @@ import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
-import { type ChangeOrigin, isAdjustment } from '../inventory/types';
+import type { ChangeOrigin } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
@@ -37,7 +37,7 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
     const change = parseInventoryUpdate(readJsonBody(event));
     const { repository, idempotent } = resolve();
     const apply = async (origin: ChangeOrigin) => {
-      const item = isAdjustment(change)
+      const item = 'adjustBy' in change
         ? await repository.adjustQuantity(petId, change, origin)
         : await repository.setQuantity(petId, change, origin);
       metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);

@@ -56,11 +56,6 @@ export interface InventoryAdjustment {
 /** What a PATCH asks: set the quantity (optionally compare-and-set) or adjust it by a delta. */
 export type InventoryChange = InventoryUpdate | InventoryAdjustment;
 
-/** Whether a change adjusts the stock by a delta rather than setting it. */
-export function isAdjustment(change: InventoryChange): change is InventoryAdjustment {
-  return 'adjustBy' in change;
-}
-
 /** What wrote a change: the API (a PATCH) or the operator CLI's import. */
 export type ChangeSource = 'api' | 'import';
 
