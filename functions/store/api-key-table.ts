@@ -9,16 +9,11 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { API_KEYS_TABLE_KEY } from '../../service/names';
 import { type ApiKeyRecord, DEFAULT_API_KEY_SCOPE, isApiKeyScope } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
+import type { TableOptions } from './dynamo-client';
 import { MalformedRowError, translateStorageError } from './storage-errors';
 
 /** The table's key attribute: the record's `keyHash`. */
 export const KEY = API_KEYS_TABLE_KEY.name;
-
-/** Options of {@link ApiKeyTable}. */
-export interface ApiKeyTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
-}
 
 /**
  * The API keys table, keyed by `keyHash` (the key itself is never stored); rows are checked on the way out. Listing and
@@ -28,7 +23,7 @@ export class ApiKeyTable implements ApiKeyRepository {
   protected readonly client: DynamoDBClient;
   protected readonly tableName: string;
 
-  constructor(options: ApiKeyTableOptions) {
+  constructor(options: TableOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
   }

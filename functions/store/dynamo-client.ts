@@ -1,6 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ENV, intEnv } from '../config';
 
+/** Where an adapter of one table works. */
+export interface TableOptions {
+  client: DynamoDBClient;
+  tableName: string;
+}
+
 /** Bounds of a DynamoDB client; each defaults to its `DYNAMODB_*` environment variable, then to the value shown. */
 export interface DynamoClientOptions {
   /** Attempts per call, the first included (`DYNAMODB_MAX_ATTEMPTS`). @default 3 */

@@ -1,12 +1,11 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { HISTORY_TABLE_KEY } from '../../service/names';
 import type { HistoryEntry, HistoryRecorder } from '../inventory/history';
+import type { TableOptions } from './dynamo-client';
 import { translateStorageError } from './storage-errors';
 
 /** Options of {@link HistoryTable}. */
-export interface HistoryTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
+export interface HistoryTableOptions extends TableOptions {
   /** Days a row is kept (the table's TTL attribute). @default 90 */
   retentionDays?: number;
 }

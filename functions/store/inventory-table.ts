@@ -16,6 +16,7 @@ import {
   type InventoryUpdate,
   MAX_QUANTITY,
 } from '../inventory/types';
+import type { TableOptions } from './dynamo-client';
 import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
 import { type EntryUpdateSpec, entryUpdate } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
@@ -29,9 +30,7 @@ interface ListRead {
 }
 
 /** Options of {@link InventoryTable}. */
-export interface InventoryTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
+export interface InventoryTableOptions extends TableOptions {
   /** Read units per second one list may average (from `ConsumedCapacity`). @default 0: full speed */
   readUnitsPerSecond?: number;
   /** How long a list waits out throttled pages without progress before it fails. @default 0 */
