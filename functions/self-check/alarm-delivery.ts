@@ -1,7 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { paginateListSubscriptionsByTopic, SNSClient } from '@aws-sdk/client-sns';
 import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from '../deploy/stack-status';
 import { tracer } from '../observability/tracer';
-import { sleep } from '../store/backoff';
 import { SelfCheckFailedError } from './self-check';
 
 /** What ListSubscriptionsByTopic says a subscription's ARN is until its endpoint confirms it. */

@@ -1,7 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ApiKeyRecord, generateApiKey } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { logger } from '../observability/logger';
-import { sleep } from '../store/backoff';
 import { failedChecks, runSmokeChecks, type SmokeCheckResult, worstSmokeRunMs } from './checks';
 
 /** How long failing checks are retried while a new deployment settles (a fresh host name takes seconds). */

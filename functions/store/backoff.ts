@@ -2,8 +2,3 @@
 export function backoffDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random) {
   return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** (attempt - 1)));
 }
-
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -1,4 +1,5 @@
-import { backoffDelayMs, sleep } from './backoff';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs } from './backoff';
 
 /** Time as a read pace sees it; tests give a virtual clock. */
 export interface PaceClock {
