@@ -63,14 +63,14 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
 }
 
 /** Who and why for the history: the caller's key id (set by the authorizer) and the API Gateway request id. */
-export function apiChangeOrigin(event: APIGatewayProxyEvent, now = new Date()): ChangeOrigin {
+function apiChangeOrigin(event: APIGatewayProxyEvent): ChangeOrigin {
   const { authorizer, requestId } = event.requestContext;
   const keyId = authorizer?.keyId ?? authorizer?.principalId;
   return {
     source: 'api',
     actor: typeof keyId === 'string' && keyId.length > 0 ? keyId : 'unknown',
     ...(requestId ? { requestId } : {}),
-    at: now.toISOString(),
+    at: new Date().toISOString(),
   };
 }
 
