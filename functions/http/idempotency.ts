@@ -21,9 +21,6 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Sent on an answer that is the stored first answer to an earlier request with the same key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** How long the first answer to a key is kept and replayed (and its change recognized on the entry it changed). */
-export const IDEMPOTENCY_TTL_SECONDS = REPEATED_CHANGE_WINDOW_SECONDS;
-
 /** 1 to 255 printable ASCII characters (space to tilde). */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -116,7 +113,8 @@ export function idempotencyConfig(onReplay?: () => void): IdempotencyConfig {
   return new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'request',
-    expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
+    // As long as the entry recognizes the change by its changeId.
+    expiresAfterSeconds: REPEATED_CHANGE_WINDOW_SECONDS,
     hashFunction: 'sha256',
     throwOnNoIdempotencyKey: true,
     responseHook: function markReplayed(response) {
