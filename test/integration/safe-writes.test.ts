@@ -8,8 +8,7 @@ import { createHandler as createUpdateHandler } from '../../functions/handlers/u
 import { createIdempotentRunner } from '../../functions/http/idempotency';
 import { jsonResponse } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
-import type { InventoryItem } from '../../functions/inventory/types';
-import { REPEATED_CHANGE_WINDOW_SECONDS } from '../../functions/inventory/types';
+import { type InventoryItem, REPEATED_CHANGE_WINDOW_SECONDS } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
