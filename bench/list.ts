@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { inventoryItemJson } from '../functions/inventory/json';
-import { comparePetIds } from '../functions/inventory/repository';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { invokeStreamingHandler } from '../local/lambda/streaming';
+import { comparePetIds } from '../test/fixtures/builders';
 import { NAIVE_HANDLER } from './cold-start';
 import { httpCall } from './http';
 import { benchInventory } from './inventory';

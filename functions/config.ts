@@ -1,10 +1,5 @@
 import { getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 
-/**
- * The one place a function reads its environment, on Powertools' env helpers (they read `process.env` at call
- * time, so a handler reads its configuration once, when it builds its dependencies).
- */
-
 /** Environment variables the functions read; the stack sets them (infra/inventory-stack.ts). */
 export const ENV = {
   inventoryTable: 'INVENTORY_TABLE_NAME',
@@ -37,11 +32,7 @@ export const ENV = {
   dynamoRequestTimeoutMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',
 } as const;
 
-/**
- * Reads a required environment variable.
- *
- * @throws Error "X environment variable is not set" when it is missing or empty.
- */
+/** Reads a required environment variable; throws when it is missing or empty. */
 export function requireEnv(name: string): string {
   const value = getStringFromEnv({ key: name, defaultValue: '' });
   if (value.length === 0) throw new Error(`${name} environment variable is not set`);
@@ -67,12 +58,7 @@ export interface NumberRule {
 /** A TCP port to listen on or connect to: 0 (any free port) is refused, since a caller must know where to connect. */
 export const PORT_NUMBER: NumberRule = { min: 1, max: 65_535 };
 
-/**
- * Reads an optional numeric environment variable: the one parser every runtime uses (functions, `npm start`, the
- * CLI), so a value one accepts another cannot refuse. Unset or blank gives `fallback`.
- *
- * @throws Error "X must be ..." when it is set to anything the rule does not allow.
- */
+/** Reads an optional numeric environment variable (every runtime's one parser); unset or blank gives `fallback`. */
 export function numberEnv(
   name: string,
   fallback: number,
@@ -95,11 +81,7 @@ export function numberEnv(
   return value;
 }
 
-/**
- * Reads an optional non-negative integer environment variable (0 is allowed: it turns a time-out off).
- *
- * @throws Error when it is set to anything but a non-negative integer.
- */
+/** Reads an optional non-negative integer environment variable (0 turns a time-out off). */
 export function intEnv(name: string, fallback: number): number {
   return numberEnv(name, fallback);
 }
@@ -113,10 +95,7 @@ export function once<T>(build: () => T): () => T {
   };
 }
 
-/**
- * A handler's dependencies: the object itself (tests pass one pointed at DynamoDB Local), or a function that builds
- * them (the module's `handler` passes a {@link once}, so the environment is read on the first invocation).
- */
+/** A handler's dependencies, or a function that builds them on the first invocation (a {@link once}). */
 export type Deps<T> = T | (() => T);
 
 /** The function that returns a handler's dependencies, whichever way they were given. */

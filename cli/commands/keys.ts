@@ -1,7 +1,7 @@
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey } from '../../functions/api-keys/key';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
+import { ApiKeyAdminTable } from '../api-key-admin-table';
 import { CliError, UsageError } from '../errors';
 import { onTable, type Target } from '../target';
 import { alignedColumns, type CommandContext, choiceOption, writeLine } from './context';
@@ -114,9 +114,9 @@ export function cacheNote(target: Target): string {
   );
 }
 
-async function withKeys<T>(target: Target, action: (keys: ApiKeyTable) => Promise<T>): Promise<T> {
+async function withKeys<T>(target: Target, action: (keys: ApiKeyAdminTable) => Promise<T>): Promise<T> {
   const tableName = target.tables.apiKeys;
-  return onTable(target, tableName, () => action(new ApiKeyTable({ client: target.client, tableName })));
+  return onTable(target, tableName, () => action(new ApiKeyAdminTable({ client: target.client, tableName })));
 }
 
 /** Names are free text: keep control characters out of the operator's terminal. */

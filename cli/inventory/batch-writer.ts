@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type AttributeValue,
   BatchWriteItemCommand,
@@ -5,7 +6,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { backoffDelayMs, sleep } from '../../functions/store/backoff';
+import { backoffDelayMs } from '../../functions/store/backoff';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { isStorageUnavailable } from '../../functions/store/storage-errors';
 

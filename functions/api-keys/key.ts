@@ -63,10 +63,5 @@ export function parseBearerToken(header: string | undefined): string | undefined
   return BEARER_PATTERN.exec(header)?.[1];
 }
 
-/**
- * The `validationRegex` API Gateway applies to the Authorization header before invoking the authorizer: the Bearer
- * scheme in any case (API Gateway's regex has no flags) and a token of the shape this service issues
- * (API_KEY_PATTERN). A header that does not match is 401 without the authorizer being invoked, so junk tokens cost
- * no Lambda invocation and never reach the authorizer's cache.
- */
+/** API Gateway's `validationRegex` of the Authorization header (no flags): junk is 401 before the authorizer. */
 export const BEARER_VALIDATION_REGEX = '^[Bb][Ee][Aa][Rr][Ee][Rr] +psk_[A-Za-z0-9_-]{43} *$';

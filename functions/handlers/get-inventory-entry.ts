@@ -15,10 +15,7 @@ export interface GetInventoryEntryDeps {
   repository: Pick<InventoryRepository, 'get'>;
 }
 
-/**
- * `GET /inventory/{petId}` (getInventoryEntry): one entry, read with strong consistency, so a client that just
- * wrote reads its own write. Checks: petId (400), then existence (404).
- */
+/** `GET /inventory/{petId}` (getInventoryEntry): one entry, strongly consistent, so a writer reads its write. */
 export function createHandler(deps: Deps<GetInventoryEntryDeps>) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function getInventoryEntry(event) {

@@ -5,10 +5,7 @@ import { createApiHandler } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 import { metrics } from '../observability/metrics';
 
-/**
- * The headers that mark `/pets/{petId}` deprecated: `Deprecation` (RFC 9745, the date it was deprecated) and, when
- * the stage configures one, `Sunset` (RFC 8594, the date it stops answering).
- */
+/** `Deprecation` (RFC 9745) and, when configured, `Sunset` (RFC 8594) of `/pets/{petId}`. */
 export function deprecationHeaders(env: { deprecatedAt?: string; sunsetAt?: string }): Record<string, string> {
   const headers: Record<string, string> = {};
   const deprecatedAt = parseDate(env.deprecatedAt);

@@ -18,11 +18,8 @@ export interface RecordHistoryDeps {
 }
 
 /**
- * The history function: reads a batch of the inventory table's stream (new and old images) and writes one history
- * row per change of quantity or status. Rows are keyed by their record, so the batch is written in parallel and a
- * redelivered record rewrites its own row. Records it could not write are returned as batch item failures (Lambda
- * resumes from the lowest): retried, bisected, and in the end sent to the on-failure queue by the event source
- * mapping, never dropped here.
+ * The history function: one row per change of quantity or status in a batch of the table's stream, written in
+ * parallel; records it could not write are batch item failures, which the event source mapping retries.
  */
 export function createHandler(deps: Deps<RecordHistoryDeps>) {
   const resolve = resolveDeps(deps);
@@ -69,20 +66,17 @@ export function entryWriteOf(record: DynamoDBRecord): EntryWrite {
   return { before: stored(record.dynamodb?.OldImage), after: stored(record.dynamodb?.NewImage), recordedAt };
 }
 
-/** The largest time a Date holds (ECMAScript's time value range); beyond it toISOString throws. */
-const MAX_DATE_MILLIS = 8.64e15;
-
 /**
- * When the stream record was written, as an ISO 8601 string. Lambda delivers `ApproximateCreationDateTime` as epoch
- * seconds; a record replayed from `aws dynamodbstreams get-records` (AWS CLI v2 prints timestamps as ISO 8601 by
- * default) carries a date string. Anything else (missing or unreadable) takes the time of processing, logged, so the
- * row is still written.
+ * When the record was written: epoch seconds from Lambda, an ISO date from a replay with `aws dynamodbstreams
+ * get-records` (docs/deploying.md); anything else takes the time of processing, logged.
  */
 function recordTimeOf(record: DynamoDBRecord): string {
   const created: unknown = record.dynamodb?.ApproximateCreationDateTime;
-  const millis =
-    typeof created === 'number' ? created * 1000 : typeof created === 'string' ? Date.parse(created) : Number.NaN;
-  if (Number.isFinite(millis) && Math.abs(millis) <= MAX_DATE_MILLIS) return new Date(millis).toISOString();
+  const date = new Date(
+    typeof created === 'number' ? created * 1000 : typeof created === 'string' ? created : Number.NaN,
+  );
+  // An Invalid Date also stands for a time outside the range a Date holds.
+  if (!Number.isNaN(date.getTime())) return date.toISOString();
   logger.warn('stream record time unreadable: using the time of processing', {
     eventID: record.eventID,
     approximateCreationDateTime: created === undefined ? 'missing' : String(created),

@@ -18,11 +18,7 @@ export interface SelfCheckDeps {
   settleMs?: number;
   /** Whether the stage's alarms reach anyone (a deployed stage's alarm topic). @default not checked */
   alarmDelivery?: AlarmDeliveryOptions;
-  /**
-   * Whether CloudFormation is rolling the stack back (a deployed stage: its status). A rollback runs the previous
-   * self-check again; a failure then cannot make the rollback do better, only leave the stack UPDATE_ROLLBACK_FAILED,
-   * so during one a failed check is a warning. @default never
-   */
+  /** Whether CloudFormation is rolling the stack back: a failed check then only warns. @default never */
   rollingBack?: () => Promise<boolean>;
 }
 
@@ -38,19 +34,15 @@ export interface SelfCheckReport {
 }
 
 /**
- * The deploy self-check, invoked by the stage's CDK trigger after each deployment: calls the stage through its
- * public URL with a key that lives only for the run (`functions/self-check/self-check.ts`), after asking SNS, on a
- * deployed stage, whether its alarms reach anyone (`functions/self-check/alarm-delivery.ts`). A failed check throws,
- * which fails the trigger and so the deployment, and CloudFormation rolls back; during that rollback (which runs the
- * previous self-check again) a failed check is only a warning. The key is never logged.
+ * The deploy self-check (the stage's CDK trigger): alarm delivery, then the smoke checks. A failure throws, failing
+ * the deployment; during the rollback that follows it only warns.
  */
 export function createHandler(deps: Deps<SelfCheckDeps>) {
   const resolve = resolveDeps(deps);
   return observed(middy<unknown, SelfCheckReport>(), { metrics: false }).handler(
     async function checkDeployedStage(_event, context) {
       const { keys, baseUrl, settleMs, ...resolved } = resolve();
-      // Asked at most once per run, by whichever check fails first: a stack's status does not change within a run
-      // (but does between runs of a warm instance, so never across them).
+      // Asked at most once per run: the stack's status does not change within one.
       const rollingBack = resolved.rollingBack ? once(resolved.rollingBack) : undefined;
       // First, at most ~35 s: the API checks then size their retries by the time that is left.
       const delivery = await checkDelivery(resolved.alarmDelivery, rollingBack);

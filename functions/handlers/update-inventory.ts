@@ -13,7 +13,7 @@ import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
 import { parsePetId } from '../inventory/pet-id';
 import type { InventoryRepository } from '../inventory/repository';
-import { type ChangeOrigin, isAdjustment } from '../inventory/types';
+import type { ChangeOrigin } from '../inventory/types';
 import { parseInventoryUpdate } from '../inventory/update';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
@@ -28,12 +28,7 @@ export interface UpdateInventoryDeps {
   idempotent: IdempotentRunner;
 }
 
-/**
- * `PATCH /inventory/{petId}` (updateInventory): sets the quantity of an existing entry (only if the stored quantity
- * is `expectedQuantity`, when the body has it) or adjusts it by `adjustBy`, leaves its status, and answers with the
- * entry as stored. Checks run in the documented order: petId, then the Idempotency-Key header, then body, then
- * existence and the expected quantity or range. With an Idempotency-Key the first answer is kept and replayed.
- */
+/** `PATCH /inventory/{petId}` (updateInventory): sets or adjusts the quantity, checks in docs/api.md's order. */
 export function createHandler(deps: Deps<UpdateInventoryDeps>) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function updateInventory(event, context) {
@@ -42,9 +37,10 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
     const change = parseInventoryUpdate(readJsonBody(event));
     const { repository, idempotent } = resolve();
     const apply = async (origin: ChangeOrigin) => {
-      const item = isAdjustment(change)
-        ? await repository.adjustQuantity(petId, change, origin)
-        : await repository.setQuantity(petId, change, origin);
+      const item =
+        'adjustBy' in change
+          ? await repository.adjustQuantity(petId, change, origin)
+          : await repository.setQuantity(petId, change, origin);
       metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);
       return jsonResponse(200, inventoryItemJson(item));
     };
@@ -67,14 +63,14 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
 }
 
 /** Who and why for the history: the caller's key id (set by the authorizer) and the API Gateway request id. */
-export function apiChangeOrigin(event: APIGatewayProxyEvent, now = new Date()): ChangeOrigin {
+function apiChangeOrigin(event: APIGatewayProxyEvent): ChangeOrigin {
   const { authorizer, requestId } = event.requestContext;
   const keyId = authorizer?.keyId ?? authorizer?.principalId;
   return {
     source: 'api',
     actor: typeof keyId === 'string' && keyId.length > 0 ? keyId : 'unknown',
     ...(requestId ? { requestId } : {}),
-    at: now.toISOString(),
+    at: new Date().toISOString(),
   };
 }
 
@@ -83,8 +79,6 @@ const idempotentRunner = once(() =>
   createIdempotentRunner({
     persistenceStore: idempotencyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.idempotencyTable) }),
     operation: 'updateInventory',
-    // The client has its answer; a repeat of this key is 409 until the in-flight record expires, then finds the
-    // change on the entry. The idempotency table is what to look at.
     onAnswerNotKept: (error) => logger.error('idempotent answer not kept', { error }),
     onReplay: () => metrics.addMetric(METRIC_NAMES.idempotentReplayed, 'Count', 1),
   }),

@@ -9,52 +9,33 @@ import type { StreamedApiResult } from './responses';
 /** The codings a streamed body can be sent in: API Gateway does not compress a streamed response itself. */
 export type ContentCoding = 'gzip' | 'identity';
 
-/*
- * Negotiated and encoded here rather than with `negotiator` or @middy/http-content-encoding: the first ignores
- * `x-gzip` and reads malformed weights (`q=0.5x`, `q=2`) that RFC 9110 §12.4.2 makes invalid; the second pipes with
- * `.pipe()`, which leaves a gzipped answer open when the list fails mid-stream, and holds back its first byte.
- */
-
-/** One `coding;q=value` member of Accept-Encoding; the weight in thousandths (RFC 9110 §12.4.2). */
-interface Preference {
-  coding: string;
-  weight: number;
-}
+// Not @middy/http-content-encoding: it pipes with `.pipe()`, which leaves a gzipped answer open when the list fails.
 
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
-function parsePreferences(header: string): Preference[] {
-  const preferences: Preference[] = [];
+/** Each coding's weight (RFC 9110 §12.4.2), first mention first; a member whose weight breaks the grammar is ignored. */
+function weights(header: string): Map<string, number> {
+  const found = new Map<string, number>();
   for (const member of header.split(',')) {
-    const [name, ...parameters] = member.split(';').map((part) => part.trim());
-    if (!name) continue;
-    let weight = 1000;
-    for (const parameter of parameters) {
-      const [key, value] = parameter.split('=').map((part) => part.trim());
-      if (key?.toLowerCase() !== 'q') continue;
-      // A malformed weight makes the member meaningless: it is ignored rather than guessed at.
-      weight = value !== undefined && QVALUE.test(value) ? Math.round(Number(value) * 1000) : -1;
-    }
-    if (weight >= 0) preferences.push({ coding: name.toLowerCase(), weight });
+    const [coding, ...parameters] = member.split(';').map((part) => part.trim().toLowerCase());
+    const q = parameters.find((parameter) => parameter.startsWith('q='))?.slice(2);
+    if (!coding || found.has(coding) || (q !== undefined && !QVALUE.test(q))) continue;
+    found.set(coding, q === undefined ? 1 : Number(q));
   }
-  return preferences;
+  return found;
 }
 
 /**
- * The coding of a body for the request's Accept-Encoding (RFC 9110 §12.5.3): gzip when it is acceptable and
- * weighs at least as much as identity when identity is weighed at all (the smaller answer wins a tie), identity when
- * gzip is not acceptable, and `undefined` when neither is (`identity;q=0` or `*;q=0` with no gzip). No header
- * means no preference: identity, since a client that sends none may not decode gzip. An empty header asks for
- * identity only.
+ * The coding for an Accept-Encoding (RFC 9110 §12.5.3): gzip when acceptable and weighed at least as identity,
+ * identity otherwise (also with no header), `undefined` when neither is acceptable.
  */
-export function negotiateContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
+function negotiateContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
   if (acceptEncoding === undefined) return 'identity';
-  const preferences = parsePreferences(acceptEncoding);
-  const weightOf = (...codings: string[]) =>
-    preferences.find((p) => codings.includes(p.coding))?.weight ?? preferences.find((p) => p.coding === '*')?.weight;
-  const gzip = weightOf('gzip', 'x-gzip') ?? 0;
-  // identity is acceptable unless excluded by name or by `*` (RFC 9110 §12.5.3); unnamed, it is the fallback.
-  const identity = weightOf('identity');
+  const found = weights(acceptEncoding);
+  const any = found.get('*');
+  const gzip = found.get('gzip') ?? found.get('x-gzip') ?? any ?? 0;
+  // Unnamed, identity is the fallback; `*` or its name can exclude it.
+  const identity = found.get('identity') ?? any;
   if (gzip > 0 && (identity === undefined || gzip >= identity)) return 'gzip';
   if (identity === undefined || identity > 0) return 'identity';
   return undefined;
@@ -66,14 +47,7 @@ function acceptEncodingOf(event: APIGatewayProxyEvent): string | undefined {
   return values.length > 0 ? values.join(',') : headerValue(event.headers, 'Accept-Encoding');
 }
 
-/** gzip level of streamed bodies: zlib's default (6), chosen against levels 1 and 9 in docs/performance.md. */
-const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION;
-
-/**
- * Content negotiation of a streamed body: the coding is chosen before the handler runs (406 NOT_ACCEPTABLE with the
- * Error body when none is acceptable, before any work), and a success body that is a stream is gzipped here when
- * chosen, with `Content-Encoding` and `Vary: Accept-Encoding`. Error bodies stay identity.
- */
+/** Chooses the coding before the handler runs (406 when none is acceptable) and gzips a streamed success body. */
 export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, StreamedApiResult> {
   const chosen = new WeakMap<object, ContentCoding>();
   return {
@@ -94,13 +68,8 @@ export function streamedContentEncoding(): MiddlewareObj<APIGatewayProxyEvent, S
       headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
       if (chosen.get(request.event) === 'gzip') {
         headers['Content-Encoding'] = 'gzip';
-        // Errors reach the source's own pipeline (see streaming.ts), which reports and aborts. A sync flush after
-        // each chunk the handler writes sends it on at once, as identity would, instead of when zlib's buffers fill.
-        response.body = pipeline(
-          response.body,
-          createGzip({ level: GZIP_LEVEL, flush: constants.Z_SYNC_FLUSH }),
-          () => undefined,
-        );
+        // zlib's default level 6 (docs/performance.md); a sync flush per chunk sends each on at once, as identity would.
+        response.body = pipeline(response.body, createGzip({ flush: constants.Z_SYNC_FLUSH }), () => undefined);
       }
       response.headers = headers;
     },

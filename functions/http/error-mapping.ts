@@ -10,19 +10,14 @@ import {
 import { HttpError } from './http-error';
 import { errorResponse } from './responses';
 
-/**
- * Maps any thrown value to the Error response a client may see. Known domain errors keep their message; anything
- * else becomes a generic 500 whose message carries only the request id, so the detail stays in the log.
- */
+/** Any thrown value as the Error response: domain errors keep their message, anything else is a 500 and the log's. */
 export function toErrorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
   if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
   if (error instanceof ValidationError) return errorResponse(error.code, error.message);
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
   if (error instanceof QuantityConflictError || error instanceof AdjustmentConflictError)
     return errorResponse('CONFLICT', error.message);
-  // middy stops a handler EARLY_TIMEOUT_MS before its Lambda timeout (middleware.ts) with a TimeoutError; what
-  // these handlers wait on that long is storage, so it is answered as storage trouble, as API Gateway answers the
-  // Lambda timeout itself (INTEGRATION_FAILURE: 503, Retry-After), never as a 500.
+  // middy's early time-out (middleware.ts) can only be a wait on storage: 503, as API Gateway answers a time-out.
   if (error instanceof StorageUnavailableError || isMiddyEarlyTimeout(error)) {
     return errorResponse(
       'SERVICE_UNAVAILABLE',
@@ -34,13 +29,8 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
 }
 
 /** The error middy's default `timeoutEarlyResponse` throws (@middy/core: name TimeoutError, cause.package). */
-export function isMiddyEarlyTimeout(error: unknown): boolean {
+function isMiddyEarlyTimeout(error: unknown): boolean {
   if (!(error instanceof Error) || error.name !== 'TimeoutError') return false;
   const cause = error.cause as { package?: unknown } | undefined;
   return cause?.package === '@middy/core';
-}
-
-/** Whether an error is the server's fault (logged at error level) rather than the client's. */
-export function isServerFault(response: APIGatewayProxyResult): boolean {
-  return response.statusCode >= 500;
 }

@@ -11,10 +11,7 @@ export function headerValue(
   return undefined;
 }
 
-/**
- * Every value of a header whatever its case, in the order sent: a client may repeat a header, and API Gateway lists
- * each value in `multiValueHeaders`.
- */
+/** Every value of a header whatever its case, in the order sent (API Gateway's `multiValueHeaders`). */
 export function headerValues(
   multiValueHeaders: APIGatewayProxyEvent['multiValueHeaders'] | null | undefined,
   name: string,

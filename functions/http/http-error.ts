@@ -1,9 +1,6 @@
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 
-/**
- * An error meant for the client: the response is the Error body with `code`, `message` and the status belonging to
- * `code`. Internals go in `cause`, which is logged and never sent.
- */
+/** An error answered as the Error body of `code`; `cause` is logged, never sent. */
 export class HttpError extends Error {
   override readonly name = 'HttpError';
   readonly status: number;

@@ -21,25 +21,15 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Sent on an answer that is the stored first answer to an earlier request with the same key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** How long the first answer to a key is kept and replayed (and its change recognized on the entry it changed). */
-export const IDEMPOTENCY_TTL_SECONDS = REPEATED_CHANGE_WINDOW_SECONDS;
-
 /** 1 to 255 printable ASCII characters (space to tilde). */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
-/**
- * A Structured Field String (RFC 8941 §3.3.3): the form the IETF draft gives the header's value
- * (`Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"`), printable ASCII in double quotes, `\"` and `\\`
- * escaped.
- */
+/** A Structured Field String (RFC 8941 §3.3.3), the IETF draft's form of the value: `"…"`, `\"` and `\\` escaped. */
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /**
- * Reads the optional `Idempotency-Key` header: undefined when absent. The draft's quoted form and the bare form
- * common elsewhere (Stripe) name the same key: `"K"` and `K` are one key, so a client of either kind never applies a
- * change twice for the quotes.
- *
- * @throws ValidationError when it is empty, longer than 255 characters, not printable ASCII, or sent twice.
+ * Reads the optional `Idempotency-Key` header (undefined when absent): the draft's quoted form `"K"` and the bare form
+ * `K` are one key. @throws ValidationError when empty, over 255 characters, not printable ASCII, or sent twice.
  */
 export function parseIdempotencyKey(
   event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>,
@@ -79,15 +69,8 @@ export type IdempotentRunner = (
 ) => Promise<APIGatewayProxyResult>;
 
 /**
- * Builds an idempotent runner on the Powertools Idempotency utility. The first answer (status, headers, body) of a
- * key is kept for {@link IDEMPOTENCY_TTL_SECONDS} and a repeat with the same request gets it back with
- * `Idempotent-Replayed: true`, running nothing; the same key with another request is `422 IDEMPOTENCY_KEY_REUSED`;
- * a repeat while the first is in flight is `409 CONFLICT` with `Retry-After`. An operation that throws (a server
- * fault) keeps nothing, so a retry runs it again. An answer the store fails to keep is still given: the change is
- * done (`onAnswerNotKept` is told).
- *
- * The function wrapper rather than the middy middleware: the middleware's onError deletes the record of the request
- * it refused, so a duplicate in flight would unlock the first.
+ * An idempotent runner on the Powertools Idempotency utility (docs/api.md says what a client meets). The function
+ * wrapper, not the middy middleware, whose onError deletes the record of a refused duplicate and so unlocks the first.
  */
 export function createIdempotentRunner(options: {
   persistenceStore: BasePersistenceLayer;
@@ -114,9 +97,8 @@ export function createIdempotentRunner(options: {
     try {
       return await run(payload, context);
     } catch (error) {
-      // The change is done and its answer known; only keeping it failed. A 503 would send the client to retry a
-      // change that landed (a retry then finds it on the entry, unless another change came in between); the true
-      // answer ends the exchange. The record stays in flight until it expires, as the utility leaves it.
+      // The change is done; only keeping its answer failed. The true answer ends the exchange, where a 503 would
+      // send the client to retry a change that landed.
       if (answered !== undefined && error instanceof IdempotencyPersistenceLayerError) {
         options.onAnswerNotKept?.(error);
         return answered;
@@ -126,16 +108,13 @@ export function createIdempotentRunner(options: {
   };
 }
 
-/**
- * How the utility identifies and keeps a request: the key is the API key id and the client's Idempotency-Key, the
- * request (petId and body) is validated by hash, answers are kept {@link IDEMPOTENCY_TTL_SECONDS}, and a replayed
- * answer carries `Idempotent-Replayed: true`.
- */
+/** Keyed by the API key id and the Idempotency-Key, the request validated by hash, a replay marked as such. */
 export function idempotencyConfig(onReplay?: () => void): IdempotencyConfig {
   return new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'request',
-    expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
+    // As long as the entry recognizes the change by its changeId.
+    expiresAfterSeconds: REPEATED_CHANGE_WINDOW_SECONDS,
     hashFunction: 'sha256',
     throwOnNoIdempotencyKey: true,
     responseHook: function markReplayed(response) {
@@ -147,12 +126,8 @@ export function idempotencyConfig(onReplay?: () => void): IdempotencyConfig {
 }
 
 /**
- * The changeId of a request's change (see `ChangeOrigin.changeId`): the same for every repeat of one request (the
- * client's key, its Idempotency-Key, and the request as understood, members in any order), and a hash, so the entry
- * never holds the key in clear. A repeat whose first answer the idempotency store could not keep (its write failed
- * after the change landed) runs again once the first claim expires, and then finds its own change on the entry
- * instead of applying it twice. Another request under the same key is another change: the utility forgets a key
- * whose first attempt failed, so such a request runs as a first one, and must not be taken for the forgotten one.
+ * The changeId of a request's change (`ChangeOrigin.changeId`): one hash per client key, Idempotency-Key and request,
+ * so a repeat whose first answer could not be kept finds its change on the entry instead of applying it twice.
  */
 export function idempotentChangeId(request: IdempotentRequest): string {
   const canonical = JSON.stringify([

@@ -8,15 +8,12 @@ import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
 import { annotateTrace } from '../observability/tracer';
 import { cors, parseAllowedOrigins } from './cors';
-import { isServerFault, toErrorResponse } from './error-mapping';
+import { toErrorResponse } from './error-mapping';
 
 /** What an API handler body receives and returns; the shared chain does the rest. */
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/**
- * The HTTP concern of every API function: correlation keys in the log, the common headers on every response, and
- * every thrown error turned into the spec's Error body, logged with its detail and the request id.
- */
+/** Correlation keys in the log, the common headers, and every thrown error as the Error body, logged and counted. */
 export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     name: 'httpApi',
@@ -38,7 +35,7 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
     onError: function respondWithErrorBody(request) {
       const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
       const response = toErrorResponse(request.error, requestId);
-      if (isServerFault(response)) {
+      if (response.statusCode >= 500) {
         logger.error('request failed', { status: response.statusCode, error: request.error as Error });
         metrics.addMetric(
           response.statusCode === 503 ? METRIC_NAMES.storageUnavailable : METRIC_NAMES.internalError,
@@ -54,13 +51,10 @@ export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
   };
 }
 
-/**
- * The error as the client's answer when it is a refusal (a 4xx Error body), logged and counted as every API function
- * counts one; undefined for a server fault, which the caller rethrows to the chain.
- */
+/** The error as a logged and counted 4xx answer; undefined for a server fault, which the caller rethrows. */
 export function refusalOf(error: unknown, requestId: string): APIGatewayProxyResult | undefined {
   const response = toErrorResponse(error, requestId);
-  if (isServerFault(response)) return undefined;
+  if (response.statusCode >= 500) return undefined;
   noteRefusal(response, error);
   return response;
 }
@@ -70,16 +64,9 @@ function noteRefusal(response: APIGatewayProxyResult, error: unknown): void {
   metrics.addMetric(METRIC_NAMES.clientError, 'Count', 1);
 }
 
-/** Allowed origins, read once per function instance. */
-const ALLOWED_ORIGINS = parseAllowedOrigins(optionalEnv(ENV.corsAllowedOrigins));
-
 /**
- * How long before its Lambda time-out middy stops an API handler (@middy/core `timeoutEarlyInMillis`, 5 ms by
- * default) with a TimeoutError, answered as storage trouble (503). Lambda stops the function at its time-out ("Configure
- * Lambda function timeout", https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html), so the whole
- * error path (the error logged with its stack, metrics flushed, the trace closed) must fit in this margin: with 5 ms
- * it may not, and the invocation then ends as a time-out, a Lambda error that pages and rolls a canary back, its own
- * answer, log line and metric lost. 500 ms is 5 % of a buffered function's 10 s.
+ * How long before the Lambda time-out middy stops a handler with a TimeoutError (answered 503): the error path (log,
+ * metrics flush, trace) must fit in it, or the invocation ends as a Lambda time-out and its answer is lost.
  */
 export const EARLY_TIMEOUT_MS = 500;
 
@@ -90,17 +77,13 @@ export function createApiHandler(handler: ApiHandler) {
   ).handler(handler);
 }
 
-/**
- * The middlewares every API function runs, in order, on a chain of either execution mode: the Powertools chain of
- * every function (functions/observability/chain.ts), CORS, then httpApi. httpApi shapes the
- * response's headers and Error bodies, which are the same objects whatever the body is (string or stream).
- */
+/** The middlewares every API function runs, buffered or streamed: the Powertools chain, CORS, then httpApi. */
 export function sharedChain<R>(
   chain: MiddyfiedHandler<APIGatewayProxyEvent, R>,
 ): MiddyfiedHandler<APIGatewayProxyEvent, R> {
   observed(chain);
   // Before httpApi, so that its after/onError run last and see the final response, Error bodies included.
-  const corsMiddleware = cors(ALLOWED_ORIGINS);
+  const corsMiddleware = cors(parseAllowedOrigins(optionalEnv(ENV.corsAllowedOrigins)));
   if (corsMiddleware) chain.use(corsMiddleware);
   return chain.use(httpApi() as MiddlewareObj<APIGatewayProxyEvent, R>);
 }

@@ -6,11 +6,7 @@ import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 /** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"): 6 MB, as 6 MiB. */
 export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
-/**
- * What a streaming API function answers (Lambda response streaming): the status and headers, and the body as a
- * stream of its chunks. A handler body returns a stream; once the chain has mapped an error, the body is the Error
- * body's string.
- */
+/** What a streaming API function answers: a stream, or the Error body's string once the chain mapped an error. */
 export interface StreamedApiResult<Body extends Readable | string = Readable | string> {
   statusCode: number;
   headers?: Record<string, string>;

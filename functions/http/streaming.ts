@@ -9,11 +9,6 @@ import { streamedContentEncoding } from './content-encoding';
 import { EARLY_TIMEOUT_MS, sharedChain } from './middleware';
 import type { StreamedApiResult } from './responses';
 
-/*
- * The streaming variant of the API chain, in a module of its own so that the buffered functions' bundles carry
- * none of it (middy's streamify mode, node:stream, content negotiation).
- */
-
 /** A streaming API handler body; failures before it returns get the usual Error bodies. */
 export type StreamingApiHandler = (
   event: APIGatewayProxyEvent,
@@ -24,22 +19,15 @@ export type StreamingApiHandler = (
 export const STREAM_DEADLINE_MARGIN_MS = 1000;
 
 /**
- * Wraps a streaming handler body (Lambda response streaming, middy's streamify mode) in the shared chain plus content
- * negotiation (gzip in the function: API Gateway does not compress a streamed response). Until the body's first
- * byte everything is as in {@link createApiHandler}: status, headers, Error bodies. After it, a failure (a chunk
- * that cannot be produced, the function's deadline) destroys the stream, so Lambda ends the response with an error
- * and the client never receives the end of the body; it is logged with the request id and counted as
- * `ResponseStreamAborted`. A client that hangs up is not such a failure: Lambda does not interrupt a streamed
- * response when the client's connection breaks (Lambda Developer Guide, "Response streaming for Lambda functions"),
- * so the function runs to its end and cannot tell.
+ * Wraps a streaming handler body in the shared chain plus content negotiation. Before the first byte, failures are
+ * Error bodies; after it, a failure (a chunk that cannot be produced, the deadline) destroys the stream, and is logged
+ * and counted as `ResponseStreamAborted`.
  */
 export function createStreamingApiHandler(handler: StreamingApiHandler) {
   const chain = middy<APIGatewayProxyEvent, StreamedApiResult>({
     executionMode: executionModeStreamifyResponse,
     timeoutEarlyInMillis: EARLY_TIMEOUT_MS,
-    // middy calls this once the body is written or has failed, before the invocation ends: a failure reported here
-    // is logged and counted before Lambda may freeze the function (the chain's own log keys and metrics were
-    // flushed when the handler returned).
+    // Called once the body is written or has failed, before Lambda may freeze the function.
     requestEnd: function reportAbortedStream(request) {
       const { event, context, response } = request as {
         event: APIGatewayProxyEvent;

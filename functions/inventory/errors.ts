@@ -1,8 +1,6 @@
 import { MAX_QUANTITY } from './types';
 
-/**
- * Domain errors. They carry no HTTP knowledge; `functions/http/error-mapping.ts` maps them to the Error body.
- */
+// Domain errors, with no HTTP knowledge: functions/http/error-mapping.ts maps them to the Error body.
 
 /** A request value breaks one of the documented rules; `message` names the field and the rule. */
 export class ValidationError extends Error {

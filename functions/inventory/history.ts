@@ -1,10 +1,5 @@
 import type { ChangeOrigin, ChangeSource, InventoryItem, PetStatus } from './types';
 
-/**
- * The history of stock changes: which change of an entry is worth a history row, and what the row says. Pure: the
- * history function feeds it the entry before and after each write, as the inventory table's stream reports them.
- */
-
 /** Who made a change; `unknown` when the writer put no {@link ChangeOrigin} of its own on the entry. */
 export type HistorySource = ChangeSource | 'unknown';
 
@@ -42,9 +37,8 @@ export interface EntryWrite {
 }
 
 /**
- * The history row of a write, or undefined when the write changed neither quantity nor status (an import that
- * rewrites a row unchanged) or deleted the entry (no writer deletes entries). A writer that left the previous
- * origin on the entry did not say who it is: its change is recorded as `unknown` rather than credited to another.
+ * The history row of a write; undefined when it changed neither quantity nor status, or deleted the entry. A writer
+ * that left the previous origin on the entry is `unknown`, never credited with another's name.
  */
 export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
   const { before, after } = write;

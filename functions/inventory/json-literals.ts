@@ -6,26 +6,6 @@
 /** A JSON integer literal as the API accepts it: no sign but `-`, no leading zero, fraction or exponent. */
 export const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 
-/** The reviver context JSON.parse passes revivers on Node.js 22 or later (proposal-json-parse-with-source). */
-interface ReviverContext {
-  source?: string;
-}
-
-/**
- * Throws unless `parse` hands revivers the source text of each primitive. Without it no literal can be read, and
- * every body would be refused as the client's fault: the module refuses to load instead.
- */
-export function requireSourceTextAccess(parse: typeof JSON.parse = JSON.parse): void {
-  let source: string | undefined;
-  parse('1', (_key: string, value: unknown, context?: ReviverContext) => {
-    source = context?.source;
-    return value;
-  });
-  if (source !== '1') throw new Error('JSON.parse source-text access is missing: Node.js 22 or later is required');
-}
-
-requireSourceTextAccess();
-
 /** Parsed JSON and the source text of each primitive member. */
 export interface JsonWithLiterals {
   value: unknown;
@@ -33,16 +13,12 @@ export interface JsonWithLiterals {
   literalOf(holder: object, key: string): string | undefined;
 }
 
-/**
- * Parses JSON text and keeps the source literal of every primitive value by the object holding it.
- *
- * @throws SyntaxError when the text is not JSON.
- */
+/** Parses JSON text and keeps the source literal of every primitive value by the object holding it (Node >= 22). */
 export function parseJsonWithLiterals(text: string): JsonWithLiterals {
   const literals = new WeakMap<object, Map<string, string>>();
   const value: unknown = JSON.parse(
     text,
-    function collectLiterals(this: unknown, key: string, member: unknown, context?: ReviverContext) {
+    function collectLiterals(this: unknown, key: string, member: unknown, context?: { source?: string }) {
       if (this !== null && typeof this === 'object' && context?.source !== undefined) {
         let members = literals.get(this);
         if (!members) {
@@ -65,11 +41,7 @@ export function describeJsonType(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/**
- * The parts of the top-level array or object in `text` (already known to be valid JSON): its elements, or its
- * `"name": value` members, each with its text and the line it starts on. A repeated member, which JSON.parse
- * folds into one, still counts here.
- */
+/** The elements or members of valid JSON's top-level array or object, with their lines; repeats count. */
 export function topLevelParts(text: string): { line: number; text: string }[] {
   const parts: { line: number; text: string }[] = [];
   let depth = 0;
@@ -91,10 +63,7 @@ export function topLevelParts(text: string): { line: number; text: string }[] {
   return parts;
 }
 
-/**
- * The characters of JSON text outside whitespace and string contents (a string yields its opening quote), each with
- * the line it is on. Line breaks can only be whitespace outside strings, so counting them while scanning is exact.
- */
+/** The characters of JSON text outside whitespace and strings (a string yields its opening quote), with lines. */
 function* significantCharacters(text: string): Generator<{ ch: string; index: number; line: number }> {
   let line = 1;
   for (let i = 0; i < text.length; i++) {

@@ -1,11 +1,7 @@
 import { INTEGER_LITERAL, type JsonWithLiterals } from './json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from './types';
 
-/**
- * Serializes an entry, its fields in {@link INVENTORY_ITEM_FIELD_LIST}'s order. An int64 is written as its digits,
- * unquoted, so it keeps every digit (JSON.stringify of a JavaScript number cannot); the digits come from
- * `parsePetId` or DynamoDB, so they are a valid JSON number.
- */
+/** Serializes an entry in field order, an int64 as its digits unquoted (JSON.stringify of a number would round it). */
 export function inventoryItemJson(item: InventoryItem): string {
   let json = '';
   for (const write of FIELD_WRITERS) json += write(item);
@@ -19,10 +15,7 @@ const FIELD_WRITERS = INVENTORY_ITEM_FIELD_LIST.map(([name, field], index): ((it
   return field.kind === 'enum' ? (item) => `${prefix}"${item[name]}"` : (item) => `${prefix}${item[name]}`;
 });
 
-/**
- * Reads an entry as {@link inventoryItemJson} writes it, from parsed JSON and its literals (an int64 keeps every
- * digit): exactly the fields, in order, each of its kind. Undefined when `value` is not such an entry.
- */
+/** Reads an entry as {@link inventoryItemJson} writes it, int64 digits exact; undefined when `value` is not one. */
 export function readInventoryItem(json: JsonWithLiterals, value: unknown): InventoryItem | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   if (Object.keys(value).join() !== INVENTORY_ITEM_FIELD_LIST.map(([name]) => name).join()) return undefined;
@@ -37,10 +30,7 @@ export function readInventoryItem(json: JsonWithLiterals, value: unknown): Inven
   return item as InventoryItem;
 }
 
-/**
- * Serializes the list from its batches, one chunk per batch (the first opens the array, the last closes it), so a
- * list of any size is never held as one string. Joined, the chunks are the JSON array of the entries.
- */
+/** The list's JSON array, one chunk per batch, so a list of any size is never held as one string. */
 export async function* inventoryListChunks(
   batches: AsyncIterable<readonly InventoryItem[]> | Iterable<readonly InventoryItem[]>,
 ): AsyncGenerator<string> {

@@ -1,28 +1,16 @@
 import { ValidationError } from './errors';
 import { parsePetId } from './pet-id';
+import type { ListOptions } from './repository';
 
 /** Most entries one page of the list may ask for (`limit`). */
 export const MAX_LIST_LIMIT = 10_000;
 
-/** A request for the list: the whole of it, or a page of `limit` entries after the petId `after`. */
-export interface ListQuery {
-  limit?: number;
-  /** Canonical decimal digits. */
-  after?: string;
-}
-
-/**
- * Reads `limit` and `after` from a request's query string (as API Gateway's proxy event carries it: the last value
- * of each name, and every value). Other parameters are ignored.
- *
- * @throws ValidationError naming the parameter: `limit` not an integer from 1 to {@link MAX_LIST_LIMIT}, `after`
- *   not an int64 (see `parsePetId`), either empty or given twice.
- */
+/** Reads `limit` and `after` from the query string; other parameters are ignored. @throws ValidationError */
 export function parseListQuery(
   single: Readonly<Record<string, string | undefined>> | null | undefined,
   multi?: Readonly<Record<string, readonly string[] | undefined>> | null,
-): ListQuery {
-  const query: ListQuery = {};
+): ListOptions {
+  const query: ListOptions = {};
   for (const name of ['limit', 'after'] as const) {
     if ((multi?.[name]?.length ?? 0) > 1) throw new ValidationError(`${name} must be given once.`);
   }

@@ -22,12 +22,7 @@ export function quantityRule(field = 'quantity'): string {
   return integerRule(field, QUANTITY);
 }
 
-/**
- * Reads an integer from the literal it was written as (JSON or CSV): no sign but `-`, no fraction, exponent or
- * leading zero, within the range (`5.0`, `1e2`, `+5`, `-0` and `05` are refused, not rounded).
- *
- * @throws ValidationError naming the field and the rule.
- */
+/** Reads an integer from its literal (JSON or CSV): `5.0`, `1e2`, `+5`, `-0` and `05` are refused, not rounded. */
 export function parseIntegerLiteral(literal: string, field: string, range: IntegerRange): number {
   const rule = integerRule(field, range);
   if (!INTEGER_LITERAL.test(literal))

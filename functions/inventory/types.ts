@@ -56,18 +56,10 @@ export interface InventoryAdjustment {
 /** What a PATCH asks: set the quantity (optionally compare-and-set) or adjust it by a delta. */
 export type InventoryChange = InventoryUpdate | InventoryAdjustment;
 
-/** Whether a change adjusts the stock by a delta rather than setting it. */
-export function isAdjustment(change: InventoryChange): change is InventoryAdjustment {
-  return 'adjustBy' in change;
-}
-
 /** What wrote a change: the API (a PATCH) or the operator CLI's import. */
 export type ChangeSource = 'api' | 'import';
 
-/**
- * Who and why, written on the entry by every writer in the same write as the change, so that the table's stream
- * record carries it to the history.
- */
+/** Who and why, written with every change so that the stream record carries it to the history. */
 export interface ChangeOrigin {
   source: ChangeSource;
   /** The API key id for the API; the operator run for an import. */
@@ -78,20 +70,11 @@ export interface ChangeOrigin {
   at: string;
   /** The delta of an adjustment (`{"adjustBy": n}`); absent when the writer set the quantity. */
   adjustBy?: number;
-  /**
-   * Names this change across every attempt to make it: an attempt whose changeId is already the entry's last change
-   * (made within {@link REPEATED_CHANGE_WINDOW_SECONDS}) applies nothing and answers the entry as stored. Set it to
-   * the same value for the attempts of one change (a client's repeats under one Idempotency-Key); when absent, the
-   * store names each call's change itself, so its own retries of a write whose answer was lost never apply it twice.
-   * Kept with the entry's last change, never shown in its history.
-   */
+  /** Names this change across its attempts (store/inventory-write.ts); absent, the store names each call's. */
   changeId?: string;
 }
 
-/**
- * How long an entry's last change is recognized by its changeId: as long as the first answer to an Idempotency-Key
- * is kept, so a repeat the idempotency store could not answer is still recognized on the entry.
- */
+/** How long a change is recognized by its changeId: as long as an Idempotency-Key's first answer is kept. */
 export const REPEATED_CHANGE_WINDOW_SECONDS = 24 * 60 * 60;
 
 /** Largest quantity accepted (the int32 maximum: a stock count, not an identifier). */

@@ -3,26 +3,14 @@ import { describeJsonType, type JsonWithLiterals, parseJsonWithLiterals, topLeve
 import { type IntegerRange, integerRule, parseIntegerLiteral, QUANTITY, quantityRule } from './quantity';
 import { type InventoryChange, MAX_QUANTITY } from './types';
 
-/**
- * The members the body may have, each an integer in its range: exactly one of `quantity` and `adjustBy`;
- * `expectedQuantity` only with `quantity`.
- */
+/** The body's members and their ranges: `quantity` (with `expectedQuantity`) or `adjustBy`. */
 const MEMBERS: Readonly<Record<string, IntegerRange>> = {
   quantity: QUANTITY,
   expectedQuantity: QUANTITY,
   adjustBy: { min: -MAX_QUANTITY, max: MAX_QUANTITY, nonZero: true },
 };
 
-/**
- * Parses and validates the body of `PATCH /inventory/{petId}`.
- *
- * The body must be a JSON object with either the member `quantity` and, optionally, `expectedQuantity`
- * (compare-and-set), each an integer from 0 to 2147483647, or the member `adjustBy` alone, an integer other than 0
- * within ±2147483647; every number is written as an integer literal (no fraction or exponent: `5.0` and `5e0` are
- * refused). Any other member is refused, and so is a duplicate member, rather than letting the last one win silently.
- *
- * @throws ValidationError naming the field and the rule.
- */
+/** Parses the body of `PATCH /inventory/{petId}` by docs/api.md's rules. @throws ValidationError naming the rule */
 export function parseInventoryUpdate(text: string): InventoryChange {
   const json = parseBody(text);
   const body = json.value as Record<string, unknown>;

@@ -7,10 +7,8 @@ import { metrics } from './metrics';
 import { tracer } from './tracer';
 
 /**
- * The Powertools chain every function runs first, HTTP or not: the handler's X-Ray subsegment (its response is not
- * recorded: it can be a whole inventory or an authorizer policy), the logger's Lambda context, then metrics.
- * `logEvent: false` wins over POWERTOOLS_LOGGER_LOG_EVENT: API events and authorizer events carry the bearer key.
- * `metrics: false` for a function that emits none (Powertools warns on every empty flush).
+ * The Powertools chain every function runs first: tracer (no response recorded), logger, metrics (`false` for a
+ * function that emits none). Events are never logged: they carry the bearer key.
  */
 export function observed<E, R>(
   chain: MiddyfiedHandler<E, R>,

@@ -2,10 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SERVICE_NAME, STAGE_DIMENSION } from '../../service/metric-names';
 import { ENV } from '../config';
 
-/**
- * The dimensions every metric (and log line) of this function instance carries besides `service`: the stage, when
- * the stack set one (absent locally), so the alarms of one stage never count another stage's metrics.
- */
+/** The stage dimension of every metric and log line, when the stack set one: one stage's alarms count its own. */
 export function defaultDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const stage = env[ENV.stage];
   return stage ? { [STAGE_DIMENSION]: stage } : {};

@@ -1,7 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { paginateListSubscriptionsByTopic, SNSClient } from '@aws-sdk/client-sns';
 import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from '../deploy/stack-status';
 import { tracer } from '../observability/tracer';
-import { sleep } from '../store/backoff';
 import { SelfCheckFailedError } from './self-check';
 
 /** What ListSubscriptionsByTopic says a subscription's ARN is until its endpoint confirms it. */
@@ -11,10 +11,7 @@ export const PENDING_CONFIRMATION = 'PendingConfirmation';
 export const ALARM_DELIVERY_ATTEMPTS = 3;
 export const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
 
-/**
- * One subscription of the alarm topic, as ListSubscriptionsByTopic names it (never its endpoint: an address): its ARN
- * once confirmed; {@link PENDING_CONFIRMATION} until its endpoint confirms it (SNS may also say `Deleted`).
- */
+/** A subscription's ARN as ListSubscriptionsByTopic gives it, or {@link PENDING_CONFIRMATION} (never its endpoint). */
 export type AlarmSubscription = string;
 
 /** What the alarm-delivery check needs. */
@@ -27,10 +24,7 @@ export interface AlarmDeliveryOptions {
   required: boolean;
   /** Every subscription of a topic, all pages. */
   listSubscriptions: (topicArn: string) => Promise<AlarmSubscription[]>;
-  /**
-   * Whether CloudFormation is rolling the stack back: a rollback runs the previous self-check again, and a failure
-   * then would leave the stack in UPDATE_ROLLBACK_FAILED for a cause the rollback cannot change. @default never
-   */
+  /** Whether CloudFormation is rolling the stack back: then a failure only warns. @default never */
   rollingBack?: () => Promise<boolean>;
   /** @default {@link ALARM_DELIVERY_ATTEMPTS} */
   attempts?: number;
@@ -49,17 +43,9 @@ export interface AlarmDeliveryResult {
 }
 
 /**
- * Whether the stage's alarms reach anyone, as SNS says after this deployment. An alarm publishes to the topic, and
- * the topic delivers only to confirmed subscriptions; SNS deletes an e-mail subscription left unconfirmed for 48
- * hours, and the unsubscribe link of any alarm e-mail deletes a confirmed one (Amazon SNS Developer Guide, "Deleting
- * an Amazon SNS subscription and topic"). CloudFormation knows of neither, so no later deploy brings the
- * subscription back, and synth-time checks cannot see it.
- *
- * - A confirmed subscription, or a configured on-call topic: passes.
- * - Only subscriptions awaiting confirmation (a first deploy's e-mail): passes with a warning.
- * - None at all, or the list failing: fails where the stage must page (`required`), warns elsewhere, and warns
- *   during a rollback. Where it would fail, listed up to {@link ALARM_DELIVERY_ATTEMPTS} times first (a new
- *   subscription or a new grant may take moments to show).
+ * Whether the stage's alarms reach anyone, as SNS says (a deleted subscription is invisible to CloudFormation): passes
+ * on a confirmed subscription or an on-call topic, warns on pending ones only, and on none fails where `required`
+ * (after {@link ALARM_DELIVERY_ATTEMPTS} lists), warns elsewhere or during a rollback (docs/deploying.md).
  */
 export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise<AlarmDeliveryResult> {
   // Only an outcome that would fail the deploy is worth waiting on.

@@ -1,9 +1,4 @@
-/**
- * The smoke checks: calls to a running API, made the way a client makes them, whose answers prove a deployment
- * works end to end: the authorizer's key lookup, the list's Queries, the update's conditional UpdateItem, API
- * Gateway's own 401/404/405 answers and the handlers' validation. The operator CLI (`smoke`) and the deploy
- * self-check (the stage's trigger) run these same checks; this module uses nothing but the global `fetch`.
- */
+// The smoke checks the CLI's `smoke` and the deploy self-check run: a client's calls that prove a deployment works.
 
 import { readInventoryItem } from '../inventory/json';
 import { type JsonWithLiterals, parseJsonWithLiterals } from '../inventory/json-literals';
@@ -12,17 +7,10 @@ import { type InventoryItem, MIN_PET_ID } from '../inventory/types';
 /** Milliseconds each request may take: room for the cold start of the function it reaches. */
 export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
 
-/**
- * Milliseconds the list check's page of one entry may take: it reads the first page of each shard of the list index
- * whatever the store's size, so a cold start, the authorizer and one paced round of small Queries, with room.
- */
+/** Milliseconds the list check's page of one entry may take: a cold start, the authorizer and a paced Query. */
 export const SMOKE_LIST_TIMEOUT_MS = 30_000;
 
-/**
- * The pets the 404 checks may use, tried in order: the smallest int64 and the seven after it, which no store numbers
- * its pets with in practice. The first that a (strongly consistent) GET answers 404 is the absent pet; one that has
- * an entry (an operator may import any int64) is skipped, never changed.
- */
+/** The pets the 404 checks may use, in order: the smallest int64s; one that has an entry is skipped, never changed. */
 export const ABSENT_PET_CANDIDATES: readonly string[] = Array.from({ length: 8 }, (_, index) =>
   String(MIN_PET_ID + BigInt(index)),
 );
@@ -30,16 +18,10 @@ export const ABSENT_PET_CANDIDATES: readonly string[] = Array.from({ length: 8 }
 /** The first of {@link ABSENT_PET_CANDIDATES}: the smallest int64. */
 export const ABSENT_PET_ID = ABSENT_PET_CANDIDATES[0] as string;
 
-/**
- * The absent pet's PATCH: compare-and-set on 0, so that even an entry created between the GET and the PATCH keeps
- * its stock (it answers 409, or 200 if its stock already is 0).
- */
+/** Compare-and-set on 0: an entry created between the GET and the PATCH keeps its stock. */
 const ABSENT_PET_PATCH = '{"quantity":0,"expectedQuantity":0}';
 
-/**
- * The name of each smoke check, as every report names them, in the order they run; `compareAndSet` runs only with
- * `write: true`.
- */
+/** Each check's name in the reports, in running order; `compareAndSet` runs only with `write: true`. */
 export const SMOKE_CHECK_NAMES = {
   unauthorized: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
   list: 'GET /inventory?limit=1 with the key answers 200 and a JSON array of at most one {petId, quantity, status}',
@@ -51,12 +33,9 @@ export const SMOKE_CHECK_NAMES = {
   compareAndSet: 'PATCH of the first entry with its own quantity (compare-and-set) answers 200 and the same entry',
 } as const;
 
-/**
- * The longest one run of the checks can take when every request takes its whole time-out: the list
- * {@link SMOKE_LIST_TIMEOUT_MS}, the absent-pet check a GET per candidate and a PATCH, every other check one request.
- */
-export function worstSmokeRunMs(options: { write?: boolean } = {}): number {
-  const checks = Object.keys(SMOKE_CHECK_NAMES).length - (options.write === true ? 0 : 1);
+/** The longest one run without `write` can take, every request taking its whole time-out. */
+export function worstSmokeRunMs(): number {
+  const checks = Object.keys(SMOKE_CHECK_NAMES).length - 1;
   const otherRequests = checks - 2 + ABSENT_PET_CANDIDATES.length + 1;
   return SMOKE_LIST_TIMEOUT_MS + otherRequests * SMOKE_REQUEST_TIMEOUT_MS;
 }
@@ -69,8 +48,6 @@ export interface SmokeCheckOptions {
   key: string;
   /** Also set the first entry's quantity to the value it already has (an UpdateItem). @default false */
   write?: boolean;
-  /** @default {@link SMOKE_REQUEST_TIMEOUT_MS} */
-  timeoutMs?: number;
   /** Called after each check, in order, for callers that report as they go. @default none */
   onResult?: (result: SmokeCheckResult) => void;
 }
@@ -90,7 +67,6 @@ interface Answer {
 
 /** What the checks of one run share: how to call the API, and the list the second check read. */
 interface SmokeRun {
-  timeoutMs: number;
   auth: Record<string, string>;
   json: Record<string, string>;
   send(method: string, path: string, headers?: Record<string, string>, body?: string, waitMs?: number): Promise<Answer>;
@@ -106,16 +82,14 @@ interface Check {
 /** Runs every check in order (each finishes or times out before the next starts) and returns their outcomes. */
 export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeCheckResult[]> {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const timeoutMs = options.timeoutMs ?? SMOKE_REQUEST_TIMEOUT_MS;
   const auth = { Authorization: `Bearer ${options.key}` };
   // A broken target might echo the request back: the key is taken out of every answer before it is read, so
   // no problem reported (and no log line or CloudFormation event made of it) can carry it.
   const redact = (text: string) => (options.key.length > 0 ? text.replaceAll(options.key, '<the key>') : text);
   const run: SmokeRun = {
-    timeoutMs,
     auth,
     json: { ...auth, 'Content-Type': 'application/json' },
-    send: async (method, path, headers = {}, body = undefined, waitMs = timeoutMs) => {
+    send: async (method, path, headers = {}, body = undefined, waitMs = SMOKE_REQUEST_TIMEOUT_MS) => {
       const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs: waitMs });
       return { ...answer, text: redact(answer.text) };
     },
@@ -126,7 +100,7 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
     try {
       problem = await check.run(run);
     } catch (error) {
-      problem = describeRequestError(error, timeoutMs);
+      problem = describeRequestError(error, SMOKE_REQUEST_TIMEOUT_MS);
     }
     const result = problem === undefined ? { name: check.name } : { name: check.name, problem: redact(problem) };
     results.push(result);
@@ -181,18 +155,13 @@ const CHECKS: readonly Check[] = [
   },
 ];
 
-/**
- * One page of one entry, read whole: a store of any size is checked in the same time (the same Queries of the list
- * index as a whole list), and no stream is left unread, which a stage could count as a failed invocation and a
- * wasted read of the store.
- */
+/** One page of one entry, read whole: the same time for any store, and no stream left unread. */
 async function checkList(run: SmokeRun): Promise<string | undefined> {
-  const listTimeoutMs = Math.max(run.timeoutMs, SMOKE_LIST_TIMEOUT_MS);
   let answer: Answer;
   try {
-    answer = await run.send('GET', '/inventory?limit=1', run.auth, undefined, listTimeoutMs);
+    answer = await run.send('GET', '/inventory?limit=1', run.auth, undefined, SMOKE_LIST_TIMEOUT_MS);
   } catch (error) {
-    return describeRequestError(error, listTimeoutMs);
+    return describeRequestError(error, SMOKE_LIST_TIMEOUT_MS);
   }
   if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
   if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';

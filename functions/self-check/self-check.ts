@@ -1,14 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ApiKeyRecord, generateApiKey } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
 import { logger } from '../observability/logger';
-import { sleep } from '../store/backoff';
 import { failedChecks, runSmokeChecks, type SmokeCheckResult, worstSmokeRunMs } from './checks';
 
-/**
- * How long failing checks are retried while a new deployment settles (a fresh stage's host name and a new
- * deployment can take some seconds to answer everywhere): a working stage passes the first run and waits for
- * nothing; a broken one fails after this.
- */
+/** How long failing checks are retried while a new deployment settles (a fresh host name takes seconds). */
 export const SELF_CHECK_SETTLE_MS = 60_000;
 /** Pause between two runs of the checks while settling. */
 export const SELF_CHECK_RETRY_DELAY_MS = 5_000;
@@ -37,10 +33,8 @@ export interface SelfCheckOptions {
 }
 
 /**
- * Calls the stage as a client would, with a key that exists only for the run: the key is written to the keys
- * table, the smoke checks run (retried while the deployment settles), and the key is deleted whatever happened.
- * Returns the checks' outcomes when all pass; throws {@link SelfCheckFailedError} listing every failed check.
- * The key is never logged or returned (the checks redact it from anything a target answers).
+ * Runs the smoke checks with a key that exists only for the run (deleted whatever happened, never logged); throws
+ * {@link SelfCheckFailedError} listing every failed check.
  */
 export async function runSelfCheck(options: SelfCheckOptions): Promise<SmokeCheckResult[]> {
   const { key, record } = generateApiKey(options.keyName);

@@ -4,33 +4,26 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  paginateScan,
-  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { API_KEYS_TABLE_KEY } from '../../service/names';
 import { type ApiKeyRecord, DEFAULT_API_KEY_SCOPE, isApiKeyScope } from '../api-keys/key';
 import type { ApiKeyRepository } from '../api-keys/repository';
+import type { TableOptions } from './dynamo-client';
 import { MalformedRowError, translateStorageError } from './storage-errors';
 
 /** The table's key attribute: the record's `keyHash`. */
-const KEY = API_KEYS_TABLE_KEY.name;
-
-/** Options of {@link ApiKeyTable}. */
-export interface ApiKeyTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
-}
+export const KEY = API_KEYS_TABLE_KEY.name;
 
 /**
- * The API keys table, keyed by `keyHash` (hex SHA-256 of the key); the key itself is never stored. Every attribute
- * is a string, so rows are converted with the SDK's marshall/unmarshall and checked against the model on the way out.
+ * The API keys table, keyed by `keyHash` (the key itself is never stored); rows are checked on the way out. Listing and
+ * revoking, which no function does, are the CLI's (cli/api-key-admin-table.ts).
  */
 export class ApiKeyTable implements ApiKeyRepository {
-  private readonly client: DynamoDBClient;
-  private readonly tableName: string;
+  protected readonly client: DynamoDBClient;
+  protected readonly tableName: string;
 
-  constructor(options: ApiKeyTableOptions) {
+  constructor(options: TableOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
   }
@@ -56,49 +49,6 @@ export class ApiKeyTable implements ApiKeyRepository {
     );
   }
 
-  async list(): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName, ConsistentRead: true }))
-      for (const item of page.Items ?? []) records.push(toApiKeyRecord(item));
-    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
-  }
-
-  /**
-   * Revokes the key with this id. Only its own row is read (a Scan filtered on keyId: the table is keyed by hash), so
-   * a malformed row of another key never stands in the way of revoking a leaked one.
-   */
-  async revoke(keyId: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
-    const record = await this.findById(keyId);
-    if (!record) return undefined;
-    if (record.revokedAt) return record;
-    const revokedAt = now.toISOString();
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: keyOf(record.keyHash),
-        UpdateExpression: 'SET revokedAt = :revokedAt',
-        ConditionExpression: `attribute_exists(${KEY})`,
-        ExpressionAttributeValues: marshall({ ':revokedAt': revokedAt }),
-      }),
-    );
-    return { ...record, revokedAt };
-  }
-
-  /** The row with this key id (a Scan filtered on keyId, stopping at the first match: ids are unique). */
-  private async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const query = {
-      TableName: this.tableName,
-      ConsistentRead: true,
-      FilterExpression: 'keyId = :keyId',
-      ExpressionAttributeValues: marshall({ ':keyId': keyId }),
-    };
-    for await (const page of paginateScan({ client: this.client }, query)) {
-      const [item] = page.Items ?? [];
-      if (item) return toApiKeyRecord(item);
-    }
-    return undefined;
-  }
-
   async delete(keyHash: string): Promise<void> {
     await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: keyOf(keyHash) }));
   }
@@ -120,7 +70,7 @@ export function toApiKeyRecord(item: Record<string, AttributeValue>): ApiKeyReco
   return { keyHash, keyId, name, createdAt, scope, ...(revokedAt === undefined ? {} : { revokedAt }) };
 }
 
-function keyOf(keyHash: string): Record<string, AttributeValue> {
+export function keyOf(keyHash: string): Record<string, AttributeValue> {
   return marshall({ [KEY]: keyHash });
 }
 

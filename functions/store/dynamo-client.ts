@@ -1,6 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ENV, intEnv } from '../config';
 
+/** Where an adapter of one table works. */
+export interface TableOptions {
+  client: DynamoDBClient;
+  tableName: string;
+}
+
 /** Bounds of a DynamoDB client; each defaults to its `DYNAMODB_*` environment variable, then to the value shown. */
 export interface DynamoClientOptions {
   /** Attempts per call, the first included (`DYNAMODB_MAX_ATTEMPTS`). @default 3 */
@@ -9,11 +15,7 @@ export interface DynamoClientOptions {
   connectionTimeoutMs?: number;
   /** Milliseconds per attempt (`DYNAMODB_REQUEST_TIMEOUT_MS`); 0 waits forever. @default 2000 */
   requestTimeoutMs?: number;
-  /**
-   * `adaptive` adds the SDK's client-side rate limiting: after throttling, every call through this client slows to
-   * the rate DynamoDB accepts (for a parallel Scan, whose segments share the client).
-   * @default 'standard'
-   */
+  /** `adaptive` slows every call through the client after throttling. @default 'standard' */
   retryMode?: 'standard' | 'adaptive';
   /** @default the SDK's resolution (`AWS_ENDPOINT_URL_DYNAMODB`, then the region's endpoint) */
   endpoint?: string;
@@ -23,11 +25,7 @@ export interface DynamoClientOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
-/**
- * Builds the AWS SDK DynamoDB client every caller uses (functions, operator CLI, npm start, the bench, tests), with
- * bounded retries and time-outs, so that a throttled or unreachable table becomes a 503 within a few seconds
- * instead of a hang until the Lambda time-out: worst case about maxAttempts × requestTimeout plus back-off.
- */
+/** The DynamoDB client every caller uses, with bounded retries and time-outs: an unreachable table is a quick 503. */
 export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBClient {
   const agent = { keepAlive: true, maxSockets: 50 };
   return new DynamoDBClient({

@@ -1,16 +1,12 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { HISTORY_TABLE_KEY } from '../../service/names';
 import type { HistoryEntry, HistoryRecorder } from '../inventory/history';
+import type { TableOptions } from './dynamo-client';
 import { translateStorageError } from './storage-errors';
 
 /** Options of {@link HistoryTable}. */
-export interface HistoryTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
-  /**
-   * Days a row is kept: its `expiresAt` (the table's TTL attribute) is its `at` plus this many days.
-   * @default 90
-   */
+export interface HistoryTableOptions extends TableOptions {
+  /** Days a row is kept (the table's TTL attribute). @default 90 */
   retentionDays?: number;
 }
 
@@ -22,10 +18,8 @@ const PET_ID = HISTORY_TABLE_KEY.partition.name;
 const SEQUENCE = HISTORY_TABLE_KEY.sort.name;
 
 /**
- * The inventory history table, as the history function writes it (the CLI reads it: cli/history-reader.ts): partition `petId` (Number, int64 exact as in the inventory table), sort key
- * `sequence` (the stream record's sequence number, zero-padded so that text order is number order), so one Query
- * reads one pet's changes in the order DynamoDB made them. A row is written with a plain PutItem of a key and
- * content derived from the stream record alone: a record delivered twice is the same row, written twice.
+ * The history table: partition `petId`, sort key the stream sequence number zero-padded (text order is number order).
+ * A row derives from its stream record alone, so a record delivered twice is one row.
  */
 export class HistoryTable implements HistoryRecorder {
   private readonly client: DynamoDBClient;

@@ -1,18 +1,9 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IDEMPOTENCY_TABLE_KEY } from '../../service/names';
+import type { TableOptions } from './dynamo-client';
 
-/** Options of {@link idempotencyTable}. */
-export interface IdempotencyTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
-}
-
-/**
- * The idempotency records of retry-safe writes: Powertools' DynamoDB persistence layer on the service's client (its
- * bounded attempts and time-outs, and DynamoDB Local's endpoint locally), with the table's key and TTL attribute.
- */
-export function idempotencyTable(options: IdempotencyTableOptions): DynamoDBPersistenceLayer {
+/** Powertools' DynamoDB persistence layer on the service's client, with the table's key and TTL attribute. */
+export function idempotencyTable(options: TableOptions): DynamoDBPersistenceLayer {
   return new DynamoDBPersistenceLayer({
     tableName: options.tableName,
     awsSdkV3Client: options.client,

@@ -1,9 +1,3 @@
-/**
- * An inventory entry as the table stores it, both ways: every writer's attribute map (with the entry's partition of
- * the list index and who changed it last) and the read back into the model. Apart from InventoryTable, because the
- * history function, the CLI's import, `npm start`'s seed, the bench and the tests read or write rows without it.
- */
-
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { type ChangeOrigin, type FieldKind, INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../inventory/types';
@@ -12,10 +6,7 @@ import { MalformedRowError } from './storage-errors';
 /** The table's key attribute (service/names.ts): the entry's petId. */
 export const PET_ID = INVENTORY_TABLE_KEY.name;
 
-/**
- * The model's attributes of a table item, each by a name placeholder (`status` is a reserved word): what one entry's
- * read and the Scan ask for.
- */
+/** The model's attributes as a projection, each by a placeholder (`status` is a reserved word). */
 export const MODEL_PROJECTION = {
   expression: INVENTORY_ITEM_FIELD_LIST.map(([name]) => `#${name}`).join(', '),
   names: Object.fromEntries(INVENTORY_ITEM_FIELD_LIST.map(([name]) => [`#${name}`, attributeName(name)])),
@@ -41,11 +32,7 @@ function fieldValue(field: FieldKind, attribute: AttributeValue | undefined): st
 /** The attribute where every writer puts who and why (a {@link ChangeOrigin}), in the write that changes the entry. */
 export const LAST_CHANGE = 'lastChange';
 
-/**
- * The list index's partition every entry is written under: one, so one ordered Query reads the whole list in petId
- * order. The index's read cap (infra/stage-config.ts) is below what one partition serves (3,000 read units/s); its
- * writes (1,000 units/s, about as many entries) bound a store's writes and imports together.
- */
+/** The list index's one partition, so one ordered Query reads the whole list (capacity: docs/performance.md). */
 export const LIST_PARTITION = '0';
 
 /** A ChangeOrigin as the Map attribute the table stores. */
@@ -80,10 +67,7 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
   };
 }
 
-/**
- * An entry as the attribute map the table stores (petId and quantity as Number attributes), with its partition of
- * the list index: every writer that puts whole entries (import, seed, tests) goes through here, so every entry is listed.
- */
+/** An entry as the attribute map the table stores, with its list partition: every whole-entry writer uses this. */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
   const attributes: Record<string, AttributeValue> = {};
   for (const [name, field] of INVENTORY_ITEM_FIELD_LIST)

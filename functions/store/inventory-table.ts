@@ -16,8 +16,9 @@ import {
   type InventoryUpdate,
   MAX_QUANTITY,
 } from '../inventory/types';
+import type { TableOptions } from './dynamo-client';
 import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
-import { type EntryUpdateSpec, entryUpdate, type unlessRepeated } from './inventory-write';
+import { type EntryUpdateSpec, entryUpdate } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
 import { isThrottling, translateStorageError } from './storage-errors';
 
@@ -29,39 +30,23 @@ interface ListRead {
 }
 
 /** Options of {@link InventoryTable}. */
-export interface InventoryTableOptions {
-  client: DynamoDBClient;
-  tableName: string;
-  /**
-   * Read units per second one list may average, counted from what DynamoDB reports (`ConsumedCapacity`).
-   * @default 0: full speed
-   */
+export interface InventoryTableOptions extends TableOptions {
+  /** Read units per second one list may average (from `ConsumedCapacity`). @default 0: full speed */
   readUnitsPerSecond?: number;
-  /**
-   * How long a list waits out throttled pages (past the client's own retries) without a page coming back before it
-   * fails. @default 0: a page throttled past the client's retries fails the list
-   */
+  /** How long a list waits out throttled pages without progress before it fails. @default 0 */
   throttleWindowMs?: number;
-  /**
-   * Entries each Query page asks for at most. @default 2500: a page of ~150 KB (~19 read units) leaves soon, and
-   * the list's last byte beats one sequential Scan; pages of 1 MB cost DynamoDB Local more per entry than the Scan
-   */
+  /** Entries each Query page asks for at most (docs/performance.md). @default 2500 */
   pageLimit?: number;
   /** The pace's clock. @default the system's */
   clock?: PaceClock;
 }
 
-/**
- * Most bytes one entry of the list index can hold (petId of 20 characters, partition, quantity, `available`, with
- * the attribute names), rounded up: what a page of `pageLimit` entries is booked at before DynamoDB says its cost.
- */
+/** Most bytes one entry of the list index holds: a page is booked at this before DynamoDB says its cost. */
 const MAX_INDEX_ENTRY_BYTES = 100;
 
 /**
- * The inventory table, keyed by `petId` (a Number attribute, so int64 ids sort and compare as numbers). It works on
- * the SDK's low-level attribute maps rather than the document client: Number attributes travel as the decimal
- * strings the domain already holds, so int64 ids stay exact with no wrapping or conversion. The list reads the
- * table's list index (service/names.ts, `INVENTORY_LIST_INDEX`).
+ * The inventory table, keyed by the Number `petId`, on the SDK's low-level attribute maps: Number attributes travel as
+ * the decimal strings the domain holds, so int64 ids stay exact. The list reads `INVENTORY_LIST_INDEX`.
  */
 export class InventoryTable implements InventoryRepository {
   private readonly client: DynamoDBClient;
@@ -80,11 +65,7 @@ export class InventoryTable implements InventoryRepository {
     this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
-  /**
-   * The entries in petId order: one ordered Query of the list index's one partition, read with eventual
-   * consistency, page by page, each page handed on as a batch while the next one is read. Memory holds at most two
-   * pages whatever the table's size, and the first batch leaves after one page. The pages keep to the list's pace.
-   */
+  /** The entries in petId order: one paced Query of the list index, each page handed on while the next is read. */
   async *list(options: ListOptions = {}): AsyncGenerator<InventoryItem[]> {
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     if (left <= 0) return;
@@ -117,9 +98,8 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * One page of the list's Query, at the list's pace, of at most `left` entries (and `pageLimit`). A page throttled
-   * past the client's retries is read again while the pace allows. The promise is marked handled at once: the next
-   * page may fail while the reader still holds the current one, and is only awaited after it.
+   * One page of at most `left` entries, read again while throttled if the pace allows. Marked handled at once: it may
+   * fail while the reader still holds the page before.
    */
   private queryPage(
     read: ListRead,
@@ -181,12 +161,7 @@ export class InventoryTable implements InventoryRepository {
     }
   }
 
-  /**
-   * One UpdateItem that adds the delta and sets the entry's `lastChange` together, on condition that the entry
-   * exists and the result stays in range (checked on the stored value, so concurrent adjustments never race). A
-   * failed condition returns the stored item: 409 with the current quantity, or 404 when there is none. An attempt
-   * of a change that already landed (see {@link unlessRepeated}) applies nothing and returns the entry as stored.
-   */
+  /** Adds the delta in one conditional UpdateItem, its range checked on the stored value: no race. */
   async adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem> {
     const { adjustBy } = adjustment;
     // quantity + adjustBy within [0, MAX], written on the stored quantity so no addition can overflow the check.
@@ -206,13 +181,7 @@ export class InventoryTable implements InventoryRepository {
     );
   }
 
-  /**
-   * One UpdateItem that sets the quantity and the entry's `lastChange` together. With `expectedQuantity` the
-   * condition also compares the stored quantity, and a failed condition returns the stored item: 409 with the
-   * current quantity, or 404 when there is none, without a second read. An attempt of a change that already landed
-   * (see {@link unlessRepeated}) writes nothing and returns the entry as stored, where a compare-and-set would
-   * otherwise find its own quantity and answer 409.
-   */
+  /** Sets the quantity in one conditional UpdateItem, compared with `expectedQuantity` when given. */
   async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
     const expected = update.expectedQuantity;
     return this.updateEntry(
@@ -231,10 +200,8 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * The one conditional UpdateItem both writes are: `quantity` set to `write.quantity` and `lastChange` to the
-   * origin, on condition that the entry exists, `write.condition` holds, and this is not an attempt of a change that
-   * already landed. A failed condition returns the stored item (`ALL_OLD`), so no second read tells the cases apart:
-   * a repeat answers the entry as stored, an entry that breaks the condition is `refused(it)`, and none is 404.
+   * The conditional UpdateItem of both writes. A failed condition returns the stored item, which tells the cases
+   * apart without a second read: a repeat that landed answers it, a refusal is `refused(it)`, no item is 404.
    */
   private async updateEntry(
     petId: string,

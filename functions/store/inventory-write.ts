@@ -1,9 +1,3 @@
-/**
- * An entry's write as DynamoDB receives it: the one conditional UpdateItem, and the condition that makes it apply
- * once across the attempts of one change. Apart from InventoryTable, which sends it, because the benchmark sends that
- * very request without the repository.
- */
-
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue, UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { type ChangeOrigin, REPEATED_CHANGE_WINDOW_SECONDS } from '../inventory/types';
@@ -18,9 +12,8 @@ export interface EntryUpdateSpec {
 }
 
 /**
- * The UpdateItem of an entry's write (InventoryTable's adjustQuantity and setQuantity; the benchmark sends the same
- * request straight): the quantity and `lastChange` together, on condition that the entry exists, `write.condition`
- * holds, and it is not an attempt of a change that already landed; the stored item is returned either way.
+ * The UpdateItem of an entry's write (InventoryTable's; the bench sends it straight): quantity and `lastChange`, if
+ * the entry exists, `write.condition` holds and no attempt of this change landed; the stored item comes back.
  */
 export function entryUpdate(
   tableName: string,
@@ -50,18 +43,9 @@ export function entryUpdate(
 }
 
 /**
- * The condition that makes a write apply once across the attempts of one change. A change is named by
- * `origin.changeId` (or, when absent, a name drawn for this call), which the write keeps in the entry's
- * `lastChange`; the condition refuses an attempt whose change is already the entry's last one, made within
- * {@link REPEATED_CHANGE_WINDOW_SECONDS} of this attempt's `origin.at`, and `landed` tells that refusal from the
- * others on the stored item the refusal returns. What it closes:
- * - the SDK's retry of an UpdateItem that DynamoDB applied but whose answer was lost (a reset connection, a
- *   time-out): the retry is the same request, so it carries the same changeId and finds it;
- * - a client's repeat under an Idempotency-Key whose first answer the idempotency store could not keep (that write
- *   failed after the change landed): the handler names the change after the key, so the repeat finds it.
- *
- * The stored item is then exactly the entry as the change left it: the last change is the one refused. Once another
- * change came in between, the repeat cannot be recognized and applies again (the case is in docs/api.md).
+ * The condition that makes a write apply once across the attempts of one change (`origin.changeId`, or one drawn per
+ * call): the SDK's retry of an UpdateItem whose answer was lost, or a client's repeat under an Idempotency-Key whose
+ * answer was not kept, finds its change as the entry's last one and applies nothing; `landed` tells that refusal.
  */
 export function unlessRepeated(origin: ChangeOrigin): {
   changeId: string;

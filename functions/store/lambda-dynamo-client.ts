@@ -3,15 +3,7 @@ import { once } from '../config';
 import { tracer } from '../observability/tracer';
 import { createDynamoClient, type DynamoClientOptions } from './dynamo-client';
 
-/*
- * Apart from dynamo-client.ts, which the CLI and the local tools use too: the X-Ray SDK the tracer loads turns on an
- * async hook in every process that imports it, which only the functions need.
- */
-
-/**
- * A client for a function: {@link createDynamoClient}, with every call a DynamoDB subsegment of the invocation's
- * X-Ray trace (Powertools Tracer; the client is returned as it is when tracing is off).
- */
+/** A function's client, each call traced (apart from dynamo-client.ts: the X-Ray SDK only the functions load). */
 export function createLambdaDynamoClient(options: DynamoClientOptions = {}): DynamoDBClient {
   return tracer.captureAWSv3Client(createDynamoClient(options));
 }

@@ -1,4 +1,5 @@
-import { backoffDelayMs, sleep } from './backoff';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs } from './backoff';
 
 /** Time as a read pace sees it; tests give a virtual clock. */
 export interface PaceClock {
@@ -15,7 +16,7 @@ const THROTTLE_MIN_MS = 100;
 
 /** Options of a {@link ReadPace}. */
 export interface ReadPaceOptions {
-  /** Read units per second the read may average, with one second's worth (pages in flight included) at once; 0 reads at full speed. */
+  /** Read units per second the read may average, one second's worth at once; 0 reads at full speed. */
   unitsPerSecond: number;
   /** Read units one page may cost at most: booked before it is sent, corrected when it comes back. */
   pageUnits: number;
@@ -24,11 +25,7 @@ export interface ReadPaceOptions {
   clock?: PaceClock;
 }
 
-/**
- * One list's pages kept to a rate of read units per second, counted from the `ConsumedCapacity` DynamoDB returns
- * with each page, as AWS advises for a large read against a table's capacity, so that a list alone never throttles
- * the index; and the waits before a throttled page is read again, while the read still makes progress.
- */
+/** One list's pages kept to a rate of read units per second (from `ConsumedCapacity`), and its throttle waits. */
 export class ReadPace {
   readonly paced: boolean;
   private readonly rate: number;
@@ -50,11 +47,7 @@ export class ReadPace {
     this.lastProgress = this.start;
   }
 
-  /**
-   * Waits until the units so far and this page's booking (`pageUnits` unless given) fit the rate (one second's
-   * worth at once), then books it, the page in flight included. A throttled try stays booked, which slows the read
-   * after a throttle.
-   */
+  /** Waits until this page's booking fits the rate, then books it; a throttled try stays booked. */
   async beforePage(booking: number = this.pageUnits): Promise<void> {
     if (!this.paced) return;
     const wait = this.start + ((this.spent + booking) / this.rate - 1) * 1000 - this.clock.now();
@@ -62,20 +55,14 @@ export class ReadPace {
     if (wait > 0) await this.clock.sleep(wait);
   }
 
-  /**
-   * Replaces a page's booking (the `pageUnits` of the options unless it was booked at another figure) with the read
-   * units it consumed; a page that came back is progress.
-   */
+  /** Replaces a page's booking with the units it consumed; a page that came back is progress. */
   consumed(units: number | undefined, booking: number = this.pageUnits): void {
     if (this.paced) this.spent += (units ?? booking) - booking;
     this.throttles = 0;
     this.lastProgress = this.clock.now();
   }
 
-  /**
-   * Waits before a throttled page is read again; false, without waiting, once the wait would end more than the
-   * throttle window after the last page that came back.
-   */
+  /** Waits before a throttled page is read again; false once that would pass the throttle window. */
   async afterThrottle(): Promise<boolean> {
     this.throttles += 1;
     const delay = THROTTLE_MIN_MS + backoffDelayMs(this.throttles, THROTTLE_BASE_MS, THROTTLE_MAX_MS - THROTTLE_MIN_MS);

@@ -30,10 +30,7 @@ export function isThrottling(error: unknown): boolean {
   return error instanceof Error && THROTTLING_NAMES.has(error.name);
 }
 
-/**
- * Whether a storage error means "try again later" (throttling, time-out, network, 5xx) rather than a defect such
- * as a missing table or a malformed request, which must stay a 500 and page someone.
- */
+/** Whether a storage error means "try again later" (throttling, time-out, network, 5xx) rather than a defect (500). */
 export function isStorageUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
@@ -51,11 +48,7 @@ export function translateStorageError(error: unknown, operation: string): never 
   throw error;
 }
 
-/**
- * A stored row that breaks the model of its table (an attribute missing or of another type): a data defect, written
- * by something other than these adapters, that stays a 500 and pages someone. Every adapter refuses such a row with
- * this error rather than filling in a default.
- */
+/** A stored row that breaks its table's model: a data defect, refused (500) rather than filled with a default. */
 export class MalformedRowError extends Error {
   override readonly name = 'MalformedRowError';
   constructor(

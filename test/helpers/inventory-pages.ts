@@ -1,7 +1,7 @@
 import { writeInventory } from '../../cli/inventory/batch-writer';
 import { createInventoryClient, inventoryPages } from '../../client/index';
-import { comparePetIds } from '../../functions/inventory/repository';
 import type { InventoryItem, PetStatus } from '../../functions/inventory/types';
+import { comparePetIds } from '../fixtures/builders';
 import { startTestStack, type TestStack } from './local-stack';
 
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];

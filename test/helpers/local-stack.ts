@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { writeInventory } from '../../cli/inventory/batch-writer';
 import { generateApiKey } from '../../functions/api-keys/key';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { configureFunctionEnvironment } from '../../local/environment';
@@ -118,7 +118,7 @@ export async function startTestStack(
   configureFunctionEnvironment(testEndpoint(), tables);
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   await putItems(client, tables.inventory, options.inventory ?? TEST_INVENTORY);
-  const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
+  const keys = new ApiKeyAdminTable({ client, tableName: tables.apiKeys });
   const createKey = async (name = 'test') => {
     const { key, record } = generateApiKey(name);
     await keys.create(record);

@@ -1,9 +1,9 @@
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { revokeKey } from '../../cli/commands/keys';
 import { CliError } from '../../cli/errors';
 import { run } from '../../cli/run';
 import type { Target } from '../../cli/target';
 import { hashApiKey } from '../../functions/api-keys/key';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { call } from '../helpers/http';
 import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
@@ -219,7 +219,7 @@ describe('CLI: keys revoke on a deployed stage', () => {
     const { keyId } = await stack.createKey('leaked');
     const events: string[] = [];
     const waits: number[] = [];
-    const keys = new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
+    const keys = new ApiKeyAdminTable({ client: stack.client, tableName: stack.tables.apiKeys });
 
     // Act
     const { outcome, stdout } = await revokeOnStage(
@@ -258,7 +258,7 @@ describe('CLI: keys revoke on a deployed stage', () => {
         "accepting this key for up to 300 s: the authorizer caches each key's answer for that long. " +
         `Run keys revoke ${keyId} again to retry the flush.`,
     );
-    const keys = new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
+    const keys = new ApiKeyAdminTable({ client: stack.client, tableName: stack.tables.apiKeys });
     expect((await keys.list()).find((k) => k.keyId === keyId)?.revokedAt).toMatch(/^\d{4}-/);
   });
 });

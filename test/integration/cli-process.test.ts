@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import type { TableNames } from '../../service/local-dynamodb';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 import { runProcess } from '../helpers/process';
@@ -60,7 +60,7 @@ describe('CLI: as a process', () => {
     expect(cliLines(outcome.stderr)).toEqual([
       expect.stringMatching(/^Created write API key key_\w+ "ci" in api-keys-/),
     ]);
-    const keys = await new ApiKeyTable({ client, tableName: tables.apiKeys }).list();
+    const keys = await new ApiKeyAdminTable({ client, tableName: tables.apiKeys }).list();
     expect(keys.map((key) => key.name)).toEqual(['ci']);
   }, 30_000);
 

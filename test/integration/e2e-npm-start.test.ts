@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Middleware } from 'openapi-fetch';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { createInventoryClient, type InventoryClient } from '../../client/index';
 import { createHandler as createSelfCheck } from '../../functions/handlers/self-check';
 import { SMOKE_CHECK_NAMES } from '../../functions/self-check/checks';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
 import { aLambdaContext } from '../fixtures/builders';
@@ -164,7 +164,7 @@ describe('End to end: npm start and the generated client', () => {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    const keys = new ApiKeyTable({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys });
+    const keys = new ApiKeyAdminTable({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys });
     try {
       const keysBefore = await keys.list();
       // Act

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import type { InventoryItem } from '../../functions/inventory/types';
-import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-row';
 import {
   BODY_OVER_GATEWAY_LIMIT,
@@ -61,7 +61,7 @@ describe('Reliability: generated requests against the local gateway', () => {
   beforeAll(async () => {
     stack = await startTestStack({ inventory: INVENTORY });
     const revoked = await stack.createKey('revoked');
-    await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(revoked.keyId);
+    await new ApiKeyAdminTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(revoked.keyId);
     revokedKey = revoked.key;
   });
   afterAll(async () => {

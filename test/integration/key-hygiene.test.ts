@@ -1,4 +1,4 @@
-import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { jsonHeaders } from '../helpers/http';
 import { startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawRequest } from '../helpers/raw-http';
@@ -16,7 +16,7 @@ describe('Security: API keys never reach a log line', () => {
     process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
     stack = await startTestStack({ log: (line) => captured.push(line) });
     const revoked = await stack.createKey('revoked');
-    await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(revoked.keyId);
+    await new ApiKeyAdminTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(revoked.keyId);
     revokedKey = revoked.key;
     const capture = (chunk: unknown) => {
       captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));

@@ -1,4 +1,4 @@
-import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { importHandler } from '../../local/gateway';
 import { gatewayResponse } from '../../service/gateway-responses';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
@@ -211,7 +211,7 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
       const { key, keyId } = await stack.createKey('to-revoke');
       const headers = { Authorization: `Bearer ${key}` };
       expect((await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' })).status).toBe(200);
-      await new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(keyId);
+      await new ApiKeyAdminTable({ client: stack.client, tableName: stack.tables.apiKeys }).revoke(keyId);
       // Act: still cached (as on a deployed stage until the TTL ends), then the cache is cleared.
       const whileCached = await call(stack.url, 'GET', '/inventory', { headers, route: '/inventory' });
       stack.gateway.clearAuthorizerCache();

@@ -1,4 +1,5 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { HistoryReader } from '../../cli/history-reader';
 import { generateApiKey, hashApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
@@ -31,7 +32,7 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
         Item: { keyHash: { S: keyHash }, keyId: { S: 'key_nameless' }, createdAt: { S: '2026-11-23T10:00:00.000Z' } },
       }),
     );
-    const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
+    const keys = new ApiKeyAdminTable({ client, tableName: tables.apiKeys });
     // Act: both outcomes are settled together, so neither rejection is left without a handler while the other is
     // asserted (an unhandled rejection fails the test whichever call settles first).
     const [lookup, list] = await Promise.allSettled([keys.findByHash(keyHash), keys.list()]);
@@ -56,7 +57,7 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
         },
       }),
     );
-    const keys = new ApiKeyTable({ client, tableName: tables.apiKeys });
+    const keys = new ApiKeyAdminTable({ client, tableName: tables.apiKeys });
     await expect(keys.list()).rejects.toMatchObject({ name: 'MalformedRowError' });
     const { record } = generateApiKey('leaked');
     await keys.create(record);

@@ -5,10 +5,10 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { run } from '../../cli/run';
 import { generateApiKey } from '../../functions/api-keys/key';
 import { createHandler as createUpdateHandler } from '../../functions/handlers/update-inventory';
-import { createIdempotentRunner, IDEMPOTENCY_TTL_SECONDS } from '../../functions/http/idempotency';
+import { createIdempotentRunner } from '../../functions/http/idempotency';
 import { jsonResponse } from '../../functions/http/responses';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
-import type { InventoryItem } from '../../functions/inventory/types';
+import { type InventoryItem, REPEATED_CHANGE_WINDOW_SECONDS } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { idempotencyTable } from '../../functions/store/idempotency-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
@@ -436,8 +436,8 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
     const rows = Items.filter((item) => JSON.stringify(item).includes('kept'));
     expect(rows).toHaveLength(1);
     const expiration = Number(rows[0]?.expiration?.N);
-    expect(expiration).toBeGreaterThanOrEqual(before + IDEMPOTENCY_TTL_SECONDS);
-    expect(expiration).toBeLessThanOrEqual(after + IDEMPOTENCY_TTL_SECONDS);
+    expect(expiration).toBeGreaterThanOrEqual(before + REPEATED_CHANGE_WINDOW_SECONDS);
+    expect(expiration).toBeLessThanOrEqual(after + REPEATED_CHANGE_WINDOW_SECONDS);
     expect(JSON.stringify(rows[0])).not.toContain('ttl-secret');
   });
 

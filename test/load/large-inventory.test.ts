@@ -1,8 +1,8 @@
 import { writeInventory } from '../../cli/inventory/batch-writer';
 import { createInventoryClient } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
-import { comparePetIds } from '../../functions/inventory/repository';
 import type { InventoryItem, PetStatus } from '../../functions/inventory/types';
+import { comparePetIds } from '../fixtures/builders';
 import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
 import { startThrottlingEndpoint, type ThrottlingEndpoint } from '../helpers/throttling-endpoint';
 

@@ -7,8 +7,7 @@ async function chunksOf(items: readonly InventoryItem[], perChunk: number): Prom
   return chunks;
 }
 
-import { comparePetIds } from '../../functions/inventory/repository';
-import { anInventoryItem } from '../fixtures/builders';
+import { anInventoryItem, comparePetIds } from '../fixtures/builders';
 
 describe('Domain: inventory JSON and ordering', () => {
   it('writes int64 petIds as bare numbers with every digit', () => {

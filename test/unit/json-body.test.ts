@@ -7,31 +7,26 @@ const json = { 'Content-Type': 'application/json' };
 
 describe('HTTP: readJsonBody', () => {
   it('returns the body of a JSON request', () => {
-    expect(readJsonBody({ body: '{"quantity":1}', headers: json, isBase64Encoded: false })).toBe('{"quantity":1}');
+    expect(readJsonBody({ body: '{"quantity":1}', headers: json })).toBe('{"quantity":1}');
   });
 
   it.each(['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json'])(
     'accepts Content-Type %p',
     (contentType) => {
-      expect(readJsonBody({ body: '{}', headers: { 'content-type': contentType }, isBase64Encoded: false })).toBe('{}');
+      expect(readJsonBody({ body: '{}', headers: { 'content-type': contentType } })).toBe('{}');
     },
   );
 
-  it('decodes a base64-encoded body', () => {
-    const body = Buffer.from('{"quantity":2}').toString('base64');
-    expect(readJsonBody({ body, headers: json, isBase64Encoded: true })).toBe('{"quantity":2}');
-  });
-
   it.each([null, ''])('answers 400 (ValidationError) when there is no body (%p), whatever the headers', (body) => {
-    expect(() => readJsonBody({ body, headers: json, isBase64Encoded: false })).toThrow(ValidationError);
-    expect(() => readJsonBody({ body, headers: {}, isBase64Encoded: false })).toThrow(ValidationError);
+    expect(() => readJsonBody({ body, headers: json })).toThrow(ValidationError);
+    expect(() => readJsonBody({ body, headers: {} })).toThrow(ValidationError);
   });
 
   it.each([undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', ''])(
     'refuses a body sent as %p with 415 UNSUPPORTED_MEDIA_TYPE',
     async (contentType) => {
       const headers = contentType === undefined ? {} : { 'Content-Type': contentType };
-      const read = async () => readJsonBody({ body: '{"quantity":1}', headers, isBase64Encoded: false });
+      const read = async () => readJsonBody({ body: '{"quantity":1}', headers });
       expect(await rejection(read())).toMatchObject({
         code: 'UNSUPPORTED_MEDIA_TYPE',
         status: 415,
@@ -41,7 +36,7 @@ describe('HTTP: readJsonBody', () => {
 
   it(`refuses a body over ${MAX_BODY_BYTES} bytes with 413 PAYLOAD_TOO_LARGE before looking at it`, async () => {
     const body = `{"quantity":1${' '.repeat(MAX_BODY_BYTES)}}`;
-    const read = async () => readJsonBody({ body, headers: {}, isBase64Encoded: false });
+    const read = async () => readJsonBody({ body, headers: {} });
     expect(await rejection(read())).toMatchObject({
       code: 'PAYLOAD_TOO_LARGE',
       status: 413,
@@ -51,21 +46,16 @@ describe('HTTP: readJsonBody', () => {
   it('accepts a body of exactly the limit', () => {
     const body = `{"quantity":1}${' '.repeat(MAX_BODY_BYTES - 14)}`;
     expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
-    expect(readJsonBody({ body, headers: json, isBase64Encoded: false })).toBe(body);
-  });
-
-  it('refuses bytes that are not UTF-8 as malformed', () => {
-    const body = Buffer.from([0x7b, 0xff, 0x7d]).toString('base64');
-    expect(() => readJsonBody({ body, headers: json, isBase64Encoded: true })).toThrow(/not valid UTF-8/);
+    expect(readJsonBody({ body, headers: json })).toBe(body);
   });
 
   it('refuses as MALFORMED_JSON a text body holding U+FFFD, what a byte that is not UTF-8 becomes on the way', () => {
     const body = Buffer.from([...Buffer.from('{"quantity":7,"'), 0xff, ...Buffer.from('":1}')]).toString('utf8');
     expect(body).toContain('\uFFFD');
-    expect(() => readJsonBody({ body, headers: json, isBase64Encoded: false })).toThrow(
+    expect(() => readJsonBody({ body, headers: json })).toThrow(
       expect.objectContaining({ code: 'MALFORMED_JSON', message: expect.stringMatching(/not valid UTF-8/) }),
     );
-    expect(readJsonBody({ body: '{"quantity":7}', headers: json, isBase64Encoded: false })).toBe('{"quantity":7}');
+    expect(readJsonBody({ body: '{"quantity":7}', headers: json })).toBe('{"quantity":7}');
   });
 
   it('reads headers whatever their case', () => {
