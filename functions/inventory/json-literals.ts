@@ -6,6 +6,26 @@
 /** A JSON integer literal as the API accepts it: no sign but `-`, no leading zero, fraction or exponent. */
 export const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 
+/** The reviver context JSON.parse passes revivers on Node.js 22 or later (proposal-json-parse-with-source). */
+interface ReviverContext {
+  source?: string;
+}
+
+/**
+ * Throws unless `parse` hands revivers the source text of each primitive. Without it no literal can be read, and
+ * every body would be refused as the client's fault: the module refuses to load instead.
+ */
+export function requireSourceTextAccess(parse: typeof JSON.parse = JSON.parse): void {
+  let source: string | undefined;
+  parse('1', (_key: string, value: unknown, context?: ReviverContext) => {
+    source = context?.source;
+    return value;
+  });
+  if (source !== '1') throw new Error('JSON.parse source-text access is missing: Node.js 22 or later is required');
+}
+
+requireSourceTextAccess();
+
 /** Parsed JSON and the source text of each primitive member. */
 export interface JsonWithLiterals {
   value: unknown;
@@ -13,12 +33,16 @@ export interface JsonWithLiterals {
   literalOf(holder: object, key: string): string | undefined;
 }
 
-/** Parses JSON text and keeps the source literal of every primitive value by the object holding it (Node >= 22). */
+/**
+ * Parses JSON text and keeps the source literal of every primitive value by the object holding it.
+ *
+ * @throws SyntaxError when the text is not JSON.
+ */
 export function parseJsonWithLiterals(text: string): JsonWithLiterals {
   const literals = new WeakMap<object, Map<string, string>>();
   const value: unknown = JSON.parse(
     text,
-    function collectLiterals(this: unknown, key: string, member: unknown, context?: { source?: string }) {
+    function collectLiterals(this: unknown, key: string, member: unknown, context?: ReviverContext) {
       if (this !== null && typeof this === 'object' && context?.source !== undefined) {
         let members = literals.get(this);
         if (!members) {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../functions/inventory/errors';
+import { requireSourceTextAccess } from '../../functions/inventory/json-literals';
 import { parseInventoryUpdate } from '../../functions/inventory/update';
 
 function refusal(text: string): ValidationError {
@@ -114,5 +115,31 @@ describe('Domain: parseInventoryUpdate', () => {
 
   it('does not count a colon inside a nested string or object as a second member', () => {
     expect(refusal('{"quantity":{"a:b":1,"c":2}}').message).toMatch(/got an object/);
+  });
+});
+
+describe('Domain: JSON.parse source-text access', () => {
+  const parseWithoutSource: typeof JSON.parse = (text, reviver) =>
+    JSON.parse(
+      text,
+      reviver &&
+        function (this: unknown, key: string, value: unknown) {
+          return reviver.call(this, key, value);
+        },
+    );
+
+  it('is there on the Node.js the project runs on', () => {
+    expect(() => requireSourceTextAccess()).not.toThrow();
+  });
+
+  it('fails loudly with an Error naming the Node.js requirement, never a ValidationError, when it is missing', () => {
+    let thrown: unknown;
+    try {
+      requireSourceTextAccess(parseWithoutSource);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toEqual(new Error('JSON.parse source-text access is missing: Node.js 22 or later is required'));
+    expect(thrown).not.toBeInstanceOf(ValidationError);
   });
 });
