@@ -90,7 +90,10 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
 }
 
 /** Bounds of the self-check's SNS client: a hang becomes a named failure, not a time-out. */
-const CLIENT_BOUNDS = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true } };
+const CLIENT_BOUNDS = {
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+};
 
 /** Lists a topic's subscriptions through SNS, every page (at most 100 each). */
 export function snsSubscriptionLister(
