@@ -96,7 +96,7 @@ async function onePage(repository: InventoryRepository, query: ListQuery & { lim
   };
 }
 
-/** The whole list, streamed; its first batch is read before the status, so a list that cannot start is an Error body. */
+/** The whole list, streamed; its first batch is read first, so a list that cannot start is an Error body. */
 async function wholeList(repository: InventoryRepository, query: ListQuery): Promise<ListAnswer> {
   const batches = repository.list(query)[Symbol.asyncIterator]();
   const first = await batches.next();

@@ -37,9 +37,10 @@ export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambda
  * Every function's `live` alias moves to the new version through CodeDeploy: one application, one deployment group
  * per function, all with the stage's traffic shifting. Before any traffic moves, the pre-traffic hook invokes the
  * new version; while traffic shifts, the group watches only the new version's own alarm (its Lambda `Errors` as
- * executed through the alias, by `ExecutedVersion`, or its own fault count by `version`), so an incident of the old version or of the stage never blocks
- * a deploy, the hotfix included; the stage-wide alarms page. A deployment that fails, is stopped, or whose alarm
- * fires is rolled back, which fails the CloudFormation update and rolls every other alias back too.
+ * executed through the alias, by `ExecutedVersion`, or its own count of faults by `version`), so an incident of the
+ * old version or of the stage never blocks a deploy, the hotfix included; the stage-wide alarms page. A deployment
+ * that fails, is stopped, or whose alarm fires is rolled back, which fails the CloudFormation update and rolls every
+ * other alias back too.
  */
 export class InventoryRollout extends Construct {
   readonly application: LambdaApplication;
@@ -72,13 +73,12 @@ export class InventoryRollout extends Construct {
       const alarm = faultMetric
         ? this.newVersionFaultsAlarm(`${pascal}NewVersionUnavailableAlarm`, fn, faultMetric, props)
         : this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period);
-      const alarms = [alarm];
       const group = new LambdaDeploymentGroup(this, `${pascal}DeploymentGroup`, {
         application: this.application,
         alias: fn.live,
         deploymentConfig,
         role,
-        alarms,
+        alarms: [alarm],
         preHook: props.preTrafficHook,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
@@ -117,7 +117,12 @@ export class InventoryRollout extends Construct {
   }
 
   /** The function's own count of faults, as the version this deploy publishes emits it (its `version` dimension). */
-  private newVersionFaultsAlarm(id: string, fn: InventoryFunction, metricName: string, props: InventoryRolloutProps) {
+  private newVersionFaultsAlarm(
+    id: string,
+    fn: InventoryFunction,
+    metricName: string,
+    props: InventoryRolloutProps,
+  ): Alarm {
     const metric = new Metric({
       namespace: METRICS_NAMESPACE,
       metricName,
