@@ -324,7 +324,7 @@ function alarmTopic(scope: Construct, props: MonitoringProps): Topic {
   return topic;
 }
 
-/** What a client notices: 5xx and fault rates, each buffered route's p99 latency, the streamed list's longest run. */
+/** What a client notices: 5xx and fault rates, each buffered route's p99 latency, lists near their time-out. */
 function watchApi(watch: StageWatch): GraphWidget[] {
   const { props, config, period } = watch;
   const { stage } = props;
