@@ -5,6 +5,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
+import { METRIC_NAMES } from '../service/metric-names';
 import {
   API_KEYS_TABLE_KEY,
   IDEMPOTENCY_TABLE_KEY,
@@ -174,11 +175,17 @@ export class InventoryStack extends Stack {
       targets: [...this.functions].map(([name, fn]) => ({ function: fn, probe: probeTarget(name) })),
     });
     this.rollout = new InventoryRollout(this, 'Rollout', {
+      stageName: config.stage,
       trafficShifting: config.trafficShifting,
       period: config.alarms.period,
       preTrafficHook: this.preTrafficHook,
       functions: new Map(
-        [...this.functions].map(([name, fn]) => [name, { function: fn, errorsAreFaults: name !== AUTHORIZER_HANDLER }]),
+        [...this.functions].map(([name, fn]) => [
+          name,
+          name === AUTHORIZER_HANDLER
+            ? { function: fn, faultMetric: METRIC_NAMES.authorizerUnavailable }
+            : { function: fn },
+        ]),
       ),
     });
     this.preTrafficHook.allowVerdicts(this.rollout.application);

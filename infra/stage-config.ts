@@ -37,8 +37,6 @@ export interface AlarmConfig {
   minRequests: number;
   /** Alarm when a buffered route's p99 latency reaches this many milliseconds (streamed routes: see below). */
   p99LatencyMs: number;
-  /** Alarm when the streamed list's longest run reaches this share of its function's timeout. */
-  listDurationShare: number;
   /** Alarm when a route function reports at least this many errors (crashes, timeouts) in a period. */
   functionErrors: number;
   /** Alarm when one GET /inventory answer lists this many entries: the list nears what the function can hold. */
@@ -227,7 +225,6 @@ function alarmConfig(production: boolean, get: (key: string) => string | undefin
     serverErrorRate: production ? 0.01 : 0.05,
     minRequests: production ? 20 : 10,
     p99LatencyMs: production ? 1000 : 2000,
-    listDurationShare: 0.8,
     functionErrors: 1,
     // Three quarters of the largest list a client reading it plain can get: Lambda streams at most 200 MB
     // (docs/performance.md, "Largest inventory"); gzipped lists go far further.

@@ -10,6 +10,15 @@ export const SERVICE_NAME = 'pet-store-inventory';
 /** The dimension that keeps two stages in one account apart; its value is the `STAGE` variable the stack sets. */
 export const STAGE_DIMENSION = 'stage';
 
+/**
+ * The dimension naming the function version that emitted a metric, added (besides `service` and `stage`) where a
+ * deploy's gate must see only its new version.
+ */
+export const VERSION_DIMENSION = 'version';
+
+/** The share of its timeout a list may run before it counts as near its time-out (InventoryListNearTimeout). */
+export const LIST_NEAR_TIMEOUT_SHARE = 0.8;
+
 export const METRIC_NAMES = {
   /** A route answered 500: a fault in our code or configuration. */
   internalError: 'InternalError',
@@ -27,7 +36,10 @@ export const METRIC_NAMES = {
   apiKeyAccepted: 'ApiKeyAccepted',
   /** The authorizer refused a key (unknown, malformed or revoked): a client mistake or probing, not a fault. */
   apiKeyRefused: 'ApiKeyRefused',
-  /** The authorizer could not decide (the keys table failed): clients get 503. */
+  /**
+   * The authorizer could not decide (the keys table failed): clients get 503. Counted twice: with the stage's
+   * dimensions, and in a record of its own with the executing version's ({@link VERSION_DIMENSION}).
+   */
   authorizerUnavailable: 'AuthorizerUnavailable',
   /** GET /inventory/{petId} answered an entry (200). */
   inventoryEntryRead: 'InventoryEntryRead',
@@ -38,6 +50,11 @@ export const METRIC_NAMES = {
    * own metrics are flushed, so that flush is never empty; its size follows at its end (InventoryEntriesListed).
    */
   inventoryListStreamStarted: 'InventoryListStreamStarted',
+  /**
+   * A list has run {@link LIST_NEAR_TIMEOUT_SHARE} of its timeout and still runs: sent at that moment, as Lambda's
+   * own metrics of an invocation come only at its end.
+   */
+  inventoryListNearTimeout: 'InventoryListNearTimeout',
   /** Entries in one GET /inventory answer (Maximum shows how close the list is to its response limit). */
   inventoryEntriesListed: 'InventoryEntriesListed',
   /** A streamed answer failed after its first byte: the client got a cut-off body (logged with the request id). */

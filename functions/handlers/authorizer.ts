@@ -6,7 +6,7 @@ import type { ApiKeyRepository } from '../api-keys/repository';
 import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
-import { metrics } from '../observability/metrics';
+import { countForThisVersion, metrics } from '../observability/metrics';
 import { annotateTrace } from '../observability/tracer';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
@@ -20,7 +20,7 @@ export interface AuthorizerDeps {
  * The TOKEN Lambda authorizer. It throws exactly `Unauthorized` for a bad key (API Gateway: 401) and anything else
  * for a failure to decide (API Gateway: AUTHORIZER_CONFIGURATION_ERROR, which the stack maps to 503). The token is
  * never logged. Every decision is counted: a refused key is a thrown error to Lambda, so its `Errors` metric cannot
- * tell a refusal from an outage, and `AuthorizerUnavailable` can.
+ * tell a refusal from an outage, and `AuthorizerUnavailable` can, stage-wide and per version.
  */
 export function createHandler(deps: Deps<AuthorizerDeps>) {
   const resolve = resolveDeps(deps);
@@ -41,6 +41,8 @@ export function createHandler(deps: Deps<AuthorizerDeps>) {
         }
         logger.error('authorization failed', { error: error as Error });
         metrics.addMetric(METRIC_NAMES.authorizerUnavailable, 'Count', 1);
+        // The deploy's gate of this version reads this one (infra/constructs/rollout.ts).
+        countForThisVersion(METRIC_NAMES.authorizerUnavailable);
         annotateTrace({ route: 'authorizer', outcome: 'unavailable' });
         throw new Error('AuthorizerFailure');
       }

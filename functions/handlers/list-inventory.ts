@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
+import type { Context } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
-import { METRIC_NAMES } from '../../service/metric-names';
+import { LIST_NEAR_TIMEOUT_SHARE, METRIC_NAMES } from '../../service/metric-names';
 import { API_STAGE_NAME } from '../../service/routes';
 import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
+import type { StreamedApiResult } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { batchesOf, inventoryListChunks } from '../inventory/json';
-import { parseListQuery } from '../inventory/list-query';
+import { type ListQuery, parseListQuery } from '../inventory/list-query';
 import type { InventoryRepository } from '../inventory/repository';
 import type { InventoryItem } from '../inventory/types';
 import { metrics } from '../observability/metrics';
@@ -37,35 +39,73 @@ export interface ListInventoryDeps {
  */
 export function createHandler(deps: Deps<ListInventoryDeps>) {
   const resolve = resolveDeps(deps);
-  return createStreamingApiHandler(async function listInventory(event) {
-    const query = parseListQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
-    const { repository } = resolve();
-    if (query.limit !== undefined) {
-      // One entry more than asked tells whether another page follows.
-      const items: InventoryItem[] = [];
-      for await (const batch of repository.list({ ...query, limit: query.limit + 1 })) items.push(...batch);
-      const page = items.slice(0, query.limit);
-      const last = page.at(-1);
-      metrics.addMetric(METRIC_NAMES.inventoryEntriesListed, 'Count', page.length);
-      return {
-        statusCode: 200,
-        headers: {
-          ...COMMON_HEADERS,
-          ...(items.length > query.limit && last ? { Link: nextPageLink(query.limit, last.petId) } : {}),
-        },
-        body: Readable.from(inventoryListChunks(batchesOf(page, ENTRIES_PER_CHUNK)), { objectMode: false }),
-      };
+  return createStreamingApiHandler(async function listInventory(event, context) {
+    const stopWatch = watchTimeBudget(context);
+    try {
+      const query = parseListQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
+      const { chunks, ...answer } = await (query.limit === undefined
+        ? wholeList(resolve().repository, query)
+        : onePage(resolve().repository, { ...query, limit: query.limit }));
+      return { ...answer, body: Readable.from(endingWith(chunks, stopWatch), { objectMode: false }) };
+    } catch (error) {
+      stopWatch();
+      throw error;
     }
-    const batches = repository.list(query)[Symbol.asyncIterator]();
-    // Before the status: a list that cannot start is an Error body, not a cut stream.
-    const first = await batches.next();
-    metrics.addMetric(METRIC_NAMES.inventoryListStreamStarted, 'Count', 1);
-    return {
-      statusCode: 200,
-      headers: { ...COMMON_HEADERS },
-      body: Readable.from(inventoryListChunks(countedBatches(first, batches)), { objectMode: false }),
-    };
   });
+}
+
+/**
+ * Sends InventoryListNearTimeout at once if the list is still running when {@link LIST_NEAR_TIMEOUT_SHARE} of its
+ * time is gone (the time left at its start is its timeout), so the alarm sees it while the list runs: Lambda sends
+ * an invocation's Duration and Errors only when it ends. Returns what stops the watch.
+ */
+function watchTimeBudget(context: Pick<Context, 'getRemainingTimeInMillis'>): () => void {
+  const timer = setTimeout(() => {
+    metrics.addMetric(METRIC_NAMES.inventoryListNearTimeout, 'Count', 1);
+    metrics.publishStoredMetrics();
+  }, context.getRemainingTimeInMillis() * LIST_NEAR_TIMEOUT_SHARE);
+  return () => clearTimeout(timer);
+}
+
+/** An answer's status and headers, and its body's chunks. */
+type ListAnswer = Omit<StreamedApiResult, 'body'> & { chunks: AsyncIterable<string> };
+
+/** The chunks, then `done` once the last is handed on or the stream stops early. */
+async function* endingWith(chunks: AsyncIterable<string>, done: () => void): AsyncGenerator<string> {
+  try {
+    yield* chunks;
+  } finally {
+    done();
+  }
+}
+
+/** One page, read whole before it is sent; one entry more than asked tells whether another page follows. */
+async function onePage(repository: InventoryRepository, query: ListQuery & { limit: number }): Promise<ListAnswer> {
+  const items: InventoryItem[] = [];
+  for await (const batch of repository.list({ ...query, limit: query.limit + 1 })) items.push(...batch);
+  const page = items.slice(0, query.limit);
+  const last = page.at(-1);
+  metrics.addMetric(METRIC_NAMES.inventoryEntriesListed, 'Count', page.length);
+  return {
+    statusCode: 200,
+    headers: {
+      ...COMMON_HEADERS,
+      ...(items.length > query.limit && last ? { Link: nextPageLink(query.limit, last.petId) } : {}),
+    },
+    chunks: inventoryListChunks(batchesOf(page, ENTRIES_PER_CHUNK)),
+  };
+}
+
+/** The whole list, streamed; its first batch is read first, so a list that cannot start is an Error body. */
+async function wholeList(repository: InventoryRepository, query: ListQuery): Promise<ListAnswer> {
+  const batches = repository.list(query)[Symbol.asyncIterator]();
+  const first = await batches.next();
+  metrics.addMetric(METRIC_NAMES.inventoryListStreamStarted, 'Count', 1);
+  return {
+    statusCode: 200,
+    headers: { ...COMMON_HEADERS },
+    chunks: inventoryListChunks(countedBatches(first, batches)),
+  };
 }
 
 /** The next page's reference (RFC 8288), relative to the API's host. */

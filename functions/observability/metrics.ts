@@ -1,5 +1,5 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../service/metric-names';
+import { METRICS_NAMESPACE, SERVICE_NAME, VERSION_DIMENSION } from '../../service/metric-names';
 import { defaultDimensions, logger } from './logger';
 
 /**
@@ -12,3 +12,13 @@ export const metrics = new Metrics({
   defaultDimensions: defaultDimensions(),
   logger,
 });
+
+/**
+ * Counts `name` once under the default dimensions plus the executing version (AWS_LAMBDA_FUNCTION_VERSION), sent at
+ * once in a record of its own: every metric of an EMF record shares its dimension sets, so the count the stage-wide
+ * alarm reads keeps its own. Nothing where no version is set (locally).
+ */
+export function countForThisVersion(name: string, env: NodeJS.ProcessEnv = process.env): void {
+  const version = env.AWS_LAMBDA_FUNCTION_VERSION;
+  if (version) metrics.singleMetric().addDimension(VERSION_DIMENSION, version).addMetric(name, 'Count', 1);
+}

@@ -21,7 +21,13 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION } from '../../service/metric-names';
+import {
+  LIST_NEAR_TIMEOUT_SHARE,
+  METRIC_NAMES,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  STAGE_DIMENSION,
+} from '../../service/metric-names';
 import type { Route } from '../../service/routes';
 import type { AlarmConfig } from '../stage-config';
 
@@ -87,7 +93,7 @@ export interface MonitoringProps {
    * `metricsEnabled` turns on). A streamed route's latency runs to its last byte, so it is watched by its budget.
    */
   latencyRoutes: readonly Pick<Route, 'operationId' | 'method' | 'path'>[];
-  /** The streamed list's function and its timeout: its duration is alarmed against that budget. */
+  /** The streamed list's function and its timeout: its Lambda metrics come that late (see {@link reachingPast}). */
   list: { function: IFunction; timeout: Duration };
   /** Every route function by operationId. */
   routeFunctions: ReadonlyMap<string, IFunction>;
@@ -116,7 +122,7 @@ const TABLE_OPERATIONS = [
 ];
 
 /** How many periods an alarm looks at, and how many of them must breach. */
-interface Evaluation {
+export interface Evaluation {
   evaluationPeriods: number;
   datapointsToAlarm: number;
 }
@@ -129,6 +135,15 @@ interface Evaluation {
  * evaluates both kinds as CloudWatch does.
  */
 const ONCE: Evaluation = { evaluationPeriods: 1, datapointsToAlarm: 1 };
+
+/**
+ * An event alarm on a function's Lambda metrics: Lambda stamps an invocation's Duration and Errors with its start and
+ * sends them at its end ("Working with Lambda function metrics"), so the alarm reads back past the timeout to see a
+ * point that came that late, and pages on one.
+ */
+export function reachingPast(timeout: Duration, period: Duration): Evaluation {
+  return { evaluationPeriods: Math.ceil(timeout.toSeconds() / period.toSeconds()) + 1, datapointsToAlarm: 1 };
+}
 
 /** One alarm of the stage. */
 interface AlarmSpec {
@@ -218,8 +233,9 @@ class StageWatch {
 /**
  * The stage's alarms, all into one KMS-encrypted SNS topic (plus the configured e-mail and topic), and a dashboard.
  *
- * - What a client notices: API 5xx rate without the designed 501s, each buffered route's p99 latency, and the
- *   streamed list nearing its time budget (its latency runs to the last byte, so a large list is slow by design).
+ * - What a client notices: API 5xx rate without the designed 501s, each buffered route's p99 latency, and a
+ *   streamed list still running near its time-out (its latency runs to the last byte, so a large list is slow by
+ *   design).
  * - Our own faults: the functions' InternalError + StorageUnavailable per request; route function crashes (Lambda
  *   `Errors`; the handlers turn every thrown error into a response, so an `Errors` is a crash or timeout); the
  *   authorizer's AuthorizerUnavailable (never its `Errors`: a refused key is a thrown `Unauthorized`).
@@ -281,12 +297,12 @@ function alarmTopic(scope: Construct, props: MonitoringProps): Topic {
     enableKeyRotation: true,
     removalPolicy: props.keyRemovalPolicy,
   });
+  // As https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services writes it.
   key.addToResourcePolicy(
     new PolicyStatement({
       principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
       actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       resources: ['*'],
-      conditions: { StringEquals: { 'aws:SourceAccount': account } },
     }),
   );
   const topic = new Topic(scope, 'AlarmTopic', { masterKey: key, enforceSSL: true });
@@ -308,7 +324,7 @@ function alarmTopic(scope: Construct, props: MonitoringProps): Topic {
   return topic;
 }
 
-/** What a client notices: 5xx and fault rates, each buffered route's p99 latency, the streamed list's longest run. */
+/** What a client notices: 5xx and fault rates, each buffered route's p99 latency, lists near their time-out. */
 function watchApi(watch: StageWatch): GraphWidget[] {
   const { props, config, period } = watch;
   const { stage } = props;
@@ -347,7 +363,7 @@ function watchApi(watch: StageWatch): GraphWidget[] {
     description: `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
   });
   for (const route of props.latencyRoutes) routeLatencyAlarm(watch, route);
-  const listDuration = watchListDuration(watch);
+  const nearTimeout = watchListNearTimeout(watch);
   return [
     new GraphWidget({
       title: 'API requests and errors',
@@ -363,7 +379,7 @@ function watchApi(watch: StageWatch): GraphWidget[] {
         stage.metricIntegrationLatency({ statistic: 'p99', period }),
         ...props.latencyRoutes.map((route) => watch.methodMetric(route, 'Latency', 'p99')),
       ],
-      right: [listDuration],
+      right: [nearTimeout],
       width: 12,
     }),
   ];
@@ -389,24 +405,19 @@ function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' |
   });
 }
 
-/** The streamed list's longest run against its share of the function's timeout. */
-function watchListDuration(watch: StageWatch): IMetric {
-  const { list } = watch.props;
-  const { listDurationShare } = watch.config;
-  const duration = list.function.metricDuration({
-    statistic: 'Maximum',
-    period: watch.period,
-    label: 'GET /inventory: longest run (ms)',
-  });
-  watch.alarm('ListInventoryDurationAlarm', {
-    metric: duration,
-    threshold: Math.round(list.timeout.toMilliseconds() * listDurationShare),
+/** Lists still running at their share of the function's timeout, counted by the list the moment it passes it. */
+function watchListNearTimeout(watch: StageWatch): IMetric {
+  const { timeout } = watch.props.list;
+  const nearTimeout = watch.custom(METRIC_NAMES.inventoryListNearTimeout, 'Sum', 'GET /inventory: lists near time-out');
+  watch.alarm('ListInventoryNearTimeoutAlarm', {
+    metric: nearTimeout,
+    threshold: 1,
     description:
-      `A GET /inventory ran ${listDurationShare * 100} % of its ${list.timeout.toHumanString()} ` +
+      `A GET /inventory is still running after ${LIST_NEAR_TIMEOUT_SHARE * 100} % of its ${timeout.toHumanString()} ` +
       'timeout: lists are nearing the point where they are cut off',
     evaluation: ONCE,
   });
-  return duration;
+  return nearTimeout;
 }
 
 /** Key checks that could not run, and the largest list answered. */
@@ -454,20 +465,21 @@ function watchFunctions(watch: StageWatch): GraphWidget[] {
     const pascal = pascalCase(name);
     const errors = fn.metricErrors({ statistic: 'Sum', period });
     const throttles = fn.metricThrottles({ statistic: 'Sum', period });
+    const evaluation = fn === props.list.function ? reachingPast(props.list.timeout, period) : ONCE;
     if (alarmOnErrors)
       watch.alarm(`${pascal}ErrorsAlarm`, {
         metric: errors,
         threshold: config.functionErrors,
         description: `The ${name} function crashed or timed out`,
         runbook: '<Function>ErrorsAlarm',
-        evaluation: ONCE,
+        evaluation,
       });
     watch.alarm(`${pascal}ThrottlesAlarm`, {
       metric: throttles,
       threshold: 1,
       description: `The ${name} function was throttled`,
       runbook: '<Function>ThrottlesAlarm',
-      evaluation: ONCE,
+      evaluation,
     });
     widgets.push(
       new GraphWidget({

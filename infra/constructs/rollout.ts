@@ -5,16 +5,21 @@ import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION, VERSION_DIMENSION } from '../../service/metric-names';
 import type { TrafficShifting } from '../stage-config';
 import type { InventoryFunction } from './inventory-function';
+import { reachingPast } from './monitoring';
 
 /** Properties of an {@link InventoryRollout}. */
 export interface InventoryRolloutProps {
   /**
-   * Each function behind a `live` alias, by a readable name, and whether its Lambda `Errors` mean a fault (not for
-   * the authorizer, whose refused keys are thrown `Unauthorized` errors).
+   * Each function behind a `live` alias, by a readable name, and, where its Lambda `Errors` are no fault (the
+   * authorizer's refused keys are thrown `Unauthorized` errors), the count of its own faults it emits per version
+   * (service/metric-names.ts, with the `version` dimension).
    */
-  functions: ReadonlyMap<string, { function: InventoryFunction; errorsAreFaults: boolean }>;
+  functions: ReadonlyMap<string, { function: InventoryFunction; faultMetric?: string }>;
+  /** The stage name: the `stage` dimension of the functions' own metrics. */
+  stageName: string;
   trafficShifting: TrafficShifting;
   /** Period of the new versions' error alarms (the stage's alarm period). */
   period: Duration;
@@ -32,9 +37,10 @@ export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambda
  * Every function's `live` alias moves to the new version through CodeDeploy: one application, one deployment group
  * per function, all with the stage's traffic shifting. Before any traffic moves, the pre-traffic hook invokes the
  * new version; while traffic shifts, the group watches only the new version's own alarm (its Lambda `Errors` as
- * executed through the alias, by `ExecutedVersion`), so an incident of the old version or of the stage never blocks
- * a deploy, the hotfix included; the stage-wide alarms page. A deployment that fails, is stopped, or whose alarm
- * fires is rolled back, which fails the CloudFormation update and rolls every other alias back too.
+ * executed through the alias, by `ExecutedVersion`, or its own count of faults by `version`), so an incident of the
+ * old version or of the stage never blocks a deploy, the hotfix included; the stage-wide alarms page. A deployment
+ * that fails, is stopped, or whose alarm fires is rolled back, which fails the CloudFormation update and rolls every
+ * other alias back too.
  */
 export class InventoryRollout extends Construct {
   readonly application: LambdaApplication;
@@ -62,19 +68,19 @@ export class InventoryRollout extends Construct {
         '(`name:*`); the hook is invoked unqualified, and it is the only function this grant names.',
     });
     const deploymentConfig = LambdaDeploymentConfig[props.trafficShifting];
-    for (const [name, { function: fn, errorsAreFaults }] of props.functions) {
+    for (const [name, { function: fn, faultMetric }] of props.functions) {
       const pascal = name.charAt(0).toUpperCase() + name.slice(1);
-      const alarms = errorsAreFaults
-        ? [this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period)]
-        : [];
+      const alarm = faultMetric
+        ? this.newVersionFaultsAlarm(`${pascal}NewVersionUnavailableAlarm`, fn, faultMetric, props)
+        : this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period);
       const group = new LambdaDeploymentGroup(this, `${pascal}DeploymentGroup`, {
         application: this.application,
         alias: fn.live,
         deploymentConfig,
         role,
-        alarms,
+        alarms: [alarm],
         preHook: props.preTrafficHook,
-        autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: alarms.length > 0 },
+        autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
       // The alias's CodeDeploy update policy names the group; the dependency is also made explicit, so the group
       // (and its new gate, see newVersionErrorsAlarm) is updated before the alias starts a deployment.
@@ -85,38 +91,81 @@ export class InventoryRollout extends Construct {
   /**
    * Lambda `Errors` of the version this deploy publishes, invoked through the `live` alias: Lambda reports alias
    * invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old version's errors
-   * during the canary are not counted.
+   * during the canary are not counted. A function whose timeout is longer than a period is read back past it
+   * ({@link reachingPast}).
+   */
+  private newVersionErrorsAlarm(id: string, fn: InventoryFunction, period: Duration): Alarm {
+    const metric = new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Errors',
+      dimensionsMap: {
+        FunctionName: fn.functionName,
+        Resource: `${fn.functionName}:${fn.live.aliasName}`,
+        ExecutedVersion: fn.currentVersion.version,
+      },
+      statistic: 'Sum',
+      period,
+    });
+    const evaluationPeriods =
+      fn.timeout && fn.timeout.toSeconds() > period.toSeconds()
+        ? reachingPast(fn.timeout, period).evaluationPeriods
+        : 1;
+    return this.versionAlarm(id, fn, metric, evaluationPeriods, {
+      what: 'crashed or timed out',
+      runbook: '<Function>NewVersionErrorsAlarm',
+    });
+  }
+
+  /** The function's own count of faults, as the version this deploy publishes emits it (its `version` dimension). */
+  private newVersionFaultsAlarm(
+    id: string,
+    fn: InventoryFunction,
+    metricName: string,
+    props: InventoryRolloutProps,
+  ): Alarm {
+    const metric = new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: {
+        service: SERVICE_NAME,
+        [STAGE_DIMENSION]: props.stageName,
+        [VERSION_DIMENSION]: fn.currentVersion.version,
+      },
+      statistic: 'Sum',
+      period: props.period,
+    });
+    return this.versionAlarm(id, fn, metric, 1, { what: `counted ${metricName}`, runbook: id });
+  }
+
+  /**
+   * A gate of one version: in ALARM from its first bad point among the last `evaluationPeriods`.
    *
    * Each version gets an alarm of its own, not the same alarm with new dimensions: CloudWatch keeps an alarm's state
    * when its configuration is updated (PutMetricAlarm: "When you update an existing alarm, its state is left
    * unchanged", https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html). After the
-   * deploy, the alarm goes on watching the live version; if that version crashes, the alarm is in ALARM, and an
+   * deploy, the alarm goes on watching the live version; if that version fails, the alarm is in ALARM, and an
    * updated alarm would still be in ALARM when the hotfix's deployment starts, so CodeDeploy would roll the hotfix
    * back. A logical id that follows the version's makes CloudFormation create a new alarm (INSUFFICIENT_DATA until
    * its first evaluation), point the deployment group at it before the alias moves, and delete the old one when the
    * update completes. A deploy that leaves the function's version as it is keeps its alarm.
    */
-  private newVersionErrorsAlarm(id: string, fn: InventoryFunction, period: Duration): Alarm {
+  private versionAlarm(
+    id: string,
+    fn: InventoryFunction,
+    metric: Metric,
+    evaluationPeriods: number,
+    text: { what: string; runbook: string },
+  ): Alarm {
     const alarm = new Alarm(this, id, {
-      metric: new Metric({
-        namespace: 'AWS/Lambda',
-        metricName: 'Errors',
-        dimensionsMap: {
-          FunctionName: fn.functionName,
-          Resource: `${fn.functionName}:${fn.live.aliasName}`,
-          ExecutedVersion: fn.currentVersion.version,
-        },
-        statistic: 'Sum',
-        period,
-      }),
+      metric,
       threshold: 1,
-      evaluationPeriods: 1,
+      evaluationPeriods,
       datapointsToAlarm: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription:
-        'The version being deployed crashed or timed out while CodeDeploy shifted traffic to it: the deploy rolls ' +
-        'back. Runbook: docs/deploying.md, "Alarm runbooks", <Function>NewVersionErrorsAlarm.',
+        `The version being deployed ${text.what} while CodeDeploy shifted traffic to it: the deploy rolls ` +
+        `back. Runbook: docs/deploying.md, "Alarm runbooks", ${text.runbook}.`,
     });
     const stack = Stack.of(this);
     const cfnAlarm = alarm.node.defaultChild as CfnAlarm;

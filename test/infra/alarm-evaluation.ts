@@ -32,6 +32,18 @@ export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
 /** A period's data: each metric query id's value, absent when that metric sent no data point in the period. */
 export type PeriodData = Readonly<Record<string, number | undefined>>;
 
+/**
+ * Data sent late: stamped in period `stamped` (an index of the run), it reaches CloudWatch in period `arrives`, and
+ * the evaluation then takes it in that older period, as Lambda's metrics of a long invocation come ("Working with
+ * Lambda function metrics": stamped at the invocation's start, sent at its end). In a period that already holds a
+ * point, the two are one period's statistic (Sum adds, Maximum keeps the larger).
+ */
+export interface LateData {
+  stamped: number;
+  arrives: number;
+  data: PeriodData;
+}
+
 /** An alarm as CloudWatch evaluates it. */
 export interface EvaluatedAlarm {
   /** The ids of the metrics it reads (a plain single-metric alarm reads one, named `m`). */
@@ -49,8 +61,11 @@ export interface EvaluatedAlarm {
   evaluationRange: number;
   /** A run of periods with no data point, as long as the evaluation range: what the alarm sees once all is quiet. */
   quiet(): PeriodData[];
-  /** The states after each period, starting from `initial` (INSUFFICIENT_DATA, as a new alarm). */
-  run(periods: readonly PeriodData[], initial?: AlarmState): AlarmState[];
+  /**
+   * The states after each period, starting from `initial` (INSUFFICIENT_DATA, as a new alarm); `late` data is taken
+   * into its stamped period from the evaluation of the period it arrives in.
+   */
+  run(periods: readonly PeriodData[], initial?: AlarmState, late?: readonly LateData[]): AlarmState[];
 }
 
 type MetricQuery = {
@@ -58,7 +73,7 @@ type MetricQuery = {
   Expression?: string;
   ReturnData?: boolean;
   Period?: number;
-  MetricStat?: { Metric: { Namespace: string }; Period: number };
+  MetricStat?: { Metric: { Namespace: string }; Period: number; Stat: string };
 };
 
 /** Reads an `AWS::CloudWatch::Alarm` resource's properties. */
@@ -67,13 +82,16 @@ export function evaluatedAlarm(properties: Record<string, unknown>): EvaluatedAl
   let metricIds: string[];
   let namespaces: string[];
   let value: (period: PeriodData) => number | undefined;
+  let statistics: Record<string, string>;
   if (!queries) {
     metricIds = ['m'];
+    statistics = { m: properties.Statistic as string };
     namespaces = [properties.Namespace as string];
     value = (period) => period.m;
   } else {
     const metrics = queries.filter((query) => query.MetricStat);
     metricIds = metrics.map((query) => query.Id);
+    statistics = Object.fromEntries(metrics.map((query) => [query.Id, query.MetricStat?.Stat as string]));
     namespaces = [...new Set(metrics.map((query) => query.MetricStat?.Metric.Namespace as string))];
     const returned = queries.filter((query) => query.ReturnData !== false);
     if (returned.length !== 1) throw new Error(`an alarm returns one query; this one returns ${returned.length}`);
@@ -104,7 +122,8 @@ export function evaluatedAlarm(properties: Record<string, unknown>): EvaluatedAl
   return {
     ...alarm,
     quiet: () => Array.from({ length: alarm.evaluationRange }, () => ({})),
-    run: (periods, initial = 'INSUFFICIENT_DATA') => runAlarm(alarm, periods, initial),
+    run: (periods, initial = 'INSUFFICIENT_DATA', late = []) =>
+      runAlarm(alarm, withLateData(periods, late, statistics), initial),
   };
 }
 
@@ -123,20 +142,45 @@ function breaches(alarm: Pick<EvaluatedAlarm, 'comparisonOperator' | 'threshold'
   }
 }
 
+/** The data each evaluation sees: for each period of the run, every period up to it with what had arrived by then. */
+function withLateData(
+  periods: readonly PeriodData[],
+  late: readonly LateData[],
+  statistics: Readonly<Record<string, string>>,
+): PeriodData[][] {
+  const combine = (id: string, a: number | undefined, b: number | undefined) => {
+    if (a === undefined || b === undefined) return a ?? b;
+    if (statistics[id] === 'Sum') return a + b;
+    if (statistics[id] === 'Maximum') return Math.max(a, b);
+    throw new Error(`late data for ${id} (${statistics[id]}) in a period with data is not understood`);
+  };
+  const seen: Record<string, number | undefined>[] = [];
+  return periods.map((period, now) => {
+    seen.push({ ...period });
+    for (const { stamped, arrives, data } of late.filter((point) => point.arrives === now)) {
+      const target = seen[stamped];
+      if (!target || stamped > arrives) throw new Error(`late data stamped ${stamped} cannot arrive at ${arrives}`);
+      for (const [id, value] of Object.entries(data)) target[id] = combine(id, target[id], value);
+    }
+    return seen.map((data) => ({ ...data }));
+  });
+}
+
 function runAlarm(
   alarm: Omit<EvaluatedAlarm, 'run' | 'quiet'>,
-  periods: readonly PeriodData[],
+  evaluations: readonly (readonly PeriodData[])[],
   initial: AlarmState,
 ): AlarmState[] {
   const treatment = alarm.namespaces.includes('AWS/DynamoDB') ? 'ignore' : alarm.treatMissingData;
   const n = alarm.evaluationPeriods;
   const m = alarm.datapointsToAlarm;
-  const values: (number | undefined)[] = [];
   const states: AlarmState[] = [];
   let state = initial;
-  for (const period of periods) {
-    values.push(alarm.value(period));
-    const real = values.slice(-alarm.evaluationRange).filter((value): value is number => value !== undefined);
+  for (const seen of evaluations) {
+    const real = seen
+      .slice(-alarm.evaluationRange)
+      .map(alarm.value)
+      .filter((value): value is number => value !== undefined);
     const bad = (points: readonly number[]) => points.filter((value) => breaches(alarm, value)).length;
     if (real.length >= n) {
       // Enough real data points: the most recent N decide; missing data plays no part.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
+import { LIST_NEAR_TIMEOUT_SHARE } from '../../service/metric-names';
 import { API_KEYS_TABLE_KEY, INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
 import { type EvaluatedAlarm, evaluatedAlarm, type PeriodData } from './alarm-evaluation';
@@ -399,7 +400,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       }));
   /** Alarms on events that should never happen: one is enough to page. */
   const isEventAlarm = (name: string) =>
-    /^(ListInventoryDuration|AuthorizerUnavailable|InventoryListSize|HistoryFailedRecords)Alarm$/.test(name) ||
+    /^(ListInventoryNearTimeout|AuthorizerUnavailable|InventoryListSize|HistoryFailedRecords)Alarm$/.test(name) ||
     (/(Errors|Throttles)Alarm$/.test(name) &&
       !/(TableSystemErrors|TableThrottles|ListIndexThrottles)Alarm$/.test(name));
   /** A period in which each metric the alarm reads is at its threshold (single-metric alarms). */
@@ -411,7 +412,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     // Errors of 6 route functions and the history, throttles of those and the authorizer, and the four above.
     expect(events.map(({ name }) => name).sort()).toEqual(
       expect.arrayContaining([
-        'ListInventoryDurationAlarm',
+        'ListInventoryNearTimeoutAlarm',
         'AuthorizerUnavailableAlarm',
         'InventoryListSizeAlarm',
         'HistoryFailedRecordsAlarm',
@@ -593,15 +594,54 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     },
   );
 
-  it("watches the streamed list by its budget: its longest run against 80 % of the function's timeout", () => {
-    const listRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'ListInventoryFunction') };
-    expect(metricOf('ListInventoryDurationAlarm')).toMatchObject({
-      metric: 'AWS/Lambda/Duration',
-      dims: { FunctionName: listRef },
-      stat: 'Maximum',
+  it('pages while a list still runs at 80 % of its timeout: on the first InventoryListNearTimeout the list sends', () => {
+    expect(metricOf('ListInventoryNearTimeoutAlarm')).toMatchObject({
+      ...ownMetric('InventoryListNearTimeout'),
+      stat: 'Sum',
     });
-    expect(alarm('ListInventoryDurationAlarm').Threshold).toBe(LIST_INVENTORY_TIMEOUT_SECONDS * 1000 * 0.8);
+    const nearTimeout = evaluatedAlarm(alarm('ListInventoryNearTimeoutAlarm'));
+    const oneList = Object.fromEntries(nearTimeout.metricIds.map((id) => [id, 1]));
+    expect(nearTimeout.run([oneList, ...nearTimeout.quiet()], 'OK')).toEqual([
+      'ALARM',
+      ...Array(nearTimeout.evaluationRange - 1).fill('ALARM'),
+      'OK',
+    ]);
+    expect(LIST_NEAR_TIMEOUT_SHARE).toBe(0.8);
     expect(ROUTES.filter((route) => route.streaming).map((route) => route.operationId)).toEqual(['listInventory']);
+  });
+
+  /**
+   * "Working with Lambda function metrics" (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html):
+   * Lambda sends an invocation's metrics when it ends, stamped with its start. A list that runs to its time-out
+   * sends its Errors point LIST_INVENTORY_TIMEOUT_SECONDS behind, into a period its alarms have long evaluated.
+   */
+  it("sees a list's Lambda metrics that arrive at its time-out: every alarm on them pages when the late point arrives", () => {
+    const listRef = JSON.stringify({
+      Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'ListInventoryFunction'),
+    });
+    const onList = Object.entries(resourcesOfType(template(), 'AWS::CloudWatch::Alarm')).filter(
+      ([, a]) => a.Namespace === 'AWS/Lambda' && JSON.stringify(a.Dimensions).includes(listRef),
+    );
+    // The stage-wide Errors and Throttles, and the deploy's gate of the list's version.
+    expect(onList.map(([id]) => id.replace(/[0-9A-F]{8}(V[0-9A-F]{8})?$/, '')).sort()).toEqual([
+      'MonitoringListInventoryErrorsAlarm',
+      'MonitoringListInventoryThrottlesAlarm',
+      'RolloutListInventoryNewVersionErrorsAlarm',
+    ]);
+    expect(JSON.stringify(alarms())).not.toContain('"MetricName":"Duration"');
+    for (const [id, properties] of onList) {
+      const evaluated = evaluatedAlarm(properties);
+      // The list starts at the end of period 0 and is cut off in period `arrives`; the function is busy, so every
+      // period has a good point of other invocations.
+      const arrives = Math.ceil(LIST_INVENTORY_TIMEOUT_SECONDS / (properties.Period as number));
+      const busy = Array.from({ length: arrives + 1 }, () => ({ m: 0 }));
+      const states = evaluated.run(busy, 'OK', [{ stamped: 0, arrives, data: { m: 1 } }]);
+      expect({ id, before: states.slice(0, arrives), atArrival: states[arrives] }).toEqual({
+        id,
+        before: Array(arrives).fill('OK'),
+        atArrival: 'ALARM',
+      });
+    }
   });
 
   /**

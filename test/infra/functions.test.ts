@@ -239,7 +239,7 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     });
   });
 
-  it.each(FUNCTION_IDS.filter((id) => id !== 'AuthorizerFunction'))(
+  it.each(FUNCTION_IDS)(
     'moves the live alias of %s through CodeDeploy, rolling back on failure, stop or alarm',
     (id) => {
       expect(groupOf(id)).toMatchObject({
@@ -273,12 +273,15 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       ]?.Properties as Record<string, unknown>;
       const fnRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', id) };
       const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
+      // The list's Errors come at its end, stamped with its start: its gate reads back past its timeout.
+      const period = stage === 'production' ? 60 : 300;
       expect(alarm).toMatchObject({
         Namespace: 'AWS/Lambda',
         MetricName: 'Errors',
         Statistic: 'Sum',
         Threshold: 1,
-        EvaluationPeriods: 1,
+        EvaluationPeriods: id === 'ListInventoryFunction' ? Math.ceil(LIST_INVENTORY_TIMEOUT_SECONDS / period) + 1 : 1,
+        DatapointsToAlarm: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
       });
@@ -312,7 +315,7 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     const gates = (t: Template) => {
       const all = t.toJSON().Resources as Record<string, RawResource>;
       return Object.fromEntries(
-        FUNCTION_IDS.filter((id) => id !== 'AuthorizerFunction').map((id) => {
+        FUNCTION_IDS.map((id) => {
           const alias = all[logicalIdStartingWith(t, 'AWS::Lambda::Alias', id)] as RawResource;
           const groupId = (alias.UpdatePolicy as AliasUpdatePolicy).CodeDeployLambdaAliasUpdate.DeploymentGroupName.Ref;
           const { Alarms } = (all[groupId] as RawResource).Properties.AlarmConfiguration as {
@@ -357,12 +360,51 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
     expect((alias as RawResource & { DependsOn?: string[] }).DependsOn).toContain(groupRef);
   });
 
-  it("gates the authorizer's deploy on no alarm (its refused keys are Lambda Errors) but on the pre-traffic hook", () => {
-    expect(groupOf('AuthorizerFunction').AlarmConfiguration).toEqual({ Enabled: false });
-    expect(groupOf('AuthorizerFunction').AutoRollbackConfiguration).toEqual({
-      Enabled: true,
-      Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST'],
+  /**
+   * The authorizer's Lambda `Errors` count refused keys (a thrown `Unauthorized`), so its gate is the count of keys
+   * it could not check, as its executed version emits it (functions/observability/metrics.ts, countForThisVersion).
+   */
+  it("gates the authorizer's deploy on its new version's own AuthorizerUnavailable, beside the stage-wide count", () => {
+    const group = groupOf('AuthorizerFunction');
+    const alarmId = only((group.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms).Name.Ref;
+    expect(group.AlarmConfiguration).toMatchObject({ Enabled: true });
+    expect(alarmId).toMatch(/^RolloutAuthorizerNewVersionUnavailableAlarm[0-9A-F]{8}V[0-9A-F]{8}$/);
+    const alarm = resources()[alarmId]?.Properties as Record<string, unknown>;
+    const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', 'AuthorizerFunctionCurrentVersion');
+    const stageWide = [
+      { Name: 'service', Value: 'pet-store-inventory' },
+      { Name: 'stage', Value: stage },
+    ];
+    expect(alarm).toMatchObject({
+      Namespace: 'PetStoreInventory',
+      MetricName: 'AuthorizerUnavailable',
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      TreatMissingData: 'notBreaching',
     });
+    expect(alarm.Dimensions).toEqual([
+      ...stageWide,
+      { Name: 'version', Value: { 'Fn::GetAtt': [versionId, 'Version'] } },
+    ]);
+    // The stage-wide alarm reads the same metric under the stage's dimensions alone, which the function still emits.
+    const stageAlarm = Object.entries(resourcesOfType(template(), 'AWS::CloudWatch::Alarm')).find(([id]) =>
+      id.startsWith('MonitoringAuthorizerUnavailableAlarm'),
+    )?.[1];
+    const stageMetric = (stageAlarm?.Metrics as { MetricStat: { Metric: unknown } }[] | undefined)?.[0]?.MetricStat;
+    expect(stageMetric?.Metric).toEqual({
+      Namespace: 'PetStoreInventory',
+      MetricName: 'AuthorizerUnavailable',
+      Dimensions: stageWide,
+    });
+    // As CloudWatch evaluates it: one key the new version could not check stops the deployment; none is OK.
+    const evaluated = evaluatedAlarm(alarm);
+    expect(evaluated.run([{ m: 1 }], 'OK')).toEqual(['ALARM']);
+    expect(evaluated.run(evaluated.quiet(), 'OK').at(-1)).toBe('OK');
+    const stageEvaluated = evaluatedAlarm(stageAlarm as Record<string, unknown>);
+    const oneFailure = Object.fromEntries(stageEvaluated.metricIds.map((id) => [id, 1]));
+    expect(stageEvaluated.run([oneFailure], 'OK')).toEqual(['ALARM']);
   });
 
   /**

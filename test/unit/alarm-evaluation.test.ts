@@ -85,6 +85,21 @@ describe('alarm evaluation as CloudWatch documents it (alarms-and-missing-data, 
     expect(once.run([bad, good], 'OK')).toEqual(['ALARM', 'OK']);
   });
 
+  it('takes late data into the period it was stamped in, from the evaluation of the period it arrives in', () => {
+    // A point stamped in period 0 that arrives in period 14, every period between holding a good point.
+    const busy = Array.from({ length: 16 }, () => good);
+    const late = [{ stamped: 0, arrives: 14, data: bad }];
+    const once = plainAlarm({ EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+    expect(once.run(busy, 'OK', late)).toEqual(Array(16).fill('OK'));
+    const reaching = plainAlarm({ EvaluationPeriods: 15, DatapointsToAlarm: 1 });
+    const states = reaching.run(busy, 'OK', late);
+    expect(states.slice(0, 14)).toEqual(Array(14).fill('OK'));
+    expect(states[14]).toBe('ALARM');
+    // In a period that has its own point, a late Sum adds to it.
+    const two = plainAlarm({ Threshold: 2, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+    expect(two.run([bad, {}], 'OK', [{ stamped: 0, arrives: 1, data: bad }])).toEqual(['OK', 'ALARM']);
+  });
+
   it('keeps its state with ignore while too few real points are there, and goes to INSUFFICIENT_DATA with missing when none are', () => {
     const run = periods('X X X - - - - -');
     expect(plainAlarm({ TreatMissingData: 'ignore' }).run(run).at(-1)).toBe('ALARM');
