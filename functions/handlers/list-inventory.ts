@@ -7,8 +7,8 @@ import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config
 import type { StreamedApiResult } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { batchesOf, inventoryListChunks } from '../inventory/json';
-import { type ListQuery, parseListQuery } from '../inventory/list-query';
-import type { InventoryRepository } from '../inventory/repository';
+import { parseListQuery } from '../inventory/list-query';
+import type { InventoryRepository, ListOptions } from '../inventory/repository';
 import type { InventoryItem } from '../inventory/types';
 import { metrics } from '../observability/metrics';
 import { InventoryTable } from '../store/inventory-table';
@@ -80,7 +80,7 @@ async function* endingWith(chunks: AsyncIterable<string>, done: () => void): Asy
 }
 
 /** One page, read whole before it is sent; one entry more than asked tells whether another page follows. */
-async function onePage(repository: InventoryRepository, query: ListQuery & { limit: number }): Promise<ListAnswer> {
+async function onePage(repository: InventoryRepository, query: ListOptions & { limit: number }): Promise<ListAnswer> {
   const items: InventoryItem[] = [];
   for await (const batch of repository.list({ ...query, limit: query.limit + 1 })) items.push(...batch);
   const page = items.slice(0, query.limit);
@@ -97,7 +97,7 @@ async function onePage(repository: InventoryRepository, query: ListQuery & { lim
 }
 
 /** The whole list, streamed; its first batch is read first, so a list that cannot start is an Error body. */
-async function wholeList(repository: InventoryRepository, query: ListQuery): Promise<ListAnswer> {
+async function wholeList(repository: InventoryRepository, query: ListOptions): Promise<ListAnswer> {
   const batches = repository.list(query)[Symbol.asyncIterator]();
   const first = await batches.next();
   metrics.addMetric(METRIC_NAMES.inventoryListStreamStarted, 'Count', 1);
