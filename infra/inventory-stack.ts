@@ -33,7 +33,7 @@ import { Monitoring } from './constructs/monitoring';
 import { PreTrafficHook } from './constructs/pre-traffic-hook';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
-import { attributeType, tableDefaults } from './constructs/table-defaults';
+import { keyAttribute, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
 /** Properties of an {@link InventoryStack}. */
@@ -121,11 +121,11 @@ export class InventoryStack extends Stack {
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...stateful,
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
-      partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
+      partitionKey: keyAttribute(API_KEYS_TABLE_KEY),
     });
     this.idempotencyTable = new Table(this, 'IdempotencyTable', {
       ...stateful,
-      partitionKey: { name: IDEMPOTENCY_TABLE_KEY.name, type: attributeType(IDEMPOTENCY_TABLE_KEY.type) },
+      partitionKey: keyAttribute(IDEMPOTENCY_TABLE_KEY),
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
 
@@ -191,7 +191,7 @@ export class InventoryStack extends Stack {
     const table = new Table(this, 'InventoryTable', {
       ...tableDefaults(config.stateful),
       maxReadRequestUnits: config.maxReadRequestUnits.inventory,
-      partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
+      partitionKey: keyAttribute(INVENTORY_TABLE_KEY),
       // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
       stream: StreamViewType[INVENTORY_STREAM_VIEW],
     });
@@ -199,11 +199,8 @@ export class InventoryStack extends Stack {
     // its own read cap bounds what lists cost.
     table.addGlobalSecondaryIndex({
       indexName: INVENTORY_LIST_INDEX.name,
-      partitionKey: {
-        name: INVENTORY_LIST_INDEX.partition.name,
-        type: attributeType(INVENTORY_LIST_INDEX.partition.type),
-      },
-      sortKey: { name: INVENTORY_LIST_INDEX.sort.name, type: attributeType(INVENTORY_LIST_INDEX.sort.type) },
+      partitionKey: keyAttribute(INVENTORY_LIST_INDEX.partition),
+      sortKey: keyAttribute(INVENTORY_LIST_INDEX.sort),
       projectionType: ProjectionType.INCLUDE,
       nonKeyAttributes: [...INVENTORY_LIST_INDEX.projected],
       maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
