@@ -1,7 +1,6 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
@@ -36,7 +35,6 @@ import { SelfCheck } from './constructs/self-check';
 import { keyAttribute, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
-/** Properties of an {@link InventoryStack}. */
 export interface InventoryStackProps extends Omit<StackProps, 'env'> {
   config: StageConfig;
 }
@@ -47,10 +45,7 @@ interface TableGrant {
   on: 'table' | 'listIndex' | 'idempotencyTable';
 }
 
-/**
- * The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls, and on
- * what. The list Queries the list index (`table/<name>/index/<index>`) and never reads the table itself.
- */
+/** The DynamoDB actions each kind of table access makes, and on what: the list only Queries its index. */
 export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>> = {
   'inventory:read': [{ actions: ['dynamodb:Query'], on: 'listIndex' }],
   'inventory:get': [{ actions: ['dynamodb:GetItem'], on: 'table' }],
@@ -65,22 +60,14 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
   ],
 };
 
-/** The authorizer looks a key up by its hash, nothing else. */
-export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
-
 /** The stage-wide settings every function of the stack shares. */
 type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'>;
 
 /**
- * One stage of the pet store inventory service: the inventory and API-key tables, one function per route plus the
- * authorizer (each invoked through its `live` alias, shifted by CodeDeploy), the REST API with its `v1` stage
- * (behind a WAF web ACL where the stage configures one), the stock change history (the inventory table's stream, a
- * history function and its table), and the alarms and dashboard watching them. It needs the account stack of its
- * account and region (API Gateway's CloudWatch role) deployed first; the app adds that dependency.
- *
- * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `History/Table`) must never change: a new ID is a
- * new table. Every part is created in this stack's scope or in a construct of its own directly under it, so each
- * resource keeps the logical ID its path gives it.
+ * One stage: the tables, a function per route plus the authorizer (each behind a `live` alias that CodeDeploy
+ * shifts), the REST API (behind a web ACL where configured), the stock history, the self-check and the alarms.
+ * The construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `IdempotencyTable`, `History/Table`) must never
+ * change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
   readonly config: StageConfig;
@@ -136,23 +123,13 @@ export class InventoryStack extends Stack {
       stage: config.stage,
       retentionDays: config.history.retentionDays,
       maxReadRequestUnits: config.maxReadRequestUnits.history,
-      removalPolicy: config.stateful.removalPolicy,
-      deletionProtection: config.stateful.deletionProtection,
+      ...config.stateful,
       logRetention: config.logRetention,
       logLevel: config.logLevel,
     });
     this.functions.set(HISTORY_FUNCTION, this.history.function);
 
-    this.api = new InventoryApi(this, 'InventoryApi', {
-      routeFunctions: new Map<string, IFunction>([...routeFunctions].map(([name, fn]) => [name, fn.live])),
-      authorizerFunction: authorizer.live,
-      authorizerCacheTtlSeconds: config.authorizerCacheTtlSeconds,
-      throttling: config.throttling,
-      accessLogRetention: config.logRetention,
-      accessLogRemovalPolicy: config.stateful.removalPolicy,
-      corsOrigins: config.corsOrigins,
-      ...(config.customDomain ? { customDomain: config.customDomain } : {}),
-    });
+    this.api = new InventoryApi(this, 'InventoryApi', { ...config, routeFunctions, authorizerFunction: authorizer });
     this.firewall = this.addFirewall();
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
@@ -224,7 +201,7 @@ export class InventoryStack extends Stack {
         description: `${route.method} ${route.path} (${route.operationId})`,
         environment: this.routeEnvironment(route),
         ...(route.operationId === 'listInventory' ? this.listSizing() : {}),
-        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+        timeout: route.timeoutSeconds ? Duration.seconds(route.timeoutSeconds) : undefined,
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
       for (const access of route.access)
@@ -258,11 +235,11 @@ export class InventoryStack extends Stack {
     const concurrency = this.config.listReservedConcurrency;
     return {
       memorySize: LIST_INVENTORY_MEMORY_MB,
-      ...(typeof concurrency === 'number' ? { reservedConcurrentExecutions: concurrency } : {}),
+      reservedConcurrentExecutions: typeof concurrency === 'number' ? concurrency : undefined,
     };
   }
 
-  /** The TOKEN authorizer's function: it may only look a key up. */
+  /** The TOKEN authorizer's function: it may only look a key up by its hash. */
   private addAuthorizer(defaults: FunctionDefaults): InventoryFunction {
     const authorizer = new InventoryFunction(this, 'AuthorizerFunction', {
       ...defaults,
@@ -271,7 +248,7 @@ export class InventoryStack extends Stack {
       timeout: Duration.seconds(AUTHORIZER_TIMEOUT_SECONDS),
       environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName, [ENV.stage]: this.config.stage },
     });
-    this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
+    this.apiKeysTable.grant(authorizer, 'dynamodb:GetItem');
     this.functions.set(AUTHORIZER_HANDLER, authorizer);
     return authorizer;
   }
