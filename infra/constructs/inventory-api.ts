@@ -179,33 +179,23 @@ export class InventoryApi extends Construct {
   }
 
   /**
-   * Unknown paths answer 404 and known paths with another method 405 (with `Allow`), after the authorizer, the way
-   * the local gateway answers: an ANY method on every resource without routes and on `{proxy+}` (404), and an ANY
-   * method beside the routes of each route resource (405).
+   * After the authorizer, as the local gateway answers: an ANY method answering 405 (with `Allow`) beside each
+   * resource's routes, and 404 on every resource without routes and on `{proxy+}`.
    */
   private addFallbackMethods(corsOrigins: readonly string[]): void {
     const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
-    // A browser reads these answers as it reads the functions' and the gateway responses' (same CORS headers).
+    const notFoundBody = errorTemplate(notFound.code, notFound.message);
     const cors = gatewayCorsHeaders(corsOrigins);
-    const routePaths = new Set(ROUTES.map((route) => route.path));
     for (const path of apiResourcePaths()) {
       const resource = this.api.root.resourceForPath(path);
-      if (routePaths.has(path)) {
-        const allow = allowedMethods(path).join(', ');
-        addMockMethod(resource, 405, errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow)), {
-          ...cors,
-          Allow: allow,
-        });
-      } else {
-        addMockMethod(resource, notFound.status, errorTemplate(notFound.code, notFound.message), cors);
+      const allow = allowedMethods(path).join(', ');
+      if (!allow) addMockMethod(resource, notFound.status, notFoundBody, cors);
+      else {
+        const body = errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow));
+        addMockMethod(resource, 405, body, { ...cors, Allow: allow });
       }
     }
-    addMockMethod(
-      this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)),
-      notFound.status,
-      errorTemplate(notFound.code, notFound.message),
-      cors,
-    );
+    addMockMethod(this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)), notFound.status, notFoundBody, cors);
   }
 
   private acknowledgeNagFindings(): void {
