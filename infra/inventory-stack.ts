@@ -73,19 +73,16 @@ export class InventoryStack extends Stack {
   readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
-  /** The first answers to PATCHes sent with an Idempotency-Key, kept 24 h (TTL). */
+  /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
   readonly idempotencyTable: Table;
   readonly history: InventoryHistory;
   /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
   readonly monitoring: Monitoring;
-  /** Calls the stage as a client after each deployment; a failed check rolls the deployment back. */
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
-  /** CodeDeploy's BeforeAllowTraffic hook of every deployment group. */
   readonly preTrafficHook: PreTrafficHook;
-  /** The web ACL in front of the stage, where the stage configures one. */
   readonly firewall?: InventoryFirewall;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
@@ -131,19 +128,17 @@ export class InventoryStack extends Stack {
 
     this.api = new InventoryApi(this, 'InventoryApi', { ...config, routeFunctions, authorizerFunction: authorizer });
     this.firewall = this.addFirewall();
+    this.monitoring = this.addMonitoring(routeFunctions, authorizer);
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
       // The check is of the stage as clients reach it: after the web ACL is attached.
       after: this.firewall ? [this.firewall] : [],
       apiKeysTable: this.apiKeysTable,
+      alarmTopic: this.monitoring.topic,
+      alarmOnCallTopic: config.alarms.topicArn !== undefined,
+      alarmDeliveryRequired: config.alarms.destinationRequired,
       ...functionDefaults,
-    });
-    this.monitoring = this.addMonitoring(routeFunctions, authorizer);
-    this.selfCheck.checkAlarmDelivery({
-      topic: this.monitoring.topic,
-      onCallTopic: config.alarms.topicArn !== undefined,
-      required: config.alarms.destinationRequired,
     });
 
     this.preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
@@ -172,8 +167,7 @@ export class InventoryStack extends Stack {
       // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
       stream: StreamViewType[INVENTORY_STREAM_VIEW],
     });
-    // The list's ordered read path (functions/store/inventory-table.ts): only what the list answers is projected, and
-    // its own read cap bounds what lists cost.
+    // The list's ordered read path, with its own read cap bounding what lists cost.
     table.addGlobalSecondaryIndex({
       indexName: INVENTORY_LIST_INDEX.name,
       partitionKey: keyAttribute(INVENTORY_LIST_INDEX.partition),
@@ -253,7 +247,7 @@ export class InventoryStack extends Stack {
     return authorizer;
   }
 
-  /** The web ACL in front of the stage where the stage configures one; elsewhere, cdk-nag is told why there is none. */
+  /** The web ACL where the stage configures one; elsewhere, cdk-nag is told why there is none. */
   private addFirewall(): InventoryFirewall | undefined {
     const stage = this.api.api.deploymentStage;
     if (this.config.firewall)
@@ -265,9 +259,8 @@ export class InventoryStack extends Stack {
     Validations.of(stage).acknowledge({
       id: 'AwsSolutions-APIG3',
       reason:
-        'Only production has a WAF web ACL (InventoryFirewall). This stage serves the team and its tests: every ' +
-        'method needs an API key (malformed headers never reach the authorizer), the stage is throttled, and its ' +
-        'tables have a read cap.',
+        'Only production has a web ACL. This stage serves the team and its tests: every method needs an API key, ' +
+        'the stage is throttled, and its tables have a read cap.',
     });
     return undefined;
   }

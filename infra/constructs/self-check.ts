@@ -26,6 +26,12 @@ export interface SelfCheckProps {
   after?: readonly Construct[];
   /** Where the short-lived key is written. */
   apiKeysTable: ITable;
+  /** The check asks SNS whether the alarms reach anyone (functions/self-check/alarm-delivery.ts). */
+  alarmTopic: ITopic;
+  /** The alarms also publish to a configured on-call topic. */
+  alarmOnCallTopic: boolean;
+  /** Alarms that reach no one fail the deployment; elsewhere they are a warning. */
+  alarmDeliveryRequired: boolean;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
   logLevel?: string;
@@ -68,8 +74,14 @@ export class SelfCheck extends Construct {
     // warns (a failure could only leave the stack UPDATE_ROLLBACK_FAILED).
     const stack = Stack.of(this);
     this.function.addEnvironment(ENV.stackId, stack.stackId);
+    this.function.addEnvironment(ENV.alarmTopicArn, props.alarmTopic.topicArn);
+    this.function.addEnvironment(ENV.alarmOnCallTopic, String(props.alarmOnCallTopic));
+    this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.alarmDeliveryRequired));
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [stack.stackId] }),
+    );
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['sns:ListSubscriptionsByTopic'], resources: [props.alarmTopic.topicArn] }),
     );
 
     const functions = [...props.functions];
@@ -83,6 +95,8 @@ export class SelfCheck extends Construct {
         ...functions,
         ...functions.flatMap((fn) => (fn.role ? [fn.role] : [])),
         ...(props.after ?? []),
+        // Its subscriptions too.
+        props.alarmTopic,
       ],
     });
     // The trigger's provider, a function CDK adds once per stack, would log to a group Lambda creates and keeps
@@ -101,26 +115,6 @@ export class SelfCheck extends Construct {
       Lazy.string({ produce: () => stackFingerprint(Stack.of(this), triggerResource) }),
     );
   }
-
-  /** The check also asks SNS whether the alarms reach anyone (functions/self-check/alarm-delivery.ts). */
-  checkAlarmDelivery(props: AlarmDeliveryCheckProps): void {
-    this.function.addEnvironment(ENV.alarmTopicArn, props.topic.topicArn);
-    this.function.addEnvironment(ENV.alarmOnCallTopic, String(props.onCallTopic));
-    this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.required));
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['sns:ListSubscriptionsByTopic'], resources: [props.topic.topicArn] }),
-    );
-    this.trigger.executeAfter(props.topic);
-  }
-}
-
-export interface AlarmDeliveryCheckProps {
-  /** The stage's alarm topic (its subscriptions included: the check runs after they are deployed). */
-  topic: ITopic;
-  /** The alarms also publish to a configured on-call topic. */
-  onCallTopic: boolean;
-  /** Alarms that reach no one fail the deployment (production); elsewhere they are a warning. */
-  required: boolean;
 }
 
 /**
