@@ -179,64 +179,33 @@ export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<strin
   };
 }
 
-const PLACEHOLDERS: Readonly<Record<string, string>> = {
-  '{requestId}': '$context.requestId',
-  '{responseType}': '$context.error.responseType',
-  '{method}': '$context.httpMethod',
-};
+/** The `$context` variables the templates use, for the placeholders of a message. */
+const PLACEHOLDERS = {
+  '{requestId}': 'requestId',
+  '{responseType}': 'error.responseType',
+  '{method}': 'httpMethod',
+} as const;
+
+export type TemplateContext = Partial<Record<(typeof PLACEHOLDERS)[keyof typeof PLACEHOLDERS], string>>;
 
 /** The Error body as a mapping template, with the placeholders of `message` as `$context` variables. */
 export function errorTemplate(code: ErrorCode, message: string): string {
   let template = JSON.stringify({ code, message, status: ERROR_CODES[code] });
   for (const [placeholder, variable] of Object.entries(PLACEHOLDERS)) {
-    template = template.replaceAll(placeholder, variable);
+    template = template.replaceAll(placeholder, `$context.${variable}`);
   }
   return template;
 }
 
 /**
- * The `$context` variables a gateway response template may use: the data-transformation variables of "Variables for
- * data transformations for API Gateway"
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html).
- * `status`, `responseLength` and the latencies are access-logging only.
- */
-export const TEMPLATE_CONTEXT_VARIABLES = [
-  'accountId',
-  'apiId',
-  'authorizer.principalId',
-  'awsEndpointRequestId',
-  'deploymentId',
-  'domainName',
-  'domainPrefix',
-  'error.message',
-  'error.messageString',
-  'error.responseType',
-  'error.validationErrorString',
-  'extendedRequestId',
-  'httpMethod',
-  'identity.sourceIp',
-  'identity.userAgent',
-  'path',
-  'protocol',
-  'requestId',
-  'requestTime',
-  'requestTimeEpoch',
-  'resourceId',
-  'resourcePath',
-  'stage',
-] as const;
-
-export type TemplateContext = Partial<Record<(typeof TEMPLATE_CONTEXT_VARIABLES)[number], string>>;
-
-/**
- * Renders a gateway response (or mock integration) template the way API Gateway substitutes it: every
- * `$context.<name>` is replaced by its value (an unset variable by the empty string). Throws on a variable a
- * gateway response template cannot use, so a template that relies on one fails its tests instead of a stage.
+ * Renders a template the way API Gateway substitutes a gateway response's: every `$context.<name>` by its value (an
+ * unset one by nothing). Throws on any variable {@link errorTemplate} does not write, such as the access-logging-only
+ * `$context.status` ("Variables for data transformations for API Gateway").
  */
 export function renderTemplate(template: string, context: TemplateContext): string {
-  const allowed = new Set<string>(TEMPLATE_CONTEXT_VARIABLES);
+  const allowed = new Set<string>(Object.values(PLACEHOLDERS));
   return template.replace(/\$context\.([A-Za-z]+(?:\.[A-Za-z]+)*)/g, (_match, name: string) => {
-    if (!allowed.has(name)) throw new Error(`$context.${name} is not available in a gateway response template`);
+    if (!allowed.has(name)) throw new Error(`$context.${name} is not available in a gateway response template here`);
     return context[name as keyof TemplateContext] ?? '';
   });
 }
