@@ -276,6 +276,9 @@ function addMockMethod(
 ): void {
   const headers = { ...COMMON_HEADERS, ...extraHeaders };
   const statusCode = String(status);
+  // The method response declares each header the integration response sets.
+  const parameters = <T>(value: (headerValue: string) => T): Record<string, T> =>
+    Object.fromEntries(Object.entries(headers).map(([name, v]) => [`method.response.header.${name}`, value(v)]));
   resource.addMethod(
     'ANY',
     new MockIntegration({
@@ -286,31 +289,18 @@ function addMockMethod(
       integrationResponses: [
         {
           statusCode,
-          responseParameters: Object.fromEntries(
-            Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
-          ),
+          responseParameters: parameters(literal),
           responseTemplates: { 'application/json': template },
         },
       ],
     }),
     {
-      methodResponses: [
-        {
-          statusCode,
-          responseParameters: Object.fromEntries(
-            Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
-          ),
-        },
-      ],
+      methodResponses: [{ statusCode, responseParameters: parameters(() => true) }],
     },
   );
 }
 
 /** `BAD_REQUEST_BODY` -> `BadRequestBody`. */
 function toConstructId(type: string): string {
-  return type
-    .toLowerCase()
-    .split('_')
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
+  return type.toLowerCase().replace(/(?:^|_)([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
