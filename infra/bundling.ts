@@ -4,16 +4,11 @@ import { type BundlingOptions, OutputFormat, SourceMapMode } from 'aws-cdk-lib/a
 /** Repository root (infra/ lives one level below it). */
 export const PROJECT_ROOT = join(import.meta.dirname, '..');
 
-/** The module that replaces the SDK's default credential chain in Lambda bundles (see its TSDoc). */
-export const LAMBDA_CREDENTIALS_MODULE = join(PROJECT_ROOT, 'functions', 'store', 'lambda-credentials.ts');
-
 /**
- * How every function is bundled (locally with esbuild, never Docker). CJS with `module` before `main` gives the
- * smallest bundle that loads fastest; the SDK is bundled so each function ships the version it was tested with,
- * with credentials read from the environment only (the alias). The linked source map ships in each asset
- * (`index.js.map`) but is not loaded at run time: `--enable-source-maps` would cost every cold start, and more an
- * instance's first failed DynamoDB call (measured in docs/performance.md, "Source maps"); a logged stack is mapped
- * to the TypeScript afterwards with `npm run cli -- stack map` (docs/deploying.md).
+ * How every function is bundled (esbuild, never Docker): CJS with `module` before `main` loads fastest. The SDK is
+ * bundled, so each function ships the version it was tested with, with credentials from the environment only
+ * (functions/store/lambda-credentials.ts). The source map ships but is not loaded, which would cost every cold start
+ * (docs/performance.md, "Source maps"); `npm run cli -- stack map` maps a logged stack.
  */
 export const BUNDLING: BundlingOptions = {
   minify: true,
@@ -26,10 +21,7 @@ export const BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
   externalModules: [],
   forceDockerBundling: false,
-  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS_MODULE },
+  esbuildArgs: {
+    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'functions', 'store', 'lambda-credentials.ts'),
+  },
 };
-
-/** The entry file of a handler module. */
-export function handlerEntry(handler: string): string {
-  return join(PROJECT_ROOT, 'functions', 'handlers', `${handler}.ts`);
-}

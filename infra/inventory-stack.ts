@@ -1,7 +1,6 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
@@ -34,10 +33,9 @@ import { Monitoring } from './constructs/monitoring';
 import { PreTrafficHook } from './constructs/pre-traffic-hook';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
-import { attributeType, tableDefaults } from './constructs/table-defaults';
+import { keyAttribute, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
-/** Properties of an {@link InventoryStack}. */
 export interface InventoryStackProps extends Omit<StackProps, 'env'> {
   config: StageConfig;
 }
@@ -48,10 +46,7 @@ interface TableGrant {
   on: 'table' | 'listIndex' | 'idempotencyTable';
 }
 
-/**
- * The DynamoDB actions behind each kind of table access, and nothing more: what each handler actually calls, and on
- * what. The list Queries the list index (`table/<name>/index/<index>`) and never reads the table itself.
- */
+/** The DynamoDB actions each kind of table access makes, and on what: the list only Queries its index. */
 export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>> = {
   'inventory:read': [{ actions: ['dynamodb:Query'], on: 'listIndex' }],
   'inventory:get': [{ actions: ['dynamodb:GetItem'], on: 'table' }],
@@ -66,40 +61,29 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
   ],
 };
 
-/** The authorizer looks a key up by its hash, nothing else. */
-export const AUTHORIZER_TABLE_ACTIONS: readonly string[] = ['dynamodb:GetItem'];
-
 /** The stage-wide settings every function of the stack shares. */
 type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'>;
 
 /**
- * One stage of the pet store inventory service: the inventory and API-key tables, one function per route plus the
- * authorizer (each invoked through its `live` alias, shifted by CodeDeploy), the REST API with its `v1` stage
- * (behind a WAF web ACL where the stage configures one), the stock change history (the inventory table's stream, a
- * history function and its table), and the alarms and dashboard watching them. It needs the account stack of its
- * account and region (API Gateway's CloudWatch role) deployed first; the app adds that dependency.
- *
- * Construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `History/Table`) must never change: a new ID is a
- * new table. Every part is created in this stack's scope or in a construct of its own directly under it, so each
- * resource keeps the logical ID its path gives it.
+ * One stage: the tables, a function per route plus the authorizer (each behind a `live` alias that CodeDeploy
+ * shifts), the REST API (behind a web ACL where configured), the stock history, the self-check and the alarms.
+ * The construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `IdempotencyTable`, `History/Table`) must never
+ * change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
   readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
-  /** The first answers to PATCHes sent with an Idempotency-Key, kept 24 h (TTL). */
+  /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
   readonly idempotencyTable: Table;
   readonly history: InventoryHistory;
   /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
   readonly monitoring: Monitoring;
-  /** Calls the stage as a client after each deployment; a failed check rolls the deployment back. */
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
-  /** CodeDeploy's BeforeAllowTraffic hook of every deployment group. */
   readonly preTrafficHook: PreTrafficHook;
-  /** The web ACL in front of the stage, where the stage configures one. */
   readonly firewall?: InventoryFirewall;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
@@ -122,11 +106,11 @@ export class InventoryStack extends Stack {
     this.apiKeysTable = new Table(this, 'ApiKeysTable', {
       ...stateful,
       maxReadRequestUnits: config.maxReadRequestUnits.apiKeys,
-      partitionKey: { name: API_KEYS_TABLE_KEY.name, type: attributeType(API_KEYS_TABLE_KEY.type) },
+      partitionKey: keyAttribute(API_KEYS_TABLE_KEY),
     });
     this.idempotencyTable = new Table(this, 'IdempotencyTable', {
       ...stateful,
-      partitionKey: { name: IDEMPOTENCY_TABLE_KEY.name, type: attributeType(IDEMPOTENCY_TABLE_KEY.type) },
+      partitionKey: keyAttribute(IDEMPOTENCY_TABLE_KEY),
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
 
@@ -137,37 +121,25 @@ export class InventoryStack extends Stack {
       stage: config.stage,
       retentionDays: config.history.retentionDays,
       maxReadRequestUnits: config.maxReadRequestUnits.history,
-      removalPolicy: config.stateful.removalPolicy,
-      deletionProtection: config.stateful.deletionProtection,
+      ...config.stateful,
       logRetention: config.logRetention,
       logLevel: config.logLevel,
     });
     this.functions.set(HISTORY_FUNCTION, this.history.function);
 
-    this.api = new InventoryApi(this, 'InventoryApi', {
-      routeFunctions: new Map<string, IFunction>([...routeFunctions].map(([name, fn]) => [name, fn.live])),
-      authorizerFunction: authorizer.live,
-      authorizerCacheTtlSeconds: config.authorizerCacheTtlSeconds,
-      throttling: config.throttling,
-      accessLogRetention: config.logRetention,
-      accessLogRemovalPolicy: config.stateful.removalPolicy,
-      corsOrigins: config.corsOrigins,
-      ...(config.customDomain ? { customDomain: config.customDomain } : {}),
-    });
+    this.api = new InventoryApi(this, 'InventoryApi', { ...config, routeFunctions, authorizerFunction: authorizer });
     this.firewall = this.addFirewall();
+    this.monitoring = this.addMonitoring(routeFunctions, authorizer);
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
       // The check is of the stage as clients reach it: after the web ACL is attached.
       after: this.firewall ? [this.firewall] : [],
       apiKeysTable: this.apiKeysTable,
+      alarmTopic: this.monitoring.topic,
+      alarmOnCallTopic: config.alarms.topicArn !== undefined,
+      alarmDeliveryRequired: config.alarms.destinationRequired,
       ...functionDefaults,
-    });
-    this.monitoring = this.addMonitoring(routeFunctions, authorizer);
-    this.selfCheck.checkAlarmDelivery({
-      topic: this.monitoring.topic,
-      onCallTopic: config.alarms.topicArn !== undefined,
-      required: config.alarms.destinationRequired,
     });
 
     this.preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
@@ -198,19 +170,15 @@ export class InventoryStack extends Stack {
     const table = new Table(this, 'InventoryTable', {
       ...tableDefaults(config.stateful),
       maxReadRequestUnits: config.maxReadRequestUnits.inventory,
-      partitionKey: { name: INVENTORY_TABLE_KEY.name, type: attributeType(INVENTORY_TABLE_KEY.type) },
+      partitionKey: keyAttribute(INVENTORY_TABLE_KEY),
       // Every write, whoever makes it, reaches the history: before and after images carry the change and its origin.
       stream: StreamViewType[INVENTORY_STREAM_VIEW],
     });
-    // The list's ordered read path (functions/store/inventory-table.ts): only what the list answers is projected, and
-    // its own read cap bounds what lists cost.
+    // The list's ordered read path, with its own read cap bounding what lists cost.
     table.addGlobalSecondaryIndex({
       indexName: INVENTORY_LIST_INDEX.name,
-      partitionKey: {
-        name: INVENTORY_LIST_INDEX.partition.name,
-        type: attributeType(INVENTORY_LIST_INDEX.partition.type),
-      },
-      sortKey: { name: INVENTORY_LIST_INDEX.sort.name, type: attributeType(INVENTORY_LIST_INDEX.sort.type) },
+      partitionKey: keyAttribute(INVENTORY_LIST_INDEX.partition),
+      sortKey: keyAttribute(INVENTORY_LIST_INDEX.sort),
       projectionType: ProjectionType.INCLUDE,
       nonKeyAttributes: [...INVENTORY_LIST_INDEX.projected],
       maxReadRequestUnits: config.maxReadRequestUnits.inventoryListIndex,
@@ -234,7 +202,7 @@ export class InventoryStack extends Stack {
         description: `${route.method} ${route.path} (${route.operationId})`,
         environment: this.routeEnvironment(route),
         ...(route.operationId === 'listInventory' ? this.listSizing() : {}),
-        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+        timeout: route.timeoutSeconds ? Duration.seconds(route.timeoutSeconds) : undefined,
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
       for (const access of route.access)
@@ -268,11 +236,11 @@ export class InventoryStack extends Stack {
     const concurrency = this.config.listReservedConcurrency;
     return {
       memorySize: LIST_INVENTORY_MEMORY_MB,
-      ...(typeof concurrency === 'number' ? { reservedConcurrentExecutions: concurrency } : {}),
+      reservedConcurrentExecutions: typeof concurrency === 'number' ? concurrency : undefined,
     };
   }
 
-  /** The TOKEN authorizer's function: it may only look a key up. */
+  /** The TOKEN authorizer's function: it may only look a key up by its hash. */
   private addAuthorizer(defaults: FunctionDefaults): InventoryFunction {
     const authorizer = new InventoryFunction(this, 'AuthorizerFunction', {
       ...defaults,
@@ -281,12 +249,12 @@ export class InventoryStack extends Stack {
       timeout: Duration.seconds(AUTHORIZER_TIMEOUT_SECONDS),
       environment: { [ENV.apiKeysTable]: this.apiKeysTable.tableName, [ENV.stage]: this.config.stage },
     });
-    this.apiKeysTable.grant(authorizer, ...AUTHORIZER_TABLE_ACTIONS);
+    this.apiKeysTable.grant(authorizer, 'dynamodb:GetItem');
     this.functions.set(AUTHORIZER_HANDLER, authorizer);
     return authorizer;
   }
 
-  /** The web ACL in front of the stage where the stage configures one; elsewhere, cdk-nag is told why there is none. */
+  /** The web ACL where the stage configures one; elsewhere, cdk-nag is told why there is none. */
   private addFirewall(): InventoryFirewall | undefined {
     const stage = this.api.api.deploymentStage;
     if (this.config.firewall)
@@ -298,9 +266,8 @@ export class InventoryStack extends Stack {
     Validations.of(stage).acknowledge({
       id: 'AwsSolutions-APIG3',
       reason:
-        'Only production has a WAF web ACL (InventoryFirewall). This stage serves the team and its tests: every ' +
-        'method needs an API key (malformed headers never reach the authorizer), the stage is throttled, and its ' +
-        'tables have a read cap.',
+        'Only production has a web ACL. This stage serves the team and its tests: every method needs an API key, ' +
+        'the stage is throttled, and its tables have a read cap.',
     });
     return undefined;
   }

@@ -23,7 +23,6 @@ export interface DeployedBundle {
   dir: string;
   /** `dir/index.js`, the file Lambda loads. */
   file: string;
-  /** Size of `index.js` in bytes. */
   bytes: number;
 }
 
@@ -35,10 +34,7 @@ export interface DeployedBundles {
   dispose(): void;
 }
 
-/**
- * Synthesizes the staging stack with its real `NodejsFunction` bundling (both stages bundle the same code) into a
- * temporary directory and returns every function's asset, so tests and the benchmark examine exactly what deploys.
- */
+/** Bundles the staging stack's functions as a deploy does (both stages bundle the same code), for tests and bench. */
 export function synthesizeDeployedBundles(): DeployedBundles {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-bundles-'));
   const staging = stackName('staging');

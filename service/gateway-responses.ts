@@ -3,22 +3,12 @@ import { ERROR_CODES, type ErrorCode, RETRY_AFTER_SECONDS } from './error-codes'
 import { ROUTES } from './routes';
 
 /**
- * API Gateway's own answers (the ones no handler produces), in the spec's Error body: the one home of them for the
- * stack, which installs each as a gateway response, and for the local gateway, which renders the very same
- * templates when it meets the same situation.
- *
- * A gateway response template is not VTL: API Gateway only substitutes `$context` variables, stage variables and
- * method request parameters into it ("Gateway responses in API Gateway"). `$context.status` is an access-logging-only
- * variable, so a template cannot read the status it is sent with: every type with a fixed status gets its own
- * response with that status written into the body; see {@link FALLBACK_TYPES} for the two that cannot.
+ * API Gateway's own answers (those no handler makes) in the spec's Error body: the stack installs each as a gateway
+ * response, and the local gateway renders the same templates. A gateway response template only substitutes
+ * `$context` variables ("Gateway responses in API Gateway") and cannot read its own status (`$context.status` is
+ * access-logging only), so each type gets its own response with its status written into the body.
  */
-export interface GatewayResponseSpec extends GatewayAnswer {
-  /** The API Gateway response type. */
-  type: GatewayResponseType;
-}
-
-/** The Error body of one response type, and the headers it adds. */
-export interface GatewayAnswer {
+interface GatewayAnswer {
   code: ErrorCode;
   /** May contain `{requestId}` and `{responseType}`, which become `$context` variables in the template. */
   message: string;
@@ -88,22 +78,14 @@ const ANSWERS = {
 
 export type GatewayResponseType = keyof typeof ANSWERS;
 
-/** Every response type API Gateway documents; each has its answer. */
+/** Every response type API Gateway documents, in the order the stack installs them. */
 export const GATEWAY_RESPONSE_TYPES = Object.keys(ANSWERS) as GatewayResponseType[];
 
-/** Every response type with its answer, in the order the stack installs them. */
-export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = GATEWAY_RESPONSE_TYPES.map((type) => ({
-  type,
-  ...ANSWERS[type],
-}));
-
 /**
- * The fallbacks, for a 4XX/5XX answer of a type that has no response of its own. They are installed without a
- * status code, because a status there rewrites the status of every type not configured on its own; since every
- * documented type is configured, they only meet what API Gateway sends under no documented type, with a status this
- * template cannot know: their body says 400 / 500 (the class) and names the response type in the message.
+ * The fallbacks are installed without a status, which would rewrite that of every type without its own response:
+ * they meet only what API Gateway sends under no documented type, so their body says the class (400 / 500).
  */
-export const FALLBACK_TYPES: readonly GatewayResponseType[] = ['DEFAULT_4XX', 'DEFAULT_5XX'];
+const FALLBACK_TYPES: readonly GatewayResponseType[] = ['DEFAULT_4XX', 'DEFAULT_5XX'];
 
 /**
  * An answer API Gateway makes that no gateway response of this API can shape, so it is not the Error body. Clients
@@ -116,11 +98,8 @@ export interface UnshapedGatewayAnswer {
 }
 
 /**
- * A request outside the stage (`/v2/…`, `/`, anything not under `/v1`) never reaches this API: on the execute-api
- * URL there is no such stage, and API Gateway answers `403 {"message":"Forbidden"}` with `x-amzn-ErrorType:
- * ForbiddenException` ("How do I troubleshoot HTTP 403 errors from API Gateway?",
- * https://repost.aws/knowledge-center/api-gateway-troubleshoot-403-forbidden: a wrong stage name is one of its
- * causes). No gateway response of this API applies, and no CORS header is added.
+ * A request outside the `/v1` stage reaches no API: API Gateway answers this, without CORS headers
+ * (https://repost.aws/knowledge-center/api-gateway-troubleshoot-403-forbidden, a wrong stage name).
  */
 export const OUTSIDE_THE_STAGE: UnshapedGatewayAnswer = {
   status: 403,
@@ -129,13 +108,10 @@ export const OUTSIDE_THE_STAGE: UnshapedGatewayAnswer = {
 };
 
 /**
- * API Gateway's 413 for a request over its size quotas. "Customizing the default gateway response for 413
- * REQUEST_TOO_LARGE isn't currently supported" ("Amazon API Gateway important notes", REST APIs,
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html), so the stack's
- * REQUEST_TOO_LARGE template is installed but not applied (operators report the same: reapit/foundations#4338).
- * A REST API stage was seen answering an 11 MB body with this plain text and no CORS header (an operator's published
- * probe, 2026-10-03); the text for header values over 10,240 bytes is documented nowhere and was not observed, so
- * the local gateway words it alike. Clients go by the status.
+ * API Gateway's 413 for a body over its quota, which no gateway response can shape ("Customizing the default
+ * gateway response for 413 REQUEST_TOO_LARGE isn't currently supported",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html). The text is what a
+ * stage answers, without CORS headers; clients go by the status.
  */
 export const BODY_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
   status: 413,
@@ -143,23 +119,22 @@ export const BODY_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
   body: 'HTTP content length exceeded 10485760 bytes.',
 };
 
-/** See {@link BODY_OVER_GATEWAY_LIMIT}: the same uncustomizable 413, for header values over 10,240 bytes. */
+/** The same 413 for header values over 10,240 bytes, worded alike (its text is documented nowhere). */
 export const HEADERS_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
   status: 413,
   headers: { 'Content-Type': 'text/plain' },
   body: 'HTTP header values exceeded 10240 bytes.',
 };
 
-/** A spec with its status and, for the fallbacks, no status: the stack then keeps API Gateway's own. */
-export interface ResolvedGatewayResponse extends GatewayResponseSpec {
+export interface GatewayResponse extends GatewayAnswer {
+  type: GatewayResponseType;
   /** The status the body claims and the local gateway sends. */
   status: number;
-  /** The status the stack installs; undefined for the fallbacks. */
+  /** The status the stack installs; undefined for the fallbacks, which keep API Gateway's own. */
   installedStatus: number | undefined;
 }
 
-/** The answer of a response type, with its status. */
-export function gatewayResponse(type: GatewayResponseType): ResolvedGatewayResponse {
+export function gatewayResponse(type: GatewayResponseType): GatewayResponse {
   const status = ERROR_CODES[ANSWERS[type].code];
   return { type, ...ANSWERS[type], status, installedStatus: FALLBACK_TYPES.includes(type) ? undefined : status };
 }
@@ -168,10 +143,7 @@ export function gatewayResponse(type: GatewayResponseType): ResolvedGatewayRespo
  * The headers of a gateway response: the ones every response carries, the type's own, and the allowed origin when
  * exactly one is configured (a gateway response cannot echo one of several origins).
  */
-export function gatewayResponseHeaders(
-  spec: GatewayResponseSpec,
-  corsOrigins: readonly string[],
-): Record<string, string> {
+export function gatewayResponseHeaders(spec: GatewayAnswer, corsOrigins: readonly string[]): Record<string, string> {
   return { ...COMMON_HEADERS, ...gatewayCorsHeaders(corsOrigins), ...spec.headers };
 }
 
@@ -207,64 +179,33 @@ export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<strin
   };
 }
 
-const PLACEHOLDERS: Readonly<Record<string, string>> = {
-  '{requestId}': '$context.requestId',
-  '{responseType}': '$context.error.responseType',
-  '{method}': '$context.httpMethod',
-};
+/** The `$context` variables the templates use, for the placeholders of a message. */
+const PLACEHOLDERS = {
+  '{requestId}': 'requestId',
+  '{responseType}': 'error.responseType',
+  '{method}': 'httpMethod',
+} as const;
+
+export type TemplateContext = Partial<Record<(typeof PLACEHOLDERS)[keyof typeof PLACEHOLDERS], string>>;
 
 /** The Error body as a mapping template, with the placeholders of `message` as `$context` variables. */
 export function errorTemplate(code: ErrorCode, message: string): string {
   let template = JSON.stringify({ code, message, status: ERROR_CODES[code] });
   for (const [placeholder, variable] of Object.entries(PLACEHOLDERS)) {
-    template = template.replaceAll(placeholder, variable);
+    template = template.replaceAll(placeholder, `$context.${variable}`);
   }
   return template;
 }
 
 /**
- * The `$context` variables a gateway response template may use: the data-transformation variables of "Variables for
- * data transformations for API Gateway"
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html).
- * `status`, `responseLength` and the latencies are access-logging only.
- */
-export const TEMPLATE_CONTEXT_VARIABLES = [
-  'accountId',
-  'apiId',
-  'authorizer.principalId',
-  'awsEndpointRequestId',
-  'deploymentId',
-  'domainName',
-  'domainPrefix',
-  'error.message',
-  'error.messageString',
-  'error.responseType',
-  'error.validationErrorString',
-  'extendedRequestId',
-  'httpMethod',
-  'identity.sourceIp',
-  'identity.userAgent',
-  'path',
-  'protocol',
-  'requestId',
-  'requestTime',
-  'requestTimeEpoch',
-  'resourceId',
-  'resourcePath',
-  'stage',
-] as const;
-
-export type TemplateContext = Partial<Record<(typeof TEMPLATE_CONTEXT_VARIABLES)[number], string>>;
-
-/**
- * Renders a gateway response (or mock integration) template the way API Gateway substitutes it: every
- * `$context.<name>` is replaced by its value (an unset variable by the empty string). Throws on a variable a
- * gateway response template cannot use, so a template that relies on one fails its tests instead of a stage.
+ * Renders a template the way API Gateway substitutes a gateway response's: every `$context.<name>` by its value (an
+ * unset one by nothing). Throws on any variable {@link errorTemplate} does not write, such as the access-logging-only
+ * `$context.status` ("Variables for data transformations for API Gateway").
  */
 export function renderTemplate(template: string, context: TemplateContext): string {
-  const allowed = new Set<string>(TEMPLATE_CONTEXT_VARIABLES);
+  const allowed = new Set<string>(Object.values(PLACEHOLDERS));
   return template.replace(/\$context\.([A-Za-z]+(?:\.[A-Za-z]+)*)/g, (_match, name: string) => {
-    if (!allowed.has(name)) throw new Error(`$context.${name} is not available in a gateway response template`);
+    if (!allowed.has(name)) throw new Error(`$context.${name} is not available in a gateway response template here`);
     return context[name as keyof TemplateContext] ?? '';
   });
 }

@@ -1,7 +1,4 @@
-/**
- * How a local target reaches DynamoDB Local: the table names `npm start`, the tests and the CLI's local target share,
- * and the credentials it accepts. Declarative, so the CLI reads them without importing the local stand-ins.
- */
+/** How `npm start`, the tests and the CLI's local target reach DynamoDB Local, without importing local/. */
 
 /** Names of the service's tables. */
 export interface TableNames {
@@ -24,10 +21,7 @@ export const LOCAL_TABLE_NAMES: TableNames = {
   idempotency: 'petstore-idempotency',
 };
 
-/**
- * Fake credentials DynamoDB Local accepts (letters and digits only) for callers that have none. Existing values
- * are kept, so a developer's real credentials are never overwritten for the deployed-stage CLI.
- */
+/** Fake credentials DynamoDB Local accepts (letters and digits only); a developer's real ones are kept. */
 export function useLocalCredentials(env: NodeJS.ProcessEnv = process.env): void {
   env.AWS_ACCESS_KEY_ID ??= 'local';
   env.AWS_SECRET_ACCESS_KEY ??= 'local';

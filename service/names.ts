@@ -22,10 +22,8 @@ export const IDEMPOTENCY_TABLE_KEY = { name: 'id', type: 'S', timeToLive: 'expir
 export const INVENTORY_STREAM_VIEW = 'NEW_AND_OLD_IMAGES';
 
 /**
- * How the history function reads the inventory table's stream: the deployed event source mapping and the poller of
- * `npm start` (local/lambda/stream-poller.ts) both use these. Bisection isolates a poison record in a few retries; after
- * the retries (or once a record is older than the age limit) the batch goes to the on-failure queue, with time left
- * within the stream's 24 hours to replay it (docs/deploying.md).
+ * How the history function reads the inventory table's stream, deployed and in `npm start`. Bisection isolates a
+ * poison record; a batch given up on goes to the on-failure queue within the stream's 24 hours (docs/deploying.md).
  */
 export const HISTORY_STREAM_MAPPING = {
   batchSize: 100,
@@ -39,13 +37,10 @@ export const STACK_OUTPUTS = {
   apiUrl: 'ApiUrl',
   inventoryTable: 'InventoryTableName',
   apiKeysTable: 'ApiKeysTableName',
-  /** Read by `inventory history --stage`. */
   historyTable: 'InventoryHistoryTableName',
   authorizerCacheTtlSeconds: 'AuthorizerCacheTtlSeconds',
-  /** With {@link STACK_OUTPUTS.apiStageName}: what `keys revoke` flushes the authorizer cache of. */
   restApiId: 'RestApiId',
   apiStageName: 'ApiStageName',
-  /** With a custom domain: the regional API Gateway host its DNS record (CNAME or alias) points at. */
   customDomainTarget: 'CustomDomainTarget',
 } as const;
 
@@ -58,19 +53,14 @@ export function stackName(stage: StageName): string {
   return `PetStoreInventory-${stage}`;
 }
 
-/**
- * CloudFormation stack name of the account stack of a region (API Gateway's account-level CloudWatch role). Stack
- * names are unique per account and region, exactly the scope of the setting it owns.
- */
+/** CloudFormation stack name of a region's account stack (API Gateway's account-level CloudWatch role). */
 export function accountStackName(region: string): string {
   return `PetStoreInventory-account-${region}`;
 }
 
 /**
- * The index the list reads (functions/store/inventory-table.ts): every entry under one partition (`listShard`, a
- * Number written by the one function that turns an entry into attributes) sorted by petId, with only what the list
- * answers projected, so one ordered Query gives the whole list in petId order from its first page on. Renaming it
- * needs every row rewritten: don't.
+ * The index the list reads (functions/store/inventory-table.ts): every entry under one `listShard` partition, sorted
+ * by petId, with only what the list answers projected. Renaming it needs every row rewritten: don't.
  */
 export const INVENTORY_LIST_INDEX = {
   name: 'byListShard',

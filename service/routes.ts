@@ -1,8 +1,3 @@
-/**
- * The one list of the API's operations. The CDK stack builds its API Gateway resources, methods and functions
- * from it, and the local gateway routes by it, so the two cannot drift.
- */
-
 /** Which DynamoDB access a route's function is granted (least privilege). */
 export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write' | 'idempotency:write';
 
@@ -21,15 +16,9 @@ export interface Route {
   deprecated?: boolean;
   /** Answers 501 NOT_IMPLEMENTED by design (the spec defines no behaviour): not a fault, so no alarm counts it. */
   notImplemented?: boolean;
-  /**
-   * The function streams its response (Lambda response streaming): the stage's integration uses the `STREAM`
-   * transfer mode, and the local gateway passes the body on as it comes. Its handler must be a streaming one.
-   */
+  /** The handler streams its response (Lambda response streaming), and so do the stage and the local gateway. */
   streaming?: boolean;
-  /**
-   * The function's timeout, and for a streamed route the integration's too. @default
-   * {@link DEFAULT_FUNCTION_TIMEOUT_SECONDS} (API Gateway's buffered integrations give up at 29 s anyway)
-   */
+  /** The function's timeout. @default {@link DEFAULT_FUNCTION_TIMEOUT_SECONDS} */
   timeoutSeconds?: number;
 }
 
@@ -43,16 +32,9 @@ export const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
 export const LIST_INVENTORY_TIMEOUT_SECONDS = 840;
 
 /**
- * Seconds a streamed route's integration waits past its function's timeout: room for the function's init, which
- * Lambda does not count in the timeout of its first invocation, and for the stream's last bytes.
+ * The API's operations: the stack builds its resources, methods and functions from them, and the local gateway
+ * routes by them, so the two cannot drift.
  */
-export const STREAM_INTEGRATION_MARGIN_SECONDS = 5;
-
-/** A streamed route's integration timeout: its function's, plus {@link STREAM_INTEGRATION_MARGIN_SECONDS}. */
-export function streamIntegrationTimeoutSeconds(route: Pick<Route, 'timeoutSeconds'>): number {
-  return (route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) + STREAM_INTEGRATION_MARGIN_SECONDS;
-}
-
 export const ROUTES: readonly Route[] = [
   {
     operationId: 'listInventory',
@@ -97,7 +79,7 @@ export const ROUTES: readonly Route[] = [
   },
 ];
 
-/** When `GET /pets/{petId}` was deprecated (its `Deprecation` header): one date for the API, which the stack passes to the function. */
+/** When `GET /pets/{petId}` was deprecated (its `Deprecation` header); the stack passes it to the function. */
 export const PETS_DEPRECATED_AT = '2026-11-22';
 
 /** The authorizer's module under `functions/handlers/`. */

@@ -6,17 +6,14 @@ export interface ThrottleSettings {
   burstLimit: number;
 }
 
-/**
- * Each stage's API Gateway throttling. The stack sets it on the stage (infra/stage-config.ts) and `npm start` applies
- * staging's, so a client meets 429 locally as it would on the stage; declared here so neither reaches into the other.
- */
+/** Each stage's API Gateway throttling; `npm start` applies staging's, so a client meets 429 locally too. */
 export const STAGE_THROTTLING: Readonly<Record<StageName, ThrottleSettings>> = {
   staging: { rateLimit: 20, burstLimit: 40 },
   production: { rateLimit: 100, burstLimit: 200 },
 };
 
 /**
- * Seconds an authorizer decision is reused for the same token, on both stages (infra/stage-config.ts) and by default
- * in `npm start` (AUTHORIZER_CACHE_TTL_SECONDS): also how long a revoked key keeps working where no flush reached.
+ * Seconds an authorizer decision is reused for the same token, on both stages and by default in `npm start`: also
+ * how long a revoked key keeps working where no flush reached.
  */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 300;

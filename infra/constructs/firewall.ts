@@ -8,12 +8,10 @@ import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 import { gatewayCorsHeaders } from '../../service/gateway-responses';
 import type { FirewallConfig } from '../stage-config';
 
-/** Properties of an {@link InventoryFirewall}. */
 export interface InventoryFirewallProps extends FirewallConfig {
-  /** The API stage the web ACL protects. */
   stage: Stage;
-  /** The stage's CORS origins: a block answers an allowed origin as API Gateway's own answers do. @default none */
-  corsOrigins?: readonly string[];
+  /** A block answers an allowed origin with the CORS headers of API Gateway's own answers. */
+  corsOrigins: readonly string[];
 }
 
 /**
@@ -29,9 +27,8 @@ export function assertWafHeader(name: string, value: string): void {
 export const RATE_WINDOW_SECONDS = 60;
 
 /**
- * Labels that mean "block" from the two AWS managed rule groups, which run in Count mode so that our own rule can
- * block with the Error body (a managed rule's own Block has no custom response). The Amazon IP reputation list's
- * DDoS rule only counts by AWS's design, so its label is left out.
+ * Labels that mean "block" from the AWS managed rule groups, which only count, so that our own rule blocks with the
+ * Error body (a managed rule's Block has no custom response). The IP reputation list's DDoS rule only counts by design.
  */
 export const BLOCKING_MANAGED_LABELS = {
   namespaces: ['awswaf:managed:aws:core-rule-set:'],
@@ -60,16 +57,15 @@ export const FIREWALL_RESPONSES = {
 type ResponseKey = keyof typeof FIREWALL_RESPONSES;
 
 /**
- * The production web ACL: the body-size and per-IP rate rules first (cheap, and their answers are specific), then
- * the AWS managed IP reputation list and common rule set, counted and blocked by label. Every block answers with
- * the spec's Error body, as the API itself does (WAF custom responses take precedence over gateway responses).
+ * The web ACL: body size and per-IP rate first (cheap, with specific answers), then the AWS managed IP reputation
+ * list and common rule set, counted and blocked by label. Every block answers with the spec's Error body.
  */
 export class InventoryFirewall extends Construct {
   readonly webAcl: CfnWebACL;
 
   constructor(scope: Construct, id: string, props: InventoryFirewallProps) {
     super(scope, id);
-    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+    const visibility = (metricName: string) => ({
       cloudWatchMetricsEnabled: true,
       sampledRequestsEnabled: true,
       metricName,
@@ -83,7 +79,7 @@ export class InventoryFirewall extends Construct {
           // only with the CORS headers API Gateway's own answers carry (service/gateway-responses.ts).
           responseHeaders: Object.entries({
             ...COMMON_HEADERS,
-            ...gatewayCorsHeaders(props.corsOrigins ?? []),
+            ...gatewayCorsHeaders(props.corsOrigins),
             ...headers,
           })
             .filter(([name]) => name.toLowerCase() !== 'content-type')

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   BasePathMapping,
@@ -19,8 +19,7 @@ import {
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
@@ -31,39 +30,25 @@ import {
   CATCH_ALL_RESOURCE,
   CORS_PREFLIGHT,
   errorTemplate,
-  GATEWAY_RESPONSES,
+  GATEWAY_RESPONSE_TYPES,
   gatewayCorsHeaders,
   gatewayResponse,
   gatewayResponseHeaders,
   methodNotAllowedMessage,
 } from '../../service/gateway-responses';
 import { MOCK_ANSWER_REQUEST } from '../../service/integration-request';
-import {
-  API_STAGE_NAME,
-  allowedMethods,
-  ROUTES,
-  type Route,
-  streamIntegrationTimeoutSeconds,
-} from '../../service/routes';
-import type { CustomDomainConfig } from '../stage-config';
+import { API_STAGE_NAME, allowedMethods, DEFAULT_FUNCTION_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
+import type { CustomDomainConfig, StageConfig } from '../stage-config';
+import type { InventoryFunction } from './inventory-function';
 
-/** Properties of an {@link InventoryApi}. */
-export interface InventoryApiProps {
-  /** What each route invokes (the function's `live` alias), by operationId; every ROUTES entry must have one. */
-  routeFunctions: ReadonlyMap<string, IFunction>;
-  /** What the TOKEN authorizer invokes (the authorizer's `live` alias). */
-  authorizerFunction: IFunction;
-  /** Seconds API Gateway caches an authorizer decision per token. */
-  authorizerCacheTtlSeconds: number;
-  throttling: { rateLimit: number; burstLimit: number };
-  /** Retention of the access and execution logs. */
-  accessLogRetention: RetentionDays;
-  /** What happens to the access and execution log groups when the stack is deleted. */
-  accessLogRemovalPolicy: RemovalPolicy;
-  /** Browser origins allowed by CORS. @default none */
-  corsOrigins?: readonly string[];
-  /** @default none */
-  customDomain?: CustomDomainConfig;
+export interface InventoryApiProps
+  extends Pick<
+    StageConfig,
+    'authorizerCacheTtlSeconds' | 'throttling' | 'logRetention' | 'stateful' | 'corsOrigins' | 'customDomain'
+  > {
+  /** What each route invokes (its `live` alias), by operationId; every ROUTES entry must have one. */
+  routeFunctions: ReadonlyMap<string, InventoryFunction>;
+  authorizerFunction: InventoryFunction;
 }
 
 /** The access log line: one JSON object per request, with what is needed to explain a failure (never the key). */
@@ -109,10 +94,6 @@ function literal(value: string): string {
  */
 export class InventoryApi extends Construct {
   readonly api: RestApi;
-  readonly authorizer: TokenAuthorizer;
-  readonly accessLogs: LogGroup;
-  /** The log group API Gateway writes execution logs to (it names it; the stack owns it to set its retention). */
-  readonly executionLogs: LogGroup;
   /** The base URL clients use, ending in `/v1`. */
   readonly url: string;
   /** The stage's own execute-api URL, ending in `/v1` (the same as {@link url} without a custom domain). */
@@ -122,15 +103,11 @@ export class InventoryApi extends Construct {
 
   constructor(scope: Construct, id: string, props: InventoryApiProps) {
     super(scope, id);
-    const corsOrigins = props.corsOrigins ?? [];
-
-    this.accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.accessLogRetention,
-      removalPolicy: props.accessLogRemovalPolicy,
-    });
-
-    this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
-      handler: props.authorizerFunction,
+    const { corsOrigins } = props;
+    const logs = { retention: props.logRetention, removalPolicy: props.stateful.removalPolicy };
+    const accessLogs = new LogGroup(this, 'AccessLogs', logs);
+    const authorizer = new TokenAuthorizer(this, 'Authorizer', {
+      handler: props.authorizerFunction.live,
       identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_VALIDATION_REGEX,
       resultsCacheTtl: Duration.seconds(props.authorizerCacheTtlSeconds),
@@ -146,7 +123,7 @@ export class InventoryApi extends Construct {
         stageName: API_STAGE_NAME,
         throttlingRateLimit: props.throttling.rateLimit,
         throttlingBurstLimit: props.throttling.burstLimit,
-        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
         tracingEnabled: true,
         metricsEnabled: true,
@@ -155,7 +132,7 @@ export class InventoryApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
       },
-      defaultMethodOptions: { authorizer: this.authorizer },
+      defaultMethodOptions: { authorizer },
       ...(corsOrigins.length > 0
         ? {
             defaultCorsPreflightOptions: {
@@ -170,21 +147,27 @@ export class InventoryApi extends Construct {
     });
 
     // Created before the stage, so API Gateway never creates it first (with no retention) and the stack owns it.
-    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      ...logs,
       logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${API_STAGE_NAME}`,
-      retention: props.accessLogRetention,
-      removalPolicy: props.accessLogRemovalPolicy,
     });
-    this.api.deploymentStage.node.addDependency(this.executionLogs);
+    this.api.deploymentStage.node.addDependency(executionLogs);
 
     for (const route of ROUTES) {
       const fn = props.routeFunctions.get(route.operationId);
       if (!fn) throw new Error(`No function for route ${route.operationId}`);
-      this.api.root
-        .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false, ...streamingOptions(route) }), {
-          operationName: route.operationId,
-        });
+      const integration = new LambdaIntegration(fn.live, {
+        allowTestInvoke: false,
+        responseTransferMode: route.streaming ? ResponseTransferMode.STREAM : undefined,
+        // Streaming allows an integration timeout past 29 s: 5 s past the function's (whose first run does not count
+        // its init), so API Gateway never cuts a stream the function can still finish.
+        timeout: route.streaming
+          ? Duration.seconds((route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) + 5)
+          : undefined,
+      });
+      this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
+        operationName: route.operationId,
+      });
     }
     this.addFallbackMethods(corsOrigins);
     refuseUnmappedPreflightBodies(this.api);
@@ -196,64 +179,47 @@ export class InventoryApi extends Construct {
   }
 
   /**
-   * Unknown paths answer 404 and known paths with another method 405 (with `Allow`), after the authorizer, the way
-   * the local gateway answers: an ANY method on every resource without routes and on `{proxy+}` (404), and an ANY
-   * method beside the routes of each route resource (405).
+   * After the authorizer, as the local gateway answers: an ANY method answering 405 (with `Allow`) beside each
+   * resource's routes, and 404 on every resource without routes and on `{proxy+}`.
    */
   private addFallbackMethods(corsOrigins: readonly string[]): void {
     const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
-    // A browser reads these answers as it reads the functions' and the gateway responses' (same CORS headers).
+    const notFoundBody = errorTemplate(notFound.code, notFound.message);
     const cors = gatewayCorsHeaders(corsOrigins);
-    const routePaths = new Set(ROUTES.map((route) => route.path));
     for (const path of apiResourcePaths()) {
       const resource = this.api.root.resourceForPath(path);
-      if (routePaths.has(path)) {
-        const allow = allowedMethods(path).join(', ');
-        addMockMethod(resource, 405, errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow)), {
-          ...cors,
-          Allow: allow,
-        });
-      } else {
-        addMockMethod(resource, notFound.status, errorTemplate(notFound.code, notFound.message), cors);
+      const allow = allowedMethods(path).join(', ');
+      if (!allow) addMockMethod(resource, notFound.status, notFoundBody, cors);
+      else {
+        const body = errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow));
+        addMockMethod(resource, 405, body, { ...cors, Allow: allow });
       }
     }
-    addMockMethod(
-      this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)),
-      notFound.status,
-      errorTemplate(notFound.code, notFound.message),
-      cors,
-    );
+    addMockMethod(this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)), notFound.status, notFoundBody, cors);
   }
 
-  /** cdk-nag AwsSolutions findings this API accepts, each with the reason a reviewer needs. */
   private acknowledgeNagFindings(): void {
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:
-        'The spec authenticates machine clients with API keys sent as Authorization: Bearer <key>; there are no end ' +
-        'users for a Cognito user pool. Every method, including the 404/405 mocks, uses the TOKEN Lambda authorizer, ' +
-        'which looks the SHA-256 of the key up in the keys table.',
+        'Machine clients send API keys (Authorization: Bearer <key>), with no end users for a Cognito user pool: ' +
+        'every method, the 404/405 mocks included, uses the TOKEN authorizer, which looks the key up by its SHA-256.',
     });
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG2',
       reason:
-        'Request validation lives in the handlers, which answer with the spec Error body and the documented codes ' +
-        '(VALIDATION_FAILED, MALFORMED_JSON) in a checked order; the one request body (InventoryUpdate) is experimental, ' +
-        'so its schema is kept in one place instead of also in an API Gateway model.',
+        'The handlers validate requests and answer the spec Error body with its documented codes in a checked order; ' +
+        'the one request body keeps its schema in one place instead of also in an API Gateway model.',
     });
   }
 
-  /**
-   * API Gateway's own answers in the Error body, one response per type with its status; the two fallbacks without
-   * one, so that API Gateway keeps its own status for whatever reaches them.
-   */
+  /** API Gateway's own answers in the Error body (service/gateway-responses.ts). */
   private addGatewayResponses(corsOrigins: readonly string[]): void {
-    for (const spec of GATEWAY_RESPONSES) {
-      const { installedStatus } = gatewayResponse(spec.type);
+    for (const spec of GATEWAY_RESPONSE_TYPES.map(gatewayResponse)) {
       const headers = gatewayResponseHeaders(spec, corsOrigins);
       this.api.addGatewayResponse(toConstructId(spec.type), {
         type: ResponseType.of(spec.type),
-        ...(installedStatus === undefined ? {} : { statusCode: String(installedStatus) }),
+        statusCode: spec.installedStatus === undefined ? undefined : String(spec.installedStatus),
         responseHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, literal(value)])),
         templates: { 'application/json': errorTemplate(spec.code, spec.message) },
       });
@@ -286,25 +252,9 @@ export class InventoryApi extends Construct {
 }
 
 /**
- * A streamed route's integration: the `STREAM` transfer mode (CDK then invokes the alias through Lambda's
- * InvokeWithResponseStream URI) and an integration timeout a few seconds past the function's, which streaming
- * allows past 29 s (up to 15 minutes), so API Gateway never cuts a stream the function can still finish.
- */
-function streamingOptions(route: Route): { responseTransferMode?: ResponseTransferMode; timeout?: Duration } {
-  if (!route.streaming) return {};
-  return {
-    responseTransferMode: ResponseTransferMode.STREAM,
-    timeout: Duration.seconds(streamIntegrationTimeoutSeconds(route)),
-  };
-}
-
-/**
- * The CORS preflight methods CDK adds (`Resource.addCorsPreflight`) are MOCKs with an `application/json` template
- * and the default passthrough, WHEN_NO_MATCH: an OPTIONS sent with another Content-Type would reach the mock
- * untransformed and answer 500 (aws/aws-cdk#18297; service/integration-request.ts). NEVER, as on the 404/405 mocks,
- * makes it 415 instead; a browser's preflight has no Content-Type, so it is not affected. CDK takes no passthrough
- * for them, so it is a property override, which CDK leaves out of the Deployment's logical id: the id is told here,
- * or a stage deployed before would keep serving its old preflights (a Deployment is a snapshot).
+ * CDK's CORS preflight MOCKs pass an OPTIONS with a Content-Type other than JSON through and answer 500
+ * (aws/aws-cdk#18297); NEVER makes it 415, as on the 404/405 mocks (a browser's preflight has no Content-Type). CDK
+ * leaves a property override out of the Deployment's logical id, so the id is told here, or the stage keeps the old.
  */
 export function refuseUnmappedPreflightBodies(api: RestApi): void {
   for (const method of api.methods) {
@@ -326,44 +276,31 @@ function addMockMethod(
 ): void {
   const headers = { ...COMMON_HEADERS, ...extraHeaders };
   const statusCode = String(status);
+  // The method response declares each header the integration response sets.
+  const parameters = <T>(value: (headerValue: string) => T): Record<string, T> =>
+    Object.fromEntries(Object.entries(headers).map(([name, v]) => [`method.response.header.${name}`, value(v)]));
   resource.addMethod(
     'ANY',
     new MockIntegration({
-      // The only integration response has no selection pattern, so it answers whatever the mock returns.
-      // A MOCK takes its status from the template's output. WHEN_NO_MATCH would pass a body of another media type
-      // (a form, text, XML) through untransformed, with no statusCode in it: API Gateway's 500. NEVER refuses it with
-      // the UNSUPPORTED_MEDIA_TYPE response instead (service/integration-request.ts cites the page; the local
-      // gateway answers the same, and test/infra/api.test.ts evaluates every mock).
+      // The one integration response has no selection pattern: it answers whatever the mock returns. NEVER refuses a
+      // body of another media type with 415 instead of passing it through to a 500 (service/integration-request.ts).
       requestTemplates: { ...MOCK_ANSWER_REQUEST.RequestTemplates },
       passthroughBehavior: PassthroughBehavior[MOCK_ANSWER_REQUEST.PassthroughBehavior],
       integrationResponses: [
         {
           statusCode,
-          responseParameters: Object.fromEntries(
-            Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
-          ),
+          responseParameters: parameters(literal),
           responseTemplates: { 'application/json': template },
         },
       ],
     }),
     {
-      methodResponses: [
-        {
-          statusCode,
-          responseParameters: Object.fromEntries(
-            Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
-          ),
-        },
-      ],
+      methodResponses: [{ statusCode, responseParameters: parameters(() => true) }],
     },
   );
 }
 
 /** `BAD_REQUEST_BODY` -> `BadRequestBody`. */
 function toConstructId(type: string): string {
-  return type
-    .toLowerCase()
-    .split('_')
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
+  return type.toLowerCase().replace(/(?:^|_)([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }

@@ -17,19 +17,15 @@ import {
 export interface InventoryApp {
   app: App;
   stacks: Record<StageName, InventoryStack>;
-  /** The account stacks, one per distinct account and region among the stages, by `<account>/<region>`. */
+  /** By `<account>/<region>`. */
   accountStacks: Map<string, ApiGatewayAccountStack>;
 }
 
 /**
- * Builds the app: one {@link InventoryStack} per stage, named `PetStoreInventory-<stage>`, each depending on the
- * {@link ApiGatewayAccountStack} of its account and region (created once however many stages share them), with the
- * cdk-nag AwsSolutions checks run at synth (a finding that is not acknowledged with a reason fails synth).
- *
- * Every synth refuses a stage whose account is real and whose configuration is incomplete ({@link assertComplete}),
- * whichever stack the command names: `cdk synth STACK` and `cdk deploy STACK` run the whole app. Context
- * `deploying=<stage>` (set by `npm run deploy:<stage>`) also refuses that stage on the placeholder account
- * ({@link assertDeployable}). With the placeholder account, synth works offline with no configuration.
+ * One {@link InventoryStack} per stage, each after the {@link ApiGatewayAccountStack} of its account and region, with
+ * cdk-nag's AwsSolutions checks (an unacknowledged finding fails synth). Every synth refuses a real account's
+ * incomplete stage, whichever stack the command names; `deploying=<stage>` (`npm run deploy:<stage>`) also refuses the
+ * placeholder account. With the placeholder account, synth works offline with no configuration.
  */
 export function createInventoryApp(props: AppProps = {}, env: NodeJS.ProcessEnv = process.env): InventoryApp {
   const app = new App(props);
@@ -55,10 +51,7 @@ export function createInventoryApp(props: AppProps = {}, env: NodeJS.ProcessEnv 
   return { app, stacks, accountStacks };
 }
 
-/**
- * The account stack of a stage's account and region. Its CloudFormation name is `PetStoreInventory-account-<region>`
- * in every account; the construct ID carries the account too only when two accounts share a region in this app.
- */
+/** A stage's account stack; its construct ID names the account only when two accounts share a region here. */
 function accountStackFor(
   app: App,
   config: StageConfig,
@@ -71,10 +64,8 @@ function accountStackFor(
   if (existing) return existing;
   const accountsInRegion = new Set(configs.filter((c) => c.env.region === region).map((c) => c.env.account));
   const id = accountsInRegion.size > 1 ? `${accountStackName(region)}-${account}` : accountStackName(region);
-  // No termination protection, whichever stages share it. The CDK CLI sets a stack's protection to the synthesized
-  // value on every deploy, so a value that depended on the stages configured would flip: a staging deploy that does
-  // not know production's account would lift it from an account stack the two share. Protection would guard nothing
-  // either: the role and the account setting are retained when the stack is deleted.
+  // No termination protection: deploys set it to the synthesized value, which would flip with the stages a deploy
+  // knows of, and it would guard nothing (the role and the setting are retained when the stack is deleted).
   const created = new ApiGatewayAccountStack(app, id, { env: { account, region }, terminationProtection: false });
   accountStacks.set(key, created);
   return created;

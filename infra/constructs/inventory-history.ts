@@ -8,45 +8,32 @@ import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
 import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY } from '../../service/names';
 import { InventoryFunction } from './inventory-function';
-import { attributeType, tableDefaults } from './table-defaults';
+import { keyAttribute, tableDefaults } from './table-defaults';
 
-/** The history function's module under `functions/handlers/`. */
-export const HISTORY_HANDLER = 'record-history';
-
-/** The history function writes one row per change, nothing else: not even a read. */
-export const HISTORY_TABLE_ACTIONS: readonly string[] = ['dynamodb:PutItem'];
-
-/** Properties of an {@link InventoryHistory}. */
 export interface InventoryHistoryProps {
   /** The inventory table, with its stream (new and old images). */
   inventoryTable: ITable;
-  /** Stage name, the `stage` dimension of the function's metrics. */
+  /** The `stage` dimension of the function's metrics. */
   stage: string;
   /** Days a history row is kept (TTL). */
   retentionDays: number;
-  /** Most read request units per second the history table may consume. */
   maxReadRequestUnits: number;
-  /** What happens to the table, queue and log group when the stack is deleted. */
+  /** Of the table, queue and log group. */
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;
   logRetention: RetentionDays;
-  /** Powertools log level. @default 'INFO' */
   logLevel?: string;
 }
 
 /**
- * The stock change history: the inventory table's stream feeds the history function (through its `live` alias,
- * like every other function, so a deploy shifts it with CodeDeploy and can roll it back), which writes one row per
- * change into the history table. The event source mapping reads each shard in order, lets the function report the
- * records it failed (`ReportBatchItemFailures`), bisects a failing batch, retries a bounded number of times and
- * sends what it gives up on to an encrypted SQS queue, which an alarm watches (infra/constructs/monitoring.ts).
- *
- * Construct IDs of the table (`Table`) and queue (`FailedRecords`) must never change: a new ID is a new resource.
+ * The stock change history: the inventory table's stream feeds the history function's `live` alias (shifted by
+ * CodeDeploy like every function), which writes one row per change. What the mapping gives up on goes to an
+ * encrypted queue that an alarm watches. The construct IDs `Table` and `FailedRecords` must never change.
  */
 export class InventoryHistory extends Construct {
   readonly table: Table;
   readonly function: InventoryFunction;
-  /** The on-failure destination: metadata of the stream batches the mapping gave up on. */
+  /** The shard and sequence numbers of the stream batches the mapping gave up on. */
   readonly failedRecords: Queue;
 
   constructor(scope: Construct, id: string, props: InventoryHistoryProps) {
@@ -54,28 +41,26 @@ export class InventoryHistory extends Construct {
     this.table = new Table(this, 'Table', {
       ...tableDefaults(props),
       maxReadRequestUnits: props.maxReadRequestUnits,
-      partitionKey: { name: HISTORY_TABLE_KEY.partition.name, type: attributeType(HISTORY_TABLE_KEY.partition.type) },
-      sortKey: { name: HISTORY_TABLE_KEY.sort.name, type: attributeType(HISTORY_TABLE_KEY.sort.type) },
+      partitionKey: keyAttribute(HISTORY_TABLE_KEY.partition),
+      sortKey: keyAttribute(HISTORY_TABLE_KEY.sort),
       timeToLiveAttribute: HISTORY_TABLE_KEY.timeToLive,
     });
 
     this.function = new InventoryFunction(this, 'Function', {
-      handler: HISTORY_HANDLER,
+      handler: 'record-history',
       description: "Inventory history: records each stock change from the inventory table's stream",
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
-      ...(props.logLevel ? { logLevel: props.logLevel } : {}),
-      wildcardActions: {
-        actions: ['dynamodb:ListStreams'],
-        why: "which Lambda's event source mapping needs to read the stream",
-      },
+      logLevel: props.logLevel,
+      wildcardAction: "dynamodb:ListStreams (Lambda's event source mapping reads the stream with it)",
       environment: {
         [ENV.historyTable]: this.table.tableName,
         [ENV.historyRetentionDays]: String(props.retentionDays),
         [ENV.stage]: props.stage,
       },
     });
-    this.table.grant(this.function, ...HISTORY_TABLE_ACTIONS);
+    // One row per change, nothing else: not even a read.
+    this.table.grant(this.function, 'dynamodb:PutItem');
 
     this.failedRecords = new Queue(this, 'FailedRecords', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -87,9 +72,8 @@ export class InventoryHistory extends Construct {
     Validations.of(this.failedRecords).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
-        "This queue is itself a dead-letter destination: the history stream mapping's on-failure destination, holding " +
-        'the shard and sequence numbers of batches it gave up on for an operator (alarmed when not empty). Nothing ' +
-        'consumes it automatically, so a dead-letter queue behind it would never receive anything.',
+        "This queue is itself the history stream mapping's on-failure destination, read by an operator (alarmed " +
+        'when not empty): nothing consumes it, so a dead-letter queue behind it would never receive anything.',
     });
 
     this.function.live.addEventSource(

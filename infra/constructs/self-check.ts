@@ -11,44 +11,29 @@ import { ENV } from '../../functions/config';
 import type { InventoryApi } from './inventory-api';
 import { InventoryFunction } from './inventory-function';
 
-/** The self-check's module under `functions/handlers/`. */
-export const SELF_CHECK_HANDLER = 'self-check';
-
-/** It writes its short-lived key and deletes it: nothing else, not even a read. */
-export const SELF_CHECK_TABLE_ACTIONS: readonly string[] = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
-
-/**
- * Time the self-check may take: its requests wait up to 10 s each (the list's page of one entry 30 s, `SMOKE_LIST_TIMEOUT_MS`),
- * room for the cold start of every function they reach on a first deploy, and failing checks are retried for up to a
- * minute while a new deployment settles: a worst-case run and a retry fit.
- */
-export const SELF_CHECK_TIMEOUT = Duration.minutes(6);
-
-/** How long the trigger waits for the self-check's answer: longer than the function may run. */
-export const SELF_CHECK_TRIGGER_TIMEOUT = SELF_CHECK_TIMEOUT.plus(Duration.minutes(1));
-
-/** What the self-check may do on the alarm topic: read who subscribes, nothing else (it never publishes). */
-export const SELF_CHECK_TOPIC_ACTIONS: readonly string[] = ['sns:ListSubscriptionsByTopic'];
-
 /** What the self-check and the pre-traffic hook may do on their own stack: read its status (a rollback or a deploy). */
 export const STACK_STATUS_ACTIONS: readonly string[] = ['cloudformation:DescribeStacks'];
 
-/** Name of the trigger's property that changes whenever anything else in the stage changes. */
+/** The trigger's property that changes whenever anything else in the stage changes. */
 export const STAGE_FINGERPRINT_PROPERTY = 'StageFingerprint';
 
-/** Properties of a {@link SelfCheck}. */
 export interface SelfCheckProps {
   /** The API to call, through its stage's public execute-api URL (no IAM: a client's HTTPS call). */
   api: InventoryApi;
-  /** The functions behind the API (routes and authorizer): the check runs once they and their roles are updated. */
+  /** The functions behind the API: the check runs once they and their roles are updated. */
   functions: Iterable<IFunction>;
   /** What else the stage must have in place first (the web ACL association, where there is one). @default none */
   after?: readonly Construct[];
   /** Where the short-lived key is written. */
   apiKeysTable: ITable;
+  /** The check asks SNS whether the alarms reach anyone (functions/self-check/alarm-delivery.ts). */
+  alarmTopic: ITopic;
+  /** The alarms also publish to a configured on-call topic. */
+  alarmOnCallTopic: boolean;
+  /** Alarms that reach no one fail the deployment; elsewhere they are a warning. */
+  alarmDeliveryRequired: boolean;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
-  /** Powertools log level. @default 'INFO' */
   logLevel?: string;
 }
 
@@ -56,14 +41,10 @@ export interface SelfCheckProps {
 const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceProvider';
 
 /**
- * The deploy self-check: a function that calls the stage as a client would (the CLI's smoke checks, with a key
- * that exists only for the run) and a CDK trigger that invokes it after the API, the functions and their roles
- * are deployed. A failed check fails the trigger, so the deployment fails and CloudFormation rolls back.
- *
- * A trigger runs when CloudFormation creates or updates it. Its `StageFingerprint` property is a hash of every
- * other resource of the stack as synthesized, so a deploy that changes anything (code, configuration, IAM,
- * routes, gateway responses, the stage) updates the trigger and runs the check; a deploy that changes nothing is
- * no update at all. `executeOnHandlerChange` stays on: an update with it off would skip the run.
+ * The deploy self-check: a function that calls the stage as a client would (the CLI's smoke checks, with a key that
+ * exists only for the run), invoked by a CDK trigger after the API, the functions and their roles are deployed. A
+ * failed check fails the deployment, which rolls back. The trigger runs when it is created or updated: its
+ * `StageFingerprint` hashes every other resource, so any deploy that changes something runs the check.
  */
 export class SelfCheck extends Construct {
   readonly function: InventoryFunction;
@@ -73,43 +54,53 @@ export class SelfCheck extends Construct {
     super(scope, id);
 
     this.function = new InventoryFunction(this, 'Function', {
-      handler: SELF_CHECK_HANDLER,
+      handler: 'self-check',
       description: 'Deploy self-check: calls the stage as a client with a short-lived key, after each deployment',
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      ...(props.logLevel ? { logLevel: props.logLevel } : {}),
-      timeout: SELF_CHECK_TIMEOUT,
+      logLevel: props.logLevel,
+      // Requests of up to 10 s each (the list's 30 s), the cold starts of a first deploy, and a minute of retries
+      // while a new deployment settles: a worst-case run and a retry fit.
+      timeout: Duration.minutes(6),
       environment: {
         [ENV.apiKeysTable]: props.apiKeysTable.tableName,
         // The stage's own URL, not a custom domain whose DNS may still be settling.
         [ENV.selfCheckBaseUrl]: props.api.stageUrl,
       },
     });
-    props.apiKeysTable.grant(this.function, ...SELF_CHECK_TABLE_ACTIONS);
+    // It writes its short-lived key and deletes it: nothing else, not even a read.
+    props.apiKeysTable.grant(this.function, 'dynamodb:PutItem', 'dynamodb:DeleteItem');
     // A rollback runs the previous self-check again; its stack's status tells it so, and then a failed check only
     // warns (a failure could only leave the stack UPDATE_ROLLBACK_FAILED).
     const stack = Stack.of(this);
     this.function.addEnvironment(ENV.stackId, stack.stackId);
+    this.function.addEnvironment(ENV.alarmTopicArn, props.alarmTopic.topicArn);
+    this.function.addEnvironment(ENV.alarmOnCallTopic, String(props.alarmOnCallTopic));
+    this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.alarmDeliveryRequired));
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [stack.stackId] }),
+    );
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['sns:ListSubscriptionsByTopic'], resources: [props.alarmTopic.topicArn] }),
     );
 
     const functions = [...props.functions];
     this.trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
-      timeout: SELF_CHECK_TRIGGER_TIMEOUT,
+      timeout: Duration.minutes(7),
+      // An update with it off would skip the run.
       executeOnHandlerChange: true,
       executeAfter: [
         props.api,
         ...functions,
         ...functions.flatMap((fn) => (fn.role ? [fn.role] : [])),
         ...(props.after ?? []),
+        // Its subscriptions too.
+        props.alarmTopic,
       ],
     });
-    // The trigger's provider, a function CDK adds once per stack, has no log group of its own: Lambda would create
-    // /aws/lambda/<name> on its first run, kept forever, and `cdk destroy` would leave it behind. It logs into one the
-    // stack owns instead, with the stage's retention and removal policy (its role, AWSLambdaBasicExecutionRole, may
-    // write to any group).
+    // The trigger's provider, a function CDK adds once per stack, would log to a group Lambda creates and keeps
+    // forever; it logs into one the stack owns instead (its role, AWSLambdaBasicExecutionRole, may write to any).
     const provider = Stack.of(this).node.tryFindChild(TRIGGER_PROVIDER_ID)?.node.tryFindChild('Handler');
     if (!CfnResource.isCfnResource(provider))
       throw new Error(`no ${TRIGGER_PROVIDER_ID}/Handler: CDK's Trigger changed`);
@@ -124,30 +115,6 @@ export class SelfCheck extends Construct {
       Lazy.string({ produce: () => stackFingerprint(Stack.of(this), triggerResource) }),
     );
   }
-
-  /**
-   * Makes the self-check also ask SNS whether the stage's alarms reach anyone, after the topic and its subscriptions
-   * are deployed (`functions/self-check/alarm-delivery.ts`): it may list the topic's subscriptions and nothing else.
-   */
-  checkAlarmDelivery(props: AlarmDeliveryCheckProps): void {
-    this.function.addEnvironment(ENV.alarmTopicArn, props.topic.topicArn);
-    this.function.addEnvironment(ENV.alarmOnCallTopic, String(props.onCallTopic));
-    this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.required));
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: [...SELF_CHECK_TOPIC_ACTIONS], resources: [props.topic.topicArn] }),
-    );
-    this.trigger.executeAfter(props.topic);
-  }
-}
-
-/** Properties of {@link SelfCheck.checkAlarmDelivery}. */
-export interface AlarmDeliveryCheckProps {
-  /** The stage's alarm topic (its subscriptions included: the check runs after they are deployed). */
-  topic: ITopic;
-  /** The alarms also publish to a configured on-call topic. */
-  onCallTopic: boolean;
-  /** Alarms that reach no one fail the deployment (production); elsewhere they are a warning. */
-  required: boolean;
 }
 
 /**

@@ -1,22 +1,19 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, TableEncryption, type TableProps } from 'aws-cdk-lib/aws-dynamodb';
+import { type Attribute, AttributeType, BillingMode, TableEncryption, type TableProps } from 'aws-cdk-lib/aws-dynamodb';
 
-/** The CDK attribute type of a key attribute as service/names.ts declares it (`N` or `S`). */
-export function attributeType(type: 'N' | 'S'): AttributeType {
-  return type === 'N' ? AttributeType.NUMBER : AttributeType.STRING;
+/** A key attribute as service/names.ts declares it. */
+export function keyAttribute(key: { name: string; type: 'N' | 'S' }): Attribute {
+  return { name: key.name, type: key.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING };
 }
 
 /**
- * What every table of the stack shares: on-demand billing, point-in-time recovery, AWS-managed encryption, and the
- * stage's deletion protection and removal policy (production keeps its data, staging does not).
+ * What every table shares: on-demand billing, point-in-time recovery, AWS-managed encryption, and the stage's
+ * deletion protection and removal policy (production keeps its data, staging does not).
  */
 export function tableDefaults(stateful: {
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;
-}): Pick<
-  TableProps,
-  'billingMode' | 'pointInTimeRecoverySpecification' | 'encryption' | 'deletionProtection' | 'removalPolicy'
-> {
+}): Omit<TableProps, 'partitionKey'> {
   return {
     billingMode: BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

@@ -155,7 +155,7 @@ describe.each(STAGES)('Gateway responses of the %s stage', (stage) => {
 
   it('uses no $context variable a gateway response template cannot read (such as the access-log-only $context.status)', () => {
     for (const props of responses()) {
-      // Assess: renderTemplate throws on any variable outside the documented data-transformation list.
+      // Assess: renderTemplate throws on any variable errorTemplate does not write.
       expect(() => renderTemplate(props.ResponseTemplates?.['application/json'] ?? '', CONTEXT)).not.toThrow();
     }
     expect(() => renderTemplate('{"status":$context.status}', CONTEXT)).toThrow(/not available/);
