@@ -3,6 +3,7 @@ import { batchesOf } from '../../functions/inventory/json';
 import type { InventoryRepository } from '../../functions/inventory/repository';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { invokeStreamingHandler } from '../../local/lambda/streaming';
+import { anInventoryItem } from '../fixtures/builders';
 
 /** What a client of a streamed response would have received. */
 export interface StreamedOutcome {
@@ -79,4 +80,18 @@ export function listOnlyRepository(list: InventoryRepository['list']): Inventory
     throw new Error('not used');
   };
   return { list, setQuantity: unused, adjustQuantity: unused, get: unused };
+}
+
+/** A list of pets 1 and 2 whose second batch is read only once `release` is called: what was sent before it shows. */
+export function listHeldAfterFirstBatch(): { repository: InventoryRepository; release: () => void } {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const repository = listOnlyRepository(async function* () {
+    yield [anInventoryItem({ petId: '1' })];
+    await held;
+    yield [anInventoryItem({ petId: '2' })];
+  });
+  return { repository, release };
 }

@@ -13,7 +13,7 @@ import {
   InMemoryApiKeyRepository,
   InMemoryInventoryRepository,
 } from '../fixtures/builders';
-import { callStreaming, listOnlyRepository } from '../helpers/streaming';
+import { callStreaming, listHeldAfterFirstBatch } from '../helpers/streaming';
 
 /** An EMF record as Powertools writes it: the dimension sets of its metrics, and their values. */
 type EmfRecord = {
@@ -103,15 +103,7 @@ describe('Function: listInventory, a list near its time-out', () => {
 
   it('sends InventoryListNearTimeout at once, while the list still runs, when its budget share is gone', async () => {
     // Prepare: a list whose second batch comes only when the test lets it.
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const repository = listOnlyRepository(async function* () {
-      yield [anInventoryItem({ petId: '1' })];
-      await released;
-      yield [anInventoryItem({ petId: '2' })];
-    });
+    const { repository, release } = listHeldAfterFirstBatch();
     const { response, completion } = invokeStreamingHandler(
       createList({ repository }),
       anApiGatewayEvent({ httpMethod: 'GET', body: null }),

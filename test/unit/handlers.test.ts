@@ -20,7 +20,13 @@ import {
   InMemoryApiKeyRepository,
   InMemoryInventoryRepository,
 } from '../fixtures/builders';
-import { callStreaming, entriesBreakingAt, listOnlyRepository, parsesAsJson } from '../helpers/streaming';
+import {
+  callStreaming,
+  entriesBreakingAt,
+  listHeldAfterFirstBatch,
+  listOnlyRepository,
+  parsesAsJson,
+} from '../helpers/streaming';
 
 function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
@@ -495,15 +501,7 @@ describe('Function: listInventory, the stream and its pages', () => {
 
   it('sends the first batch before the repository has read the next one', async () => {
     // Prepare: a repository whose second batch waits until the test lets it go.
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const slow = listOnlyRepository(async function* () {
-      yield [anInventoryItem({ petId: '1' })];
-      await held;
-      yield [anInventoryItem({ petId: '2' })];
-    });
+    const { repository: slow, release } = listHeldAfterFirstBatch();
     // Act
     const { response, completion } = invokeStreamingHandler(
       createList({ repository: slow }),
