@@ -16,7 +16,6 @@ import {
 import {
   AUTHORIZER_HANDLER,
   AUTHORIZER_TIMEOUT_SECONDS,
-  LIST_INVENTORY_TIMEOUT_SECONDS,
   ROUTES,
   type Route,
   type TableAccess,
@@ -114,7 +113,7 @@ export class InventoryStack extends Stack {
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
 
-    const routeFunctions = this.addRouteFunctions(functionDefaults);
+    this.addRouteFunctions(functionDefaults);
     const authorizer = this.addAuthorizer(functionDefaults);
     this.history = new InventoryHistory(this, 'History', {
       inventoryTable: this.inventoryTable,
@@ -127,9 +126,13 @@ export class InventoryStack extends Stack {
     });
     this.functions.set(HISTORY_FUNCTION, this.history.function);
 
-    this.api = new InventoryApi(this, 'InventoryApi', { ...config, routeFunctions, authorizerFunction: authorizer });
+    this.api = new InventoryApi(this, 'InventoryApi', {
+      ...config,
+      functions: this.functions,
+      authorizerFunction: authorizer,
+    });
     this.firewall = this.addFirewall();
-    this.monitoring = this.addMonitoring(routeFunctions, authorizer);
+    this.monitoring = this.addMonitoring();
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
@@ -186,15 +189,14 @@ export class InventoryStack extends Stack {
     return table;
   }
 
-  /** One function per route, granted exactly its {@link TABLE_ACTIONS}; by operationId. */
-  private addRouteFunctions(defaults: FunctionDefaults): Map<string, InventoryFunction> {
+  /** One function per route, granted exactly its {@link TABLE_ACTIONS}, in {@link functions} by operationId. */
+  private addRouteFunctions(defaults: FunctionDefaults): void {
     /** What each kind of access in {@link TABLE_ACTIONS} is granted on. */
     const grantResources = {
       table: this.inventoryTable.tableArn,
       listIndex: `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`,
       idempotencyTable: this.idempotencyTable.tableArn,
     };
-    const routeFunctions = new Map<string, InventoryFunction>();
     for (const route of ROUTES) {
       const fn = new InventoryFunction(this, functionId(route.operationId), {
         ...defaults,
@@ -209,9 +211,7 @@ export class InventoryStack extends Stack {
         for (const { actions, on } of TABLE_ACTIONS[access])
           Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
       this.functions.set(route.operationId, fn);
-      routeFunctions.set(route.operationId, fn);
     }
-    return routeFunctions;
   }
 
   /** A route function's environment: its stage, the tables its access reaches, and the settings its handler reads. */
@@ -272,25 +272,15 @@ export class InventoryStack extends Stack {
     return undefined;
   }
 
-  private addMonitoring(routeFunctions: Map<string, InventoryFunction>, authorizer: InventoryFunction): Monitoring {
+  private addMonitoring(): Monitoring {
     const { config } = this;
     const caps = config.maxReadRequestUnits;
     return new Monitoring(this, 'Monitoring', {
       stageName: config.stage,
       stage: this.api.api.deploymentStage,
-      notImplementedRoutes: ROUTES.filter((route) => route.notImplemented),
-      latencyRoutes: ROUTES.filter((route) => !route.streaming),
-      list: {
-        function: routeFunctions.get('listInventory') as InventoryFunction,
-        timeout: Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS),
-      },
-      routeFunctions,
-      authorizerFunction: authorizer,
-      history: {
-        function: this.history.function,
-        failedRecords: this.history.failedRecords,
-        iteratorAgeAlarm: config.history.iteratorAgeAlarm,
-      },
+      functions: this.functions,
+      history: this.history,
+      historyLagAlarm: config.history.iteratorAgeAlarm,
       tables: new Map([
         ['inventory', { table: this.inventoryTable, maxReadRequestUnits: caps.inventory }],
         ['apiKeys', { table: this.apiKeysTable, maxReadRequestUnits: caps.apiKeys }],

@@ -47,7 +47,7 @@ export interface InventoryApiProps
     'authorizerCacheTtlSeconds' | 'throttling' | 'logRetention' | 'stateful' | 'corsOrigins' | 'customDomain'
   > {
   /** What each route invokes (its `live` alias), by operationId; every ROUTES entry must have one. */
-  routeFunctions: ReadonlyMap<string, InventoryFunction>;
+  functions: ReadonlyMap<string, InventoryFunction>;
   authorizerFunction: InventoryFunction;
 }
 
@@ -154,7 +154,7 @@ export class InventoryApi extends Construct {
     this.api.deploymentStage.node.addDependency(executionLogs);
 
     for (const route of ROUTES) {
-      const fn = props.routeFunctions.get(route.operationId);
+      const fn = props.functions.get(route.operationId);
       if (!fn) throw new Error(`No function for route ${route.operationId}`);
       const integration = new LambdaIntegration(fn.live, {
         allowTestInvoke: false,

@@ -16,10 +16,8 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   LIST_NEAR_TIMEOUT_SHARE,
@@ -28,8 +26,10 @@ import {
   SERVICE_NAME,
   STAGE_DIMENSION,
 } from '../../service/metric-names';
-import type { Route } from '../../service/routes';
+import { AUTHORIZER_HANDLER, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES, type Route } from '../../service/routes';
 import type { AlarmConfig } from '../stage-config';
+import type { InventoryFunction } from './inventory-function';
+import type { InventoryHistory } from './inventory-history';
 
 /**
  * The throttle events of a table or index as one series, for its alarm and graph. DynamoDB counts ReadThrottleEvents
@@ -84,27 +84,18 @@ export interface MonitoredTable {
 export interface MonitoringProps {
   /** The stage name (`staging`, `production`): the `stage` dimension of the functions' metrics. */
   stageName: string;
-  /** The API's deployment stage (metrics by ApiName and Stage). */
+  /** The API's deployment stage (metrics by ApiName and Stage); its methods are those of ROUTES. */
   stage: Stage;
-  /** The routes that answer 501 by design: their 5xx are left out of the API error alarm. */
-  notImplementedRoutes: readonly Pick<Route, 'method' | 'path'>[];
-  /**
-   * The buffered routes, each watched by its own latency alarm (API Gateway's per-method metrics, which the stage's
-   * `metricsEnabled` turns on). A streamed route's latency runs to its last byte, so it is watched by its budget.
-   */
-  latencyRoutes: readonly Pick<Route, 'operationId' | 'method' | 'path'>[];
-  /** The streamed list's function and its timeout: its Lambda metrics come that late (see {@link reachingPast}). */
-  list: { function: IFunction; timeout: Duration };
-  /** Every route function by operationId. */
-  routeFunctions: ReadonlyMap<string, IFunction>;
-  /** The TOKEN authorizer's function. */
-  authorizerFunction: IFunction;
-  /** The history function, its on-failure queue, and how far behind the stream it may fall before an alarm. */
-  history: { function: IFunction; failedRecords: IQueue; iteratorAgeAlarm: Duration };
+  /** Every function behind the API, by name: each route's by operationId, then the authorizer and the history. */
+  functions: ReadonlyMap<string, InventoryFunction>;
+  /** The history: its on-failure queue is watched. */
+  history: InventoryHistory;
+  /** How far behind the inventory table's stream the history may fall before an alarm. */
+  historyLagAlarm: Duration;
   /** Every table by a readable name. */
   tables: ReadonlyMap<string, MonitoredTable>;
   /** The list's index (its own read cap): read units against the cap and throttles, alarmed as a table's. */
-  listIndex?: MonitoredTable & { indexName: string; maxReadRequestUnits: number };
+  listIndex: MonitoredTable & { indexName: string; maxReadRequestUnits: number };
   alarms: AlarmConfig;
   /** What happens to the topic's key when the stack is deleted. */
   keyRemovalPolicy: RemovalPolicy;
@@ -138,11 +129,12 @@ const ONCE: Evaluation = { evaluationPeriods: 1, datapointsToAlarm: 1 };
 
 /**
  * An event alarm on a function's Lambda metrics: Lambda stamps an invocation's Duration and Errors with its start and
- * sends them at its end ("Working with Lambda function metrics"), so the alarm reads back past the timeout to see a
- * point that came that late, and pages on one.
+ * sends them at its end ("Working with Lambda function metrics"), so for a function whose timeout is longer than a
+ * period the alarm reads back past the timeout to see a point that came that late, and pages on one.
  */
-export function reachingPast(timeout: Duration, period: Duration): Evaluation {
-  return { evaluationPeriods: Math.ceil(timeout.toSeconds() / period.toSeconds()) + 1, datapointsToAlarm: 1 };
+export function lambdaEventEvaluation(fn: InventoryFunction, period: Duration): Evaluation {
+  if (!fn.timeout || fn.timeout.toSeconds() <= period.toSeconds()) return ONCE;
+  return { evaluationPeriods: Math.ceil(fn.timeout.toSeconds() / period.toSeconds()) + 1, datapointsToAlarm: 1 };
 }
 
 /** One alarm of the stage. */
@@ -155,79 +147,6 @@ interface AlarmSpec {
   runbook?: string;
   /** @default the stage's M of N periods ({@link AlarmConfig}) */
   evaluation?: Evaluation;
-}
-
-/**
- * What every part of the monitoring shares: the scope its alarms are created in (so each keeps its
- * `Monitoring<Name>` logical ID, which names the alarm), where they notify, and the stage's metrics.
- */
-class StageWatch {
-  readonly alarms: Alarm[] = [];
-  readonly config: AlarmConfig;
-  readonly period: Duration;
-
-  constructor(
-    private readonly scope: Construct,
-    readonly props: MonitoringProps,
-    private readonly actions: readonly SnsAction[],
-  ) {
-    this.config = props.alarms;
-    this.period = props.alarms.period;
-  }
-
-  /** An alarm into the topic(s), at or above its threshold, quiet while its metric is missing. */
-  alarm(id: string, spec: AlarmSpec): Alarm {
-    const evaluation = spec.evaluation ?? this.config;
-    const alarm = new Alarm(this.scope, id, {
-      metric: spec.metric,
-      threshold: spec.threshold,
-      evaluationPeriods: evaluation.evaluationPeriods,
-      datapointsToAlarm: evaluation.datapointsToAlarm,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${spec.description}. Runbook: docs/deploying.md, "Alarm runbooks", ${spec.runbook ?? id}.`,
-    });
-    for (const action of this.actions) {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
-    this.alarms.push(alarm);
-    return alarm;
-  }
-
-  /** One of the functions' own metrics (service/metric-names.ts), of this stage. */
-  custom(metricName: string, statistic: string, label = metricName): Metric {
-    return new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName,
-      dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: this.props.stageName },
-      statistic,
-      period: this.period,
-      label,
-    });
-  }
-
-  /** One method's API Gateway metric (the stage's metrics with the Method and Resource dimensions). */
-  methodMetric(route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string): Metric {
-    const { stage } = this.props;
-    return new Metric({
-      namespace: 'AWS/ApiGateway',
-      metricName,
-      dimensionsMap: {
-        ApiName: stage.restApi.restApiName,
-        Method: route.method,
-        Resource: route.path,
-        Stage: stage.stageName,
-      },
-      statistic,
-      period: this.period,
-    });
-  }
-
-  /** `value` in periods with at least `minRequests` requests (the expression's `requests`), else 0. */
-  guarded(value: string): string {
-    return `IF(FILL(requests, 0) >= ${this.config.minRequests}, ${value}, 0)`;
-  }
 }
 
 /**
@@ -246,30 +165,38 @@ class StageWatch {
  * The rate and latency alarms only count periods with at least `minRequests` requests. Every operand of a math
  * alarm that CloudWatch may leave empty (a metric with no data point in a period) is `FILL`ed with 0, so a sum of
  * sparse metrics still has a value. These alarms page; deploys roll back on each new version's own alarms
- * (InventoryRollout).
+ * (InventoryRollout). Each alarm is created in this construct, so it keeps its `Monitoring<Name>` logical ID, which
+ * names the alarm.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
-  readonly alarms: Alarm[];
+  readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
+  private readonly actions: SnsAction[];
+  private readonly config: AlarmConfig;
+  private readonly period: Duration;
 
-  constructor(scope: Construct, id: string, props: MonitoringProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: MonitoringProps,
+  ) {
     super(scope, id);
+    this.config = props.alarms;
+    this.period = props.alarms.period;
     this.topic = alarmTopic(this, props);
-    const actions = [new SnsAction(this.topic)];
+    this.actions = [new SnsAction(this.topic)];
     if (props.alarms.topicArn)
-      actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', props.alarms.topicArn)));
-    const watch = new StageWatch(this, props, actions);
+      this.actions.push(new SnsAction(Topic.fromTopicArn(this, 'OnCallTopic', props.alarms.topicArn)));
 
-    const api = watchApi(watch);
-    const keysAndLists = watchKeysAndLists(watch);
-    const functions = watchFunctions(watch);
-    const history = watchHistory(watch);
-    const tables = [...watchTables(watch), ...(props.listIndex ? [watchListIndex(watch, props.listIndex)] : [])];
-
-    this.alarms = watch.alarms;
+    const api = this.watchApi();
+    const keysAndLists = this.watchKeysAndLists();
+    const functions = [...props.functions].map(([name, fn]) => this.watchFunction(name, fn));
+    const history = this.watchHistory();
+    const tables = [...props.tables].map(([name, table]) => this.watchTable(name, table));
+    tables.push(this.watchListIndex());
     this.authorizerUnavailableAlarm = keysAndLists.authorizerUnavailableAlarm;
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
@@ -283,6 +210,367 @@ export class Monitoring extends Construct {
         ...pairs(tables),
       ],
     });
+  }
+
+  /** An alarm into the topic(s), at or above its threshold, quiet while its metric is missing. */
+  private alarm(id: string, spec: AlarmSpec): Alarm {
+    const evaluation = spec.evaluation ?? this.config;
+    const alarm = new Alarm(this, id, {
+      metric: spec.metric,
+      threshold: spec.threshold,
+      evaluationPeriods: evaluation.evaluationPeriods,
+      datapointsToAlarm: evaluation.datapointsToAlarm,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${spec.description}. Runbook: docs/deploying.md, "Alarm runbooks", ${spec.runbook ?? id}.`,
+    });
+    for (const action of this.actions) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+    this.alarms.push(alarm);
+    return alarm;
+  }
+
+  /** One of the functions' own metrics (service/metric-names.ts), of this stage. */
+  private custom(metricName: string, statistic: string, label = metricName): Metric {
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: this.props.stageName },
+      statistic,
+      period: this.period,
+      label,
+    });
+  }
+
+  /** One method's API Gateway metric (the stage's metrics with the Method and Resource dimensions). */
+  private methodMetric(route: Pick<Route, 'method' | 'path'>, metricName: string, statistic: string): Metric {
+    const { stage } = this.props;
+    return new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName,
+      dimensionsMap: {
+        ApiName: stage.restApi.restApiName,
+        Method: route.method,
+        Resource: route.path,
+        Stage: stage.stageName,
+      },
+      statistic,
+      period: this.period,
+    });
+  }
+
+  /** `value` in periods with at least `minRequests` requests (the expression's `requests`), else 0. */
+  private guarded(value: string): string {
+    return `IF(FILL(requests, 0) >= ${this.config.minRequests}, ${value}, 0)`;
+  }
+
+  /**
+   * What a client notices: 5xx and fault rates, and each buffered route's p99 latency (API Gateway's per-method
+   * metrics, which the stage's `metricsEnabled` turns on). A streamed route's latency runs to its last byte, so it
+   * is watched by its budget (ListInventoryNearTimeoutAlarm). The 501 routes' 5xx are left out: they answer so by
+   * design.
+   */
+  private watchApi(): GraphWidget[] {
+    const { config, period } = this;
+    const { stage } = this.props;
+    const requests = stage.metricCount({ statistic: 'Sum', period });
+    const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
+    const notImplemented = Object.fromEntries(
+      ROUTES.filter((route) => route.notImplemented).map((route, index) => [
+        `ni${index}`,
+        this.methodMetric(route, '5XXError', 'Sum'),
+      ]),
+    );
+    const designed501s = Object.keys(notImplemented)
+      .map((name) => ` - FILL(${name}, 0)`)
+      .join('');
+    const serverErrorRate = new MathExpression({
+      expression: this.guarded(`(FILL(errors, 0)${designed501s}) / FILL(requests, 0)`),
+      usingMetrics: { requests, errors: serverErrors, ...notImplemented },
+      label: 'API 5xx per request, without the designed 501s',
+      period,
+    });
+    this.alarm('ApiServerErrorRateAlarm', {
+      metric: serverErrorRate,
+      threshold: config.serverErrorRate,
+      description: `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
+    });
+    const faults = new MathExpression({
+      expression: this.guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / FILL(requests, 0)'),
+      usingMetrics: {
+        requests,
+        internal: this.custom(METRIC_NAMES.internalError, 'Sum'),
+        unavailable: this.custom(METRIC_NAMES.storageUnavailable, 'Sum'),
+      },
+      label: 'Function faults (500 + 503) per request',
+      period,
+    });
+    this.alarm('FunctionFaultRateAlarm', {
+      metric: faults,
+      threshold: config.serverErrorRate,
+      description: `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
+    });
+    const latencyRoutes = ROUTES.filter((route) => !route.streaming);
+    for (const route of latencyRoutes) this.routeLatencyAlarm(route);
+    const nearTimeout = this.watchListNearTimeout();
+    return [
+      new GraphWidget({
+        title: 'API requests and errors',
+        left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
+        right: [serverErrorRate, faults],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'API latency',
+        left: [
+          stage.metricLatency({ statistic: 'p50', period }),
+          stage.metricLatency({ statistic: 'p99', period }),
+          stage.metricIntegrationLatency({ statistic: 'p99', period }),
+          ...latencyRoutes.map((route) => this.methodMetric(route, 'Latency', 'p99')),
+        ],
+        right: [nearTimeout],
+        width: 12,
+      }),
+    ];
+  }
+
+  /** A buffered route's p99 latency, in periods with enough of its own requests. */
+  private routeLatencyAlarm(route: Route): void {
+    const { p99LatencyMs } = this.config;
+    const latency = new MathExpression({
+      expression: this.guarded('FILL(latency, 0)'),
+      usingMetrics: {
+        requests: this.methodMetric(route, 'Count', 'Sum'),
+        latency: this.methodMetric(route, 'Latency', 'p99'),
+      },
+      label: `${route.method} ${route.path} p99 latency (ms)`,
+      period: this.period,
+    });
+    this.alarm(`${pascalCase(route.operationId)}LatencyAlarm`, {
+      metric: latency,
+      threshold: p99LatencyMs,
+      description: `${route.method} ${route.path}: p99 latency reached ${p99LatencyMs} ms`,
+      runbook: '<Route>LatencyAlarm',
+    });
+  }
+
+  /** Lists still running at their share of the function's timeout, counted by the list the moment it passes it. */
+  private watchListNearTimeout(): IMetric {
+    const timeout = Duration.seconds(LIST_INVENTORY_TIMEOUT_SECONDS);
+    const nearTimeout = this.custom(
+      METRIC_NAMES.inventoryListNearTimeout,
+      'Sum',
+      'GET /inventory: lists near time-out',
+    );
+    this.alarm('ListInventoryNearTimeoutAlarm', {
+      metric: nearTimeout,
+      threshold: 1,
+      description:
+        `A GET /inventory is still running after ${LIST_NEAR_TIMEOUT_SHARE * 100} % of its ${timeout.toHumanString()} ` +
+        'timeout: lists are nearing the point where they are cut off',
+      evaluation: ONCE,
+    });
+    return nearTimeout;
+  }
+
+  /** Key checks that could not run, and the largest list answered. */
+  private watchKeysAndLists() {
+    const authorizerUnavailable = this.custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
+    const authorizerUnavailableAlarm = this.alarm('AuthorizerUnavailableAlarm', {
+      metric: authorizerUnavailable,
+      threshold: 1,
+      description: 'The authorizer could not check API keys (keys table failing): clients get 503',
+      evaluation: ONCE,
+    });
+    const { listedEntries } = this.config;
+    const listed = this.custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
+    this.alarm('InventoryListSizeAlarm', {
+      metric: listed,
+      threshold: listedEntries,
+      description: `A list answered ${listedEntries} entries or more: it nears the largest list the stage can answer`,
+      evaluation: ONCE,
+    });
+    const widgets = [
+      new GraphWidget({
+        title: 'Authorizer decisions',
+        left: [
+          this.custom(METRIC_NAMES.apiKeyAccepted, 'Sum'),
+          this.custom(METRIC_NAMES.apiKeyRefused, 'Sum'),
+          authorizerUnavailable,
+        ],
+        width: 12,
+      }),
+      new GraphWidget({ title: 'Largest list answered', left: [listed], width: 12 }),
+    ];
+    return { authorizerUnavailableAlarm, widgets };
+  }
+
+  /** A function's throttles, and its crashes unless it is the authorizer's (a refused key is a thrown error). */
+  private watchFunction(name: string, fn: InventoryFunction): GraphWidget {
+    const { period } = this;
+    const pascal = pascalCase(name);
+    const errors = fn.metricErrors({ statistic: 'Sum', period });
+    const throttles = fn.metricThrottles({ statistic: 'Sum', period });
+    const evaluation = lambdaEventEvaluation(fn, period);
+    if (name !== AUTHORIZER_HANDLER)
+      this.alarm(`${pascal}ErrorsAlarm`, {
+        metric: errors,
+        threshold: this.config.functionErrors,
+        description: `The ${name} function crashed or timed out`,
+        runbook: '<Function>ErrorsAlarm',
+        evaluation,
+      });
+    this.alarm(`${pascal}ThrottlesAlarm`, {
+      metric: throttles,
+      threshold: 1,
+      description: `The ${name} function was throttled`,
+      runbook: '<Function>ThrottlesAlarm',
+      evaluation,
+    });
+    return new GraphWidget({
+      title: `${name}: invocations, errors, throttles`,
+      left: [fn.metricInvocations({ statistic: 'Sum', period }), errors, throttles],
+      right: [fn.metricDuration({ statistic: 'p99', period })],
+      width: 12,
+    });
+  }
+
+  /** How far behind the inventory table's stream the history is, and the batches it gave up on. */
+  private watchHistory(): GraphWidget[] {
+    const { history, historyLagAlarm } = this.props;
+    const { period } = this;
+    const iteratorAge = history.function.metric('IteratorAge', {
+      statistic: 'Maximum',
+      period,
+      label: 'History: age of the last stream record read (ms)',
+    });
+    this.alarm('HistoryIteratorAgeAlarm', {
+      metric: iteratorAge,
+      threshold: historyLagAlarm.toMilliseconds(),
+      description: `The history is ${historyLagAlarm.toHumanString()} or more behind the inventory table's stream`,
+    });
+    const failedRecords = history.failedRecords.metricApproximateNumberOfMessagesVisible({
+      statistic: 'Maximum',
+      period,
+      label: 'History: batches given up on (on-failure queue)',
+    });
+    this.alarm('HistoryFailedRecordsAlarm', {
+      metric: failedRecords,
+      threshold: 1,
+      description:
+        'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
+      evaluation: ONCE,
+    });
+    return [
+      new GraphWidget({
+        title: 'History: stream lag and records given up on',
+        left: [iteratorAge],
+        right: [failedRecords],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'History: changes recorded, records failed',
+        left: [
+          this.custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'),
+          this.custom(METRIC_NAMES.historyRecordsFailed, 'Sum'),
+        ],
+        width: 12,
+      }),
+    ];
+  }
+
+  /** A table's throttles, system errors and, for a capped table, read units against its cap. */
+  private watchTable(name: string, { table, maxReadRequestUnits }: MonitoredTable): GraphWidget {
+    const { config, period } = this;
+    const pascal = pascalCase(name);
+    const throttles = throttleEvents((metricName) => table.metric(metricName, { statistic: 'Sum', period }), {
+      readCap: maxReadRequestUnits !== undefined,
+      label: `${name} throttle events`,
+      period,
+    });
+    const systemErrors = new MathExpression({
+      expression: TABLE_OPERATIONS.map((_, index) => `FILL(op${index}, 0)`).join(' + '),
+      usingMetrics: Object.fromEntries(
+        TABLE_OPERATIONS.map((operation, index) => [
+          `op${index}`,
+          table.metric('SystemErrors', {
+            dimensionsMap: { TableName: table.tableName, Operation: operation },
+            statistic: 'Sum',
+            period,
+          }),
+        ]),
+      ),
+      label: `${name} system errors`,
+      period,
+    });
+    const readUnitsPerSecond = readUnitsPerSecondOf(
+      table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }),
+      `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
+      period,
+    );
+    this.alarm(`${pascal}TableThrottlesAlarm`, {
+      metric: throttles,
+      threshold: 1,
+      description: `Requests to the ${name} table were throttled`,
+      runbook: '<Table>TableThrottlesAlarm',
+    });
+    this.alarm(`${pascal}TableSystemErrorsAlarm`, {
+      metric: systemErrors,
+      threshold: 1,
+      description: `The ${name} table answered with system errors`,
+      runbook: '<Table>TableSystemErrorsAlarm',
+    });
+    if (maxReadRequestUnits !== undefined)
+      this.alarm(`${pascal}TableReadCapacityAlarm`, {
+        metric: readUnitsPerSecond,
+        threshold: Math.round(maxReadRequestUnits * config.readCapacityShare),
+        description: `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+        runbook: '<Table>TableReadCapacityAlarm',
+      });
+    return new GraphWidget({
+      title: `${name} table`,
+      left: [throttles, systemErrors],
+      right: [readUnitsPerSecond],
+      width: 12,
+    });
+  }
+
+  /** The list index's read units against its own cap, and its throttles, alarmed as a table's. */
+  private watchListIndex(): GraphWidget {
+    const { config, period } = this;
+    const { table, indexName, maxReadRequestUnits } = this.props.listIndex;
+    const indexMetric = (metricName: string) =>
+      new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
+        statistic: 'Sum',
+        period,
+      });
+    const readUnitsPerSecond = readUnitsPerSecondOf(
+      indexMetric('ConsumedReadCapacityUnits'),
+      `list index read units per second (cap ${maxReadRequestUnits})`,
+      period,
+    );
+    // Its writes too: DynamoDB counts an index's throttled writes (which throttle the table's write) under the
+    // index's own dimensions, not the table's.
+    const throttles = throttleEvents(indexMetric, { readCap: true, label: 'list index throttle events', period });
+    this.alarm('InventoryListIndexReadCapacityAlarm', {
+      metric: readUnitsPerSecond,
+      threshold: Math.round(maxReadRequestUnits * config.readCapacityShare),
+      description: `The list index read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
+      runbook: '<Table>TableReadCapacityAlarm',
+    });
+    this.alarm('InventoryListIndexThrottlesAlarm', {
+      metric: throttles,
+      threshold: 1,
+      description:
+        'The list index was throttled (lists beyond its read cap, or writes beyond a partition or account limit)',
+      runbook: '<Table>TableThrottlesAlarm',
+    });
+    return new GraphWidget({ title: 'list index', left: [throttles], right: [readUnitsPerSecond], width: 12 });
   }
 }
 
@@ -322,313 +610,6 @@ function alarmTopic(scope: Construct, props: MonitoringProps): Topic {
   );
   if (props.alarms.email) topic.addSubscription(new EmailSubscription(props.alarms.email));
   return topic;
-}
-
-/** What a client notices: 5xx and fault rates, each buffered route's p99 latency, lists near their time-out. */
-function watchApi(watch: StageWatch): GraphWidget[] {
-  const { props, config, period } = watch;
-  const { stage } = props;
-  const requests = stage.metricCount({ statistic: 'Sum', period });
-  const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
-  const notImplemented = Object.fromEntries(
-    props.notImplementedRoutes.map((route, index) => [`ni${index}`, watch.methodMetric(route, '5XXError', 'Sum')]),
-  );
-  const designed501s = Object.keys(notImplemented)
-    .map((name) => ` - FILL(${name}, 0)`)
-    .join('');
-  const serverErrorRate = new MathExpression({
-    expression: watch.guarded(`(FILL(errors, 0)${designed501s}) / FILL(requests, 0)`),
-    usingMetrics: { requests, errors: serverErrors, ...notImplemented },
-    label: 'API 5xx per request, without the designed 501s',
-    period,
-  });
-  watch.alarm('ApiServerErrorRateAlarm', {
-    metric: serverErrorRate,
-    threshold: config.serverErrorRate,
-    description: `At least ${config.serverErrorRate * 100} % of API requests answered 5xx, the designed 501s left out`,
-  });
-  const faults = new MathExpression({
-    expression: watch.guarded('(FILL(internal, 0) + FILL(unavailable, 0)) / FILL(requests, 0)'),
-    usingMetrics: {
-      requests,
-      internal: watch.custom(METRIC_NAMES.internalError, 'Sum'),
-      unavailable: watch.custom(METRIC_NAMES.storageUnavailable, 'Sum'),
-    },
-    label: 'Function faults (500 + 503) per request',
-    period,
-  });
-  watch.alarm('FunctionFaultRateAlarm', {
-    metric: faults,
-    threshold: config.serverErrorRate,
-    description: `At least ${config.serverErrorRate * 100} % of requests failed in the functions (InternalError + StorageUnavailable)`,
-  });
-  for (const route of props.latencyRoutes) routeLatencyAlarm(watch, route);
-  const nearTimeout = watchListNearTimeout(watch);
-  return [
-    new GraphWidget({
-      title: 'API requests and errors',
-      left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
-      right: [serverErrorRate, faults],
-      width: 12,
-    }),
-    new GraphWidget({
-      title: 'API latency',
-      left: [
-        stage.metricLatency({ statistic: 'p50', period }),
-        stage.metricLatency({ statistic: 'p99', period }),
-        stage.metricIntegrationLatency({ statistic: 'p99', period }),
-        ...props.latencyRoutes.map((route) => watch.methodMetric(route, 'Latency', 'p99')),
-      ],
-      right: [nearTimeout],
-      width: 12,
-    }),
-  ];
-}
-
-/** A buffered route's p99 latency, in periods with enough of its own requests. */
-function routeLatencyAlarm(watch: StageWatch, route: Pick<Route, 'operationId' | 'method' | 'path'>): void {
-  const { p99LatencyMs } = watch.config;
-  const latency = new MathExpression({
-    expression: watch.guarded('FILL(latency, 0)'),
-    usingMetrics: {
-      requests: watch.methodMetric(route, 'Count', 'Sum'),
-      latency: watch.methodMetric(route, 'Latency', 'p99'),
-    },
-    label: `${route.method} ${route.path} p99 latency (ms)`,
-    period: watch.period,
-  });
-  watch.alarm(`${pascalCase(route.operationId)}LatencyAlarm`, {
-    metric: latency,
-    threshold: p99LatencyMs,
-    description: `${route.method} ${route.path}: p99 latency reached ${p99LatencyMs} ms`,
-    runbook: '<Route>LatencyAlarm',
-  });
-}
-
-/** Lists still running at their share of the function's timeout, counted by the list the moment it passes it. */
-function watchListNearTimeout(watch: StageWatch): IMetric {
-  const { timeout } = watch.props.list;
-  const nearTimeout = watch.custom(METRIC_NAMES.inventoryListNearTimeout, 'Sum', 'GET /inventory: lists near time-out');
-  watch.alarm('ListInventoryNearTimeoutAlarm', {
-    metric: nearTimeout,
-    threshold: 1,
-    description:
-      `A GET /inventory is still running after ${LIST_NEAR_TIMEOUT_SHARE * 100} % of its ${timeout.toHumanString()} ` +
-      'timeout: lists are nearing the point where they are cut off',
-    evaluation: ONCE,
-  });
-  return nearTimeout;
-}
-
-/** Key checks that could not run, and the largest list answered. */
-function watchKeysAndLists(watch: StageWatch) {
-  const authorizerUnavailable = watch.custom(METRIC_NAMES.authorizerUnavailable, 'Sum');
-  const authorizerUnavailableAlarm = watch.alarm('AuthorizerUnavailableAlarm', {
-    metric: authorizerUnavailable,
-    threshold: 1,
-    description: 'The authorizer could not check API keys (keys table failing): clients get 503',
-    evaluation: ONCE,
-  });
-  const { listedEntries } = watch.config;
-  const listed = watch.custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
-  watch.alarm('InventoryListSizeAlarm', {
-    metric: listed,
-    threshold: listedEntries,
-    description: `A list answered ${listedEntries} entries or more: it nears the largest list the stage can answer`,
-    evaluation: ONCE,
-  });
-  const widgets = [
-    new GraphWidget({
-      title: 'Authorizer decisions',
-      left: [
-        watch.custom(METRIC_NAMES.apiKeyAccepted, 'Sum'),
-        watch.custom(METRIC_NAMES.apiKeyRefused, 'Sum'),
-        authorizerUnavailable,
-      ],
-      width: 12,
-    }),
-    new GraphWidget({ title: 'Largest list answered', left: [listed], width: 12 }),
-  ];
-  return { authorizerUnavailableAlarm, widgets };
-}
-
-/** Every function's throttles, and the crashes of each but the authorizer's (a refused key is a thrown error). */
-function watchFunctions(watch: StageWatch): GraphWidget[] {
-  const { props, config, period } = watch;
-  const widgets: GraphWidget[] = [];
-  const functions: [string, IFunction, boolean][] = [
-    ...[...props.routeFunctions].map(([name, fn]): [string, IFunction, boolean] => [name, fn, true]),
-    ['authorizer', props.authorizerFunction, false],
-    ['history', props.history.function, true],
-  ];
-  for (const [name, fn, alarmOnErrors] of functions) {
-    const pascal = pascalCase(name);
-    const errors = fn.metricErrors({ statistic: 'Sum', period });
-    const throttles = fn.metricThrottles({ statistic: 'Sum', period });
-    const evaluation = fn === props.list.function ? reachingPast(props.list.timeout, period) : ONCE;
-    if (alarmOnErrors)
-      watch.alarm(`${pascal}ErrorsAlarm`, {
-        metric: errors,
-        threshold: config.functionErrors,
-        description: `The ${name} function crashed or timed out`,
-        runbook: '<Function>ErrorsAlarm',
-        evaluation,
-      });
-    watch.alarm(`${pascal}ThrottlesAlarm`, {
-      metric: throttles,
-      threshold: 1,
-      description: `The ${name} function was throttled`,
-      runbook: '<Function>ThrottlesAlarm',
-      evaluation,
-    });
-    widgets.push(
-      new GraphWidget({
-        title: `${name}: invocations, errors, throttles`,
-        left: [fn.metricInvocations({ statistic: 'Sum', period }), errors, throttles],
-        right: [fn.metricDuration({ statistic: 'p99', period })],
-        width: 12,
-      }),
-    );
-  }
-  return widgets;
-}
-
-/** How far behind the inventory table's stream the history is, and the batches it gave up on. */
-function watchHistory(watch: StageWatch): GraphWidget[] {
-  const { history } = watch.props;
-  const { period } = watch;
-  const iteratorAge = history.function.metric('IteratorAge', {
-    statistic: 'Maximum',
-    period,
-    label: 'History: age of the last stream record read (ms)',
-  });
-  watch.alarm('HistoryIteratorAgeAlarm', {
-    metric: iteratorAge,
-    threshold: history.iteratorAgeAlarm.toMilliseconds(),
-    description: `The history is ${history.iteratorAgeAlarm.toHumanString()} or more behind the inventory table's stream`,
-  });
-  const failedRecords = history.failedRecords.metricApproximateNumberOfMessagesVisible({
-    statistic: 'Maximum',
-    period,
-    label: 'History: batches given up on (on-failure queue)',
-  });
-  watch.alarm('HistoryFailedRecordsAlarm', {
-    metric: failedRecords,
-    threshold: 1,
-    description:
-      'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
-    evaluation: ONCE,
-  });
-  return [
-    new GraphWidget({
-      title: 'History: stream lag and records given up on',
-      left: [iteratorAge],
-      right: [failedRecords],
-      width: 12,
-    }),
-    new GraphWidget({
-      title: 'History: changes recorded, records failed',
-      left: [
-        watch.custom(METRIC_NAMES.historyEntriesRecorded, 'Sum'),
-        watch.custom(METRIC_NAMES.historyRecordsFailed, 'Sum'),
-      ],
-      width: 12,
-    }),
-  ];
-}
-
-/** Each table's throttles, system errors and, for a capped table, read units against its cap. */
-function watchTables(watch: StageWatch): GraphWidget[] {
-  const { config, period } = watch;
-  return [...watch.props.tables].map(([name, { table, maxReadRequestUnits }]) => {
-    const pascal = pascalCase(name);
-    const throttles = throttleEvents((metricName) => table.metric(metricName, { statistic: 'Sum', period }), {
-      readCap: maxReadRequestUnits !== undefined,
-      label: `${name} throttle events`,
-      period,
-    });
-    const systemErrors = new MathExpression({
-      expression: TABLE_OPERATIONS.map((_, index) => `FILL(op${index}, 0)`).join(' + '),
-      usingMetrics: Object.fromEntries(
-        TABLE_OPERATIONS.map((operation, index) => [
-          `op${index}`,
-          table.metric('SystemErrors', {
-            dimensionsMap: { TableName: table.tableName, Operation: operation },
-            statistic: 'Sum',
-            period,
-          }),
-        ]),
-      ),
-      label: `${name} system errors`,
-      period,
-    });
-    const readUnitsPerSecond = readUnitsPerSecondOf(
-      table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }),
-      `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
-      period,
-    );
-    watch.alarm(`${pascal}TableThrottlesAlarm`, {
-      metric: throttles,
-      threshold: 1,
-      description: `Requests to the ${name} table were throttled`,
-      runbook: '<Table>TableThrottlesAlarm',
-    });
-    watch.alarm(`${pascal}TableSystemErrorsAlarm`, {
-      metric: systemErrors,
-      threshold: 1,
-      description: `The ${name} table answered with system errors`,
-      runbook: '<Table>TableSystemErrorsAlarm',
-    });
-    if (maxReadRequestUnits !== undefined)
-      watch.alarm(`${pascal}TableReadCapacityAlarm`, {
-        metric: readUnitsPerSecond,
-        threshold: Math.round(maxReadRequestUnits * config.readCapacityShare),
-        description: `The ${name} table read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
-        runbook: '<Table>TableReadCapacityAlarm',
-      });
-    return new GraphWidget({
-      title: `${name} table`,
-      left: [throttles, systemErrors],
-      right: [readUnitsPerSecond],
-      width: 12,
-    });
-  });
-}
-
-/** The list index's read units against its own cap, and its throttles, alarmed as a table's. */
-function watchListIndex(watch: StageWatch, listIndex: NonNullable<MonitoringProps['listIndex']>): GraphWidget {
-  const { config, period } = watch;
-  const { table, indexName, maxReadRequestUnits } = listIndex;
-  const indexMetric = (metricName: string) =>
-    new Metric({
-      namespace: 'AWS/DynamoDB',
-      metricName,
-      dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
-      statistic: 'Sum',
-      period,
-    });
-  const readUnitsPerSecond = readUnitsPerSecondOf(
-    indexMetric('ConsumedReadCapacityUnits'),
-    `list index read units per second (cap ${maxReadRequestUnits})`,
-    period,
-  );
-  // Its writes too: DynamoDB counts an index's throttled writes (which throttle the table's write) under the
-  // index's own dimensions, not the table's.
-  const throttles = throttleEvents(indexMetric, { readCap: true, label: 'list index throttle events', period });
-  watch.alarm('InventoryListIndexReadCapacityAlarm', {
-    metric: readUnitsPerSecond,
-    threshold: Math.round(maxReadRequestUnits * config.readCapacityShare),
-    description: `The list index read ${config.readCapacityShare * 100} % of its cap of ${maxReadRequestUnits} units/s`,
-    runbook: '<Table>TableReadCapacityAlarm',
-  });
-  watch.alarm('InventoryListIndexThrottlesAlarm', {
-    metric: throttles,
-    threshold: 1,
-    description:
-      'The list index was throttled (lists beyond its read cap, or writes beyond a partition or account limit)',
-    runbook: '<Table>TableThrottlesAlarm',
-  });
-  return new GraphWidget({ title: 'list index', left: [throttles], right: [readUnitsPerSecond], width: 12 });
 }
 
 /** Consumed read units per second, from their sum per period. */

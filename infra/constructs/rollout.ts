@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION, VERSION_DIMENSION } from '../../service/metric-names';
 import type { TrafficShifting } from '../stage-config';
 import type { InventoryFunction } from './inventory-function';
-import { reachingPast } from './monitoring';
+import { lambdaEventEvaluation } from './monitoring';
 
 /** Properties of an {@link InventoryRollout}. */
 export interface InventoryRolloutProps {
@@ -92,7 +92,7 @@ export class InventoryRollout extends Construct {
    * Lambda `Errors` of the version this deploy publishes, invoked through the `live` alias: Lambda reports alias
    * invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old version's errors
    * during the canary are not counted. A function whose timeout is longer than a period is read back past it
-   * ({@link reachingPast}).
+   * ({@link lambdaEventEvaluation}).
    */
   private newVersionErrorsAlarm(id: string, fn: InventoryFunction, period: Duration): Alarm {
     const metric = new Metric({
@@ -106,11 +106,7 @@ export class InventoryRollout extends Construct {
       statistic: 'Sum',
       period,
     });
-    const evaluationPeriods =
-      fn.timeout && fn.timeout.toSeconds() > period.toSeconds()
-        ? reachingPast(fn.timeout, period).evaluationPeriods
-        : 1;
-    return this.versionAlarm(id, fn, metric, evaluationPeriods, {
+    return this.versionAlarm(id, fn, metric, lambdaEventEvaluation(fn, period).evaluationPeriods, {
       what: 'crashed or timed out',
       runbook: '<Function>NewVersionErrorsAlarm',
     });
