@@ -26,6 +26,7 @@ import {
   InventoryFunction,
   type InventoryFunctionProps,
   LIST_INVENTORY_MEMORY_MB,
+  pascalCase,
 } from './constructs/inventory-function';
 import { InventoryHistory } from './constructs/inventory-history';
 import { Monitoring } from './constructs/monitoring';
@@ -344,5 +345,5 @@ function probeTarget(name: string): ProbeTarget {
 
 /** `listInventory` -> `ListInventoryFunction`. */
 export function functionId(operationId: string): string {
-  return `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Function`;
+  return `${pascalCase(operationId)}Function`;
 }

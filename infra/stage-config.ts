@@ -163,9 +163,7 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
  * `<stage>:listReservedConcurrency`.
  */
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
-  const upper = stage.toUpperCase();
-  const get = (key: string) =>
-    lookup(`${stage}:${key}`, `PETSTORE_${upper}_${key.replace(/[A-Z]/g, '_$&').toUpperCase()}`);
+  const get = (key: string) => lookup(`${stage}:${key}`, settingEnvName(stage, key));
   const sunsetAt = get('petsSunsetAt');
   const customDomain = readCustomDomain(get);
   const listReservedConcurrency = readListConcurrency(stage, get('listReservedConcurrency'));
@@ -206,6 +204,11 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
       : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false },
   };
+}
+
+/** The environment variable of a stage's setting: `alarmEmail` of production is `PETSTORE_PRODUCTION_ALARM_EMAIL`. */
+function settingEnvName(stage: StageName, key: string): string {
+  return `PETSTORE_${stage.toUpperCase()}_${key.replace(/[A-Z]/g, '_$&').toUpperCase()}`;
 }
 
 /** A stage's account and region: its own settings, for staging the CLI's credentials, else the placeholders. */
@@ -287,19 +290,19 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
  */
 export function missingSettings(config: StageConfig): string[] {
   const { stage, alarms } = config;
-  const upper = stage.toUpperCase();
+  const env = (key: string) => settingEnvName(stage, key);
   const problems: string[] = [];
   if (alarms.destinationRequired && !alarms.email && !alarms.topicArn) {
     problems.push(
       `${stage} has no alarm destination: set ${stage}:alarmEmail or ${stage}:alarmTopicArn ` +
-        `(-c ${stage}:alarmEmail=oncall@example.com, or PETSTORE_${upper}_ALARM_EMAIL / PETSTORE_${upper}_ALARM_TOPIC_ARN)`,
+        `(-c ${stage}:alarmEmail=oncall@example.com, or ${env('alarmEmail')} / ${env('alarmTopicArn')})`,
     );
   }
   if (config.listConcurrencyRequired && config.listReservedConcurrency === undefined) {
     problems.push(
       `${stage} has no list concurrency: set ${stage}:listReservedConcurrency to the executions lists may hold ` +
         `(10 is generous; docs/deploying.md, "List concurrency"), or to off ` +
-        `(-c ${stage}:listReservedConcurrency=10, or PETSTORE_${upper}_LIST_RESERVED_CONCURRENCY)`,
+        `(-c ${stage}:listReservedConcurrency=10, or ${env('listReservedConcurrency')})`,
     );
   }
   return problems;
@@ -333,7 +336,7 @@ export function assertDeployable(config: StageConfig): void {
   if (config.env.account === PLACEHOLDER_ACCOUNT) {
     problems.push(
       `its account is the placeholder ${PLACEHOLDER_ACCOUNT}: set ${stage}:account ` +
-        `(-c ${stage}:account=<id>, or PETSTORE_${stage.toUpperCase()}_ACCOUNT)`,
+        `(-c ${stage}:account=<id>, or ${settingEnvName(stage, 'account')})`,
     );
   }
   if (problems.length > 0) throw new Error(`Refusing to deploy ${stage}: ${problems.join('; ')}.`);

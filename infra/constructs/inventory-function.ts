@@ -15,6 +15,11 @@ import { BUNDLING, PROJECT_ROOT } from '../bundling';
  */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
 
+/** A construct ID from a name: `listInventory` -> `ListInventory`. */
+export function pascalCase(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
 /** Properties of an {@link InventoryFunction}. */
 export interface InventoryFunctionProps {
   /** The module under `functions/handlers/` that exports `handler`. */

@@ -28,7 +28,7 @@ import {
 } from '../../service/metric-names';
 import { AUTHORIZER_HANDLER, LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES, type Route } from '../../service/routes';
 import type { AlarmConfig } from '../stage-config';
-import type { InventoryFunction } from './inventory-function';
+import { type InventoryFunction, pascalCase } from './inventory-function';
 import type { InventoryHistory } from './inventory-history';
 
 /**
@@ -620,11 +620,6 @@ function readUnitsPerSecondOf(consumed: IMetric, label: string, period: Duration
     label,
     period,
   });
-}
-
-/** `listInventory` -> `ListInventory`. */
-function pascalCase(name: string): string {
-  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 /** The ARN of every CloudWatch alarm of the stack, in construct order. */

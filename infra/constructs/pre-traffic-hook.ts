@@ -36,7 +36,7 @@ export class PreTrafficHook extends InventoryFunction {
     super(scope, id, {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      ...(props.logLevel ? { logLevel: props.logLevel } : {}),
+      logLevel: props.logLevel,
       handler: PRE_TRAFFIC_HOOK_HANDLER,
       description:
         'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',

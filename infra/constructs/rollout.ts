@@ -7,7 +7,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION, VERSION_DIMENSION } from '../../service/metric-names';
 import type { TrafficShifting } from '../stage-config';
-import type { InventoryFunction } from './inventory-function';
+import { type InventoryFunction, pascalCase } from './inventory-function';
 import { lambdaEventEvaluation } from './monitoring';
 
 /** Properties of an {@link InventoryRollout}. */
@@ -69,7 +69,7 @@ export class InventoryRollout extends Construct {
     });
     const deploymentConfig = LambdaDeploymentConfig[props.trafficShifting];
     for (const [name, { function: fn, faultMetric }] of props.functions) {
-      const pascal = name.charAt(0).toUpperCase() + name.slice(1);
+      const pascal = pascalCase(name);
       const alarm = faultMetric
         ? this.newVersionFaultsAlarm(`${pascal}NewVersionUnavailableAlarm`, fn, faultMetric, props)
         : this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period);
