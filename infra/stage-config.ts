@@ -106,11 +106,8 @@ export interface StageConfig {
   listReadUnitsPerSecond: number;
   /**
    * Concurrency reserved for the list function (`<stage>:listReservedConcurrency`): at most this many lists run at
-   * once, and the other functions keep the rest of the account's concurrency. A list runs to its end even after its
-   * client hangs up (Lambda does not interrupt a streamed response), so without it one key holder retrying whole lists
-   * on a short time-out can take the account's concurrency from the authorizer and every other route. Lambda refuses a
-   * reservation that leaves the account fewer than 100 unreserved executions, so no number is assumed: `off` runs
-   * without one, on purpose. Production must say which (docs/deploying.md, "List concurrency"). @default unset
+   * once, and the other functions keep the rest of the account's concurrency; `off` runs without one, on purpose.
+   * Why a list needs it and why no number is assumed: docs/deploying.md, "List concurrency". @default unset
    */
   listReservedConcurrency?: number | 'off';
   /** Whether a real account needs `listReservedConcurrency` said (a number or `off`) before it synthesizes. */
