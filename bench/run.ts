@@ -14,16 +14,14 @@ import { createDynamoClient } from '../functions/store/dynamo-client';
 import { type DeployedBundle, synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { configureFunctionEnvironment } from '../local/environment';
 import { installLambdaStreamingRuntime } from '../local/lambda/streaming';
-import { ensureTables } from '../local/tables';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
-import { measureColdStarts, NAIVE_HANDLER } from './cold-start';
+import { measureColdStarts, measureFunctionMemory, NAIVE_HANDLER } from './functions';
 import { closeHttp } from './http';
 import { benchInventory } from './inventory';
-import { type ListFigure, type ListOptions, measureList } from './list';
-import { type MemoryFigure, measureFunctionMemory } from './memory';
-import { measurePatch } from './patch';
-import { measureImportRate, measureReadUnits } from './read-units';
+import { type ListFigure, measureList } from './list';
+import { localDynamo, measureScenarios, PATCH_SCENARIOS, scenarioContext, stockOf } from './patch';
+import { measureReads } from './read-units';
 import { type BenchResults, renderReport } from './report';
 import { round } from './stats';
 
@@ -113,24 +111,13 @@ async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
   return { bundles, api, client, functionEnv, seed };
 }
 
-async function measureReads(bench: Bench): Promise<Pick<BenchResults, 'readUnits' | 'importRate'>> {
-  const entries = profile.readUnitsEntries;
-  progress(`read units of a whole list per writer (${entries} entries each, a table of its own)`);
-  const tables = { ...LOCAL_TABLE_NAMES, inventory: `${LOCAL_TABLE_NAMES.inventory}-read-units` };
-  await ensureTables(bench.client, tables, { inventoryStream: false });
-  const readUnits = await measureReadUnits(bench.client, tables.inventory, benchInventory(0, entries));
-  progress(`import rows/s (${entries} entries)`);
-  const importRate = await measureImportRate(bench.client, tables.inventory, benchInventory(entries, 2 * entries));
-  return { readUnits, importRate };
-}
-
 /** The list at each size of the profile, seeding up to it; the memory figure of the largest. */
 async function measureLists(bench: Bench, seeded: number) {
   installLambdaStreamingRuntime();
   const { handler } = await import('../functions/handlers/list-inventory');
   const listBundle = bench.bundles.find((bundle) => bundle.handler === 'list-inventory');
   if (!listBundle) throw new Error('no list-inventory bundle');
-  const options: ListOptions = {
+  const options = {
     gatewayUrl: bench.api.baseUrl,
     authHeader: { Authorization: `Bearer ${bench.api.apiKey}` },
     handler,
@@ -139,7 +126,7 @@ async function measureLists(bench: Bench, seeded: number) {
     env: bench.functionEnv,
   };
   const list: ListFigure[] = [];
-  let largest: MemoryFigure | undefined;
+  let largest: Awaited<ReturnType<typeof measureList>>[1] | undefined;
   for (const [index, entries] of profile.sizes.entries()) {
     if (entries > seeded) {
       progress(`seeding up to ${entries} entries`);
@@ -169,23 +156,23 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   });
   const firstSize = profile.sizes[0] ?? 0;
   await bench.seed(COLD_PATH_INVENTORY, firstSize);
-  progress(`PATCH: ${profile.patchIterations} of each path, alternating`);
-  const patch = await measurePatch({
-    gatewayUrl: api.baseUrl,
-    authHeader: { Authorization: `Bearer ${api.apiKey}` },
-    client,
-    tableName: LOCAL_TABLE_NAMES.inventory,
-    idempotencyTableName: LOCAL_TABLE_NAMES.idempotency ?? '',
+  progress(`PATCH: ${profile.patchIterations} of each scenario, alternating`);
+  const tables = LOCAL_TABLE_NAMES;
+  const context = scenarioContext({
+    baseUrl: api.baseUrl,
+    apiKey: api.apiKey,
     petId: '1',
-    iterations: profile.patchIterations,
-    warmup: profile.patchWarmup,
+    quantity: await stockOf(api.baseUrl, api.apiKey, '1'),
+    dynamo: localDynamo(client, tables.inventory, tables.idempotency ?? ''),
   });
+  const patch = await measureScenarios(PATCH_SCENARIOS, context, profile.patchWarmup, profile.patchIterations);
   // Before the list sizes grow: the deploy self-check reads the whole list within its own time-out.
   progress('peak memory of every function but the list');
   const otherMemory = await measureFunctionMemory(bundles, functionEnv, api.apiKey);
   // The PATCHes changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
   await bench.seed(0, 20);
-  const reads = await measureReads(bench);
+  progress(`read units of a whole list per writer, and import rows/s (${profile.readUnitsEntries} entries each)`);
+  const reads = await measureReads(client, profile.readUnitsEntries);
   const { list, largestListMemory } = await measureLists(bench, firstSize);
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
