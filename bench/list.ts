@@ -2,12 +2,12 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { inventoryItemJson } from '../functions/inventory/json';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
-import { invokeStreamingHandler } from '../local/lambda/streaming';
+import { installLambdaStreamingRuntime, invokeStreamingHandler } from '../local/lambda/streaming';
 import { comparePetIds } from '../test/fixtures/builders';
 import { type MemoryFigure, NAIVE_HANDLER, probeMemory } from './functions';
-import { httpCall } from './http';
+import { closeHttp, httpCall } from './http';
 import { benchInventory } from './inventory';
-import { alternate, columnsTable, median, ratio, round, type Target, target } from './stats';
+import { alternate, columnsTable, median, progress, ratio, round, type Target, target } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -41,7 +41,8 @@ export interface ListFigure {
   naivePeakRssMb: number;
 }
 
-export interface ListOptions {
+/** What the list is measured on: `npm start`, the list's deployed bundle, the functions' environment. */
+interface ListOptions {
   gatewayUrl: string;
   authHeader: Record<string, string>;
   /** The list handler, in-process, and the deployed bundle of it, probed for memory. */
@@ -51,6 +52,44 @@ export interface ListOptions {
   env: Record<string, string>;
 }
 
+/**
+ * The list at each `[entries, rounds]` of `sizes`, `seed` writing entries from+1..to as the size grows beyond
+ * `seeded`; with the memory figure of the largest.
+ */
+export async function measureLists(
+  bench: { baseUrl: string; apiKey: string; bundle: string; env: Record<string, string> },
+  sizes: readonly (readonly [number, number])[],
+  seed: (from: number, to: number) => Promise<void>,
+  seeded: number,
+) {
+  installLambdaStreamingRuntime();
+  const options: ListOptions = {
+    gatewayUrl: bench.baseUrl,
+    authHeader: { Authorization: `Bearer ${bench.apiKey}` },
+    handler: (await import('../functions/handlers/list-inventory')).handler,
+    bundle: bench.bundle,
+    naive: (await import(NAIVE_HANDLER)).handler,
+    env: bench.env,
+  };
+  const list: ListFigure[] = [];
+  let largest: MemoryFigure | undefined;
+  for (const [entries, rounds] of sizes) {
+    if (entries > seeded) {
+      progress(`seeding up to ${entries} entries`);
+      await seed(seeded, entries);
+      seeded = entries;
+      // Seeding takes longer than the gateway's keep-alive timeout: start the next phase on fresh connections.
+      closeHttp();
+    }
+    progress(`GET /inventory at ${entries} entries`);
+    const [figure, memory] = await measureList(options, entries, rounds);
+    list.push(figure);
+    largest = memory;
+  }
+  if (!largest) throw new Error('the profile lists no size');
+  return { list, largestListMemory: largest };
+}
+
 /** The exact body GET /inventory must answer for entries 1..n: ordered by petId, every digit. */
 function expectedListBody(entries: number): string {
   const items = benchInventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
@@ -58,11 +97,7 @@ function expectedListBody(entries: number): string {
 }
 
 /** `GET /inventory` at `entries`, four ways alternating, then each path's peak memory. */
-export async function measureList(
-  options: ListOptions,
-  entries: number,
-  rounds: number,
-): Promise<[ListFigure, MemoryFigure]> {
+async function measureList(options: ListOptions, entries: number, rounds: number): Promise<[ListFigure, MemoryFigure]> {
   const times = await listTimes(options, rounds, expectedListBody(entries));
   if (!times.exact) throw new Error(`GET /inventory at ${entries} entries did not answer every entry exactly`);
   const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];

@@ -13,25 +13,23 @@ import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { type DeployedBundle, synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { configureFunctionEnvironment } from '../local/environment';
-import { installLambdaStreamingRuntime } from '../local/lambda/streaming';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
-import { measureColdStarts, measureFunctionMemory, NAIVE_HANDLER } from './functions';
+import { measureColdStarts, measureFunctionMemory } from './functions';
 import { closeHttp } from './http';
 import { benchInventory } from './inventory';
-import { type ListFigure, measureList } from './list';
+import { measureLists } from './list';
 import { localDynamo, measureScenarios, PATCH_SCENARIOS, scenarioContext, stockOf } from './patch';
 import { measureReads } from './read-units';
 import { type BenchResults, renderReport } from './report';
-import { round } from './stats';
+import { progress, round } from './stats';
 
 interface Profile {
   coldRuns: number;
   patchIterations: number;
   patchWarmup: number;
   /** List sizes, and the rounds at each. */
-  sizes: readonly number[];
-  listRounds: readonly number[];
+  lists: readonly (readonly [number, number])[];
   /** Entries per writer in the read-units measurement, and per table in the import-rate one. */
   readUnitsEntries: number;
 }
@@ -40,29 +38,32 @@ const FULL: Profile = {
   coldRuns: 15,
   patchIterations: 600,
   patchWarmup: 40,
-  sizes: [1_000, 10_000, 100_000],
-  listRounds: [15, 9, 5],
+  lists: [
+    [1_000, 15],
+    [10_000, 9],
+    [100_000, 5],
+  ],
   readUnitsEntries: 20_000,
 };
 
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
   full: FULL,
-  large: { ...FULL, sizes: [...FULL.sizes, 1_000_000], listRounds: [...FULL.listRounds, 2] },
+  large: { ...FULL, lists: [...FULL.lists, [1_000_000, 2]] },
   smoke: {
     coldRuns: 2,
     patchIterations: 15,
     patchWarmup: 3,
-    sizes: [20, 60, 150],
-    listRounds: [2, 2, 2],
+    lists: [
+      [20, 2],
+      [60, 2],
+      [150, 2],
+    ],
     readUnitsEntries: 500,
   },
 };
 
 /** The small inventory of the cold-path phase. */
 const COLD_PATH_INVENTORY = 7;
-
-/** Functions only a deployment runs (their first call is to CodeDeploy); no client waits on their cold start. */
-const DEPLOY_HOOKS = new Set(['pre-traffic-hook']);
 
 const { values: args } = parseArgs({
   options: {
@@ -73,10 +74,6 @@ const { values: args } = parseArgs({
 });
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
-
-function progress(line: string): void {
-  process.stderr.write(`[bench] ${line}\n`);
-}
 
 /** What every phase measures against: the deployed bundles, `npm start`, and a client of its DynamoDB Local. */
 interface Bench {
@@ -111,39 +108,6 @@ async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
   return { bundles, api, client, functionEnv, seed };
 }
 
-/** The list at each size of the profile, seeding up to it; the memory figure of the largest. */
-async function measureLists(bench: Bench, seeded: number) {
-  installLambdaStreamingRuntime();
-  const { handler } = await import('../functions/handlers/list-inventory');
-  const listBundle = bench.bundles.find((bundle) => bundle.handler === 'list-inventory');
-  if (!listBundle) throw new Error('no list-inventory bundle');
-  const options = {
-    gatewayUrl: bench.api.baseUrl,
-    authHeader: { Authorization: `Bearer ${bench.api.apiKey}` },
-    handler,
-    bundle: listBundle.file,
-    naive: (await import(NAIVE_HANDLER)).handler,
-    env: bench.functionEnv,
-  };
-  const list: ListFigure[] = [];
-  let largest: Awaited<ReturnType<typeof measureList>>[1] | undefined;
-  for (const [index, entries] of profile.sizes.entries()) {
-    if (entries > seeded) {
-      progress(`seeding up to ${entries} entries`);
-      await bench.seed(seeded, entries);
-      seeded = entries;
-      // Seeding takes longer than the gateway's keep-alive timeout: start the next phase on fresh connections.
-      closeHttp();
-    }
-    progress(`GET /inventory at ${entries} entries`);
-    const [figure, memory] = await measureList(options, entries, profile.listRounds[index] ?? 1);
-    list.push(figure);
-    largest = memory;
-  }
-  if (!largest) throw new Error('the profile lists no size');
-  return { list, largestListMemory: largest };
-}
-
 async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   const { api, client, functionEnv, bundles } = bench;
   await bench.seed(0, COLD_PATH_INVENTORY);
@@ -154,7 +118,7 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
     dynamoEndpoint: api.dynamoEndpoint,
     apiKey: api.apiKey,
   });
-  const firstSize = profile.sizes[0] ?? 0;
+  const firstSize = profile.lists[0]?.[0] ?? 0;
   await bench.seed(COLD_PATH_INVENTORY, firstSize);
   progress(`PATCH: ${profile.patchIterations} of each scenario, alternating`);
   const tables = LOCAL_TABLE_NAMES;
@@ -173,7 +137,10 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   await bench.seed(0, 20);
   progress(`read units of a whole list per writer, and import rows/s (${profile.readUnitsEntries} entries each)`);
   const reads = await measureReads(client, profile.readUnitsEntries);
-  const { list, largestListMemory } = await measureLists(bench, firstSize);
+  const listBundle = bundles.find((bundle) => bundle.handler === 'list-inventory');
+  if (!listBundle) throw new Error('no list-inventory bundle');
+  const listed = { baseUrl: api.baseUrl, apiKey: api.apiKey, bundle: listBundle.file, env: functionEnv };
+  const { list, largestListMemory } = await measureLists(listed, profile.lists, bench.seed, firstSize);
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
   );
@@ -187,7 +154,8 @@ async function main(): Promise<void> {
   const synthesized = synthesizeDeployedBundles();
   let bench: Bench | undefined;
   try {
-    bench = await startBench(synthesized.bundles.filter((bundle) => !DEPLOY_HOOKS.has(bundle.handler)));
+    // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
+    bench = await startBench(synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook'));
     const figures = await measureAll(bench);
     const argv = process.argv.slice(2);
     const results: BenchResults = {

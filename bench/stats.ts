@@ -1,5 +1,10 @@
 /** Statistics, alternation, targets and tables shared by the benchmark's measurements. */
 
+/** A line of the bench's progress, on stderr: stdout is the report. */
+export function progress(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
 /** The value at quantile `q` (0..1) of `values`, by the nearest-rank method. */
 export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return Number.NaN;
