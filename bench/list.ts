@@ -2,13 +2,12 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { inventoryItemJson } from '../functions/inventory/json';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
-import { invokeStreamingHandler } from '../local/lambda/streaming';
+import { installLambdaStreamingRuntime, invokeStreamingHandler } from '../local/lambda/streaming';
 import { comparePetIds } from '../test/fixtures/builders';
-import { NAIVE_HANDLER } from './cold-start';
-import { httpCall } from './http';
+import { type MemoryFigure, NAIVE_HANDLER, probeMemory } from './functions';
+import { closeHttp, httpCall } from './http';
 import { benchInventory } from './inventory';
-import { type MemoryFigure, probeMemory } from './memory';
-import { alternate, columnsTable, median, ratio, round, type Target, targetAtMost } from './stats';
+import { alternate, columnsTable, median, progress, ratio, round, type Target, target } from './stats';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -42,7 +41,8 @@ export interface ListFigure {
   naivePeakRssMb: number;
 }
 
-export interface ListOptions {
+/** What the list is measured on: `npm start`, the list's deployed bundle, the functions' environment. */
+interface ListOptions {
   gatewayUrl: string;
   authHeader: Record<string, string>;
   /** The list handler, in-process, and the deployed bundle of it, probed for memory. */
@@ -52,6 +52,44 @@ export interface ListOptions {
   env: Record<string, string>;
 }
 
+/**
+ * The list at each `[entries, rounds]` of `sizes`, `seed` writing entries from+1..to as the size grows beyond
+ * `seeded`; with the memory figure of the largest.
+ */
+export async function measureLists(
+  bench: { baseUrl: string; apiKey: string; bundle: string; env: Record<string, string> },
+  sizes: readonly (readonly [number, number])[],
+  seed: (from: number, to: number) => Promise<void>,
+  seeded: number,
+) {
+  installLambdaStreamingRuntime();
+  const options: ListOptions = {
+    gatewayUrl: bench.baseUrl,
+    authHeader: { Authorization: `Bearer ${bench.apiKey}` },
+    handler: (await import('../functions/handlers/list-inventory')).handler,
+    bundle: bench.bundle,
+    naive: (await import(NAIVE_HANDLER)).handler,
+    env: bench.env,
+  };
+  const list: ListFigure[] = [];
+  let largest: MemoryFigure | undefined;
+  for (const [entries, rounds] of sizes) {
+    if (entries > seeded) {
+      progress(`seeding up to ${entries} entries`);
+      await seed(seeded, entries);
+      seeded = entries;
+      // Seeding takes longer than the gateway's keep-alive timeout: start the next phase on fresh connections.
+      closeHttp();
+    }
+    progress(`GET /inventory at ${entries} entries`);
+    const [figure, memory] = await measureList(options, entries, rounds);
+    list.push(figure);
+    largest = memory;
+  }
+  if (!largest) throw new Error('the profile lists no size');
+  return { list, largestListMemory: largest };
+}
+
 /** The exact body GET /inventory must answer for entries 1..n: ordered by petId, every digit. */
 function expectedListBody(entries: number): string {
   const items = benchInventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
@@ -59,11 +97,7 @@ function expectedListBody(entries: number): string {
 }
 
 /** `GET /inventory` at `entries`, four ways alternating, then each path's peak memory. */
-export async function measureList(
-  options: ListOptions,
-  entries: number,
-  rounds: number,
-): Promise<[ListFigure, MemoryFigure]> {
+async function measureList(options: ListOptions, entries: number, rounds: number): Promise<[ListFigure, MemoryFigure]> {
   const times = await listTimes(options, rounds, expectedListBody(entries));
   if (!times.exact) throw new Error(`GET /inventory at ${entries} entries did not answer every entry exactly`);
   const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];
@@ -84,60 +118,54 @@ export async function measureList(
 type Coding = 'identity' | 'gzip';
 
 async function listTimes(options: ListOptions, rounds: number, expectedBody: string) {
-  const samples: Record<'handlerTtfb' | 'handler' | 'naive' | Coding | `${Coding}Ttfb`, number[]> = {
-    handlerTtfb: [],
-    handler: [],
-    naive: [],
-    identity: [],
-    identityTtfb: [],
-    gzip: [],
-    gzipTtfb: [],
-  };
+  const samples = new Map<string, number[]>();
+  const push = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
   const bytes = { identity: 0, gzip: 0, naive: 0 };
   const exact: Partial<Record<Coding, boolean>> = {};
   let n = 0;
-  const context = (id: string) => lambdaContext({ requestId: id, timeoutMs: 600_000, memoryMb: 1024 });
-  const event = (id: string) => apiGatewayProxyEvent({ requestContext: { requestId: id } });
-  const viaGateway = async (coding: Coding) => {
+  const invocation = () => {
+    const requestId = `bench-list-${n++}`;
+    const context = lambdaContext({ requestId, timeoutMs: 600_000, memoryMb: LIST_INVENTORY_MEMORY_MB });
+    return [apiGatewayProxyEvent({ requestContext: { requestId } }), context] as const;
+  };
+  const viaGateway = (coding: Coding) => async () => {
     const check = exact[coding] === undefined;
     const headers = { ...options.authHeader, 'Accept-Encoding': coding };
     const response = await httpCall(`${options.gatewayUrl}/inventory`, { headers, keepText: check });
     if (response.status !== 200) throw new Error(`GET /inventory (${coding}) answered ${response.status}`);
     if (check) exact[coding] = response.text === expectedBody;
-    samples[`${coding}Ttfb`].push(response.ttfbMs);
-    samples[coding].push(response.ttlbMs);
+    push(`${coding}Ttfb`, response.ttfbMs);
+    push(coding, response.ttlbMs);
     bytes[coding] = response.bytes;
   };
   const inProcess = async () => {
-    const id = `bench-list-${n++}`;
     const started = performance.now();
-    const { response, completion } = invokeStreamingHandler(options.handler, event(id), context(id));
+    const { response, completion } = invokeStreamingHandler(options.handler, ...invocation());
     const { statusCode, body } = await response;
-    samples.handlerTtfb.push(performance.now() - started);
+    push('handlerTtfb', performance.now() - started);
     for await (const _ of body);
     await completion;
-    samples.handler.push(performance.now() - started);
+    push('handler', performance.now() - started);
     if (statusCode !== 200) throw new Error(`list answered ${statusCode}`);
   };
   const naive = async () => {
-    const id = `bench-naive-${n++}`;
     const started = performance.now();
-    const result = await options.naive(event(id), context(id));
-    samples.naive.push(performance.now() - started);
+    const result = await options.naive(...invocation());
+    push('naive', performance.now() - started);
     if (result.statusCode !== 200) throw new Error(`naive list answered ${result.statusCode}`);
     bytes.naive = Buffer.byteLength(result.body);
   };
-  await alternate(rounds, [inProcess, naive, () => viaGateway('identity'), () => viaGateway('gzip')]);
-  const at = (values: number[]) => round(median(values));
+  await alternate(rounds, [inProcess, naive, viaGateway('identity'), viaGateway('gzip')]);
+  const at = (name: string) => round(median(samples.get(name) ?? []));
   return {
     rounds,
-    handlerTtfbMsMedian: at(samples.handlerTtfb),
-    handlerMsMedian: at(samples.handler),
-    naiveMsMedian: at(samples.naive),
-    gatewayTtfbMsMedian: at(samples.identityTtfb),
-    gatewayMsMedian: at(samples.identity),
-    gatewayGzipTtfbMsMedian: at(samples.gzipTtfb),
-    gatewayGzipMsMedian: at(samples.gzip),
+    handlerTtfbMsMedian: at('handlerTtfb'),
+    handlerMsMedian: at('handler'),
+    naiveMsMedian: at('naive'),
+    gatewayTtfbMsMedian: at('identityTtfb'),
+    gatewayMsMedian: at('identity'),
+    gatewayGzipTtfbMsMedian: at('gzipTtfb'),
+    gatewayGzipMsMedian: at('gzip'),
     identityBytes: bytes.identity,
     gzipBytes: bytes.gzip,
     naiveBodyBytes: bytes.naive,
@@ -168,22 +196,22 @@ export function listTable(list: readonly ListFigure[]): string {
 
 export function listTargets(list: readonly ListFigure[]): Target[] {
   const targets = list.map((l) =>
-    targetAtMost(`list at ${l.entries} entries: handler / naive (last byte)`, handlerVsNaive(l), 1.0),
+    target(`list at ${l.entries} entries: handler / naive (last byte)`, handlerVsNaive(l), 1.0),
   );
   for (const l of list.slice(1))
-    targets.push(targetAtMost(`list at ${l.entries} entries: npm start first byte (ms)`, l.gatewayTtfbMsMedian, 1000));
+    targets.push(target(`list at ${l.entries} entries: npm start first byte (ms)`, l.gatewayTtfbMsMedian, 1000));
   const largest = list.at(-1);
   if (!largest) return targets;
   targets.push(
-    targetAtMost(`list at ${largest.entries}: gzip body (bytes)`, largest.gzipBytes, UNTHROTTLED_STREAM_BYTES),
-    targetAtMost(`list at ${largest.entries}: peak RSS (MB)`, largest.handlerPeakRssMb, LIST_INVENTORY_MEMORY_MB),
+    target(`list at ${largest.entries}: gzip body (bytes)`, largest.gzipBytes, UNTHROTTLED_STREAM_BYTES),
+    target(`list at ${largest.entries}: peak RSS (MB)`, largest.handlerPeakRssMb, LIST_INVENTORY_MEMORY_MB),
   );
   // Memory flat with size: with the heap capped, the largest list needs no more than 100,000 entries did (10% margin
   // for sampling); smaller lists end before the heap reaches its working size.
   const reference = list.find((l) => l.entries === 100_000);
   if (reference && reference !== largest)
     targets.push(
-      targetAtMost(
+      target(
         `list peak RSS, heap capped at ${LIST_HEAP_CAP_MB} MB: ${largest.entries} / 100000 entries`,
         ratio(largest.handlerPeakRssCappedMb, reference.handlerPeakRssCappedMb),
         1.1,

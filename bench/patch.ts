@@ -1,160 +1,220 @@
+/**
+ * The timed scenarios of the PATCH table: each a small function of a {@link ScenarioContext}, one entry in
+ * {@link PATCH_SCENARIOS}; the rows that compare two of them, and their targets, one entry each in
+ * {@link PATCH_RATIOS}. `npm run bench` runs them all through `npm start`; `npm run bench:stage` runs those that
+ * only call the API against a stage.
+ */
+import { randomUUID } from 'node:crypto';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { idempotencyConfig, idempotencyPayload } from '../functions/http/idempotency';
+import { MAX_QUANTITY } from '../functions/inventory/types';
 import { idempotencyTable } from '../functions/store/idempotency-table';
 import { entryUpdate } from '../functions/store/inventory-write';
 import { httpCall } from './http';
-import { ADJUST_TARGET } from './stage';
-import { type Latencies, markdownTable, ratio, type Target, targetAtMost, timeAlternating } from './stats';
+import { columnsTable, type Latencies, ratio, type Target, target, timeAlternating } from './stats';
 
-/** The PATCHes through the gateway, the handler's UpdateItem sent straight, and the Idempotency utility's writes. */
-export type PatchPath =
-  | 'plain'
-  | 'expectedQuantity'
-  | 'adjustBy'
-  | 'idempotencyKey'
-  | 'rawUpdateItem'
-  | 'utilityWrites';
-
-export interface PatchResult extends Latencies<PatchPath> {
-  iterations: number;
-}
-
-/**
- * The four PATCHes through the local gateway, against the handler's own UpdateItem sent straight and the Idempotency
- * utility's two writes for a new key (the floor no code around it can lower). Every compare-and-set succeeds.
- */
-export function measurePatch(options: {
-  gatewayUrl: string;
-  authHeader: Record<string, string>;
-  client: DynamoDBClient;
-  tableName: string;
-  idempotencyTableName: string;
+/** What a scenario is given: the API it calls, one pet of it, and DynamoDB Local when the bench runs its own. */
+export interface ScenarioContext {
+  /** One call with the bench's key to `path` under the API's base URL; throws unless it answers 2xx. */
+  call(method: string, path: string, body?: object, headers?: Record<string, string>): Promise<void>;
+  /** `PATCH /inventory/{petId}` of the context's pet. */
+  patch(body: object, headers?: Record<string, string>): Promise<void>;
   petId: string;
-  iterations: number;
-  warmup: number;
-}): Promise<PatchResult> {
-  // Unknown until the first set: a compare-and-set before it sends no expectedQuantity.
-  let stored: number | undefined;
-  let next = 0;
-  const headers = { ...options.authHeader, 'Content-Type': 'application/json' };
-  const url = `${options.gatewayUrl}/inventory/${options.petId}`;
-  const patch = async (body: string, extraHeaders: Record<string, string> = {}) => {
-    const response = await httpCall(url, { method: 'PATCH', headers: { ...headers, ...extraHeaders }, body });
-    if (response.status !== 200) throw new Error(`PATCH ${body} answered ${response.status}`);
-  };
-  // A set takes a quantity below 1000, an adjustment adds 1 to it: the stock never leaves the range.
-  const set = (compareAndSet: boolean) => {
-    const quantity = next++ % 1000;
-    const expected = compareAndSet && stored !== undefined ? `,"expectedQuantity":${stored}` : '';
-    stored = quantity;
-    return patch(`{"quantity":${quantity}${expected}}`);
-  };
-  const adjust = (keyed: boolean) => {
-    if (stored !== undefined) stored += 1;
-    const key: Record<string, string> = keyed
-      ? { 'Idempotency-Key': `bench-${process.pid}-${next++}-${Date.now()}` }
-      : {};
-    return patch('{"adjustBy":1}', key);
-  };
-  return timeAlternating(
-    {
-      plain: () => set(false),
-      expectedQuantity: () => set(true),
-      adjustBy: () => adjust(false),
-      idempotencyKey: () => adjust(true),
-      rawUpdateItem: async () => {
-        stored = next++ % 1000;
-        await options.client.send(rawUpdateItem(options.tableName, options.petId, stored, next));
-      },
-      utilityWrites: utilityWrites(options.client, options.idempotencyTableName, options.petId),
-    },
-    options.warmup,
-    options.iterations,
-  ).then((latencies) => ({ iterations: options.iterations, ...latencies }));
+  /** The pet's stock as the scenarios left it: a set writes it unchanged, an adjustment moves it ±1 in turn. */
+  quantity: number;
+  /** The next adjustment (+1 or −1, alternately, so the stock stays within one of where it began), applied. */
+  adjustment(): number;
+  dynamo?: { client: DynamoDBClient; tableName: string; idempotency: ReturnType<typeof idempotencyTable> };
 }
 
-/** The very UpdateItem the handler sends for a plain PATCH (entryUpdate). */
-function rawUpdateItem(tableName: string, petId: string, quantity: number, n: number): UpdateItemCommand {
-  const origin = { source: 'api' as const, actor: 'bench', requestId: `bench-${n}`, at: new Date().toISOString() };
-  const { input } = entryUpdate(tableName, petId, origin, {
-    quantity: ':quantity',
-    values: { ':quantity': { N: String(quantity) } },
-  });
-  return new UpdateItemCommand(input);
+/** One timed task: its name in the results, its row in the table, what one round of it does. */
+export interface Scenario {
+  name: string;
+  row: string;
+  /** It reaches DynamoDB Local directly, so it runs only in `npm run bench`. */
+  local?: true;
+  run(context: ScenarioContext): Promise<void>;
+}
+
+export const PATCH_SCENARIOS: readonly Scenario[] = [
+  { name: 'plain', row: 'PATCH quantity', run: (c) => c.patch({ quantity: c.quantity }) },
+  {
+    name: 'expectedQuantity',
+    row: 'PATCH quantity, with expectedQuantity',
+    run: (c) => c.patch({ quantity: c.quantity, expectedQuantity: c.quantity }),
+  },
+  { name: 'adjustBy', row: 'PATCH adjustBy', run: (c) => c.patch({ adjustBy: c.adjustment() }) },
+  {
+    name: 'idempotencyKey',
+    row: 'PATCH adjustBy + Idempotency-Key',
+    run: (c) => c.patch({ adjustBy: c.adjustment() }, { 'Idempotency-Key': `bench-${randomUUID()}` }),
+  },
+  {
+    name: 'utilityWrites',
+    row: "Idempotency utility's two writes alone (claim, store the answer)",
+    local: true,
+    run: utilityWrites,
+  },
+  { name: 'rawUpdateItem', row: 'raw UpdateItem', local: true, run: rawUpdateItem },
+];
+
+/** A row `of / over` (of several: a sum of medians, p50 only); a target names the quantiles held to `limit`. */
+export interface Ratio {
+  row: string;
+  of: readonly string[];
+  over: string;
+  target?: { name: string; limit: number; quantiles: readonly ('p50' | 'p99')[] };
+}
+
+export const PATCH_RATIOS: readonly Ratio[] = [
+  {
+    row: 'gateway / raw',
+    of: ['plain'],
+    over: 'rawUpdateItem',
+    target: { name: 'gateway / raw UpdateItem', limit: 1.3, quantiles: ['p50', 'p99'] },
+  },
+  {
+    row: 'with / without expectedQuantity',
+    of: ['expectedQuantity'],
+    over: 'plain',
+    target: { name: 'with expectedQuantity / without', limit: 1.05, quantiles: ['p50'] },
+  },
+  {
+    row: 'adjustBy / plain',
+    of: ['adjustBy'],
+    over: 'plain',
+    target: { name: 'adjustBy / plain PATCH', limit: 1.05, quantiles: ['p50'] },
+  },
+  { row: 'adjustBy + Idempotency-Key / plain (no target)', of: ['idempotencyKey'], over: 'plain' },
+  // What a first-time key costs on the utility if every line of ours around it cost nothing.
+  {
+    row: "(adjustBy + the utility's two writes) / plain: the least Idempotency-Key costs",
+    of: ['adjustBy', 'utilityWrites'],
+    over: 'plain',
+  },
+];
+
+/** The very UpdateItem the handler sends for a plain PATCH (entryUpdate), straight to DynamoDB Local. */
+async function rawUpdateItem(c: ScenarioContext): Promise<void> {
+  if (!c.dynamo) throw new Error('raw UpdateItem needs DynamoDB Local');
+  const origin = { source: 'api' as const, actor: 'bench', requestId: randomUUID(), at: new Date().toISOString() };
+  const values = { ':quantity': { N: String(c.quantity) } };
+  const { input } = entryUpdate(c.dynamo.tableName, c.petId, origin, { quantity: ':quantity', values });
+  await c.dynamo.client.send(new UpdateItemCommand(input));
 }
 
 /** The utility's two writes for a new key, through its own persistence layer and configuration, keeping an answer. */
-function utilityWrites(client: DynamoDBClient, tableName: string, petId: string): () => Promise<void> {
-  const store = idempotencyTable({ client, tableName });
-  store.configure({ config: idempotencyConfig(), keyPrefix: 'bench' });
-  const answer = {
+async function utilityWrites(c: ScenarioContext): Promise<void> {
+  if (!c.dynamo) throw new Error("the utility's writes need DynamoDB Local");
+  const request = { petId: c.petId, adjustBy: 1 };
+  // Plain JSON: strings and a number.
+  const payload = idempotencyPayload({ keyId: 'bench', idempotencyKey: randomUUID(), request }) as JSONValue;
+  await c.dynamo.idempotency.saveInProgress(payload, 10_000);
+  await c.dynamo.idempotency.saveSuccess(payload, {
     statusCode: 200,
     headers: { 'Content-Type': 'application/json' },
-    body: `{"petId":${petId},"quantity":1,"status":"available"}`,
-  };
-  let n = 0;
-  return async () => {
-    const payload = idempotencyPayload({
-      keyId: 'bench',
-      idempotencyKey: `floor-${process.pid}-${n++}-${Date.now()}`,
-      request: { petId, adjustBy: 1 },
-    }) as JSONValue; // plain JSON: strings and a number
-    await store.saveInProgress(payload, 10_000);
-    await store.saveSuccess(payload, answer);
-  };
+    body: `{"petId":${c.petId},"quantity":1,"status":"available"}`,
+  });
 }
 
-/** Each ratio of the PATCH table, p50 and p99, from the measured latencies. */
-export function patchRatios(patch: PatchResult) {
-  const over = (path: PatchPath, baseline: PatchPath) =>
-    [ratio(patch.p50Ms[path], patch.p50Ms[baseline]), ratio(patch.p99Ms[path], patch.p99Ms[baseline])] as const;
-  return {
-    gatewayVsRaw: over('plain', 'rawUpdateItem'),
-    expectedQuantity: over('expectedQuantity', 'plain'),
-    adjustBy: over('adjustBy', 'plain'),
-    idempotencyKey: over('idempotencyKey', 'plain'),
-    // A sum of medians: the least a first-time Idempotency-Key can cost on the utility, whatever the code around it.
-    idempotencyFloorP50: ratio(patch.p50Ms.adjustBy + patch.p50Ms.utilityWrites, patch.p50Ms.plain),
-  };
+/** DynamoDB Local as the local scenarios reach it: the inventory table and the Idempotency utility's own layer. */
+export function localDynamo(client: DynamoDBClient, tableName: string, idempotencyTableName: string) {
+  const idempotency = idempotencyTable({ client, tableName: idempotencyTableName });
+  idempotency.configure({ config: idempotencyConfig(), keyPrefix: 'bench' });
+  return { client, tableName, idempotency };
 }
 
-export function patchTable(patch: PatchResult): string {
-  const r = patchRatios(patch);
-  const path = (name: string, key: PatchPath) => [name, patch.p50Ms[key], patch.p99Ms[key]];
-  const times = (name: string, [p50, p99]: readonly [number, number]) => [name, `${p50}x`, `${p99}x`];
-  return [
-    `${patch.iterations} of each, alternating.`,
-    '',
-    markdownTable(
-      ['path', 'p50 ms', 'p99 ms'],
-      [
-        path('local gateway', 'plain'),
-        path('local gateway, with expectedQuantity', 'expectedQuantity'),
-        path('local gateway, adjustBy', 'adjustBy'),
-        path('local gateway, adjustBy + Idempotency-Key', 'idempotencyKey'),
-        path("Idempotency utility's two writes alone (claim, store the answer)", 'utilityWrites'),
-        path('raw UpdateItem', 'rawUpdateItem'),
-        times('gateway / raw', r.gatewayVsRaw),
-        times('with / without expectedQuantity', r.expectedQuantity),
-        times('adjustBy / plain', r.adjustBy),
-        times('adjustBy + Idempotency-Key / plain (no target)', r.idempotencyKey),
-        [
-          "(adjustBy + the utility's two writes) / plain: the least Idempotency-Key costs",
-          `${r.idempotencyFloorP50}x`,
-          undefined,
-        ],
-      ],
+/** The context of the scenarios on the API at `baseUrl`, its pet `petId` holding `quantity`. */
+export function scenarioContext(options: {
+  baseUrl: string;
+  apiKey: string;
+  petId: string;
+  quantity: number;
+  dynamo?: ScenarioContext['dynamo'];
+}): ScenarioContext {
+  const headers = { Authorization: `Bearer ${options.apiKey}`, 'Content-Type': 'application/json' };
+  let up = options.quantity < MAX_QUANTITY;
+  const context: ScenarioContext = {
+    petId: options.petId,
+    quantity: options.quantity,
+    dynamo: options.dynamo,
+    async call(method, path, body, extra = {}) {
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const response = await httpCall(`${options.baseUrl}${path}`, {
+        method,
+        headers: { ...headers, ...extra },
+        body: text,
+      });
+      if (response.status < 200 || response.status > 299)
+        throw new Error(`${method} ${path} ${text ?? ''} answered ${response.status}`);
+    },
+    patch: (body, extra) => context.call('PATCH', `/inventory/${options.petId}`, body, extra),
+    adjustment() {
+      const delta = up ? 1 : -1;
+      up = !up;
+      context.quantity += delta;
+      return delta;
+    },
+  };
+  return context;
+}
+
+/** p50/p99 of `scenarios`, alternating, `iterations` of each after `warmup` rounds. */
+export interface ScenarioResult extends Latencies {
+  iterations: number;
+}
+
+export async function measureScenarios(
+  scenarios: readonly Scenario[],
+  context: ScenarioContext,
+  warmup: number,
+  iterations: number,
+): Promise<ScenarioResult> {
+  const tasks = Object.fromEntries(scenarios.map((scenario) => [scenario.name, () => scenario.run(context)]));
+  return { iterations, ...(await timeAlternating(tasks, warmup, iterations)) };
+}
+
+/** Each ratio whose scenarios were all measured, p50 and (of one scenario) p99. */
+function ratios(result: ScenarioResult) {
+  const measured = (name: string) => result.p50Ms[name] !== undefined;
+  return PATCH_RATIOS.filter((r) => [...r.of, r.over].every(measured)).map((r) => {
+    const sum = (quantiles: Record<string, number>) => r.of.reduce((total, name) => total + (quantiles[name] ?? 0), 0);
+    const p50 = ratio(sum(result.p50Ms), result.p50Ms[r.over] ?? 0);
+    const p99 = r.of.length === 1 ? ratio(sum(result.p99Ms), result.p99Ms[r.over] ?? 0) : undefined;
+    return { ...r, p50, p99 };
+  });
+}
+
+/** The scenarios measured, then the ratios between them. */
+export function patchTable(result: ScenarioResult): string {
+  const rows: (string | number | undefined)[][] = PATCH_SCENARIOS.filter((s) => s.name in result.p50Ms).map((s) => [
+    s.row,
+    result.p50Ms[s.name],
+    result.p99Ms[s.name],
+  ]);
+  const times = (value: number | undefined) => (value === undefined ? undefined : `${value}x`);
+  for (const r of ratios(result)) rows.push([r.row, times(r.p50), times(r.p99)]);
+  const table = columnsTable(rows, [
+    ['path', (row) => row[0]],
+    ['p50 ms', (row) => row[1]],
+    ['p99 ms', (row) => row[2]],
+  ]);
+  return `${result.iterations} of each, alternating.\n\n${table}`;
+}
+
+export function patchTargets(result: ScenarioResult): Target[] {
+  return ratios(result).flatMap(({ target: held, p50, p99 }) =>
+    (held?.quantiles ?? []).map((q) =>
+      target(`PATCH ${q}: ${held?.name}`, (q === 'p50' ? p50 : p99) ?? 0, held?.limit ?? 0),
     ),
-  ].join('\n');
+  );
 }
 
-export function patchTargets(patch: PatchResult): Target[] {
-  const r = patchRatios(patch);
-  return [
-    targetAtMost('PATCH p50: gateway / raw UpdateItem', r.gatewayVsRaw[0], 1.3),
-    targetAtMost('PATCH p99: gateway / raw UpdateItem', r.gatewayVsRaw[1], 1.3),
-    targetAtMost('PATCH p50: with expectedQuantity / without', r.expectedQuantity[0], 1.05),
-    targetAtMost(ADJUST_TARGET.target, r.adjustBy[0], ADJUST_TARGET.limit),
-  ];
+/** The pet's stock, read through the API. @throws Error naming the answer when it cannot be read. */
+export async function stockOf(baseUrl: string, apiKey: string, petId: string): Promise<number> {
+  const headers = { Authorization: `Bearer ${apiKey}` };
+  const response = await httpCall(`${baseUrl}/inventory/${petId}`, { headers, keepText: true });
+  if (response.status !== 200) throw new Error(`GET /inventory/${petId} answered ${response.status}: ${response.text}`);
+  return (JSON.parse(response.text ?? '') as { quantity: number }).quantity;
 }

@@ -5,7 +5,10 @@ import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-row';
 import { InventoryTable } from '../functions/store/inventory-table';
-import { columnsTable, round, type Target, targetAtMost } from './stats';
+import { ensureTables } from '../local/tables';
+import { LOCAL_TABLE_NAMES } from '../service/local-dynamodb';
+import { benchInventory } from './inventory';
+import { columnsTable, round, type Target, target } from './stats';
 
 /** What one whole list consumed, for entries as a writer stores them. */
 export interface ReadUnitsFigure {
@@ -24,10 +27,22 @@ const importToItem = () => {
 };
 
 /**
+ * On a table of its own: the list's read units for `entries` entries as each writer stores them, then the import
+ * rate of `entries` more.
+ */
+export async function measureReads(client: DynamoDBClient, entries: number) {
+  const tables = { ...LOCAL_TABLE_NAMES, inventory: `${LOCAL_TABLE_NAMES.inventory}-read-units` };
+  await ensureTables(client, tables, { inventoryStream: false });
+  const readUnits = await measureReadUnits(client, tables.inventory, benchInventory(0, entries));
+  const importRate = await measureImportRate(client, tables.inventory, benchInventory(entries, 2 * entries));
+  return { readUnits, importRate };
+}
+
+/**
  * The list's read units per entry for entries as each writer stores them (`lastChange` should cost the list
  * nothing), summed from `ConsumedCapacity`; the second of two lists on one adapter is counted.
  */
-export async function measureReadUnits(
+async function measureReadUnits(
   client: DynamoDBClient,
   tableName: string,
   items: readonly InventoryItem[],
@@ -81,7 +96,7 @@ export interface ImportRateFigure {
 }
 
 /** `items` written into `tableName` (with the list index) as `inventory import` writes them. */
-export async function measureImportRate(
+async function measureImportRate(
   client: DynamoDBClient,
   tableName: string,
   items: readonly InventoryItem[],
@@ -107,11 +122,10 @@ export function importRateLine(importRate: ImportRateFigure): string {
 }
 
 export function readTargets(readUnits: readonly ReadUnitsFigure[], importRate: ImportRateFigure): Target[] {
-  const value = importRate.rowsPerSecond;
   return [
     ...readUnits.map((r) =>
-      targetAtMost(`list read units per 1,000,000 entries written by ${r.writer}`, r.unitsPerMillionEntries, 10_000),
+      target(`list read units per 1,000,000 entries written by ${r.writer}`, r.unitsPerMillionEntries, 10_000),
     ),
-    { target: 'import rows/s with the list index (at least)', value, limit: 1000, met: value >= 1000 },
+    target('import rows/s with the list index (at least)', importRate.rowsPerSecond, 1000, true),
   ];
 }

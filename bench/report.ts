@@ -1,8 +1,7 @@
 /** The results file and its tables, which `npm run bench` prints and `npm run bench:doc` writes into the docs. */
-import { type ColdStartResult, coldStartTable, coldStartTargets } from './cold-start';
+import { type ColdStartResult, coldStartTable, coldStartTargets, type MemoryFigure, memoryTable } from './functions';
 import { type ListFigure, listTable, listTargets } from './list';
-import { type MemoryFigure, memoryTable } from './memory';
-import { type PatchResult, patchTable, patchTargets } from './patch';
+import { patchTable, patchTargets, type ScenarioResult } from './patch';
 import { type ImportRateFigure, importRateLine, type ReadUnitsFigure, readTargets, readUnitsTable } from './read-units';
 import { type Target, targetsTable } from './stats';
 
@@ -21,7 +20,7 @@ export interface BenchResults {
     seconds: number;
   };
   coldStart: ColdStartResult;
-  patch: PatchResult;
+  patch: ScenarioResult;
   list: ListFigure[];
   memory: MemoryFigure[];
   readUnits: ReadUnitsFigure[];

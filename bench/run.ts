@@ -13,27 +13,23 @@ import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { type DeployedBundle, synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { configureFunctionEnvironment } from '../local/environment';
-import { installLambdaStreamingRuntime } from '../local/lambda/streaming';
-import { ensureTables } from '../local/tables';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
-import { measureColdStarts, NAIVE_HANDLER } from './cold-start';
+import { measureColdStarts, measureFunctionMemory } from './functions';
 import { closeHttp } from './http';
 import { benchInventory } from './inventory';
-import { type ListFigure, type ListOptions, measureList } from './list';
-import { type MemoryFigure, measureFunctionMemory } from './memory';
-import { measurePatch } from './patch';
-import { measureImportRate, measureReadUnits } from './read-units';
+import { measureLists } from './list';
+import { localDynamo, measureScenarios, PATCH_SCENARIOS, scenarioContext, stockOf } from './patch';
+import { measureReads } from './read-units';
 import { type BenchResults, renderReport } from './report';
-import { round } from './stats';
+import { progress, round } from './stats';
 
 interface Profile {
   coldRuns: number;
   patchIterations: number;
   patchWarmup: number;
   /** List sizes, and the rounds at each. */
-  sizes: readonly number[];
-  listRounds: readonly number[];
+  lists: readonly (readonly [number, number])[];
   /** Entries per writer in the read-units measurement, and per table in the import-rate one. */
   readUnitsEntries: number;
 }
@@ -42,29 +38,32 @@ const FULL: Profile = {
   coldRuns: 15,
   patchIterations: 600,
   patchWarmup: 40,
-  sizes: [1_000, 10_000, 100_000],
-  listRounds: [15, 9, 5],
+  lists: [
+    [1_000, 15],
+    [10_000, 9],
+    [100_000, 5],
+  ],
   readUnitsEntries: 20_000,
 };
 
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
   full: FULL,
-  large: { ...FULL, sizes: [...FULL.sizes, 1_000_000], listRounds: [...FULL.listRounds, 2] },
+  large: { ...FULL, lists: [...FULL.lists, [1_000_000, 2]] },
   smoke: {
     coldRuns: 2,
     patchIterations: 15,
     patchWarmup: 3,
-    sizes: [20, 60, 150],
-    listRounds: [2, 2, 2],
+    lists: [
+      [20, 2],
+      [60, 2],
+      [150, 2],
+    ],
     readUnitsEntries: 500,
   },
 };
 
 /** The small inventory of the cold-path phase. */
 const COLD_PATH_INVENTORY = 7;
-
-/** Functions only a deployment runs (their first call is to CodeDeploy); no client waits on their cold start. */
-const DEPLOY_HOOKS = new Set(['pre-traffic-hook']);
 
 const { values: args } = parseArgs({
   options: {
@@ -75,10 +74,6 @@ const { values: args } = parseArgs({
 });
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
-
-function progress(line: string): void {
-  process.stderr.write(`[bench] ${line}\n`);
-}
 
 /** What every phase measures against: the deployed bundles, `npm start`, and a client of its DynamoDB Local. */
 interface Bench {
@@ -113,50 +108,6 @@ async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
   return { bundles, api, client, functionEnv, seed };
 }
 
-async function measureReads(bench: Bench): Promise<Pick<BenchResults, 'readUnits' | 'importRate'>> {
-  const entries = profile.readUnitsEntries;
-  progress(`read units of a whole list per writer (${entries} entries each, a table of its own)`);
-  const tables = { ...LOCAL_TABLE_NAMES, inventory: `${LOCAL_TABLE_NAMES.inventory}-read-units` };
-  await ensureTables(bench.client, tables, { inventoryStream: false });
-  const readUnits = await measureReadUnits(bench.client, tables.inventory, benchInventory(0, entries));
-  progress(`import rows/s (${entries} entries)`);
-  const importRate = await measureImportRate(bench.client, tables.inventory, benchInventory(entries, 2 * entries));
-  return { readUnits, importRate };
-}
-
-/** The list at each size of the profile, seeding up to it; the memory figure of the largest. */
-async function measureLists(bench: Bench, seeded: number) {
-  installLambdaStreamingRuntime();
-  const { handler } = await import('../functions/handlers/list-inventory');
-  const listBundle = bench.bundles.find((bundle) => bundle.handler === 'list-inventory');
-  if (!listBundle) throw new Error('no list-inventory bundle');
-  const options: ListOptions = {
-    gatewayUrl: bench.api.baseUrl,
-    authHeader: { Authorization: `Bearer ${bench.api.apiKey}` },
-    handler,
-    bundle: listBundle.file,
-    naive: (await import(NAIVE_HANDLER)).handler,
-    env: bench.functionEnv,
-  };
-  const list: ListFigure[] = [];
-  let largest: MemoryFigure | undefined;
-  for (const [index, entries] of profile.sizes.entries()) {
-    if (entries > seeded) {
-      progress(`seeding up to ${entries} entries`);
-      await bench.seed(seeded, entries);
-      seeded = entries;
-      // Seeding takes longer than the gateway's keep-alive timeout: start the next phase on fresh connections.
-      closeHttp();
-    }
-    progress(`GET /inventory at ${entries} entries`);
-    const [figure, memory] = await measureList(options, entries, profile.listRounds[index] ?? 1);
-    list.push(figure);
-    largest = memory;
-  }
-  if (!largest) throw new Error('the profile lists no size');
-  return { list, largestListMemory: largest };
-}
-
 async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   const { api, client, functionEnv, bundles } = bench;
   await bench.seed(0, COLD_PATH_INVENTORY);
@@ -167,26 +118,29 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
     dynamoEndpoint: api.dynamoEndpoint,
     apiKey: api.apiKey,
   });
-  const firstSize = profile.sizes[0] ?? 0;
+  const firstSize = profile.lists[0]?.[0] ?? 0;
   await bench.seed(COLD_PATH_INVENTORY, firstSize);
-  progress(`PATCH: ${profile.patchIterations} of each path, alternating`);
-  const patch = await measurePatch({
-    gatewayUrl: api.baseUrl,
-    authHeader: { Authorization: `Bearer ${api.apiKey}` },
-    client,
-    tableName: LOCAL_TABLE_NAMES.inventory,
-    idempotencyTableName: LOCAL_TABLE_NAMES.idempotency ?? '',
+  progress(`PATCH: ${profile.patchIterations} of each scenario, alternating`);
+  const tables = LOCAL_TABLE_NAMES;
+  const context = scenarioContext({
+    baseUrl: api.baseUrl,
+    apiKey: api.apiKey,
     petId: '1',
-    iterations: profile.patchIterations,
-    warmup: profile.patchWarmup,
+    quantity: await stockOf(api.baseUrl, api.apiKey, '1'),
+    dynamo: localDynamo(client, tables.inventory, tables.idempotency ?? ''),
   });
+  const patch = await measureScenarios(PATCH_SCENARIOS, context, profile.patchWarmup, profile.patchIterations);
   // Before the list sizes grow: the deploy self-check reads the whole list within its own time-out.
   progress('peak memory of every function but the list');
   const otherMemory = await measureFunctionMemory(bundles, functionEnv, api.apiKey);
   // The PATCHes changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
   await bench.seed(0, 20);
-  const reads = await measureReads(bench);
-  const { list, largestListMemory } = await measureLists(bench, firstSize);
+  progress(`read units of a whole list per writer, and import rows/s (${profile.readUnitsEntries} entries each)`);
+  const reads = await measureReads(client, profile.readUnitsEntries);
+  const listBundle = bundles.find((bundle) => bundle.handler === 'list-inventory');
+  if (!listBundle) throw new Error('no list-inventory bundle');
+  const listed = { baseUrl: api.baseUrl, apiKey: api.apiKey, bundle: listBundle.file, env: functionEnv };
+  const { list, largestListMemory } = await measureLists(listed, profile.lists, bench.seed, firstSize);
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
   );
@@ -200,7 +154,8 @@ async function main(): Promise<void> {
   const synthesized = synthesizeDeployedBundles();
   let bench: Bench | undefined;
   try {
-    bench = await startBench(synthesized.bundles.filter((bundle) => !DEPLOY_HOOKS.has(bundle.handler)));
+    // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
+    bench = await startBench(synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook'));
     const figures = await measureAll(bench);
     const argv = process.argv.slice(2);
     const results: BenchResults = {

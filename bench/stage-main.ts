@@ -1,11 +1,22 @@
-/** `npm run bench:stage -- --url … --pet …`: bench/stage.ts against a stage (docs/deploying.md). */
+/**
+ * `npm run bench:stage -- --url … --pet …` (docs/deploying.md): the PATCH scenarios that only call the API
+ * (bench/patch.ts), against a deployed stage over HTTPS. The pet's stock ends as it started, but each write is real
+ * (in its history; keys kept 24 hours).
+ */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkedApiUrl } from '../cli/commands/context';
 import { parsePetId } from '../functions/inventory/pet-id';
-import { measureStagePatch, renderStagePatch } from './stage';
+import { closeHttp } from './http';
+import { measureScenarios, PATCH_SCENARIOS, patchTable, patchTargets, scenarioContext, stockOf } from './patch';
+import { targetsTable } from './stats';
 
-async function main(): Promise<void> {
+const USAGE =
+  'usage: PETSTORE_API_KEY=<write key> npm run bench:stage -- --url <https base URL ending in /v1> --pet <petId> ' +
+  '[--key <write key>] [--iterations N] [--out FILE]';
+
+/** The checked options, or undefined after printing what is wrong and the usage. */
+function options() {
   const { values } = parseArgs({
     options: {
       url: { type: 'string' },
@@ -15,8 +26,6 @@ async function main(): Promise<void> {
       out: { type: 'string' },
     },
   });
-  const iterations = Number(values.iterations);
-  const apiKey = values.key ?? process.env.PETSTORE_API_KEY;
   const problems: string[] = [];
   const checked = <T>(check: () => T): T | undefined => {
     try {
@@ -27,25 +36,43 @@ async function main(): Promise<void> {
     }
   };
   const petId = checked(() => parsePetId(values.pet, '--pet'));
-  const url = values.url;
-  const baseUrl = url ? checked(() => checkedApiUrl(url)) : undefined;
+  const baseUrl = values.url === undefined ? undefined : checked(() => checkedApiUrl(values.url as string));
+  const apiKey = values.key ?? process.env.PETSTORE_API_KEY;
   if (!apiKey) problems.push('no write key: set PETSTORE_API_KEY (or pass --key, which shows in ps)');
+  const iterations = Number(values.iterations);
   if (!baseUrl || !apiKey || petId === undefined || !(iterations >= 1)) {
-    process.stderr.write(
-      `${problems.map((line) => `${line}\n`).join('')}usage: PETSTORE_API_KEY=<write key> npm run bench:stage -- --url <https base URL ending in /v1> --pet <petId> [--key <write key>] [--iterations N] [--out FILE]\n`,
-    );
+    process.stderr.write(`${problems.map((line) => `${line}\n`).join('')}${USAGE}\n`);
+    return undefined;
+  }
+  return { baseUrl, apiKey, petId, iterations, out: values.out };
+}
+
+/** Measures on the stage and prints the table and the verdicts; leaves the pet's stock as it found it. */
+async function measureOnStage(checked: NonNullable<ReturnType<typeof options>>): Promise<void> {
+  const { baseUrl, apiKey, petId, iterations } = checked;
+  const start = await stockOf(baseUrl, apiKey, petId);
+  const context = scenarioContext({ baseUrl, apiKey, petId, quantity: start });
+  const scenarios = PATCH_SCENARIOS.filter((scenario) => !scenario.local);
+  try {
+    const result = await measureScenarios(scenarios, context, Math.min(20, iterations), iterations);
+    process.stdout.write(`## PATCH /inventory/{petId} on ${baseUrl}\n\n${patchTable(result)}\n\n`);
+    process.stdout.write(`${targetsTable(patchTargets(result))}\n`);
+    if (checked.out) writeFileSync(checked.out, `${JSON.stringify({ baseUrl, ...result }, null, 2)}\n`);
+  } finally {
+    // Back to the stock it had, whatever happened (a set, not an adjustment: nothing to reconcile).
+    await context.patch({ quantity: start });
+  }
+  const after = await stockOf(baseUrl, apiKey, petId);
+  if (after !== start) throw new Error(`pet ${petId}: stock ${after} after the run, ${start} before`);
+}
+
+async function main(): Promise<void> {
+  const checked = options();
+  if (!checked) {
     process.exitCode = 2;
     return;
   }
-  const result = await measureStagePatch({
-    baseUrl,
-    apiKey,
-    petId: BigInt(petId),
-    iterations,
-    warmup: Math.min(20, iterations),
-  });
-  process.stdout.write(`${renderStagePatch(result)}\n`);
-  if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+  await measureOnStage(checked).finally(closeHttp);
 }
 
 main().catch((error: unknown) => {

@@ -1,30 +1,30 @@
 /** Statistics, alternation, targets and tables shared by the benchmark's measurements. */
 
+/** A line of the bench's progress, on stderr: stdout is the report. */
+export function progress(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
 /** The value at quantile `q` (0..1) of `values`, by the nearest-rank method. */
 export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank] as number;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
 
-export function median(values: readonly number[]): number {
-  return quantile(values, 0.5);
-}
-
-/** `value / baseline`, rounded to 2 decimals: the figure every target is stated in. */
-export function ratio(value: number, baseline: number): number {
-  return Math.round((value / baseline) * 100) / 100;
-}
+export const median = (values: readonly number[]) => quantile(values, 0.5);
 
 export function round(value: number, decimals = 1): number {
   const f = 10 ** decimals;
   return Math.round(value * f) / f;
 }
 
+/** `value / baseline`, rounded to 2 decimals: the figure every target is stated in. */
+export const ratio = (value: number, baseline: number) => round(value / baseline, 2);
+
 /**
- * Runs every task once per round in a new random order, so that drift and what one task leaves the next (garbage,
- * a busy DynamoDB Local) hit every task alike.
+ * Runs every task once per round in a new random order (Fisher–Yates), so that drift and what one task leaves the
+ * next (garbage, a busy DynamoDB Local) hit every task alike.
  */
 export async function alternate(
   rounds: number,
@@ -32,47 +32,38 @@ export async function alternate(
   random: () => number = Math.random,
 ): Promise<void> {
   for (let r = 0; r < rounds; r++) {
-    for (const task of shuffled(tasks, random)) await task();
+    const order = [...tasks];
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j] as () => Promise<void>, order[i] as () => Promise<void>];
+    }
+    for (const task of order) await task();
   }
 }
 
-/** A copy of `items` in a uniformly random order (Fisher–Yates). */
-export function shuffled<T>(items: readonly T[], random: () => number = Math.random): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
-  }
-  return copy;
-}
-
-/** p50 and p99 (ms) of each of a set of alternated calls. */
-export interface Latencies<K extends string> {
-  p50Ms: Record<K, number>;
-  p99Ms: Record<K, number>;
+/** p50 and p99 (ms) of each of a set of alternated calls, by name. */
+export interface Latencies {
+  p50Ms: Record<string, number>;
+  p99Ms: Record<string, number>;
 }
 
 /** Times each task in {@link alternate} rounds, `warmup` rounds first (not kept), then `iterations` rounds. */
-export async function timeAlternating<K extends string>(
-  tasks: Record<K, () => Promise<void>>,
+export async function timeAlternating(
+  tasks: Record<string, () => Promise<void>>,
   warmup: number,
   iterations: number,
-): Promise<Latencies<K>> {
-  const names = Object.keys(tasks) as K[];
-  const samples = new Map<K, number[]>(names.map((name) => [name, []]));
-  const timed = (name: K) => async () => {
+): Promise<Latencies> {
+  const samples = new Map(Object.keys(tasks).map((name) => [name, [] as number[]]));
+  const timed = [...samples].map(([name, times]) => async () => {
     const started = performance.now();
-    await tasks[name]();
-    samples.get(name)?.push(performance.now() - started);
-  };
-  await alternate(warmup, names.map(timed));
-  for (const list of samples.values()) list.length = 0;
-  await alternate(iterations, names.map(timed));
+    await tasks[name]?.();
+    times.push(performance.now() - started);
+  });
+  await alternate(warmup, timed);
+  for (const times of samples.values()) times.length = 0;
+  await alternate(iterations, timed);
   const at = (q: number) =>
-    Object.fromEntries(names.map((name) => [name, round(quantile(samples.get(name) ?? [], q), 2)])) as Record<
-      K,
-      number
-    >;
+    Object.fromEntries([...samples].map(([name, times]) => [name, round(quantile(times, q), 2)]));
   return { p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
@@ -83,30 +74,23 @@ export interface Target {
   met: boolean;
 }
 
-/** A figure that meets its target when it is at most `limit`. */
-export function targetAtMost(target: string, value: number, limit: number): Target {
-  return { target, value, limit, met: value <= limit };
+/** A figure that meets its target when it is at most `limit` (at least, when `atLeast`). */
+export function target(name: string, value: number, limit: number, atLeast = false): Target {
+  return { target: name, value, limit, met: atLeast ? value >= limit : value <= limit };
 }
 
-/** Renders rows as a Markdown table (also readable in a terminal); an absent cell shows as `-`. */
-export function markdownTable(
-  header: readonly string[],
-  rows: readonly (readonly (string | number | undefined)[])[],
-): string {
-  const line = (cells: readonly (string | number | undefined)[]) =>
-    `| ${cells.map((cell) => String(cell ?? '-')).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
-
-/** A table of `rows`, one column per `[header, cell]` pair. */
+/** A Markdown table (also readable in a terminal) of `rows`, one column per `[header, cell]`; no cell shows `-`. */
 export function columnsTable<T>(
   rows: readonly T[],
   columns: readonly (readonly [string, (row: T) => string | number | undefined])[],
 ): string {
-  return markdownTable(
-    columns.map(([header]) => header),
-    rows.map((row) => columns.map(([, cell]) => cell(row))),
-  );
+  const line = (cells: readonly (string | number | undefined)[]) =>
+    `| ${cells.map((cell) => String(cell ?? '-')).join(' | ')} |`;
+  return [
+    line(columns.map(([header]) => header)),
+    line(columns.map(() => '---')),
+    ...rows.map((row) => line(columns.map(([, cell]) => cell(row)))),
+  ].join('\n');
 }
 
 /** The targets table: each target, its value, its limit and whether it is met. */
