@@ -83,7 +83,6 @@ function resolveLocal(endpointOption: string | undefined, env: Record<string, st
     inventory: env[ENV.inventoryTable] || LOCAL_TABLE_NAMES.inventory,
     apiKeys: env[ENV.apiKeysTable] || LOCAL_TABLE_NAMES.apiKeys,
     history: env[ENV.historyTable] || LOCAL_TABLE_NAMES.history,
-    idempotency: env[ENV.idempotencyTable] || LOCAL_TABLE_NAMES.idempotency,
   };
   return {
     client,
@@ -119,7 +118,13 @@ async function resolveStage(
       `Stack ${stack} in ${region} has no output ${missing.join(', ')}: redeploy it with this version`,
     );
   const output = (key: keyof typeof READ_OUTPUTS) => outputs[READ_OUTPUTS[key]] as string;
-  const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
+  // `adaptive` slows the calls that follow a throttled one: an import paces itself to the table.
+  const client = createDynamoClient({
+    region,
+    retryMode: 'adaptive',
+    connectionTimeoutMs: 2000,
+    requestTimeoutMs: 10_000,
+  });
   const api = { region, restApiId: output('restApiId'), stageName: output('apiStageName') };
   return {
     client,
