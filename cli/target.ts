@@ -144,19 +144,14 @@ export async function describeStackOutputs(
 ): Promise<{ region: string; outputs: Record<string, string> }> {
   const cloudFormation = new CloudFormationClient({});
   try {
-    let region: string;
-    try {
-      region = await cloudFormation.config.region();
-    } catch {
+    const region = await cloudFormation.config.region().catch(() => {
       throw new CliError('No AWS region configured: set AWS_REGION (or a profile with a region) to use --stage');
-    }
-    try {
-      const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
-      const outputs = (result.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]);
-      return { region, outputs: Object.fromEntries(outputs) };
-    } catch (error) {
+    });
+    const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack })).catch((error) => {
       throw stackError(error, stack, region);
-    }
+    });
+    const outputs = (result.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]);
+    return { region, outputs: Object.fromEntries(outputs) };
   } finally {
     cloudFormation.destroy();
   }

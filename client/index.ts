@@ -4,7 +4,7 @@
  * and writes it as a `bigint`. Usage: docs/api.md, "The typed client".
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, operations, paths } from './schema';
+import type { components, paths } from './schema';
 
 /** Property names the contract declares `format: int64`; their values are read and typed as `bigint`. */
 export const INT64_PROPERTIES: ReadonlySet<string> = new Set(['petId']);
@@ -57,10 +57,6 @@ export type PetStatus = components['schemas']['PetStatus'];
 export type ApiError = components['schemas']['Error'];
 /** The documented Error codes. */
 export type ErrorCode = ApiError['code'];
-/** The operations, by operationId. */
-export type InventoryOperations = Omit<WithExactInt64<operations>, 'updateInventory'> & {
-  updateInventory: WithJsonBody<WithExactInt64<operations>['updateInventory'], InventoryPatchBody>;
-};
 /** The client `createInventoryClient` returns. */
 export type InventoryClient = Client<InventoryPaths, 'application/json'>;
 

@@ -6,7 +6,7 @@ import type { InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
-import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
+import { IncompleteWriteError, type WriteResult, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
@@ -64,33 +64,32 @@ export async function importInventory(context: CommandContext): Promise<void> {
   const now = io.now ?? Date.now;
   const started = now();
   const progress = createProgress(io.stderr, items.length, now);
+  const actor = importActor(file, io.env);
+  let result: WriteResult;
   try {
-    const actor = importActor(file, io.env);
-    const result = await writeInventory(items, {
+    result = await writeInventory(items, {
       client: target.client,
       tableName,
       concurrency,
       toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
       onProgress: (written) => progress.update(written),
     });
-    progress.finish();
-    const seconds = Math.max(now() - started, 1) / 1000;
-    writeLine(
-      io.stdout,
-      `Imported ${result.written} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
-        `${Math.round(result.written / seconds)} rows/s${result.retries > 0 ? `, ${result.retries} retried batches` : ''}.`,
-    );
   } catch (error) {
+    if (!(error instanceof IncompleteWriteError)) throw error;
+    throw new CliError(
+      `Import stopped after ${error.written} of ${error.total} rows (${storageError(error.cause, target, tableName).message}); ` +
+        'run the same command again to finish',
+      { cause: error },
+    );
+  } finally {
     progress.finish();
-    if (error instanceof IncompleteWriteError) {
-      const reason = storageError(error.cause, target, tableName).message;
-      throw new CliError(
-        `Import stopped after ${error.written} of ${error.total} rows (${reason}); run the same command again to finish`,
-        { cause: error },
-      );
-    }
-    throw storageError(error, target, tableName);
   }
+  const seconds = Math.max(now() - started, 1) / 1000;
+  writeLine(
+    io.stdout,
+    `Imported ${result.written} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
+      `${Math.round(result.written / seconds)} rows/s${result.retries > 0 ? `, ${result.retries} retried batches` : ''}.`,
+  );
 }
 
 /** The history's actor of one import run: the file, user@host, and a run id that tells two runs apart. */

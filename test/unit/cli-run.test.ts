@@ -229,7 +229,6 @@ describe('Function: resolveTarget (--stage)', () => {
       inventory: 'petstore-inventory',
       apiKeys: 'petstore-api-keys',
       history: 'petstore-inventory-history',
-      idempotency: 'petstore-idempotency',
     });
     expect(target.description).toBe('local DynamoDB at http://127.0.0.1:8000');
     expect(cacheNote(target)).toMatch(/restart it to refuse the key now/);
