@@ -17,6 +17,7 @@ import {
   type CommandContext,
   choiceOption,
   jsonArrayLines,
+  petIdArgument,
   readInputFile,
   writeLine,
 } from './context';
@@ -124,17 +125,16 @@ export async function exportInventory(context: CommandContext): Promise<void> {
 
 /** `inventory get PETID`: one entry as JSON from `GET /inventory/{petId}`; no entry exits 1. */
 export async function getInventoryEntry(context: CommandContext): Promise<void> {
-  const [raw] = context.positionals as [string];
-  if (!/^-?[0-9]+$/.test(raw)) throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${raw}"`);
+  const petId = petIdArgument(context.positionals[0]);
   const key = apiKeyOption(context, 'inventory get');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
-  const path = `/inventory/${raw}`;
+  const path = `/inventory/${petId}`;
   const entry = await readApi(
     context,
     url,
     path,
-    () => client.GET('/inventory/{petId}', { params: { path: { petId: BigInt(raw) } } }),
+    () => client.GET('/inventory/{petId}', { params: { path: { petId: BigInt(petId) } } }),
     { what: `${url}${path}`, lost: '' },
   );
   writeLine(context.io.stdout, inventoryItemJson(inventoryItem(entry)));
