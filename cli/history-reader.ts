@@ -1,7 +1,7 @@
 import { type AttributeValue, type DynamoDBClient, paginateQuery } from '@aws-sdk/client-dynamodb';
 import type { HistoryEntry, HistorySource } from '../functions/inventory/history';
 import { isPetStatus, type PetStatus } from '../functions/inventory/types';
-import { MalformedRowError, translateStorageError } from '../functions/store/storage-errors';
+import { MalformedRowError } from '../functions/store/storage-errors';
 import { HISTORY_TABLE_KEY } from '../service/names';
 
 /** The history table's key attributes (service/names.ts). */
@@ -37,11 +37,7 @@ export class HistoryReader {
         ConsistentRead: true,
       },
     );
-    try {
-      for await (const page of pages) for (const row of page.Items ?? []) entries.push(toHistoryEntry(row));
-    } catch (error) {
-      return translateStorageError(error, 'Query');
-    }
+    for await (const page of pages) for (const row of page.Items ?? []) entries.push(toHistoryEntry(row));
     return entries;
   }
 }

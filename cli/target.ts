@@ -83,7 +83,6 @@ function resolveLocal(endpointOption: string | undefined, env: Record<string, st
     inventory: env[ENV.inventoryTable] || LOCAL_TABLE_NAMES.inventory,
     apiKeys: env[ENV.apiKeysTable] || LOCAL_TABLE_NAMES.apiKeys,
     history: env[ENV.historyTable] || LOCAL_TABLE_NAMES.history,
-    idempotency: env[ENV.idempotencyTable] || LOCAL_TABLE_NAMES.idempotency,
   };
   return {
     client,
@@ -119,7 +118,13 @@ async function resolveStage(
       `Stack ${stack} in ${region} has no output ${missing.join(', ')}: redeploy it with this version`,
     );
   const output = (key: keyof typeof READ_OUTPUTS) => outputs[READ_OUTPUTS[key]] as string;
-  const client = createDynamoClient({ region, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 });
+  // `adaptive` slows the calls that follow a throttled one: an import paces itself to the table.
+  const client = createDynamoClient({
+    region,
+    retryMode: 'adaptive',
+    connectionTimeoutMs: 2000,
+    requestTimeoutMs: 10_000,
+  });
   const api = { region, restApiId: output('restApiId'), stageName: output('apiStageName') };
   return {
     client,
@@ -139,19 +144,14 @@ export async function describeStackOutputs(
 ): Promise<{ region: string; outputs: Record<string, string> }> {
   const cloudFormation = new CloudFormationClient({});
   try {
-    let region: string;
-    try {
-      region = await cloudFormation.config.region();
-    } catch {
+    const region = await cloudFormation.config.region().catch(() => {
       throw new CliError('No AWS region configured: set AWS_REGION (or a profile with a region) to use --stage');
-    }
-    try {
-      const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
-      const outputs = (result.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]);
-      return { region, outputs: Object.fromEntries(outputs) };
-    } catch (error) {
+    });
+    const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack })).catch((error) => {
       throw stackError(error, stack, region);
-    }
+    });
+    const outputs = (result.Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]);
+    return { region, outputs: Object.fromEntries(outputs) };
   } finally {
     cloudFormation.destroy();
   }

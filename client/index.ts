@@ -4,7 +4,7 @@
  * and writes it as a `bigint`. Usage: docs/api.md, "The typed client".
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, operations, paths } from './schema';
+import type { components, paths } from './schema';
 
 /** Property names the contract declares `format: int64`; their values are read and typed as `bigint`. */
 export const INT64_PROPERTIES: ReadonlySet<string> = new Set(['petId']);
@@ -57,10 +57,6 @@ export type PetStatus = components['schemas']['PetStatus'];
 export type ApiError = components['schemas']['Error'];
 /** The documented Error codes. */
 export type ErrorCode = ApiError['code'];
-/** The operations, by operationId. */
-export type InventoryOperations = Omit<WithExactInt64<operations>, 'updateInventory'> & {
-  updateInventory: WithJsonBody<WithExactInt64<operations>['updateInventory'], InventoryPatchBody>;
-};
 /** The client `createInventoryClient` returns. */
 export type InventoryClient = Client<InventoryPaths, 'application/json'>;
 
@@ -210,7 +206,7 @@ export function nextPageAfter(link: string | null): bigint | undefined {
   return undefined;
 }
 
-/** How often {@link inventoryPages} asks for a page refused with 429 or 503 (reads are safe to repeat). */
+/** How often a page refused with 429 or 503 is asked for. */
 const PAGE_ATTEMPTS = 4;
 /** The longest it waits between those attempts, whatever `Retry-After` says. */
 const MAX_RETRY_WAIT_MS = 30_000;
@@ -219,6 +215,19 @@ const MAX_RETRY_WAIT_MS = 30_000;
 function retryAfterMs(header: string | null): number {
   const seconds = header !== null && /^[0-9]+$/.test(header.trim()) ? Number(header.trim()) : 1;
   return Math.min(seconds * 1000, MAX_RETRY_WAIT_MS);
+}
+
+/** A GET asked again after its `Retry-After` while it is refused with 429 or 503 (reads are safe to repeat). */
+async function getRetrying<T extends { response: Response }>(
+  get: () => Promise<T>,
+  sleep: (ms: number) => Promise<void>,
+): Promise<T> {
+  let answer = await get();
+  for (let attempt = 1; attempt < PAGE_ATTEMPTS && [429, 503].includes(answer.response.status); attempt++) {
+    await sleep(retryAfterMs(answer.response.headers.get('retry-after')));
+    answer = await get();
+  }
+  return answer;
 }
 
 /**
@@ -233,12 +242,7 @@ export async function* inventoryPages(
   let after = options.after;
   for (;;) {
     const query = { limit: options.limit, ...(after === undefined ? {} : { after }) };
-    let answer = await client.GET('/inventory', { params: { query } });
-    for (let attempt = 1; attempt < PAGE_ATTEMPTS && [429, 503].includes(answer.response.status); attempt++) {
-      await sleep(retryAfterMs(answer.response.headers.get('retry-after')));
-      answer = await client.GET('/inventory', { params: { query } });
-    }
-    const { data, error, response } = answer;
+    const { data, error, response } = await getRetrying(() => client.GET('/inventory', { params: { query } }), sleep);
     if (error !== undefined || data === undefined) {
       const failure = new InventoryApiError(error, response.status);
       failure.after = after;

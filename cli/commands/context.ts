@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkedBaseUrl } from '../../client/index';
+import { parsePetId } from '../../functions/inventory/pet-id';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { type Target, unreachableCode } from '../target';
@@ -35,6 +36,15 @@ export function choiceOption<T extends string>(
   if (!(choices as readonly unknown[]).includes(value))
     throw new UsageError(`--${option} must be one of ${choices.join(', ')}; got "${String(value)}"`);
   return value as T;
+}
+
+/** The PETID argument, checked with the API's own rule; its canonical digits. @throws UsageError */
+export function petIdArgument(raw: string | undefined): string {
+  try {
+    return parsePetId(raw);
+  } catch (error) {
+    throw new UsageError(`PETID: ${(error as Error).message.replace(/\.$/, '')}`);
+  }
 }
 
 /** A JSON array with one element per line: diffs well, and an import error names a useful line. */
@@ -103,11 +113,6 @@ export function checkedApiUrl(url: string): string {
 
 /** Whether a URL's host is this machine (localhost, 127.0.0.0/8, ::1). */
 function isLoopback(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    return false;
-  }
+  const host = URL.parse(url)?.hostname ?? '';
   return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -1,11 +1,9 @@
 import { stringifyExactJson } from '../../client/index';
-import { ValidationError } from '../../functions/inventory/errors';
 import type { HistoryEntry } from '../../functions/inventory/history';
-import { parsePetId } from '../../functions/inventory/pet-id';
 import { UsageError } from '../errors';
 import { HistoryReader } from '../history-reader';
 import { onTable } from '../target';
-import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, writeLine } from './context';
+import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, petIdArgument, writeLine } from './context';
 
 const HISTORY_FORMATS = ['table', 'json'] as const;
 /** A date, or a date and time with seconds optional and a zone (Z or an offset): a time without a zone is ambiguous. */
@@ -14,13 +12,7 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
 /** `inventory history PETID`: every recorded change of one pet's stock, oldest first. */
 export async function inventoryHistory(context: CommandContext): Promise<void> {
   const { io, options } = context;
-  let petId: string;
-  try {
-    petId = parsePetId(context.positionals[0]);
-  } catch (error) {
-    if (error instanceof ValidationError) throw new UsageError(`PETID: ${error.message.replace(/\.$/, '')}`);
-    throw error;
-  }
+  const petId = petIdArgument(context.positionals[0]);
   const format = choiceOption(context, 'format', HISTORY_FORMATS);
   const since = parseSince(options.since);
 

@@ -6,7 +6,7 @@ import type { InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
-import { IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
+import { IncompleteWriteError, type WriteResult, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, IMPORT_FORMATS, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
@@ -17,6 +17,7 @@ import {
   type CommandContext,
   choiceOption,
   jsonArrayLines,
+  petIdArgument,
   readInputFile,
   writeLine,
 } from './context';
@@ -64,33 +65,32 @@ export async function importInventory(context: CommandContext): Promise<void> {
   const now = io.now ?? Date.now;
   const started = now();
   const progress = createProgress(io.stderr, items.length, now);
+  const actor = importActor(file, io.env);
+  let result: WriteResult;
   try {
-    const actor = importActor(file, io.env);
-    const result = await writeInventory(items, {
+    result = await writeInventory(items, {
       client: target.client,
       tableName,
       concurrency,
       toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
       onProgress: (written) => progress.update(written),
     });
-    progress.finish();
-    const seconds = Math.max(now() - started, 1) / 1000;
-    writeLine(
-      io.stdout,
-      `Imported ${result.written} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
-        `${Math.round(result.written / seconds)} rows/s${result.retries > 0 ? `, ${result.retries} retried batches` : ''}.`,
-    );
   } catch (error) {
+    if (!(error instanceof IncompleteWriteError)) throw error;
+    throw new CliError(
+      `Import stopped after ${error.written} of ${error.total} rows (${storageError(error.cause, target, tableName).message}); ` +
+        'run the same command again to finish',
+      { cause: error },
+    );
+  } finally {
     progress.finish();
-    if (error instanceof IncompleteWriteError) {
-      const reason = storageError(error.cause, target, tableName).message;
-      throw new CliError(
-        `Import stopped after ${error.written} of ${error.total} rows (${reason}); run the same command again to finish`,
-        { cause: error },
-      );
-    }
-    throw storageError(error, target, tableName);
   }
+  const seconds = Math.max(now() - started, 1) / 1000;
+  writeLine(
+    io.stdout,
+    `Imported ${result.written} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
+      `${Math.round(result.written / seconds)} rows/s${result.retries > 0 ? `, ${result.retries} retried batches` : ''}.`,
+  );
 }
 
 /** The history's actor of one import run: the file, user@host, and a run id that tells two runs apart. */
@@ -125,17 +125,16 @@ export async function exportInventory(context: CommandContext): Promise<void> {
 
 /** `inventory get PETID`: one entry as JSON from `GET /inventory/{petId}`; no entry exits 1. */
 export async function getInventoryEntry(context: CommandContext): Promise<void> {
-  const [raw] = context.positionals as [string];
-  if (!/^-?[0-9]+$/.test(raw)) throw new UsageError(`inventory get needs a PETID, a decimal integer; got "${raw}"`);
+  const petId = petIdArgument(context.positionals[0]);
   const key = apiKeyOption(context, 'inventory get');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
-  const path = `/inventory/${raw}`;
+  const path = `/inventory/${petId}`;
   const entry = await readApi(
     context,
     url,
     path,
-    () => client.GET('/inventory/{petId}', { params: { path: { petId: BigInt(raw) } } }),
+    () => client.GET('/inventory/{petId}', { params: { path: { petId: BigInt(petId) } } }),
     { what: `${url}${path}`, lost: '' },
   );
   writeLine(context.io.stdout, inventoryItemJson(inventoryItem(entry)));

@@ -8,7 +8,6 @@ import {
 import type { InventoryItem } from '../../functions/inventory/types';
 import { backoffDelayMs } from '../../functions/store/backoff';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
-import { isStorageUnavailable } from '../../functions/store/storage-errors';
 
 /** BatchWriteItem takes at most 25 requests. */
 export const BATCH_SIZE = 25;
@@ -26,7 +25,7 @@ export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> 
   toItem?: (item: T) => Record<string, AttributeValue>;
   /** Batches in flight at once. @default 8 */
   concurrency?: number;
-  /** Attempts per batch before giving up on items DynamoDB keeps returning unprocessed (or throttling). @default 10 */
+  /** Attempts per batch before giving up on items DynamoDB keeps returning unprocessed. @default 10 */
   maxAttempts?: number;
   /** First back-off ceiling. @default 50 */
   baseDelayMs?: number;
@@ -41,7 +40,7 @@ export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> 
 /** What a write did. */
 export interface WriteResult {
   written: number;
-  /** BatchWriteItem calls that were repeats (unprocessed items or throttling). */
+  /** BatchWriteItem calls that re-sent unprocessed items. */
   retries: number;
 }
 
@@ -58,7 +57,8 @@ export class IncompleteWriteError extends Error {
 }
 
 /**
- * BatchWriteItem puts, `concurrency` calls in flight, unprocessed items and throttling retried with jittered back-off.
+ * BatchWriteItem puts, `concurrency` calls in flight, unprocessed items re-sent with jittered back-off. A throttled or
+ * failed call is the client's to retry (the SDK's retry strategy, `maxAttempts` of the DynamoDBClient).
  * @throws IncompleteWriteError when a batch fails for good; no new batch starts after that.
  */
 export async function writeInventory<T extends InventoryItem>(
@@ -82,16 +82,10 @@ export async function writeInventory<T extends InventoryItem>(
   const writeBatch = async (batch: readonly T[]) => {
     let pending: WriteRequest[] = batch.map((item) => ({ PutRequest: { Item: toItem(item) } }));
     for (let attempt = 1; ; attempt++) {
-      let unprocessed: WriteRequest[];
-      try {
-        const result = await options.client.send(
-          new BatchWriteItemCommand({ RequestItems: { [options.tableName]: pending } }),
-        );
-        unprocessed = result.UnprocessedItems?.[options.tableName] ?? [];
-      } catch (error) {
-        if (!isStorageUnavailable(error) || attempt >= maxAttempts) throw error;
-        unprocessed = pending;
-      }
+      const result = await options.client.send(
+        new BatchWriteItemCommand({ RequestItems: { [options.tableName]: pending } }),
+      );
+      const unprocessed = result.UnprocessedItems?.[options.tableName] ?? [];
       written += pending.length - unprocessed.length;
       if (pending.length !== unprocessed.length) options.onProgress?.(written);
       if (unprocessed.length === 0) return;

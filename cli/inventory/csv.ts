@@ -6,6 +6,12 @@ export interface CsvRecord {
   fields: string[];
 }
 
+/** A data row of a CSV table: the line it starts on and its fields by column name. */
+export interface CsvRow<C extends string> {
+  line: number;
+  fields: Record<C, string>;
+}
+
 /** A record or row that cannot be used, and the line it starts on. */
 export interface LineProblem {
   line: number;
@@ -57,4 +63,39 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: LinePr
     },
   });
   return { records, problems };
+}
+
+/**
+ * A CSV table whose header names exactly `columns`, in any order: each data row's fields by column name, and every
+ * problem with its line. A missing or wrong header reads no rows.
+ */
+export function readCsvTable<C extends string>(
+  text: string,
+  columns: readonly C[],
+): { rows: CsvRow<C>[]; problems: LineProblem[] } {
+  const { records, problems } = parseCsv(text);
+  const [header, ...data] = records;
+  if (header === undefined) {
+    if (problems.length === 0)
+      problems.push({ line: 1, message: `the file is empty; expected the header ${columns.join(',')}` });
+    return { rows: [], problems };
+  }
+  const names = header.fields;
+  if (names.length !== columns.length || !columns.every((name) => names.filter((c) => c === name).length === 1)) {
+    const got = names.map((name) => JSON.stringify(name)).join(',');
+    problems.push({
+      line: header.line,
+      message: `the header must name the columns ${columns.join(',')} (in any order); got ${got}`,
+    });
+    return { rows: [], problems };
+  }
+  const rows: CsvRow<C>[] = [];
+  for (const { line, fields } of data) {
+    if (fields.length !== columns.length)
+      problems.push({ line, message: `expected ${columns.length} fields (${names.join(',')}), got ${fields.length}` });
+    // The header names exactly `columns`, so every column has its field.
+    else
+      rows.push({ line, fields: Object.fromEntries(names.map((name, i) => [name, fields[i]])) as Record<C, string> });
+  }
+  return { rows, problems };
 }

@@ -2,7 +2,7 @@ import { describeJsonType, parseJsonWithLiterals, topLevelParts } from '../../fu
 import { parsePetId } from '../../functions/inventory/pet-id';
 import { parseQuantityLiteral, quantityRule } from '../../functions/inventory/quantity';
 import { type InventoryItem, isPetStatus, PET_STATUSES } from '../../functions/inventory/types';
-import { type LineProblem, parseCsv } from './csv';
+import { type LineProblem, readCsvTable } from './csv';
 
 /** File formats `inventory import` reads. */
 export const IMPORT_FORMATS = ['csv', 'json'] as const;
@@ -43,40 +43,15 @@ function stripBom(text: string): string {
 }
 
 function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProblem[] } {
-  const { records, problems } = parseCsv(text);
+  const { rows: records, problems } = readCsvTable(text, CSV_COLUMNS);
   const rows: LocatedItem[] = [];
-  const [header, ...data] = records;
-  if (header === undefined) {
-    if (problems.length === 0)
-      problems.push({ line: 1, message: `the file is empty; expected the header ${CSV_COLUMNS.join(',')}` });
-    return { rows, problems };
-  }
-  const columns = header.fields;
-  const sameColumns =
-    columns.length === CSV_COLUMNS.length &&
-    CSV_COLUMNS.every((name) => columns.filter((c) => c === name).length === 1);
-  if (!sameColumns) {
-    problems.push({
-      line: header.line,
-      message: `the header must name the columns ${CSV_COLUMNS.join(',')} (in any order); got ${columns.map((c) => JSON.stringify(c)).join(',')}`,
-    });
-    return { rows, problems };
-  }
-  for (const record of data) {
-    if (record.fields.length !== CSV_COLUMNS.length) {
-      problems.push({
-        line: record.line,
-        message: `expected ${CSV_COLUMNS.length} fields (${columns.join(',')}), got ${record.fields.length}`,
-      });
-      continue;
-    }
-    const field = (name: (typeof CSV_COLUMNS)[number]) => record.fields[columns.indexOf(name)];
+  for (const { line, fields } of records) {
     const errors: string[] = [];
-    const petId = check(errors, () => parsePetId(field('petId')));
-    const quantity = check(errors, () => parseQuantityLiteral(field('quantity') ?? ''));
-    const status = check(errors, () => parseStatus(field('status')));
-    if (errors.length > 0) problems.push({ line: record.line, message: errors.join('; ') });
-    else rows.push({ line: record.line, item: { petId, quantity, status } as InventoryItem });
+    const petId = check(errors, () => parsePetId(fields.petId));
+    const quantity = check(errors, () => parseQuantityLiteral(fields.quantity));
+    const status = check(errors, () => parseStatus(fields.status));
+    if (errors.length > 0) problems.push({ line, message: errors.join('; ') });
+    else rows.push({ line, item: { petId, quantity, status } as InventoryItem });
   }
   return { rows, problems };
 }

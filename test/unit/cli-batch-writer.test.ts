@@ -119,10 +119,9 @@ describe('Function: writeInventory', () => {
     expect(client.maxInFlight()).toBe(3);
   });
 
-  it('retries a throttled call and reports progress as a running total', async () => {
+  it('reports progress as a running total, unprocessed items counted once written', async () => {
     // Prepare
-    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
-    const client = aFakeClient((_, call) => (call === 1 ? throttled : []));
+    const client = aFakeClient((requests, call) => (call === 1 ? requests.slice(0, 5) : []));
     const progress: number[] = [];
 
     // Act
@@ -136,7 +135,7 @@ describe('Function: writeInventory', () => {
 
     // Assess
     expect(result).toEqual({ written: 50, retries: 1 });
-    expect(progress).toEqual([25, 50]);
+    expect(progress).toEqual([20, 25, 50]);
   });
 
   it('gives up after maxAttempts, starts no new batch and says how many items were written', async () => {
@@ -159,10 +158,10 @@ describe('Function: writeInventory', () => {
     expect(client.calls.map((call) => call.length)).toEqual([25, 25, 1]);
   });
 
-  it('does not retry an error that retrying cannot fix', async () => {
+  it("leaves a failed call to the SDK client's own retries: an error it throws stops the write", async () => {
     // Prepare
-    const missing = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
-    const client = aFakeClient(() => missing);
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    const client = aFakeClient(() => throttled);
 
     // Act
     const outcome = await writeInventory(items(30), { client, tableName: TABLE, concurrency: 1, sleep: noSleep }).catch(
@@ -171,7 +170,7 @@ describe('Function: writeInventory', () => {
 
     // Assess
     expect(outcome).toBeInstanceOf(IncompleteWriteError);
-    expect((outcome as Error).cause).toBe(missing);
+    expect((outcome as Error).cause).toBe(throttled);
     expect(client.calls).toHaveLength(1);
   });
 });

@@ -27,10 +27,7 @@ describe('check-node.mjs (the Node version guard)', () => {
     expect([result.status, result.stdout, result.stderr]).toEqual([0, '', '']);
   });
 
-  it.each(['start', 'cli', 'stage:reset-failed', 'bench', 'bench:doc', 'bench:stage'])(
-    'runs before `npm run %s`',
-    (script) => {
-      expect(packageJson.scripts[`pre${script}`]).toBe('node check-node.mjs');
-    },
-  );
+  it.each(['start', 'cli', 'bench', 'bench:doc', 'bench:stage'])('runs before `npm run %s`', (script) => {
+    expect(packageJson.scripts[`pre${script}`]).toBe('node check-node.mjs');
+  });
 });

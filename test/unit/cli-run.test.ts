@@ -36,6 +36,7 @@ describe('Function: run (usage)', () => {
     [['inventory', 'export', '--format', 'xml'], /--format must be one of json, csv/],
     [['inventory', 'history'], /inventory history needs PETID/],
     [['inventory', 'history', 'seven'], /PETID: petId must be a decimal integer/],
+    [['inventory', 'get', '9223372036854775808', '--key', 'psk_k'], /PETID: .* it is out of range/],
     [['inventory', 'history', '7', '--format', 'csv'], /--format must be one of table, json/],
     // A negative petId is an argument, not an option: the command gets as far as its --format check.
     [['inventory', 'history', '-1', '--format', 'csv'], /--format must be one of table, json/],
@@ -229,7 +230,6 @@ describe('Function: resolveTarget (--stage)', () => {
       inventory: 'petstore-inventory',
       apiKeys: 'petstore-api-keys',
       history: 'petstore-inventory-history',
-      idempotency: 'petstore-idempotency',
     });
     expect(target.description).toBe('local DynamoDB at http://127.0.0.1:8000');
     expect(cacheNote(target)).toMatch(/restart it to refuse the key now/);
