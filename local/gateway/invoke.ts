@@ -65,11 +65,11 @@ export async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: numbe
 /** What the route's function is invoked with. */
 export interface RouteRequest {
   route: Route;
+  pathParameters: Record<string, string>;
   req: IncomingMessage;
   stagePath: string;
   rawQuery: string;
   body: Buffer;
-  pathParameters: Record<string, string>;
   auth: APIGatewayAuthorizerResult;
   requestId: string;
 }
