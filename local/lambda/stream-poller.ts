@@ -153,40 +153,39 @@ function deliverer(options: StreamPollerOptions, log: (line: string) => void) {
         shard.attempts = 0;
         continue;
       }
+      // Records before the lowest failure are done: the rest is a new batch, on its first retry.
       shard.attempts = failure.retryFrom > 0 ? 1 : shard.attempts + 1;
       if (shard.attempts <= retryAttempts) return;
       const given = shard.pending.splice(0, batch.length - failure.retryFrom);
+      const [first, last] = [given[0]?.dynamodb?.SequenceNumber, given.at(-1)?.dynamodb?.SequenceNumber];
       log(
-        `history: gave up on ${given.length} stream records (${given[0]?.dynamodb?.SequenceNumber}..` +
-          `${given.at(-1)?.dynamodb?.SequenceNumber}) after ${shard.attempts} attempts: ${failure.reason}`,
+        `history: gave up on ${given.length} stream records (${first}..${last}) after ${shard.attempts} attempts: ${failure.reason}`,
       );
       shard.attempts = 0;
     }
   };
 }
 
-/** Invokes the handler with one batch: undefined when every record is done, else where to retry from. */
+/**
+ * Invokes the handler with one batch: undefined when every record is done, else where to retry from (the lowest
+ * reported failure; the start when the function threw or reported an itemIdentifier not in the batch).
+ */
 async function invokeBatch(
   handler: StreamHandler,
   batch: DynamoDBRecord[],
   context: Context,
   log: (line: string) => void,
 ): Promise<BatchFailure | undefined> {
-  let response: DynamoDBBatchResponse | undefined | null;
   try {
-    response = await handler({ Records: batch }, context);
+    const failures = (await handler({ Records: batch }, context))?.batchItemFailures ?? [];
+    if (failures.length === 0) return undefined;
+    const sequenceNumbers = batch.map((record) => record.dynamodb?.SequenceNumber);
+    const positions = failures.map((failure) => sequenceNumbers.indexOf(failure?.itemIdentifier));
+    return { retryFrom: Math.max(0, Math.min(...positions)), reason: 'batch item failures reported' };
   } catch (error) {
     log(`history: the function failed on a batch of ${batch.length}: ${(error as Error).message}`);
     return { retryFrom: 0, reason: (error as Error).message };
   }
-  const failures = response?.batchItemFailures ?? [];
-  if (failures.length === 0) return undefined;
-  const positions = failures.map((failure) =>
-    batch.findIndex((record) => record.dynamodb?.SequenceNumber === failure?.itemIdentifier),
-  );
-  // An empty, null or unknown itemIdentifier fails the whole batch.
-  if (positions.some((position) => position < 0)) return { retryFrom: 0, reason: 'invalid batchItemFailures' };
-  return { retryFrom: Math.min(...positions), reason: 'batch item failures reported' };
 }
 
 /**
