@@ -108,7 +108,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   const server = createServer((req, res) => {
     const started = performance.now();
     res.once('close', () => {
-      const status = res.writableFinished ? res.statusCode : `${res.statusCode} (cut off)`;
+      const status = res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (cut off)`;
       log(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
     });
     const requestId = randomUUID();
