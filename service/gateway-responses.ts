@@ -119,13 +119,6 @@ export const BODY_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
   body: 'HTTP content length exceeded 10485760 bytes.',
 };
 
-/** The same 413 for header values over 10,240 bytes, worded alike (its text is documented nowhere). */
-export const HEADERS_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
-  status: 413,
-  headers: { 'Content-Type': 'text/plain' },
-  body: 'HTTP header values exceeded 10240 bytes.',
-};
-
 export interface GatewayResponse extends GatewayAnswer {
   type: GatewayResponseType;
   /** The status the body claims and the local gateway sends. */

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import {
@@ -20,9 +21,6 @@ export interface GatewayAnswer {
   headers: Record<string, string>;
   body: string;
 }
-
-/** How a request ended, for the log line: its status, or that one side went away. */
-export type Outcome = number | 'aborted' | 'stream aborted';
 
 /** An answer no gateway response shapes: as API Gateway sends it, without CORS. */
 export function unshapedAnswer(unshaped: UnshapedGatewayAnswer): GatewayAnswer {
@@ -55,25 +53,16 @@ export function methodNotAllowedAnswer(path: string, method: string, corsOrigins
   };
 }
 
-/** A function's headers and multi-value headers, as one set of response headers. */
-function headersOf(reply: Pick<APIGatewayProxyResult, 'headers' | 'multiValueHeaders'>) {
-  const headers: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(reply.multiValueHeaders ?? {})) headers[name] = values.map(String);
-  return headers;
-}
-
 /**
- * Sends a buffered answer. A base64 body is decoded only for a media type in the API's binaryMediaTypes ("Binary
- * media types for REST APIs in API Gateway"); the stage configures none, so the text goes out as it came.
+ * Sends a buffered answer (Node sends no body to HEAD). A base64 body is decoded only for a media type in the
+ * API's binaryMediaTypes ("Binary media types for REST APIs in API Gateway"); the stage configures none, so the text
+ * goes out as it came.
  */
-export function sendAnswer(req: IncomingMessage, res: ServerResponse, reply: APIGatewayProxyResult) {
-  const headers = headersOf(reply);
+export function sendAnswer(res: ServerResponse, reply: APIGatewayProxyResult): void {
   const payload = Buffer.from(reply.body ?? '', 'utf8');
-  headers['Content-Length'] = String(payload.length);
-  res.writeHead(reply.statusCode, headers);
-  res.end(req.method === 'HEAD' ? undefined : payload);
-  return reply.statusCode;
+  const headers = Object.entries(reply.headers ?? {}).map(([name, value]) => [name, String(value)]);
+  res.writeHead(reply.statusCode, { ...Object.fromEntries(headers), 'Content-Length': payload.length });
+  res.end(payload);
 }
 
 /**
@@ -81,20 +70,9 @@ export function sendAnswer(req: IncomingMessage, res: ServerResponse, reply: API
  * writes it. A function that fails after its prelude leaves the response cut off: the connection is closed without
  * the terminating chunk, so the client sees an incomplete body, never a whole one.
  */
-export function sendStreamed(res: ServerResponse, reply: StreamedHttpResponse): Promise<Outcome> {
-  const headers = headersOf(reply);
-  if (reply.cookies.length > 0) headers['Set-Cookie'] = reply.cookies;
-  res.writeHead(reply.statusCode, headers);
-  return new Promise((resolveSent) => {
-    reply.body.once('error', () => {
-      res.destroy();
-      resolveSent('stream aborted');
-    });
-    res.once('close', () => {
-      if (res.writableFinished) return resolveSent(reply.statusCode);
-      reply.body.destroy();
-      resolveSent('aborted');
-    });
-    reply.body.pipe(res);
+export function sendStreamed(res: ServerResponse, reply: StreamedHttpResponse): Promise<void> {
+  res.writeHead(reply.statusCode, reply.headers);
+  return pipeline(reply.body, res).catch(() => {
+    res.destroy();
   });
 }

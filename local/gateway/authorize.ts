@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import type { GatewayResponseType } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
-import { lambdaContext, tokenAuthorizerEvent } from '../lambda/events';
+import { tokenAuthorizerEvent } from '../lambda/events';
 import { policyAllows } from '../policy';
-import { type Functions, invokeWithin, type LambdaHandler, TIMED_OUT } from './invoke';
+import { type Functions, invokeFunction, TIMED_OUT } from './invoke';
 
 /** The stage's authorizer: its answer to a request, an authorizer result or the gateway response to send. */
 export type Authorize = (
@@ -48,26 +47,19 @@ export function createAuthorizer(settings: AuthorizerSettings): { authorize: Aut
 }
 
 /**
- * Runs the authorizer function up to its timeout. `Unauthorized` thrown is a 401; any other error, a time-out or an
- * answer that is no policy is a 500 AuthorizerConfigurationException on a stage (AUTHORIZER_CONFIGURATION_ERROR).
+ * Runs the authorizer function up to its timeout. `Unauthorized` thrown is a 401; any other error or a time-out is a
+ * 500 AuthorizerConfigurationException on a stage (AUTHORIZER_CONFIGURATION_ERROR).
  */
 async function runAuthorizer(
   event: APIGatewayTokenAuthorizerEvent,
   functions: Functions,
 ): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
-  let returned: unknown;
   try {
-    const authorizer = (await functions.load(AUTHORIZER_HANDLER)) as LambdaHandler<typeof event, unknown>;
-    const timeoutMs = functions.timeoutOf(AUTHORIZER_HANDLER);
-    const context = lambdaContext({ functionName: 'authorizer', requestId: randomUUID(), timeoutMs });
-    returned = await invokeWithin(() => authorizer(event, context), timeoutMs);
+    const result = await invokeFunction(functions, AUTHORIZER_HANDLER, 'authorizer', event);
+    return result === TIMED_OUT ? 'AUTHORIZER_CONFIGURATION_ERROR' : (result as APIGatewayAuthorizerResult);
   } catch (error) {
-    if (error instanceof Error && error.message === 'Unauthorized') return 'UNAUTHORIZED';
-    return 'AUTHORIZER_CONFIGURATION_ERROR';
+    return error instanceof Error && error.message === 'Unauthorized'
+      ? 'UNAUTHORIZED'
+      : 'AUTHORIZER_CONFIGURATION_ERROR';
   }
-  const result = returned as Partial<APIGatewayAuthorizerResult> | typeof TIMED_OUT | null | undefined;
-  if (result === TIMED_OUT || !result?.policyDocument || typeof result.principalId !== 'string') {
-    return 'AUTHORIZER_CONFIGURATION_ERROR';
-  }
-  return result as APIGatewayAuthorizerResult;
 }

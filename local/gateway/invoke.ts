@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
 import type { GatewayResponseType } from '../../service/gateway-responses';
 import {
@@ -12,13 +11,14 @@ import {
   ROUTES,
   type Route,
 } from '../../service/routes';
-import { apiGatewayProxyEvent, lambdaContext } from '../lambda/events';
+import { lambdaContext } from '../lambda/events';
 import {
   installLambdaStreamingRuntime,
   invokeStreamingHandler,
   isStreamingHandler,
   type StreamedHttpResponse,
 } from '../lambda/streaming';
+import { proxyEvent, type RouteRequest } from './proxy-event';
 
 export type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 export type HandlerLoader = (name: string) => Promise<LambdaHandler<unknown, unknown>>;
@@ -49,7 +49,7 @@ export const TIMED_OUT = Symbol('timed out');
  * Invokes a buffered function as Lambda does, up to its timeout: its result (or its error), or TIMED_OUT if it has
  * not returned by then. Its late result or error is dropped, as a stopped Lambda instance never delivers one.
  */
-export async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
+async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<typeof TIMED_OUT>((resolveTimedOut) => {
     // Unref'd and cleared on return: a pending timeout never keeps the process (or a test run) alive.
@@ -62,22 +62,18 @@ export async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: numbe
   }
 }
 
-/** What the route's function is invoked with. */
-export interface RouteRequest {
-  route: Route;
-  req: IncomingMessage;
-  stagePath: string;
-  rawQuery: string;
-  body: Buffer;
-  pathParameters: Record<string, string>;
-  auth: APIGatewayAuthorizerResult;
-  requestId: string;
-}
-
 /** How the functions are found and how long each may run. */
 export interface Functions {
   load: HandlerLoader;
   timeoutOf: (name: string) => number;
+}
+
+/** Loads the function of module `name` and invokes it with `event` up to its timeout: see {@link invokeWithin}. */
+export async function invokeFunction(functions: Functions, name: string, functionName: string, event: unknown) {
+  const handler = await functions.load(name);
+  const timeoutMs = functions.timeoutOf(name);
+  const context = lambdaContext({ functionName, requestId: randomUUID(), timeoutMs });
+  return invokeWithin(() => handler(event, context), timeoutMs);
 }
 
 type RouteAnswer = APIGatewayProxyResult | StreamedHttpResponse | GatewayResponseType;
@@ -90,17 +86,9 @@ export async function invokeRoute(request: RouteRequest, functions: Functions): 
   const event = proxyEvent(request);
   if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_PAYLOAD_BYTES) return 'INTEGRATION_FAILURE';
   const { route } = request;
-  const timeoutMs = functions.timeoutOf(route.handler);
-  const context = lambdaContext({ functionName: route.operationId, requestId: randomUUID(), timeoutMs });
-  let handler: LambdaHandler<APIGatewayProxyEvent, unknown>;
   try {
-    handler = await functions.load(route.handler);
-  } catch {
-    return 'INTEGRATION_FAILURE';
-  }
-  if (route.streaming) return invokeStreaming(handler, event, context, timeoutMs);
-  try {
-    const result = await invokeWithin(() => handler(event, context), timeoutMs);
+    if (route.streaming) return await invokeStreaming(functions, route, event);
+    const result = await invokeFunction(functions, route.handler, route.operationId, event);
     return result === TIMED_OUT ? 'INTEGRATION_FAILURE' : (result as APIGatewayProxyResult);
   } catch {
     return 'INTEGRATION_FAILURE';
@@ -111,61 +99,15 @@ export async function invokeRoute(request: RouteRequest, functions: Functions): 
  * The STREAM integration (InvokeWithResponseStream): the answer passes on from the prelude as it comes. Lambda stops
  * the function at its timeout: before the prelude the integration failed, after it the response is cut off.
  */
-async function invokeStreaming(handler: unknown, event: APIGatewayProxyEvent, context: Context, timeoutMs: number) {
-  if (!isStreamingHandler(handler)) return 'INTEGRATION_FAILURE';
+async function invokeStreaming(functions: Functions, route: Route, event: APIGatewayProxyEvent) {
+  const handler = await functions.load(route.handler);
+  if (!isStreamingHandler(handler)) throw new Error(`${route.handler} does not stream its response`);
+  const timeoutMs = functions.timeoutOf(route.handler);
+  const context = lambdaContext({ functionName: route.operationId, requestId: randomUUID(), timeoutMs });
   const invocation = invokeStreamingHandler(handler, event, context);
   const stopAtTimeout = () => invocation.stop(new Error(`Task timed out after ${timeoutMs} ms`));
   const timer = setTimeout(stopAtTimeout, timeoutMs).unref();
-  invocation.completion.then(
-    () => clearTimeout(timer),
-    () => clearTimeout(timer),
-  );
-  try {
-    return await invocation.response;
-  } catch {
-    return 'INTEGRATION_FAILURE';
-  }
-}
-
-/** The proxy event API Gateway sends for one request; names from the request live in prototype-less objects. */
-function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
-  const { route, req, auth } = request;
-  const headers: Record<string, string> = Object.create(null);
-  const multiValueHeaders: Record<string, string[]> = Object.create(null);
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const [name, value] = [req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string];
-    headers[name] = value; // API Gateway keeps the last value.
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
-  }
-  const query = queryParameters(request.rawQuery);
-  return apiGatewayProxyEvent({
-    resource: route.path,
-    path: request.stagePath,
-    httpMethod: route.method,
-    headers,
-    multiValueHeaders,
-    queryStringParameters: query.single,
-    multiValueQueryStringParameters: query.multi,
-    pathParameters: Object.keys(request.pathParameters).length > 0 ? request.pathParameters : null,
-    body: request.body.length > 0 ? request.body.toString('utf8') : null,
-    requestContext: {
-      authorizer: { principalId: auth.principalId, ...auth.context },
-      requestId: request.requestId,
-      resourceId: route.operationId,
-    },
-  });
-}
-
-function queryParameters(rawQuery: string) {
-  const single: Record<string, string> = Object.create(null);
-  const multi: Record<string, string[]> = Object.create(null);
-  // "The semicolon character (;) is not supported for any request URL query string and results in the data being
-  // split" (Amazon API Gateway important notes, REST APIs): a literal `;` separates parameters as `&` does.
-  const pairs = [...new URLSearchParams(rawQuery.replaceAll(';', '&'))];
-  if (pairs.length === 0) return { single: null, multi: null };
-  for (const [key, value] of pairs) {
-    single[key] = value;
-    multi[key] = [...(multi[key] ?? []), value];
-  }
-  return { single, multi };
+  const clear = () => clearTimeout(timer);
+  invocation.completion.then(clear, clear);
+  return invocation.response;
 }

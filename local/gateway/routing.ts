@@ -1,4 +1,3 @@
-import { apiResourcePaths, CATCH_ALL_RESOURCE } from '../../service/gateway-responses';
 import { ROUTES, type Route } from '../../service/routes';
 
 /** Matches a path (raw segments after `/v1`) against a route path; returns decoded path parameters. */
@@ -8,7 +7,7 @@ export function matchPath(pattern: string, rawSegments: readonly string[]): Reco
   const params: Record<string, string> = Object.create(null);
   for (const [i, part] of parts.entries()) {
     const raw = rawSegments[i] as string;
-    if (part.startsWith('{') && part.endsWith('}')) {
+    if (isParameter(part)) {
       if (raw.length === 0) return undefined;
       params[part.slice(1, -1)] = safeDecode(raw);
     } else if (safeDecode(raw) !== part) {
@@ -26,38 +25,42 @@ function safeDecode(segment: string): string {
   }
 }
 
-const RESOURCE_PATHS = apiResourcePaths();
+const isParameter = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 
-/** The API Gateway resource a stage path (after `/v1`) resolves to: a route's, one of their prefixes, or the catch-all. */
-export function resourceOf(stagePath: string): string {
-  if (stagePath === '/') return '/';
-  const rawSegments = stagePath.split('/').slice(1);
-  return RESOURCE_PATHS.find((path) => path !== '/' && matchPath(path, rawSegments)) ?? CATCH_ALL_RESOURCE;
+/** Orders two route paths of one length as API Gateway picks a resource: at the first difference, a static segment wins. */
+function staticFirst(a: string, b: string): number {
+  const [partsOfA, partsOfB] = [a.split('/'), b.split('/')];
+  const at = partsOfA.findIndex((part, i) => isParameter(part) !== isParameter(partsOfB[i] ?? ''));
+  if (at < 0) return 0;
+  return isParameter(partsOfA[at] ?? '') ? 1 : -1;
 }
 
 /** Where a request lands: its route with path parameters, else the path's routes (a 405) or none (a 404). */
 export interface RouteMatch {
   route?: Route;
   pathParameters: Record<string, string>;
-  /** A route at this path under another method, for the 405's Allow. */
-  otherMethod?: Route;
+  /** The route path the request's resource has when no route there takes its method, for the 405's Allow. */
+  resourcePath?: string;
   /** The API Gateway method the request resolves to, which the throttling counts: `GET /inventory/{petId}`. */
   apiMethod: string;
 }
 
-/** Resolves a request on the stage to the route table (service/routes.ts) and the resource it falls under. */
-export function routeRequest(method: string, stagePath: string, preflight: boolean): RouteMatch {
+/**
+ * Resolves a request on the stage by the route table (service/routes.ts) as API Gateway does: first the resource
+ * (`/inventory/changes` before `/inventory/{petId}`), then the method on it. Paths no route has fall to the
+ * catch-all `ANY /{proxy+}`.
+ */
+export function routeRequest(
+  method: string,
+  stagePath: string,
+  preflight: boolean,
+  routes: readonly Route[] = ROUTES,
+): RouteMatch {
   const rawSegments = stagePath.split('/').slice(1);
-  const atPath = ROUTES.flatMap((route) => {
-    const params = matchPath(route.path, rawSegments);
-    return params ? [{ route, params }] : [];
-  });
-  const exact = atPath.find((candidate) => candidate.route.method === method);
-  const apiMethod = `${exact ? method : preflight ? 'OPTIONS' : 'ANY'} ${resourceOf(stagePath)}`;
-  return {
-    apiMethod,
-    ...(exact ? { route: exact.route } : {}),
-    pathParameters: exact?.params ?? {},
-    ...(atPath[0] ? { otherMethod: atPath[0].route } : {}),
-  };
+  const matching = routes.filter((route) => matchPath(route.path, rawSegments));
+  const [resourcePath] = matching.map((route) => route.path).sort(staticFirst);
+  const route = matching.find((candidate) => candidate.path === resourcePath && candidate.method === method);
+  const apiMethod = `${route ? method : preflight ? 'OPTIONS' : 'ANY'} ${resourcePath ?? '/{proxy+}'}`;
+  if (!route) return { apiMethod, pathParameters: {}, ...(resourcePath ? { resourcePath } : {}) };
+  return { apiMethod, route, pathParameters: matchPath(route.path, rawSegments) ?? {} };
 }

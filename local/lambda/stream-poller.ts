@@ -6,15 +6,9 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamsRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { HISTORY_STREAM_MAPPING } from '../../service/names';
-import { lambdaContext } from './events';
-
-/** A stream-triggered function, as the event source mapping invokes it. */
-export type StreamHandler = (
-  event: DynamoDBStreamEvent,
-  context: Context,
-) => Promise<DynamoDBBatchResponse | undefined | null>;
+import { deliverer, type PendingRecords, type StreamHandler } from './stream-batches';
 
 /** Options of {@link startStreamPoller}; batch size and retries default to the deployed mapping's. */
 export interface StreamPollerOptions {
@@ -38,20 +32,14 @@ export interface StreamPoller {
   stop(): Promise<void>;
 }
 
-interface Shard {
+interface Shard extends PendingRecords {
   id: string;
   parentId?: string;
   iterator?: string;
   /** The shard has no more records to give (its iterator ran out). */
   closed: boolean;
-  /** Read and not yet delivered, oldest first. */
-  pending: DynamoDBRecord[];
   lastRead?: string;
-  attempts: number;
 }
-
-/** A batch's failure: the records before `retryFrom` are done, the rest is to be retried. */
-type BatchFailure = { retryFrom: number; reason: string };
 
 const drained = (shard: Shard | undefined) => shard === undefined || (shard.closed && shard.pending.length === 0);
 
@@ -71,7 +59,12 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const shards = new Map<string, Shard>();
-  const deliver = deliverer(options, log);
+  const deliver = deliverer({
+    handler: options.handler,
+    batchSize: options.batchSize ?? HISTORY_STREAM_MAPPING.batchSize,
+    retryAttempts: options.retryAttempts ?? HISTORY_STREAM_MAPPING.retryAttempts,
+    log,
+  });
   const pollOnce = async () => {
     await addNewShards(client, options.streamArn, shards);
     for (const shard of shards.values()) {
@@ -136,57 +129,6 @@ async function readShard(client: DynamoDBStreamsClient, streamArn: string, shard
     shard.iterator = undefined;
     throw error;
   }
-}
-
-/** Invokes the handler with batches of a shard's pending records until none is left or one is to be retried. */
-function deliverer(options: StreamPollerOptions, log: (line: string) => void) {
-  const batchSize = options.batchSize ?? HISTORY_STREAM_MAPPING.batchSize;
-  const retryAttempts = options.retryAttempts ?? HISTORY_STREAM_MAPPING.retryAttempts;
-  let invocation = 0;
-  return async (shard: Shard) => {
-    while (shard.pending.length > 0) {
-      const batch = shard.pending.slice(0, batchSize);
-      const context = lambdaContext({ functionName: 'record-history', requestId: `stream-${++invocation}` });
-      const failure = await invokeBatch(options.handler, batch, context, log);
-      shard.pending.splice(0, failure?.retryFrom ?? batch.length);
-      if (!failure) {
-        shard.attempts = 0;
-        continue;
-      }
-      shard.attempts = failure.retryFrom > 0 ? 1 : shard.attempts + 1;
-      if (shard.attempts <= retryAttempts) return;
-      const given = shard.pending.splice(0, batch.length - failure.retryFrom);
-      log(
-        `history: gave up on ${given.length} stream records (${given[0]?.dynamodb?.SequenceNumber}..` +
-          `${given.at(-1)?.dynamodb?.SequenceNumber}) after ${shard.attempts} attempts: ${failure.reason}`,
-      );
-      shard.attempts = 0;
-    }
-  };
-}
-
-/** Invokes the handler with one batch: undefined when every record is done, else where to retry from. */
-async function invokeBatch(
-  handler: StreamHandler,
-  batch: DynamoDBRecord[],
-  context: Context,
-  log: (line: string) => void,
-): Promise<BatchFailure | undefined> {
-  let response: DynamoDBBatchResponse | undefined | null;
-  try {
-    response = await handler({ Records: batch }, context);
-  } catch (error) {
-    log(`history: the function failed on a batch of ${batch.length}: ${(error as Error).message}`);
-    return { retryFrom: 0, reason: (error as Error).message };
-  }
-  const failures = response?.batchItemFailures ?? [];
-  if (failures.length === 0) return undefined;
-  const positions = failures.map((failure) =>
-    batch.findIndex((record) => record.dynamodb?.SequenceNumber === failure?.itemIdentifier),
-  );
-  // An empty, null or unknown itemIdentifier fails the whole batch.
-  if (positions.some((position) => position < 0)) return { retryFrom: 0, reason: 'invalid batchItemFailures' };
-  return { retryFrom: Math.min(...positions), reason: 'batch item failures reported' };
 }
 
 /**

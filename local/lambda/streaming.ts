@@ -21,8 +21,6 @@ const STREAM_RESPONSE = 'response';
 interface HttpPrelude {
   statusCode?: number;
   headers?: Record<string, string>;
-  multiValueHeaders?: Record<string, string[]>;
-  cookies?: string[];
 }
 
 /** The response stream the runtime hands a streaming handler. */
@@ -84,8 +82,6 @@ export function isStreamingHandler(handler: unknown): boolean {
 export interface StreamedHttpResponse {
   statusCode: number;
   headers: Record<string, string>;
-  multiValueHeaders: Record<string, string[]>;
-  cookies: string[];
   /** The body bytes; destroyed with the error if the function fails after its prelude. */
   body: Readable;
 }
@@ -133,8 +129,6 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
     answer?.resolve({
       statusCode: prelude.statusCode ?? 200,
       headers: prelude.headers ?? {},
-      multiValueHeaders: prelude.multiValueHeaders ?? {},
-      cookies: prelude.cookies ?? [],
       body,
     });
     stream.pipe(body);

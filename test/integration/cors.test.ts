@@ -67,20 +67,6 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
     },
   );
 
-  // "Method request behavior for payloads without mapping templates for REST APIs in API Gateway"
-  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/integration-passthrough-behaviors.html): the stage's
-  // preflight MOCK has passthrough NEVER, so another Content-Type is refused with 415 rather than reaching the mock.
-  it('refuses a preflight sent with a form Content-Type with the UNSUPPORTED_MEDIA_TYPE Error (415), not a 500', async () => {
-    const response = await socketExchange(
-      stack.url,
-      `OPTIONS /v1/inventory HTTP/1.1\r\nHost: h\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: GET\r\n` +
-        'Content-Type: application/x-www-form-urlencoded\r\nConnection: close\r\n\r\n',
-    );
-    expect(response.status).toBe(415);
-    expect(JSON.parse(response.text)).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 });
-    expect(response.headers['access-control-allow-origin']).toBe(ORIGIN);
-  });
-
   it("lets the allowed origin read API Gateway's own answers too, as the stage's gateway responses carry the origin", async () => {
     const response = await call(stack.url, 'GET', '/inventory', { headers: { Origin: ORIGIN }, route: '/inventory' });
     expect(response.status).toBe(401);

@@ -1,8 +1,9 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { matchPath, resourceOf } from '../../local/gateway';
+import { matchPath, routeRequest } from '../../local/gateway';
 import { arnMatches, policyAllows } from '../../local/policy';
-import { createThrottle, TokenBucket, throttlingFromEnv } from '../../local/throttle';
+import { createThrottle, throttlingFromEnv } from '../../local/throttle';
 import { corsPreflightHeaders } from '../../service/gateway-responses';
+import type { Route } from '../../service/routes';
 
 function policy(...statements: { Effect: 'Allow' | 'Deny'; Resource: string }[]): APIGatewayAuthorizerResult {
   return {
@@ -61,20 +62,44 @@ describe('Local gateway: path matching', () => {
   });
 });
 
-describe('Local gateway: the API Gateway resource a path resolves to', () => {
-  it.each([
-    ['/', '/'],
-    ['/inventory', '/inventory'],
-    ['/inventory/42', '/inventory/{petId}'],
-    ['/pets', '/pets'],
-    ['/pets/1', '/pets/{petId}'],
-    ['/store', '/store'],
-    ['/store/orders', '/store/orders'],
-    ['/inventory/1/2', '/{proxy+}'],
-    ['/nowhere', '/{proxy+}'],
-    ['//inventory', '/{proxy+}'],
-  ])('resolves %s to %s', (path, resource) => {
-    expect(resourceOf(path)).toBe(resource);
+/**
+ * "Set up a proxy integration with a proxy resource"
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-set-up-simple-proxy.html): a static
+ * resource beside a path parameter is allowed and a request that matches both goes to the static one.
+ */
+describe('Local gateway: routing by service/routes.ts', () => {
+  const route = (method: string, path: string) => ({ method, path, operationId: path, handler: path, access: [] });
+  const ROUTES_WITH_A_STATIC_SIBLING = [
+    route('GET', '/inventory/{petId}'),
+    route('PATCH', '/inventory/{petId}'),
+    route('POST', '/inventory/changes'),
+    route('GET', '/inventory/{petId}/history'),
+  ] as unknown as Route[];
+  const resolve = (method: string, path: string) => routeRequest(method, path, false, ROUTES_WITH_A_STATIC_SIBLING);
+
+  it('sends a path that matches a static segment and a {petId} to the static route, whatever their order', () => {
+    expect(resolve('POST', '/inventory/changes')).toMatchObject({
+      route: { path: '/inventory/changes' },
+      apiMethod: 'POST /inventory/changes',
+    });
+    expect(resolve('GET', '/inventory/7')).toMatchObject({
+      route: { path: '/inventory/{petId}' },
+      pathParameters: { petId: '7' },
+    });
+    expect(resolve('GET', '/inventory/7/history').route?.path).toBe('/inventory/{petId}/history');
+  });
+
+  it("answers another method on the static resource with that resource's 405, not the {petId} route", () => {
+    const match = resolve('GET', '/inventory/changes');
+    expect(match.route).toBeUndefined();
+    expect(match.resourcePath).toBe('/inventory/changes');
+    expect(match.apiMethod).toBe('ANY /inventory/changes');
+  });
+
+  it('resolves a path no route has to the catch-all, and a known path under another method to its resource', () => {
+    expect(routeRequest('GET', '/nowhere', false)).toEqual({ apiMethod: 'ANY /{proxy+}', pathParameters: {} });
+    expect(routeRequest('PUT', '/inventory', false)).toMatchObject({ resourcePath: '/inventory' });
+    expect(routeRequest('OPTIONS', '/inventory', true).apiMethod).toBe('OPTIONS /inventory');
   });
 });
 
@@ -92,13 +117,14 @@ describe('Local gateway: throttling as API Gateway applies it', () => {
   it('lets a full bucket of requests through at once, then one per 1/rate seconds', () => {
     // Prepare
     const time = clock();
-    const bucket = new TokenBucket({ rateLimit: 2, burstLimit: 3 }, time.now);
+    const allow = createThrottle({ rateLimit: 2, burstLimit: 3 }, time.now);
+    const take = () => allow?.('GET /inventory');
     // Act
-    const burst = [bucket.take(), bucket.take(), bucket.take(), bucket.take()];
+    const burst = [take(), take(), take(), take()];
     time.advance(499);
-    const tooEarly = bucket.take();
+    const tooEarly = take();
     time.advance(1);
-    const refilled = bucket.take();
+    const refilled = take();
     // Assess
     expect(burst).toEqual([true, true, true, false]);
     expect(tooEarly).toBe(false);
@@ -107,9 +133,11 @@ describe('Local gateway: throttling as API Gateway applies it', () => {
 
   it('never holds more than the burst, however long the bucket was idle', () => {
     const time = clock();
-    const bucket = new TokenBucket({ rateLimit: 10, burstLimit: 2 }, time.now);
+    const allow = createThrottle({ rateLimit: 10, burstLimit: 2 }, time.now);
+    const take = () => allow?.('GET /inventory');
+    take();
     time.advance(60_000);
-    expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([true, true, false]);
+    expect([take(), take(), take()]).toEqual([true, true, false]);
   });
 
   it('keeps one bucket per method, so one busy method does not throttle another', () => {

@@ -1,0 +1,59 @@
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
+import type { Route } from '../../service/routes';
+import { apiGatewayProxyEvent } from '../lambda/events';
+
+/** What the route's function is invoked with. */
+export interface RouteRequest {
+  route: Route;
+  pathParameters: Record<string, string>;
+  req: IncomingMessage;
+  stagePath: string;
+  rawQuery: string;
+  body: Buffer;
+  auth: APIGatewayAuthorizerResult;
+  requestId: string;
+}
+
+/** The proxy event API Gateway sends for one request. */
+export function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
+  const { route, req, auth } = request;
+  const rawHeaders = req.rawHeaders;
+  const headers = valueMaps(
+    Array.from({ length: rawHeaders.length / 2 }, (_, i) => rawHeaders.slice(2 * i, 2 * i + 2)),
+  );
+  // "The semicolon character (;) is not supported for any request URL query string and results in the data being
+  // split" (Amazon API Gateway important notes, REST APIs): a literal `;` separates parameters as `&` does.
+  const query = valueMaps([...new URLSearchParams(request.rawQuery.replaceAll(';', '&'))]);
+  return apiGatewayProxyEvent({
+    resource: route.path,
+    path: request.stagePath,
+    httpMethod: route.method,
+    headers: headers.last ?? {},
+    multiValueHeaders: headers.all ?? {},
+    queryStringParameters: query.last,
+    multiValueQueryStringParameters: query.all,
+    pathParameters: Object.keys(request.pathParameters).length > 0 ? request.pathParameters : null,
+    body: request.body.length > 0 ? request.body.toString('utf8') : null,
+    requestContext: {
+      authorizer: { principalId: auth.principalId, ...auth.context },
+      requestId: request.requestId,
+      resourceId: route.operationId,
+    },
+  });
+}
+
+/**
+ * Names and values as the proxy event carries them: the last value of each name, and every value in order (null
+ * when there are none). Prototype-less objects, so that a name such as `__proto__` is one like any other.
+ */
+function valueMaps(pairs: readonly (readonly string[])[]) {
+  if (pairs.length === 0) return { last: null, all: null };
+  const last: Record<string, string> = Object.create(null);
+  const all: Record<string, string[]> = Object.create(null);
+  for (const [name = '', value = ''] of pairs) {
+    last[name] = value;
+    all[name] = [...(all[name] ?? []), value];
+  }
+  return { last, all };
+}
