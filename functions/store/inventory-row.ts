@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
-import { type ChangeOrigin, type FieldKind, INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../inventory/types';
+import { type ChangeOrigin, INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '../inventory/types';
 import { MalformedRowError } from './storage-errors';
 
 /** The table's key attribute (service/names.ts): the entry's petId. */
@@ -18,12 +18,12 @@ function attributeName(field: keyof InventoryItem): string {
 }
 
 /** A field's value as the attribute the table stores: numbers as Number attributes, int64 digits as they are. */
-function fieldAttribute(field: FieldKind, value: string | number): AttributeValue {
+function fieldAttribute(field: ItemField, value: string | number): AttributeValue {
   return field.kind === 'enum' ? { S: String(value) } : { N: String(value) };
 }
 
 /** A field's value read from its stored attribute; undefined when the attribute is missing or breaks the field. */
-function fieldValue(field: FieldKind, attribute: AttributeValue | undefined): string | number | undefined {
+function fieldValue(field: ItemField, attribute: AttributeValue | undefined): string | number | undefined {
   if (field.kind === 'enum') return field.values.includes(attribute?.S ?? '') ? attribute?.S : undefined;
   if (attribute?.N === undefined) return undefined;
   return field.kind === 'int64' ? attribute.N : Number(attribute.N);
@@ -70,8 +70,10 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
 /** An entry as the attribute map the table stores, with its list partition: every whole-entry writer uses this. */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
   const attributes: Record<string, AttributeValue> = {};
-  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST)
-    attributes[attributeName(name)] = fieldAttribute(field, item[name]);
+  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
+    const value = item[name];
+    if (value !== undefined) attributes[attributeName(name)] = fieldAttribute(field, value);
+  }
   attributes[INVENTORY_LIST_INDEX.partition.name] = { N: LIST_PARTITION };
   return attributes;
 }
@@ -85,7 +87,9 @@ export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOri
 export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
   const item: Record<string, string | number> = {};
   for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
-    const value = fieldValue(field, row[attributeName(name)]);
+    const attribute = row[attributeName(name)];
+    if (attribute === undefined && field.optional) continue;
+    const value = fieldValue(field, attribute);
     if (value === undefined) throw new MalformedRowError('InventoryItem', row[PET_ID]?.N ?? '?', name);
     item[name] = value;
   }
