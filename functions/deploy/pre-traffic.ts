@@ -75,15 +75,12 @@ export const PROBE_INVOKE_ATTEMPTS = 8;
 
 /**
  * The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts of at most
- * `attemptTimeoutMs` each (without `throwOnRequestTimeout` the SDK only logs a request that outlives its time-out).
+ * {@link PROBE_ATTEMPT_TIMEOUT_MS} each (without `throwOnRequestTimeout` the SDK only logs a request that outlives it).
  */
-export function createProbeLambdaClient(
-  config: LambdaClientConfig = {},
-  attemptTimeoutMs = PROBE_ATTEMPT_TIMEOUT_MS,
-): LambdaClient {
+export function createProbeLambdaClient(config: LambdaClientConfig = {}): LambdaClient {
   return new LambdaClient({
     maxAttempts: PROBE_INVOKE_ATTEMPTS,
-    requestHandler: { requestTimeout: attemptTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: { requestTimeout: PROBE_ATTEMPT_TIMEOUT_MS, throwOnRequestTimeout: true },
     ...config,
   });
 }

@@ -1,6 +1,6 @@
 import { ValidationError } from './errors';
 import { describeJsonType, type JsonWithLiterals } from './json-literals';
-import { parsePetId } from './pet-id';
+import { parsePetId, petIdRule } from './pet-id';
 import { integerRule, parseIntegerLiteral } from './quantity';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from './types';
 
@@ -10,7 +10,7 @@ import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '.
 export function fieldRule(name: string, field: ItemField): string {
   if (field.kind === 'enum') return `${name} must be one of ${field.values.join(', ')}`;
   if (field.kind === 'integer') return integerRule(name, field);
-  return `${name} must be a decimal integer from -9223372036854775808 to 9223372036854775807`;
+  return petIdRule(name);
 }
 
 /** Reads a field from its text (a CSV cell, a JSON number's literal or string's value). @throws ValidationError */

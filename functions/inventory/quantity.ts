@@ -34,8 +34,3 @@ export function parseIntegerLiteral(literal: string, field: string, range: Integ
     throw new ValidationError(`${rule}; got ${literal}.`);
   return value;
 }
-
-/** Reads a stock quantity from its literal (see {@link parseIntegerLiteral}). */
-export function parseQuantityLiteral(literal: string, field = 'quantity'): number {
-  return parseIntegerLiteral(literal, field, QUANTITY);
-}
