@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { type ChangeOrigin, INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '../inventory/types';
 import { MalformedRowError } from './storage-errors';
@@ -37,16 +38,7 @@ export const LIST_PARTITION = '0';
 
 /** A ChangeOrigin as the Map attribute the table stores. */
 export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
-  return {
-    M: {
-      source: { S: origin.source },
-      actor: { S: origin.actor },
-      at: { S: origin.at },
-      ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
-      ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
-      ...(origin.changeId === undefined ? {} : { changeId: { S: origin.changeId } }),
-    },
-  };
+  return { M: marshall(origin, { removeUndefinedValues: true }) };
 }
 
 /** Reads the `lastChange` of a stored row; undefined when the writer left none or it breaks the model. */
