@@ -30,13 +30,9 @@ export const handler = observed(middy<LifecycleHookEvent, void>(), { metrics: fa
       targets,
       ...(rollingBack ? { rollingBack } : {}),
     });
-    if (verdict.waived)
-      logger.warn('pre-traffic check failed while the stack rolls back', {
-        ...verdict,
-        deploymentId: event.DeploymentId,
-      });
-    else if (verdict.status === 'Failed')
-      logger.error('pre-traffic check failed', { ...verdict, deploymentId: event.DeploymentId });
-    else logger.info('pre-traffic check passed', { ...verdict, deploymentId: event.DeploymentId });
+    const fields = { ...verdict, deploymentId: event.DeploymentId };
+    if (verdict.waived) logger.warn('pre-traffic check failed while the stack rolls back', fields);
+    else if (verdict.status === 'Failed') logger.error('pre-traffic check failed', fields);
+    else logger.info('pre-traffic check passed', fields);
   },
 );
