@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { createInventoryClient, InventoryApiError } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
-import type { InventoryItem } from '../../functions/inventory/types';
+import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
@@ -141,8 +141,8 @@ export async function getInventoryEntry(context: CommandContext): Promise<void> 
 }
 
 /** An entry as the API client reads it (petId a bigint), as the CLI writes it (petId its digits). */
-function inventoryItem(entry: { petId: bigint; quantity: number; status: InventoryItem['status'] }): InventoryItem {
-  return { petId: entry.petId.toString(), quantity: entry.quantity, status: entry.status };
+function inventoryItem(entry: Omit<InventoryItem, 'petId'> & { petId: bigint }): InventoryItem {
+  return { ...entry, petId: entry.petId.toString() };
 }
 
 /** The data of a GET of the API at `url`; each way it fails is one CliError line. */
@@ -165,10 +165,11 @@ async function readApi<T>(
   return answer.data;
 }
 
-/** CSV with the header petId,quantity,status (no field ever needs quoting). */
+/** CSV with a header of the entry's fields, an absent optional one an empty cell (no field ever needs quoting). */
 export function inventoryCsv(items: readonly InventoryItem[]): string {
-  let out = 'petId,quantity,status\n';
-  for (const item of items) out += `${item.petId},${item.quantity},${item.status}\n`;
+  const names = INVENTORY_ITEM_FIELD_LIST.map(([name]) => name);
+  let out = `${names.join(',')}\n`;
+  for (const item of items) out += `${names.map((name) => item[name] ?? '').join(',')}\n`;
   return out;
 }
 

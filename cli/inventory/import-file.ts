@@ -1,7 +1,6 @@
+import { parseFieldMember, parseFieldText, readItemFields } from '../../functions/inventory/item-fields';
 import { describeJsonType, parseJsonWithLiterals, topLevelParts } from '../../functions/inventory/json-literals';
-import { parsePetId } from '../../functions/inventory/pet-id';
-import { parseQuantityLiteral, quantityRule } from '../../functions/inventory/quantity';
-import { type InventoryItem, isPetStatus, PET_STATUSES } from '../../functions/inventory/types';
+import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
 import { type LineProblem, readCsvTable } from './csv';
 
 /** File formats `inventory import` reads. */
@@ -14,8 +13,12 @@ export interface ParsedImport {
   problems: LineProblem[];
 }
 
-const CSV_COLUMNS = ['petId', 'quantity', 'status'] as const;
-const STATUS_RULE = `status must be one of ${PET_STATUSES.join(', ')}`;
+/**
+ * The columns of a CSV file and the members of a JSON entry: the entry's fields. A CSV names every column (an
+ * optional field's cell may be empty); a JSON entry may leave an optional member out.
+ */
+const CSV_COLUMNS: readonly string[] = INVENTORY_ITEM_FIELD_LIST.map(([name]) => name);
+const FIELD_NAMES = CSV_COLUMNS.map((name) => JSON.stringify(name)).join(',');
 const BOM = '\uFEFF';
 
 /** Picks the format: `.csv` / `.json` by extension, else JSON when the text starts with `[`, else CSV. */
@@ -47,11 +50,14 @@ function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProb
   const rows: LocatedItem[] = [];
   for (const { line, fields } of records) {
     const errors: string[] = [];
-    const petId = check(errors, () => parsePetId(fields.petId));
-    const quantity = check(errors, () => parseQuantityLiteral(fields.quantity));
-    const status = check(errors, () => parseStatus(fields.status));
-    if (errors.length > 0) problems.push({ line, message: errors.join('; ') });
-    else rows.push({ line, item: { petId, quantity, status } as InventoryItem });
+    const item = readItemFields((name, field) => {
+      // readCsvTable gives every column of the header, so each field has its cell.
+      const cell = fields[name] ?? '';
+      // An optional field's empty cell leaves it out; a required one's is refused by its rule.
+      return cell === '' && field.optional ? undefined : parseFieldText(name, field, cell);
+    }, errors);
+    if (item) rows.push({ line, item });
+    else problems.push({ line, message: errors.join('; ') });
   }
   return { rows, problems };
 }
@@ -69,7 +75,7 @@ function parseJsonImport(text: string): { rows: LocatedItem[]; problems: LinePro
     };
   }
   if (!Array.isArray(whole)) {
-    return { rows, problems: [{ line: 1, message: 'expected a JSON array of {"petId","quantity","status"} objects' }] };
+    return { rows, problems: [{ line: 1, message: `expected a JSON array of {${FIELD_NAMES}} objects` }] };
   }
   for (const element of topLevelParts(text)) {
     const errors: string[] = [];
@@ -82,39 +88,22 @@ function parseJsonImport(text: string): { rows: LocatedItem[]; problems: LinePro
 
 /** Validates one array element, reading number literals from the source text so int64 ids keep every digit. */
 function parseJsonItem(text: string): InventoryItem {
-  const { value, literalOf } = parseJsonWithLiterals(text);
+  const json = parseJsonWithLiterals(text);
+  const { value } = json;
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new Error(`expected an object {"petId","quantity","status"}, got ${describeJsonType(value)}`);
+    throw new Error(`expected an object {${FIELD_NAMES}}, got ${describeJsonType(value)}`);
   const record = value as Record<string, unknown>;
   const errors: string[] = [];
-  const unknown = Object.keys(record).filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
+  const unknown = Object.keys(record).filter((name) => !CSV_COLUMNS.includes(name));
   if (unknown.length > 0)
     errors.push(`unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}`);
   if (topLevelParts(text).length !== Object.keys(record).length) errors.push('a member is repeated');
-  const petId = check(errors, () => {
-    if (!('petId' in record)) throw new Error('petId is missing');
-    if (typeof record.petId !== 'number') throw new Error(`petId must be a JSON integer, got ${shown(record.petId)}`);
-    return parsePetId(literalOf(record, 'petId'));
-  });
-  const quantity = check(errors, () => {
-    if (!('quantity' in record)) throw new Error(`quantity is missing; ${quantityRule()}`);
-    if (typeof record.quantity !== 'number') throw new Error(`${quantityRule()}, got ${shown(record.quantity)}`);
-    return parseQuantityLiteral(literalOf(record, 'quantity') ?? '');
-  });
-  const status = check(errors, () => {
-    if (!('status' in record)) throw new Error(`status is missing; ${STATUS_RULE}`);
-    return parseStatus(record.status);
-  });
-  if (errors.length > 0) throw new Error(errors.join('; '));
-  return { petId, quantity, status } as InventoryItem;
-}
-
-function parseStatus(value: unknown): InventoryItem['status'] {
-  if (!isPetStatus(value))
-    throw new Error(
-      `${STATUS_RULE}; got ${typeof value === 'string' ? JSON.stringify(value) : describeJsonType(value)}`,
-    );
-  return value;
+  const item = readItemFields(
+    (name, field) => (name in record ? parseFieldMember(json, record, name, field) : undefined),
+    errors,
+  );
+  if (!item || errors.length > 0) throw new Error(errors.join('; '));
+  return item;
 }
 
 /** Runs one check, collecting its message instead of stopping at the first problem of a row. */
@@ -125,11 +114,6 @@ function check<T>(errors: string[], parse: () => T): T {
     errors.push((error as Error).message.replace(/\.$/, ''));
     return undefined as T;
   }
-}
-
-/** A value as an operator fixing the file wants to see it: a primitive as written, else its kind. */
-function shown(value: unknown): string {
-  return ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : describeJsonType(value);
 }
 
 function findDuplicates(rows: readonly LocatedItem[]): LineProblem[] {

@@ -75,15 +75,12 @@ export const PROBE_INVOKE_ATTEMPTS = 8;
 
 /**
  * The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts of at most
- * `attemptTimeoutMs` each (without `throwOnRequestTimeout` the SDK only logs a request that outlives its time-out).
+ * {@link PROBE_ATTEMPT_TIMEOUT_MS} each (without `throwOnRequestTimeout` the SDK only logs a request that outlives it).
  */
-export function createProbeLambdaClient(
-  config: LambdaClientConfig = {},
-  attemptTimeoutMs = PROBE_ATTEMPT_TIMEOUT_MS,
-): LambdaClient {
+export function createProbeLambdaClient(config: LambdaClientConfig = {}): LambdaClient {
   return new LambdaClient({
     maxAttempts: PROBE_INVOKE_ATTEMPTS,
-    requestHandler: { requestTimeout: attemptTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: { requestTimeout: PROBE_ATTEMPT_TIMEOUT_MS, throwOnRequestTimeout: true },
     ...config,
   });
 }
@@ -235,7 +232,12 @@ async function runProbe(
   const event = probeEvent(route.method, route.path, route.streaming);
   const status = route.streaming
     ? await streamedStatus(lambda, qualified, event, signal)
-    : await bufferedStatus(lambda, qualified, event, signal);
+    : await invoke(lambda, qualified, event, signal).then(({ FunctionError, payload }) => {
+        const code = (payload as { statusCode?: unknown } | undefined)?.statusCode;
+        return FunctionError || typeof code !== 'number'
+          ? `no proxy answer (${describe(FunctionError, payload)})`
+          : code;
+      });
   if (typeof status === 'string') return status;
   const expected = expectedStatuses(route);
   return expected.includes(status) ? undefined : `answered ${status}, expected ${expected.join(' or ')}`;
@@ -307,18 +309,6 @@ async function invoke(
     payload = text;
   }
   return { ...(result.FunctionError ? { FunctionError: result.FunctionError } : {}), payload };
-}
-
-async function bufferedStatus(
-  lambda: PreTrafficDeps['lambda'],
-  qualified: string,
-  event: unknown,
-  signal: AbortSignal,
-): Promise<number | string> {
-  const { FunctionError, payload } = await invoke(lambda, qualified, event, signal);
-  const status = (payload as { statusCode?: unknown } | undefined)?.statusCode;
-  if (FunctionError || typeof status !== 'number') return `no proxy answer (${describe(FunctionError, payload)})`;
-  return status;
 }
 
 /** The status of a streamed answer: its prelude (JSON, then 8 NUL bytes), read before the body is given up. */

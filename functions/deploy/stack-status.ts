@@ -21,8 +21,8 @@ export async function isRollingBack(ask: (() => Promise<boolean>) | undefined): 
   }
 }
 
-/** Bounds of the CloudFormation client: a hang becomes a named failure, not a time-out. */
-const CLIENT_BOUNDS = {
+/** Bounds of the deploy checks' AWS clients (CloudFormation, SNS, CodeDeploy): a hang becomes a named failure. */
+export const DEPLOY_CLIENT_BOUNDS = {
   maxAttempts: 3,
   requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
 };
@@ -33,7 +33,7 @@ const CLIENT_BOUNDS = {
  */
 export function stackRollingBack(
   stackId: string,
-  client: CloudFormationClient = tracer.captureAWSv3Client(new CloudFormationClient(CLIENT_BOUNDS)),
+  client: CloudFormationClient = tracer.captureAWSv3Client(new CloudFormationClient(DEPLOY_CLIENT_BOUNDS)),
 ): () => Promise<boolean> {
   return async () => {
     const { Stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: stackId }));

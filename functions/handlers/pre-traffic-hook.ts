@@ -7,15 +7,12 @@ import {
   type ProbeTarget,
   runPreTrafficCheck,
 } from '../deploy/pre-traffic';
-import { stackRollingBack } from '../deploy/stack-status';
+import { DEPLOY_CLIENT_BOUNDS, stackRollingBack } from '../deploy/stack-status';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 
 // Bounded, so the verdict is reported within the margin the hook keeps past its check's deadline.
-const codeDeploy = new CodeDeployClient({
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
-});
+const codeDeploy = new CodeDeployClient(DEPLOY_CLIENT_BOUNDS);
 const lambda = createProbeLambdaClient();
 const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, ProbeTarget>;
 const stackId = optionalEnv(ENV.stackId);
@@ -33,13 +30,9 @@ export const handler = observed(middy<LifecycleHookEvent, void>(), { metrics: fa
       targets,
       ...(rollingBack ? { rollingBack } : {}),
     });
-    if (verdict.waived)
-      logger.warn('pre-traffic check failed while the stack rolls back', {
-        ...verdict,
-        deploymentId: event.DeploymentId,
-      });
-    else if (verdict.status === 'Failed')
-      logger.error('pre-traffic check failed', { ...verdict, deploymentId: event.DeploymentId });
-    else logger.info('pre-traffic check passed', { ...verdict, deploymentId: event.DeploymentId });
+    const fields = { ...verdict, deploymentId: event.DeploymentId };
+    if (verdict.waived) logger.warn('pre-traffic check failed while the stack rolls back', fields);
+    else if (verdict.status === 'Failed') logger.error('pre-traffic check failed', fields);
+    else logger.info('pre-traffic check passed', fields);
   },
 );

@@ -37,10 +37,7 @@ export function createHandler(deps: Deps<UpdateInventoryDeps>) {
     const change = parseInventoryUpdate(readJsonBody(event));
     const { repository, idempotent } = resolve();
     const apply = async (origin: ChangeOrigin) => {
-      const item =
-        'adjustBy' in change
-          ? await repository.adjustQuantity(petId, change, origin)
-          : await repository.setQuantity(petId, change, origin);
+      const item = await repository.applyChange(petId, change, origin);
       metrics.addMetric(METRIC_NAMES.inventoryUpdated, 'Count', 1);
       return jsonResponse(200, inventoryItemJson(item));
     };

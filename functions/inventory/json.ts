@@ -1,4 +1,5 @@
-import { INTEGER_LITERAL, type JsonWithLiterals } from './json-literals';
+import { parseFieldMember, readItemFields } from './item-fields';
+import type { JsonWithLiterals } from './json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from './types';
 
 /** Serializes an entry in field order, an int64 as its digits unquoted (JSON.stringify of a number would round it). */
@@ -10,24 +11,23 @@ export function inventoryItemJson(item: InventoryItem): string {
 
 /** Each field's writer, its `{"name":` or `,"name":` made once: a list writes every entry through these. */
 const FIELD_WRITERS = INVENTORY_ITEM_FIELD_LIST.map(([name, field], index): ((item: InventoryItem) => string) => {
+  // The first field is the required petId, so the object always opens with it.
   const prefix = `${index === 0 ? '{' : ','}"${name}":`;
   // An enum's values are the table's own plain words: quoting is all their JSON needs.
-  return field.kind === 'enum' ? (item) => `${prefix}"${item[name]}"` : (item) => `${prefix}${item[name]}`;
+  const write =
+    field.kind === 'enum' ? (value: unknown) => `${prefix}"${value}"` : (value: unknown) => `${prefix}${value}`;
+  return field.optional ? (item) => (item[name] === undefined ? '' : write(item[name])) : (item) => write(item[name]);
 });
 
-/** Reads an entry as {@link inventoryItemJson} writes it, int64 digits exact; undefined when `value` is not one. */
+/** Reads an entry as {@link inventoryItemJson} writes it (fields in order, int64 digits exact); else undefined. */
 export function readInventoryItem(json: JsonWithLiterals, value: unknown): InventoryItem | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  if (Object.keys(value).join() !== INVENTORY_ITEM_FIELD_LIST.map(([name]) => name).join()) return undefined;
-  const item: Record<string, string | number> = {};
-  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
-    const member = (value as Record<string, unknown>)[name];
-    const literal = json.literalOf(value, name) ?? '';
-    if (field.kind === 'enum' ? !field.values.includes(member as string) : !INTEGER_LITERAL.test(literal))
-      return undefined;
-    item[name] = field.kind === 'int64' ? literal : (member as string | number);
-  }
-  return item as InventoryItem;
+  const given: string[] = INVENTORY_ITEM_FIELD_LIST.map(([name]) => name).filter((name) => Object.hasOwn(value, name));
+  if (Object.keys(value).join() !== given.join()) return undefined;
+  return readItemFields(
+    (name, field) => (given.includes(name) ? parseFieldMember(json, value, name, field) : undefined),
+    [],
+  );
 }
 
 /** The list's JSON array, one chunk per batch, so a list of any size is never held as one string. */

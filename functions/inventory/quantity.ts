@@ -1,6 +1,6 @@
 import { ValidationError } from './errors';
 import { INTEGER_LITERAL } from './json-literals';
-import { MAX_QUANTITY } from './types';
+import { INVENTORY_ITEM_FIELDS } from './types';
 
 /** The integers a field takes: its bounds, and whether 0 is refused. */
 export interface IntegerRange {
@@ -10,7 +10,7 @@ export interface IntegerRange {
 }
 
 /** A stock quantity: 0 to the int32 maximum. */
-export const QUANTITY: IntegerRange = { min: 0, max: MAX_QUANTITY };
+export const QUANTITY: IntegerRange = INVENTORY_ITEM_FIELDS.quantity;
 
 /** The rule a field's integers follow, as messages state it. */
 export function integerRule(field: string, range: IntegerRange): string {
@@ -33,9 +33,4 @@ export function parseIntegerLiteral(literal: string, field: string, range: Integ
   if (!Number.isSafeInteger(value) || Object.is(value, -0) || outside)
     throw new ValidationError(`${rule}; got ${literal}.`);
   return value;
-}
-
-/** Reads a stock quantity from its literal (see {@link parseIntegerLiteral}). */
-export function parseQuantityLiteral(literal: string, field = 'quantity'): number {
-  return parseIntegerLiteral(literal, field, QUANTITY);
 }

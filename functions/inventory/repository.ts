@@ -1,4 +1,4 @@
-import type { ChangeOrigin, InventoryAdjustment, InventoryItem, InventoryUpdate } from './types';
+import type { ChangeOrigin, InventoryChange, InventoryItem } from './types';
 
 /** The storage port of the inventory: adapters throw the domain errors of functions/inventory/errors.ts. */
 export interface InventoryRepository {
@@ -6,10 +6,11 @@ export interface InventoryRepository {
   list(options?: ListOptions): AsyncIterable<readonly InventoryItem[]>;
   /** One entry, read with strong consistency; undefined when the pet has none. */
   get(petId: string): Promise<InventoryItem | undefined>;
-  /** Sets an existing entry's quantity (if it is `expectedQuantity`, when given) with `origin`; never creates one. */
-  setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem>;
-  /** Adds `adjustBy` to an existing entry's quantity if the result stays in range; never creates one. */
-  adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem>;
+  /**
+   * Sets an existing entry's quantity (if it is `expectedQuantity`, when given), or adds `adjustBy` to it if the result
+   * stays in range, signed with `origin`; never creates an entry.
+   */
+  applyChange(petId: string, change: InventoryChange, origin: ChangeOrigin): Promise<InventoryItem>;
 }
 
 /** Which entries {@link InventoryRepository.list} gives. */

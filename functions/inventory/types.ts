@@ -4,25 +4,34 @@ export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 /** Status of a pet, as the spec's PetStatus enumeration. */
 export type PetStatus = (typeof PET_STATUSES)[number];
 
-/** How a field of the entry is held, stored and written: the kinds the row mapping and the JSON writer know. */
+/** Largest quantity accepted (the int32 maximum: a stock count, not an identifier). */
+export const MAX_QUANTITY = 2_147_483_647;
+
+/** How a field of the entry is held, stored and written: the kinds the row mapping, the JSON and the CSV know. */
 export type FieldKind =
   /** An int64 kept as its canonical decimal digits (JavaScript numbers are exact only to 2^53). */
   | { kind: 'int64' }
-  /** An integer that fits a JavaScript number. */
-  | { kind: 'integer' }
+  /** An integer from `min` to `max`, which fits a JavaScript number. */
+  | { kind: 'integer'; min: number; max: number }
   /** One of a fixed set of strings. */
   | { kind: 'enum'; values: readonly string[] };
 
+/** A field of the entry: its kind, and whether an entry may leave it out (`optional`). */
+export type ItemField = FieldKind & { optional?: true };
+
 /**
  * The fields of one inventory entry, in the order the API writes them: the one definition the entry's type, its
- * table row (both ways) and its JSON derive from. openapi.yaml's InventoryItem lists the same fields.
+ * table row (both ways), its JSON (both ways) and the CLI's files derive from. openapi.yaml's InventoryItem lists the
+ * same fields, the optional ones outside `required` (test/unit/contract-sync.test.ts holds them together).
  */
 export const INVENTORY_ITEM_FIELDS = {
   /** ID of the pet: the service returns 9223372036854775807 with the same digits it received. */
   petId: { kind: 'int64' },
-  quantity: { kind: 'integer' },
+  quantity: { kind: 'integer', min: 0, max: MAX_QUANTITY },
   status: { kind: 'enum', values: PET_STATUSES },
-} as const satisfies Record<string, FieldKind>;
+} as const satisfies Record<string, ItemField>;
+
+type Fields = typeof INVENTORY_ITEM_FIELDS;
 
 type FieldValue<F extends FieldKind> = F extends { kind: 'int64' }
   ? string
@@ -32,13 +41,17 @@ type FieldValue<F extends FieldKind> = F extends { kind: 'int64' }
       ? V
       : never;
 
+type OptionalFieldName = {
+  [Name in keyof Fields]: Fields[Name] extends { optional: true } ? Name : never;
+}[keyof Fields];
+
 /** One inventory entry, as {@link INVENTORY_ITEM_FIELDS} defines it. */
 export type InventoryItem = {
-  -readonly [Name in keyof typeof INVENTORY_ITEM_FIELDS]: FieldValue<(typeof INVENTORY_ITEM_FIELDS)[Name]>;
-};
+  -readonly [Name in Exclude<keyof Fields, OptionalFieldName>]: FieldValue<Fields[Name]>;
+} & { -readonly [Name in OptionalFieldName]?: FieldValue<Fields[Name]> };
 
-/** The entry's field names and kinds, in order. */
-export const INVENTORY_ITEM_FIELD_LIST = Object.entries(INVENTORY_ITEM_FIELDS) as [keyof InventoryItem, FieldKind][];
+/** The entry's field names and definitions, in order. */
+export const INVENTORY_ITEM_FIELD_LIST = Object.entries(INVENTORY_ITEM_FIELDS) as [keyof Fields, ItemField][];
 
 /** The validated body of `PATCH /inventory/{petId}`. */
 export interface InventoryUpdate {
@@ -76,9 +89,6 @@ export interface ChangeOrigin {
 
 /** How long a change is recognized by its changeId: as long as an Idempotency-Key's first answer is kept. */
 export const REPEATED_CHANGE_WINDOW_SECONDS = 24 * 60 * 60;
-
-/** Largest quantity accepted (the int32 maximum: a stock count, not an identifier). */
-export const MAX_QUANTITY = 2_147_483_647;
 
 /** Smallest and largest int64, the range of a petId. */
 export const MIN_PET_ID = -(2n ** 63n);

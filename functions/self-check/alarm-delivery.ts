@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { paginateListSubscriptionsByTopic, SNSClient } from '@aws-sdk/client-sns';
-import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from '../deploy/stack-status';
+import { DEPLOY_CLIENT_BOUNDS, isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from '../deploy/stack-status';
 import { tracer } from '../observability/tracer';
 import { SelfCheckFailedError } from './self-check';
 
@@ -89,15 +89,9 @@ export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise
   throw new SelfCheckFailedError(`Alarm delivery: ${problem}`, cause === undefined ? undefined : { cause });
 }
 
-/** Bounds of the self-check's SNS client: a hang becomes a named failure, not a time-out. */
-const CLIENT_BOUNDS = {
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
-};
-
 /** Lists a topic's subscriptions through SNS, every page (at most 100 each). */
 export function snsSubscriptionLister(
-  client: SNSClient = tracer.captureAWSv3Client(new SNSClient(CLIENT_BOUNDS)),
+  client: SNSClient = tracer.captureAWSv3Client(new SNSClient(DEPLOY_CLIENT_BOUNDS)),
 ): AlarmDeliveryOptions['listSubscriptions'] {
   return async (topicArn) => {
     const subscriptions: AlarmSubscription[] = [];

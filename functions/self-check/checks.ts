@@ -90,8 +90,14 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
     auth,
     json: { ...auth, 'Content-Type': 'application/json' },
     send: async (method, path, headers = {}, body = undefined, waitMs = SMOKE_REQUEST_TIMEOUT_MS) => {
-      const answer = await request(`${baseUrl}${path}`, { method, headers, body, timeoutMs: waitMs });
-      return { ...answer, text: redact(answer.text) };
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(waitMs),
+      });
+      return { status: response.status, headers: response.headers, text: redact(await response.text()) };
     },
   };
   const results: SmokeCheckResult[] = [];
@@ -208,20 +214,6 @@ const COMPARE_AND_SET: Check = {
 /** The failed checks of a run. */
 export function failedChecks(results: readonly SmokeCheckResult[]): SmokeCheckResult[] {
   return results.filter((result) => result.problem !== undefined);
-}
-
-async function request(
-  url: string,
-  init: { method: string; headers: Record<string, string>; body: string | undefined; timeoutMs: number },
-): Promise<Answer> {
-  const response = await fetch(url, {
-    method: init.method,
-    headers: init.headers,
-    body: init.body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(init.timeoutMs),
-  });
-  return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 /** `fetch failed` says nothing: name the cause (ECONNREFUSED, ENOTFOUND, a certificate error, the time-out). */

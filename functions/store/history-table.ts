@@ -1,4 +1,5 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { HISTORY_TABLE_KEY } from '../../service/names';
 import type { HistoryEntry, HistoryRecorder } from '../inventory/history';
 import type { TableOptions } from './dynamo-client';
@@ -39,20 +40,16 @@ export class HistoryTable implements HistoryRecorder {
       await this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
-          Item: {
-            [PET_ID]: { N: entry.petId },
-            [SEQUENCE]: { S: historySortKey(sequenceNumber) },
-            at: { S: entry.at },
-            previousQuantity: entry.previousQuantity === null ? { NULL: true } : { N: String(entry.previousQuantity) },
-            quantity: { N: String(entry.quantity) },
-            previousStatus: entry.previousStatus === null ? { NULL: true } : { S: entry.previousStatus },
-            status: { S: entry.status },
-            source: { S: entry.source },
-            actor: { S: entry.actor },
-            ...(entry.requestId === undefined ? {} : { requestId: { S: entry.requestId } }),
-            ...(entry.adjustBy === undefined ? {} : { adjustBy: { N: String(entry.adjustBy) } }),
-            [HISTORY_TABLE_KEY.timeToLive]: { N: String(expiresAt) },
-          },
+          // The entry's members as they are (null a NULL attribute), its petId a Number of the same digits.
+          Item: marshall(
+            {
+              ...entry,
+              [PET_ID]: NumberValue.from(entry.petId),
+              [SEQUENCE]: historySortKey(sequenceNumber),
+              [HISTORY_TABLE_KEY.timeToLive]: expiresAt,
+            },
+            { removeUndefinedValues: true },
+          ),
         }),
       );
     } catch (error) {

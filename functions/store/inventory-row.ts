@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
-import { type ChangeOrigin, type FieldKind, INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../inventory/types';
+import { type ChangeOrigin, INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '../inventory/types';
 import { MalformedRowError } from './storage-errors';
 
 /** The table's key attribute (service/names.ts): the entry's petId. */
@@ -18,12 +19,12 @@ function attributeName(field: keyof InventoryItem): string {
 }
 
 /** A field's value as the attribute the table stores: numbers as Number attributes, int64 digits as they are. */
-function fieldAttribute(field: FieldKind, value: string | number): AttributeValue {
+function fieldAttribute(field: ItemField, value: string | number): AttributeValue {
   return field.kind === 'enum' ? { S: String(value) } : { N: String(value) };
 }
 
 /** A field's value read from its stored attribute; undefined when the attribute is missing or breaks the field. */
-function fieldValue(field: FieldKind, attribute: AttributeValue | undefined): string | number | undefined {
+function fieldValue(field: ItemField, attribute: AttributeValue | undefined): string | number | undefined {
   if (field.kind === 'enum') return field.values.includes(attribute?.S ?? '') ? attribute?.S : undefined;
   if (attribute?.N === undefined) return undefined;
   return field.kind === 'int64' ? attribute.N : Number(attribute.N);
@@ -37,16 +38,7 @@ export const LIST_PARTITION = '0';
 
 /** A ChangeOrigin as the Map attribute the table stores. */
 export function changeOriginAttribute(origin: ChangeOrigin): AttributeValue {
-  return {
-    M: {
-      source: { S: origin.source },
-      actor: { S: origin.actor },
-      at: { S: origin.at },
-      ...(origin.requestId === undefined ? {} : { requestId: { S: origin.requestId } }),
-      ...(origin.adjustBy === undefined ? {} : { adjustBy: { N: String(origin.adjustBy) } }),
-      ...(origin.changeId === undefined ? {} : { changeId: { S: origin.changeId } }),
-    },
-  };
+  return { M: marshall(origin, { removeUndefinedValues: true }) };
 }
 
 /** Reads the `lastChange` of a stored row; undefined when the writer left none or it breaks the model. */
@@ -70,8 +62,10 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
 /** An entry as the attribute map the table stores, with its list partition: every whole-entry writer uses this. */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
   const attributes: Record<string, AttributeValue> = {};
-  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST)
-    attributes[attributeName(name)] = fieldAttribute(field, item[name]);
+  for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
+    const value = item[name];
+    if (value !== undefined) attributes[attributeName(name)] = fieldAttribute(field, value);
+  }
   attributes[INVENTORY_LIST_INDEX.partition.name] = { N: LIST_PARTITION };
   return attributes;
 }
@@ -85,7 +79,9 @@ export function signedInventoryAttributes(item: InventoryItem, origin: ChangeOri
 export function toInventoryItem(row: Record<string, AttributeValue>): InventoryItem {
   const item: Record<string, string | number> = {};
   for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
-    const value = fieldValue(field, row[attributeName(name)]);
+    const attribute = row[attributeName(name)];
+    if (attribute === undefined && field.optional) continue;
+    const value = fieldValue(field, attribute);
     if (value === undefined) throw new MalformedRowError('InventoryItem', row[PET_ID]?.N ?? '?', name);
     item[name] = value;
   }

@@ -7,18 +7,12 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
-import { AdjustmentConflictError, InventoryItemNotFoundError, QuantityConflictError } from '../inventory/errors';
+import { InventoryItemNotFoundError } from '../inventory/errors';
 import type { InventoryRepository, ListOptions } from '../inventory/repository';
-import {
-  type ChangeOrigin,
-  type InventoryAdjustment,
-  type InventoryItem,
-  type InventoryUpdate,
-  MAX_QUANTITY,
-} from '../inventory/types';
+import type { ChangeOrigin, InventoryChange, InventoryItem } from '../inventory/types';
 import type { TableOptions } from './dynamo-client';
 import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
-import { type EntryUpdateSpec, entryUpdate } from './inventory-write';
+import { changeWrite, entryUpdate } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
 import { isThrottling, translateStorageError } from './storage-errors';
 
@@ -161,55 +155,14 @@ export class InventoryTable implements InventoryRepository {
     }
   }
 
-  /** Adds the delta in one conditional UpdateItem, its range checked on the stored value: no race. */
-  async adjustQuantity(petId: string, adjustment: InventoryAdjustment, origin: ChangeOrigin): Promise<InventoryItem> {
-    const { adjustBy } = adjustment;
-    // quantity + adjustBy within [0, MAX], written on the stored quantity so no addition can overflow the check.
-    const bound =
-      adjustBy < 0
-        ? { expression: 'quantity >= :bound', value: -adjustBy }
-        : { expression: 'quantity <= :bound', value: MAX_QUANTITY - adjustBy };
-    return this.updateEntry(
-      petId,
-      { ...origin, adjustBy },
-      {
-        quantity: 'quantity + :delta',
-        condition: bound.expression,
-        values: { ':delta': { N: String(adjustBy) }, ':bound': { N: String(bound.value) } },
-      },
-      (stored) => new AdjustmentConflictError(petId, adjustBy, stored.quantity),
-    );
-  }
-
-  /** Sets the quantity in one conditional UpdateItem, compared with `expectedQuantity` when given. */
-  async setQuantity(petId: string, update: InventoryUpdate, origin: ChangeOrigin): Promise<InventoryItem> {
-    const expected = update.expectedQuantity;
-    return this.updateEntry(
-      petId,
-      origin,
-      expected === undefined
-        ? { quantity: ':quantity', values: { ':quantity': { N: String(update.quantity) } } }
-        : {
-            quantity: ':quantity',
-            condition: 'quantity = :expected',
-            values: { ':quantity': { N: String(update.quantity) }, ':expected': { N: String(expected) } },
-          },
-      // Without expectedQuantity only a missing entry fails the condition (404).
-      (stored) => (expected === undefined ? undefined : new QuantityConflictError(petId, expected, stored.quantity)),
-    );
-  }
-
   /**
-   * The conditional UpdateItem of both writes. A failed condition returns the stored item, which tells the cases
-   * apart without a second read: a repeat that landed answers it, a refusal is `refused(it)`, no item is 404.
+   * Sets or adjusts an existing entry's quantity in one conditional UpdateItem, its rule checked on the stored value:
+   * no race. A failed condition returns the stored item, which tells the cases apart without a second read: a repeat
+   * that landed answers it, a refusal is the change's conflict, no item is 404.
    */
-  private async updateEntry(
-    petId: string,
-    origin: ChangeOrigin,
-    write: EntryUpdateSpec,
-    refused: (stored: InventoryItem) => Error | undefined,
-  ): Promise<InventoryItem> {
-    const { input, repeat } = entryUpdate(this.tableName, petId, origin, write);
+  async applyChange(petId: string, change: InventoryChange, origin: ChangeOrigin): Promise<InventoryItem> {
+    const { write, signed, refused } = changeWrite(petId, change, origin);
+    const { input, repeat } = entryUpdate(this.tableName, petId, signed, write);
     try {
       const result = await this.client.send(new UpdateItemCommand(input));
       if (!result.Attributes) throw new Error('UpdateItem returned no attributes');

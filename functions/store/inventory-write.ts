@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue, UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { type ChangeOrigin, REPEATED_CHANGE_WINDOW_SECONDS } from '../inventory/types';
+import { AdjustmentConflictError, QuantityConflictError } from '../inventory/errors';
+import {
+  type ChangeOrigin,
+  type InventoryChange,
+  type InventoryItem,
+  MAX_QUANTITY,
+  REPEATED_CHANGE_WINDOW_SECONDS,
+} from '../inventory/types';
 import { changeOriginAttribute, LAST_CHANGE, PET_ID } from './inventory-row';
 
 /** What an entry's write sets and on what condition, besides the entry existing and not being a repeat. */
@@ -9,6 +16,45 @@ export interface EntryUpdateSpec {
   quantity: string;
   condition?: string;
   values: Record<string, AttributeValue>;
+}
+
+/**
+ * What one change (set, compare-and-set or adjust) writes, with the origin it signs (an adjustment's delta in it),
+ * and the error its failed condition means on the stored entry (undefined: only a missing entry fails it, 404).
+ */
+export function changeWrite(
+  petId: string,
+  change: InventoryChange,
+  origin: ChangeOrigin,
+): { write: EntryUpdateSpec; signed: ChangeOrigin; refused: (stored: InventoryItem) => Error | undefined } {
+  if ('adjustBy' in change) {
+    const { adjustBy } = change;
+    // quantity + adjustBy within [0, MAX], written on the stored quantity so no addition can overflow the check.
+    const bound =
+      adjustBy < 0 ? { condition: '>=', value: -adjustBy } : { condition: '<=', value: MAX_QUANTITY - adjustBy };
+    return {
+      write: {
+        quantity: 'quantity + :delta',
+        condition: `quantity ${bound.condition} :bound`,
+        values: { ':delta': { N: String(adjustBy) }, ':bound': { N: String(bound.value) } },
+      },
+      signed: { ...origin, adjustBy },
+      refused: (stored) => new AdjustmentConflictError(petId, adjustBy, stored.quantity),
+    };
+  }
+  const { quantity, expectedQuantity: expected } = change;
+  const values = { ':quantity': { N: String(quantity) } };
+  if (expected === undefined)
+    return { write: { quantity: ':quantity', values }, signed: origin, refused: () => undefined };
+  return {
+    write: {
+      quantity: ':quantity',
+      condition: 'quantity = :expected',
+      values: { ...values, ':expected': { N: String(expected) } },
+    },
+    signed: origin,
+    refused: (stored) => new QuantityConflictError(petId, expected, stored.quantity),
+  };
 }
 
 /**

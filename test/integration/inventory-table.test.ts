@@ -72,7 +72,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
     const listed = await listAll(repository);
-    const updated = await repository.setQuantity('9223372036854775807', { quantity: 42 }, ORIGIN);
+    const updated = await repository.applyChange('9223372036854775807', { quantity: 42 }, ORIGIN);
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
@@ -207,7 +207,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
     await putItems(client, tables.inventory, [{ petId: '5', quantity: 1, status: 'sold', padding: 'keep me' }]);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
-    const updated = await repository.setQuantity('5', { quantity: 0 }, ORIGIN);
+    const updated = await repository.applyChange('5', { quantity: 0 }, ORIGIN);
     expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold' });
     expect(await snapshotTable(client, tables.inventory)).toContain('keep me');
   });
@@ -216,7 +216,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     await putItems(client, tables.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
     const before = await snapshotTable(client, tables.inventory);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
-    await expect(repository.setQuantity('2', { quantity: 5 }, ORIGIN)).rejects.toBeInstanceOf(
+    await expect(repository.applyChange('2', { quantity: 5 }, ORIGIN)).rejects.toBeInstanceOf(
       InventoryItemNotFoundError,
     );
     expect(await snapshotTable(client, tables.inventory)).toBe(before);
@@ -227,7 +227,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     await putItems(client, tables.inventory, [{ petId: '6', quantity: 1, status: 'available' }]);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    await repository.setQuantity('6', { quantity: 2 }, ORIGIN);
+    await repository.applyChange('6', { quantity: 2 }, ORIGIN);
     // Assess
     const { Item } = await client.send(
       new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '6' } }, ConsistentRead: true }),
@@ -238,7 +238,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it('applies a compare-and-set update when the stored quantity is the expected one', async () => {
     await putItems(client, tables.inventory, [{ petId: '7', quantity: 12, status: 'pending' }]);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
-    const updated = await repository.setQuantity('7', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
+    const updated = await repository.applyChange('7', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
     expect(updated).toEqual({ petId: '7', quantity: 13, status: 'pending' });
   });
 
@@ -248,7 +248,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const before = await snapshotTable(client, tables.inventory);
     const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    const refusal = await repository.setQuantity('7', { quantity: 11, expectedQuantity: 10 }, ORIGIN).catch((e) => e);
+    const refusal = await repository.applyChange('7', { quantity: 11, expectedQuantity: 10 }, ORIGIN).catch((e) => e);
     // Assess
     expect(refusal).toBeInstanceOf(QuantityConflictError);
     expect(refusal).toMatchObject({ petId: '7', expectedQuantity: 10, currentQuantity: 12 });
@@ -257,7 +257,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
   it('tells a missing entry from a conflict: compare-and-set on a pet with no entry is not found', async () => {
     const repository = new InventoryTable({ client, tableName: tables.inventory });
-    await expect(repository.setQuantity('8', { quantity: 1, expectedQuantity: 0 }, ORIGIN)).rejects.toBeInstanceOf(
+    await expect(repository.applyChange('8', { quantity: 1, expectedQuantity: 0 }, ORIGIN)).rejects.toBeInstanceOf(
       InventoryItemNotFoundError,
     );
     expect(await snapshotTable(client, tables.inventory)).toBe('');
@@ -293,7 +293,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       const { repository, updates, close } = await losingFirstAnswer();
       try {
         // Act
-        const answer = await repository.adjustQuantity('11', { adjustBy: 3 }, ORIGIN);
+        const answer = await repository.applyChange('11', { adjustBy: 3 }, ORIGIN);
         // Assess: two attempts went out, the first answer was lost after DynamoDB Local applied it.
         expect(updates().map((call) => call.lost)).toEqual([true, false]);
         expect(answer).toEqual({ petId: '11', quantity: 13, status: 'available' });
@@ -307,7 +307,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       await putItems(client, tables.inventory, [{ petId: '12', quantity: 10, status: 'pending' }]);
       const { repository, updates, close } = await losingFirstAnswer();
       try {
-        const answer = await repository.setQuantity('12', { quantity: 4, expectedQuantity: 10 }, ORIGIN);
+        const answer = await repository.applyChange('12', { quantity: 4, expectedQuantity: 10 }, ORIGIN);
         expect(updates().map((call) => call.lost)).toEqual([true, false]);
         expect(answer).toEqual({ petId: '12', quantity: 4, status: 'pending' });
         expect(await storedQuantity('12')).toBe(4);
@@ -321,15 +321,15 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       await putItems(client, tables.inventory, [{ petId: '13', quantity: 10, status: 'sold' }]);
       const repository = new InventoryTable({ client, tableName: tables.inventory });
       const origin = { ...ORIGIN, changeId: 'change-a' };
-      await repository.adjustQuantity('13', { adjustBy: -4 }, origin);
+      await repository.applyChange('13', { adjustBy: -4 }, origin);
       const before = await snapshotTable(client, tables.inventory);
       // Act: the same change again, and a set under the same name.
-      const repeat = await repository.adjustQuantity(
+      const repeat = await repository.applyChange(
         '13',
         { adjustBy: -4 },
         { ...origin, at: '2026-11-23T10:00:05.000Z' },
       );
-      const set = await repository.setQuantity('13', { quantity: 99 }, origin);
+      const set = await repository.applyChange('13', { quantity: 99 }, origin);
       // Assess
       expect(repeat).toEqual({ petId: '13', quantity: 6, status: 'sold' });
       expect(set).toEqual({ petId: '13', quantity: 6, status: 'sold' });
@@ -339,9 +339,9 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     it('applies a changeId again once another change came in between (the limit docs/api.md states)', async () => {
       await putItems(client, tables.inventory, [{ petId: '14', quantity: 10, status: 'available' }]);
       const repository = new InventoryTable({ client, tableName: tables.inventory });
-      await repository.adjustQuantity('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
-      await repository.adjustQuantity('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-b' });
-      const again = await repository.adjustQuantity('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
+      await repository.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
+      await repository.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-b' });
+      const again = await repository.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
       expect(again.quantity).toBe(13);
     });
 
@@ -350,18 +350,10 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       await putItems(client, tables.inventory, [{ petId: '15', quantity: 10, status: 'available' }]);
       const repository = new InventoryTable({ client, tableName: tables.inventory });
       const first = { ...ORIGIN, changeId: 'change-a', at: '2026-11-23T10:00:00.000Z' };
-      await repository.adjustQuantity('15', { adjustBy: 1 }, first);
+      await repository.applyChange('15', { adjustBy: 1 }, first);
       // Act
-      const within = await repository.adjustQuantity(
-        '15',
-        { adjustBy: 1 },
-        { ...first, at: '2026-11-24T10:00:00.000Z' },
-      );
-      const after = await repository.adjustQuantity(
-        '15',
-        { adjustBy: 1 },
-        { ...first, at: '2026-11-24T10:00:00.001Z' },
-      );
+      const within = await repository.applyChange('15', { adjustBy: 1 }, { ...first, at: '2026-11-24T10:00:00.000Z' });
+      const after = await repository.applyChange('15', { adjustBy: 1 }, { ...first, at: '2026-11-24T10:00:00.001Z' });
       // Assess
       expect(within.quantity).toBe(11);
       expect(after.quantity).toBe(12);
@@ -370,8 +362,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     it("names each call's change itself when the origin has no changeId: two calls are two changes", async () => {
       await putItems(client, tables.inventory, [{ petId: '16', quantity: 10, status: 'available' }]);
       const repository = new InventoryTable({ client, tableName: tables.inventory });
-      await repository.adjustQuantity('16', { adjustBy: 2 }, ORIGIN);
-      const second = await repository.adjustQuantity('16', { adjustBy: 2 }, ORIGIN);
+      await repository.applyChange('16', { adjustBy: 2 }, ORIGIN);
+      const second = await repository.applyChange('16', { adjustBy: 2 }, ORIGIN);
       expect(second.quantity).toBe(14);
     });
   });
@@ -529,7 +521,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
         () => undefined,
         (error: unknown) => error,
       ),
-      repository.setQuantity('1', { quantity: 1 }, ORIGIN).then(
+      repository.applyChange('1', { quantity: 1 }, ORIGIN).then(
         () => undefined,
         (error: unknown) => error,
       ),

@@ -88,7 +88,7 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
       new PutItemCommand({ TableName: tables.inventory, Item: { petId: { N: '77' }, quantity: { N: '1' } } }),
     );
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
-    const update = inventory.setQuantity(
+    const update = inventory.applyChange(
       '77',
       { quantity: 2 },
       { source: 'api', actor: 'key_test', at: '2026-11-23T10:00:00.000Z' },

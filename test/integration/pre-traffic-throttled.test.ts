@@ -98,7 +98,12 @@ describe('Pre-traffic hook: a probe throttled by a small account concurrency (re
       // Act: the hook's client with 3 attempts of 100 ms each.
       const verdict = await runPreTrafficCheck(EVENT, {
         codeDeploy: deploy,
-        lambda: createProbeLambdaClient({ ...CLIENT_CONFIG, endpoint: lambda.endpoint, maxAttempts: 3 }, 100),
+        lambda: createProbeLambdaClient({
+          ...CLIENT_CONFIG,
+          endpoint: lambda.endpoint,
+          maxAttempts: 3,
+          requestHandler: { requestTimeout: 100, throwOnRequestTimeout: true },
+        }),
         targets: TARGETS,
       });
       // Assess

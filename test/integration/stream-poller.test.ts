@@ -211,7 +211,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     });
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    await inventory.setQuantity('42', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
+    await inventory.applyChange('42', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
     await waitFor(async () => (await history.listFor('42')).length === 2);
     // Assess
     const rows = await history.listFor('42');

@@ -45,7 +45,7 @@ describe('Load: a stock change is in the history within two seconds (stream poll
     // Act
     for (let quantity = 1; quantity <= 5; quantity++) {
       const changed = performance.now();
-      await inventory.setQuantity('42', { quantity }, ORIGIN);
+      await inventory.applyChange('42', { quantity }, ORIGIN);
       while (!(await history.listFor('42')).some((row) => row.quantity === quantity)) {
         if (performance.now() - changed > 10_000) break;
         await new Promise((resolve) => setTimeout(resolve, 25));

@@ -76,8 +76,7 @@ describe('Function: updateInventory, storage that never answers', () => {
     const hanging: InventoryRepository = {
       list: async function* () {},
       get: () => new Promise(() => undefined),
-      setQuantity: () => new Promise(() => undefined),
-      adjustQuantity: () => new Promise(() => undefined),
+      applyChange: () => new Promise(() => undefined),
     };
     const handler = createUpdate({ repository: hanging, idempotent: (_request, _context, operation) => operation() });
     const deadlineMs = 1500;
@@ -420,8 +419,7 @@ describe('Function: listInventory (streamed)', () => {
           for (let start = 0; start < items.length; start += ENTRIES_PER_CHUNK)
             yield items.slice(start, start + ENTRIES_PER_CHUNK);
         },
-        setQuantity: async () => timeRunsOutAt,
-        adjustQuantity: async () => timeRunsOutAt,
+        applyChange: async () => timeRunsOutAt,
         get: async () => timeRunsOutAt,
       };
 
