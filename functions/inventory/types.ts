@@ -72,6 +72,11 @@ export type InventoryChange = InventoryUpdate | InventoryAdjustment;
 /** What wrote a change: the API (a PATCH) or the operator CLI's import. */
 export type ChangeSource = 'api' | 'import';
 
+/** Why a change was made: the reasons a change may give (openapi.yaml, ChangeReason). */
+export const CHANGE_REASONS = ['received', 'returned', 'sold', 'correction', 'loss', 'other'] as const;
+
+export type ChangeReason = (typeof CHANGE_REASONS)[number];
+
 /** Who and why, written with every change so that the stream record carries it to the history. */
 export interface ChangeOrigin {
   source: ChangeSource;
@@ -83,6 +88,10 @@ export interface ChangeOrigin {
   at: string;
   /** The delta of an adjustment (`{"adjustBy": n}`); absent when the writer set the quantity. */
   adjustBy?: number;
+  /** Why the stock changed, as the writer said; absent when it said nothing (never guessed). */
+  reason?: ChangeReason;
+  /** The document the change refers to (a delivery note), as the writer gave it; absent when it gave none. */
+  reference?: string;
   /** Names this change across its attempts (store/inventory-write.ts); absent, the store names each call's. */
   changeId?: string;
 }

@@ -1,7 +1,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
-import { type ChangeOrigin, INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '../inventory/types';
+import {
+  CHANGE_REASONS,
+  type ChangeOrigin,
+  INVENTORY_ITEM_FIELD_LIST,
+  type InventoryItem,
+  type ItemField,
+} from '../inventory/types';
 import { MalformedRowError } from './storage-errors';
 
 /** The table's key attribute (service/names.ts): the entry's petId. */
@@ -50,12 +56,16 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
   if ((source !== 'api' && source !== 'import') || actor === undefined || at === undefined) return undefined;
   const requestId = change?.requestId?.S;
   const adjustBy = change?.adjustBy?.N === undefined ? undefined : Number(change.adjustBy.N);
+  const reason = CHANGE_REASONS.find((known) => known === change?.reason?.S);
+  const reference = change?.reference?.S;
   return {
     source,
     actor,
     at,
     ...(requestId === undefined ? {} : { requestId }),
     ...(adjustBy === undefined || !Number.isSafeInteger(adjustBy) ? {} : { adjustBy }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(reference === undefined ? {} : { reference }),
   };
 }
 
