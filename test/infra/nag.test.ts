@@ -7,7 +7,7 @@ import { buildApp, type SynthesizedApp, synthesizeApp } from './synth';
 let synthesized: SynthesizedApp;
 
 beforeAll(() => {
-  synthesized = synthesizeApp();
+  synthesized = synthesizeApp({}, { cloudFormationValidation: true });
 });
 
 afterAll(() => synthesized.dispose());

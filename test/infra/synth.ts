@@ -17,11 +17,28 @@ export interface SynthesizedApp extends InventoryApp {
   dispose(): void;
 }
 
+/** How a test app is synthesized beyond its context. */
+export interface SynthOptions {
+  /**
+   * Runs aws-cdk-lib's built-in CloudFormation validation (the default rules `npm run synth` checks the templates
+   * against) as well as cdk-nag. It reads the templates and never changes them, and its WebAssembly engine takes
+   * most of a synth's time (seconds per file), so only the test of the validation report (nag.test.ts) asks for it.
+   */
+  cloudFormationValidation?: boolean;
+}
+
 /** Builds the app as {@link synthesizeApp} does, without synthesizing it yet; the caller removes `outdir`. */
-export function buildApp(extraContext: Record<string, unknown> = {}): InventoryApp & { outdir: string } {
+export function buildApp(
+  extraContext: Record<string, unknown> = {},
+  { cloudFormationValidation = false }: SynthOptions = {},
+): InventoryApp & { outdir: string } {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-infra-test-'));
   const inventoryApp = createInventoryApp(
-    { outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...extraContext } },
+    {
+      outdir,
+      context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...extraContext },
+      builtinCloudFormationValidation: cloudFormationValidation,
+    },
     {},
   );
   return { ...inventoryApp, outdir };
@@ -29,10 +46,11 @@ export function buildApp(extraContext: Record<string, unknown> = {}): InventoryA
 
 /**
  * Synthesizes both stages as `npm run synth` does, with cdk-nag, but without bundling the functions (the asset
- * contents do not change the template) and with no AWS environment variables, as on a machine with no AWS config.
+ * contents do not change the template), without the built-in CloudFormation validation unless asked for, and with
+ * no AWS environment variables, as on a machine with no AWS config.
  */
-export function synthesizeApp(extraContext: Record<string, unknown> = {}): SynthesizedApp {
-  const { outdir, ...inventoryApp } = buildApp(extraContext);
+export function synthesizeApp(extraContext: Record<string, unknown> = {}, options: SynthOptions = {}): SynthesizedApp {
+  const { outdir, ...inventoryApp } = buildApp(extraContext, options);
   inventoryApp.app.synth();
   return {
     ...inventoryApp,

@@ -66,8 +66,7 @@ describe('CLI: inventory import', () => {
     );
   });
 
-  // 3,000 rows are 120 BatchWriteItem calls, 8 in flight; the 30,000-row import is a load test
-  // (test/load/import-volume.test.ts).
+  // 3,000 rows are 120 BatchWriteItem calls, 8 in flight.
   it('imports 3,000 rows and a re-run leaves the same stock, nothing duplicated', async () => {
     // Prepare
     const tables = await freshTables(client);

@@ -4,7 +4,7 @@ import { describeInventoryPages } from '../helpers/inventory-pages';
 
 /**
  * `GET /inventory?limit=N&after=PETID` through the local gateway on a small store (1,000 entries: negative, small
- * and 19-digit ids), and every bad parameter refused before anything is read. The same paging at 50,000 entries is a
+ * and 19-digit ids), and every bad parameter refused before anything is read. The same paging at 15,000 entries is a
  * load test (test/load/inventory-pages.test.ts).
  */
 describeInventoryPages(

@@ -7,13 +7,13 @@ import { startTestStack, type TestStack, testEndpoint } from '../helpers/local-s
 import { startThrottlingEndpoint, type ThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 /**
- * [large] An inventory past what one buffered Lambda response carried (6 MB): 120,000 entries with 19-digit ids,
- * ~8.6 MB of JSON, listed exactly through the local gateway with and without gzip, with the functions' default
- * page sizes and time-outs, the first byte sent before the list's last page is read. A volume test, so in the load
- * project (`npm run test:load`, which CI runs); alone: `npm run test:load -- -t '\[large\]'`. It seeds with the CLI's
- * batch writer.
+ * [large] An inventory past what one buffered Lambda response carried (6 MB): 100,000 entries with 19-digit ids,
+ * ~7 MB of JSON (a tenth past the limit), listed exactly through the local gateway with and without gzip, with the
+ * functions' default page sizes and time-outs, the first byte sent before the list's last page is read. A volume
+ * test, so in the load project (`npm run test:load`, which CI runs); alone: `npm run test:load -- -t '\[large\]'`.
+ * It seeds with the CLI's batch writer.
  */
-const ENTRIES = 120_000;
+const ENTRIES = 100_000;
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 
 /** Distinct 19-digit ids spread over the int64 range, the longest ids and so the largest body. */
@@ -68,14 +68,14 @@ describe('[large] GET /inventory past the old 6 MB limit (streamed)', () => {
     const total = queries() - before;
 
     // Assess: the first byte came after the first page (the second one asked for meanwhile), long before the last
-    // of the list's ~48 pages.
+    // of the list's 40 pages of 2,500.
     expect(response.status).toBe(200);
     expect(response.headers.get('content-encoding')).toBeNull();
     expect(Buffer.byteLength(text)).toBeGreaterThan(6 * 1024 * 1024);
     expect(text === expected).toBe(true);
     expect(atFirstByte).toBeGreaterThanOrEqual(1);
     expect(atFirstByte).toBeLessThanOrEqual(2);
-    expect(total).toBeGreaterThan(40);
+    expect(total).toBeGreaterThanOrEqual(40);
   }, 120_000);
 
   it('lists the same bytes gzipped, which fetch decodes, in a fraction of the size', async () => {
