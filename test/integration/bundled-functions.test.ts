@@ -104,21 +104,6 @@ async function startRecordingEndpoint(): Promise<{ server: Server; url: string; 
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
-/**
- * Runs `synthesize` without aws-cdk-lib's built-in CloudFormation validation (CDK_VALIDATION=false), which reads the
- * templates and never changes them or the bundles; test/infra/nag.test.ts runs it on both stages.
- */
-function withoutCloudFormationValidation<T>(synthesize: () => T): T {
-  const before = process.env.CDK_VALIDATION;
-  process.env.CDK_VALIDATION = 'false';
-  try {
-    return synthesize();
-  } finally {
-    if (before === undefined) delete process.env.CDK_VALIDATION;
-    else process.env.CDK_VALIDATION = before;
-  }
-}
-
 describe('Bundles: every deployed function, as the stack bundles it (cdk synth assets), works over DynamoDB Local', () => {
   let stack: TestStack;
   let deployed: DeployedBundles;
@@ -126,7 +111,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
 
   beforeAll(async () => {
     stack = await startTestStack();
-    deployed = withoutCloudFormationValidation(synthesizeDeployedBundles);
+    deployed = synthesizeDeployedBundles();
     home = mkdtempSync(join(tmpdir(), 'petstore-home-'));
   }, 120_000);
   afterAll(async () => {

@@ -4,16 +4,11 @@ import { delimiter, dirname, join } from 'node:path';
 import { type BenchResults, benchTargets } from '../../bench/report';
 import { runProcess } from '../helpers/process';
 
-/**
- * `npm run bench -- --smoke` as a real process (it synthesizes the stack and runs its own `npm start`), without
- * aws-cdk-lib's built-in CloudFormation validation of that synth (CDK_VALIDATION=false): it never changes the bundles
- * the bench measures, and test/infra/nag.test.ts runs it.
- */
+/** `npm run bench -- --smoke` as a real process (it synthesizes the stack and runs its own `npm start`). */
 function runBenchSmoke(out: string) {
   return runProcess('npx', ['tsx', 'bench/run.ts', '--smoke', '--out', out], {
     env: {
       ...process.env,
-      CDK_VALIDATION: 'false',
       PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     },
   });
