@@ -1,9 +1,16 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { generateApiKey } from '../../functions/api-keys/key';
+import { createHandler } from '../../functions/handlers/apply-inventory-changes';
+import { createIdempotentRunner } from '../../functions/http/idempotency';
 import { MAX_BATCH_BODY_BYTES } from '../../functions/http/json-body';
+import { atChange, ConcurrentChangeError } from '../../functions/inventory/errors';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
+import { idempotencyTable } from '../../functions/store/idempotency-table';
+import { InventoryTable } from '../../functions/store/inventory-table';
+import { apiGatewayProxyEvent, lambdaContext } from '../../local/lambda/events';
+import { assertMatchesContract } from '../helpers/contract';
 import { call, jsonHeaders } from '../helpers/http';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 
@@ -207,6 +214,69 @@ describe('API: POST /inventory/changes with an Idempotency-Key', () => {
     expect(again.status).toBe(409);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect((await stored('8')).quantity).toBe(10);
+  });
+});
+
+describe('Function: applyInventoryChanges when another request crosses its transaction', () => {
+  it('answers 409 CONFLICT with Retry-After: 1 and keeps no answer under the key: the resend is applied', async () => {
+    // Prepare: the real table, but the first transaction cancelled as DynamoDB cancels a crossed one (Local never does).
+    const table = new InventoryTable({ client: stack.client, tableName: stack.tables.inventory });
+    let crossed = false;
+    const handler = createHandler({
+      repository: {
+        applyChanges: async (list, origin) => {
+          if (crossed) return table.applyChanges(list, origin);
+          crossed = true;
+          throw atChange(new ConcurrentChangeError('124'), 1, '124');
+        },
+      },
+      idempotent: createIdempotentRunner({
+        persistenceStore: idempotencyTable({ client: stack.client, tableName: stack.tables.idempotency as string }),
+        operation: 'applyInventoryChanges',
+      }),
+    });
+    const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() };
+    const send = () =>
+      handler(
+        apiGatewayProxyEvent({
+          resource: ROUTE,
+          path: ROUTE,
+          httpMethod: 'POST',
+          headers,
+          multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+          body: changes({ petId: 123, adjustBy: 1 }, { petId: 124, adjustBy: 1 }),
+        }),
+        lambdaContext(),
+      );
+
+    // Act
+    const first = await send();
+    const resent = await send();
+
+    // Assess
+    expect(first.statusCode).toBe(409);
+    expect(first.headers).toMatchObject({ 'Retry-After': '1' });
+    expect(JSON.parse(first.body)).toEqual({
+      code: 'CONFLICT',
+      message:
+        'changes[1] (petId 124): Another request changed the entry of petId 124 at the same moment, so nothing was changed; resend the request.',
+      status: 409,
+    });
+    expect(resent.statusCode).toBe(200);
+    expect(resent.headers).not.toHaveProperty('Idempotent-Replayed');
+    expect(JSON.parse(resent.body)).toEqual({
+      items: [
+        { petId: 123, quantity: 11, status: 'available' },
+        { petId: 124, quantity: 11, status: 'available' },
+      ],
+    });
+    for (const answer of [first, resent])
+      assertMatchesContract('POST', ROUTE, {
+        status: answer.statusCode,
+        headers: new Headers(answer.headers as Record<string, string>),
+        text: answer.body,
+        json: JSON.parse(answer.body),
+      });
   });
 });
 
