@@ -65,6 +65,27 @@ const IS_BATCH: CfnWebACL.StatementProperty = {
   andStatement: { statements: [exactly('method', BATCH_REQUEST.method), exactly('uriPath', BATCH_REQUEST.uriPath)] },
 };
 
+/**
+ * Every label of a managed namespace, but a batch's body size. Each core rule set rule blocks within the group, so a
+ * request carries at most one of its labels: a batch over 8 KB carries that one only, and the group's later body
+ * rules do not inspect it (the function parses every byte as strict JSON).
+ */
+function blockingNamespace(key: string): CfnWebACL.StatementProperty {
+  const batchBodySize: CfnWebACL.StatementProperty = {
+    andStatement: {
+      statements: [IS_BATCH, { labelMatchStatement: { scope: 'LABEL', key: CORE_RULE_SET_BODY_SIZE_LABEL } }],
+    },
+  };
+  return {
+    andStatement: {
+      statements: [
+        { labelMatchStatement: { scope: 'NAMESPACE', key } },
+        { notStatement: { statement: batchBodySize } },
+      ],
+    },
+  };
+}
+
 /** The Error bodies WAF answers with, by custom-response-body key. */
 export const FIREWALL_RESPONSES = {
   denied: {
@@ -180,30 +201,7 @@ export class InventoryFirewall extends Construct {
           statement: {
             orStatement: {
               statements: [
-                // Every core rule set label but a batch's body size. Each of its rules blocks within the group, so
-                // a request carries at most one of its labels: a batch over 8 KB carries that one only, and the
-                // group's later body rules do not inspect it (the function parses every byte as strict JSON).
-                ...BLOCKING_MANAGED_LABELS.namespaces.map(
-                  (key): CfnWebACL.StatementProperty => ({
-                    andStatement: {
-                      statements: [
-                        { labelMatchStatement: { scope: 'NAMESPACE', key } },
-                        {
-                          notStatement: {
-                            statement: {
-                              andStatement: {
-                                statements: [
-                                  IS_BATCH,
-                                  { labelMatchStatement: { scope: 'LABEL', key: CORE_RULE_SET_BODY_SIZE_LABEL } },
-                                ],
-                              },
-                            },
-                          },
-                        },
-                      ],
-                    },
-                  }),
-                ),
+                ...BLOCKING_MANAGED_LABELS.namespaces.map(blockingNamespace),
                 ...BLOCKING_MANAGED_LABELS.labels.map((key) => ({ labelMatchStatement: { scope: 'LABEL', key } })),
               ],
             },

@@ -1,9 +1,9 @@
 import { MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { BATCH_REQUEST, BLOCKING_MANAGED_LABELS, RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
-import { API_STAGE_NAME, ROUTES } from '../../service/routes';
 import { stageConfig } from '../../infra/stage-config';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { type GatewayResponseType, gatewayCorsHeaders } from '../../service/gateway-responses';
+import { API_STAGE_NAME, ROUTES } from '../../service/routes';
 import { only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
 import {
   DEFAULT_API_GATEWAY_BODY_INSPECTION_LIMIT,

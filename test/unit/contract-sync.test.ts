@@ -1,9 +1,9 @@
 import { deprecationHeaders } from '../../functions/handlers/get-pet';
 import { nextPageLink } from '../../functions/handlers/list-inventory';
 import { MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { MAX_CHANGES, MAX_REFERENCE_CHARACTERS } from '../../functions/inventory/update';
 import { MAX_LIST_LIMIT } from '../../functions/inventory/list-query';
 import { CHANGE_REASONS, INVENTORY_ITEM_FIELDS, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { MAX_CHANGES, MAX_REFERENCE_CHARACTERS } from '../../functions/inventory/update';
 import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { GATEWAY_RESPONSE_TYPES, gatewayResponse } from '../../service/gateway-responses';
 import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../service/routes';
