@@ -223,12 +223,17 @@ export class InventoryTable implements InventoryRepository {
 
   /**
    * Throws the error of a failed transaction: the first change in request order that made DynamoDB cancel it, unless
-   * every failed condition found the change already there (a repeat that landed: the caller reads the entries).
+   * one entry still has this change as its last one. The transaction applied all or none, so then it landed: a
+   * repeat, whose caller reads the entries.
    */
   private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): void {
     if ((error as Error | undefined)?.name !== 'TransactionCanceledException')
       translateStorageError(error, 'TransactWriteItems');
     const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    const landed = reasons.some(
+      (reason, index) => reason.Item !== undefined && writes[index]?.repeat.landed(reason.Item) === true,
+    );
+    if (landed) return;
     for (const [index, reason] of reasons.entries()) {
       const write = writes[index];
       if (write === undefined) break;
@@ -281,16 +286,14 @@ interface ChangeWrite {
 }
 
 /**
- * What one change's cancellation reason means: `passed` (its write would have held, or it is a repeat that landed),
- * its error (undefined: the entry is missing, 404), or `unknown` (a fault: the original error is thrown).
+ * What one change's cancellation reason means: `passed` (its write would have held), its error (undefined: the entry
+ * is missing, 404), or `unknown` (a fault: the original error is thrown).
  */
 function cancellationError(reason: CancellationReason, write: ChangeWrite): Error | undefined | 'passed' | 'unknown' {
   const code = reason.Code ?? 'None';
   if (code === 'None') return 'passed';
   if (code === 'ConditionalCheckFailed') {
-    const stored = reason.Item;
-    if (!stored) return undefined;
-    return write.repeat.landed(stored) ? 'passed' : write.refused(toInventoryItem(stored));
+    return reason.Item ? write.refused(toInventoryItem(reason.Item)) : undefined;
   }
   if (code === 'TransactionConflict') return new ConcurrentChangeError(write.petId);
   if (/Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(code))

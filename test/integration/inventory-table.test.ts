@@ -495,6 +495,25 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
     });
 
+    it('counts a batch as landed while one entry still has it as its last change, another change since or not', async () => {
+      // Prepare: the batch lands, then pet 22 is changed by another request so that the batch's adjustment no longer fits.
+      await putItems(client, tables.inventory, stock);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-d' };
+      const batch = [
+        { petId: '21', adjustBy: 1 },
+        { petId: '22', adjustBy: -5 },
+      ];
+      await repository.applyChanges(batch, origin);
+      await repository.applyChange('22', { quantity: 2 }, ORIGIN);
+      const before = await snapshotTable(client, tables.inventory);
+      // Act: a repeat after a lost answer, as a client's resend under its Idempotency-Key is.
+      const repeat = await repository.applyChanges(batch, { ...origin, at: '2026-11-23T10:00:05.000Z' });
+      // Assess: answered as stored, nothing applied, no 409 for pet 22.
+      expect(repeat.map((item) => item.quantity)).toEqual([11, 2]);
+      expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    });
+
     it('applies a resent batch whose first attempt under the same changeId was refused, once what refused it is gone', async () => {
       // Prepare: the first attempt is refused (pet 23 has no entry), then the entry is made.
       await putItems(client, tables.inventory, stock);
