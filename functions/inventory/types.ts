@@ -69,6 +69,15 @@ export interface InventoryAdjustment {
 /** What a PATCH asks: set the quantity (optionally compare-and-set) or adjust it by a delta. */
 export type InventoryChange = InventoryUpdate | InventoryAdjustment;
 
+/** Why a change was made, as a PATCH body or a batch's change may say (both optional, recorded as given). */
+export interface ChangeNote {
+  reason?: ChangeReason;
+  reference?: string;
+}
+
+/** One change of `POST /inventory/changes`: its pet, what a PATCH body may say, and its note. */
+export type PetChange = InventoryChange & ChangeNote & { petId: string };
+
 /** What wrote a change: the API (a PATCH) or the operator CLI's import. */
 export type ChangeSource = 'api' | 'import';
 
