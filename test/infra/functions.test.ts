@@ -188,10 +188,20 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   it('tells each function only the table names it uses', () => {
     const inventory = tableRef(template(), 'InventoryTable');
     const apiKeys = tableRef(template(), 'ApiKeysTable');
-    for (const id of ['ListInventoryFunction', 'GetInventoryEntryFunction', 'UpdateInventoryFunction']) {
+    for (const id of [
+      'ListInventoryFunction',
+      'GetInventoryEntryFunction',
+      'UpdateInventoryFunction',
+      'ListInventoryHistoryFunction',
+    ]) {
       expect(environmentOf(template(), id)[ENV.inventoryTable]).toEqual(inventory);
       expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
     }
+    expect(environmentOf(template(), 'ListInventoryHistoryFunction')[ENV.historyTable]).toEqual(
+      tableRef(template(), 'HistoryTable'),
+    );
+    for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'ListInventoryHistoryFunction'))
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.historyTable);
     expect(environmentOf(template(), 'AuthorizerFunction')[ENV.apiKeysTable]).toEqual(apiKeys);
     expect(environmentOf(template(), 'AuthorizerFunction')).not.toHaveProperty(ENV.inventoryTable);
     for (const id of ['GetPetByIdFunction', 'ListStoreOrdersFunction']) {
