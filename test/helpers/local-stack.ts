@@ -3,7 +3,6 @@ import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { writeInventory } from '../../cli/inventory/batch-writer';
 import { type ApiKeyScope, generateApiKey } from '../../functions/api-keys/key';
-import { createHandler as createHistoryFunction } from '../../functions/handlers/record-history';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { HistoryTable } from '../../functions/store/history-table';
@@ -123,11 +122,14 @@ export async function startTestStack(
   const tables = await freshTables(client, { stream: options.history ?? false });
   configureFunctionEnvironment(testEndpoint(), tables);
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
-  const history = options.history
+  // Imported when asked: a handler module creates its logger and tracer as it loads, from the environment then, and
+  // the tests of logging and tracing set theirs before they start a stack.
+  const recordHistory = options.history ? await import('../../functions/handlers/record-history') : undefined;
+  const history = recordHistory
     ? startStreamPoller({
         endpoint: testEndpoint(),
         streamArn: await inventoryStreamArn(client, tables.inventory),
-        handler: createHistoryFunction({ history: new HistoryTable({ client, tableName: tables.history }) }),
+        handler: recordHistory.createHandler({ history: new HistoryTable({ client, tableName: tables.history }) }),
         pollIntervalMs: 50,
         log: () => undefined,
       })
