@@ -82,12 +82,14 @@ export interface paths {
          *
          *     The body is a JSON object with either the member `quantity` and, optionally, `expectedQuantity`, each an
          *     integer literal (no fraction, exponent or sign: `5.0`, `5e0` and `-0` are refused) from 0 to 2147483647, or
-         *     the member `adjustBy` alone (see Adjustments). Refused with 400 `VALIDATION_FAILED`: no body or an empty body,
+         *     the member `adjustBy` (see Adjustments); either may carry `reason` (one of `received`, `returned`, `sold`,
+         *     `correction`, `loss`, `other`) and `reference` (1 to 255 characters, no control characters), which go into
+         *     the change's history row as given. Refused with 400 `VALIDATION_FAILED`: no body or an empty body,
          *     a non-object, neither `quantity` nor `adjustBy`, both, `expectedQuantity` without `quantity` or with
-         *     `adjustBy`, any member `null`, a string, fractional or out of range, `adjustBy` 0, any other member, a
-         *     repeated member. Refused with 400 `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes
-         *     is 413; a body sent with a Content-Type other than `application/json` (or another `application/*+json` type)
-         *     is 415. Each 400 message names the field and the rule.
+         *     `adjustBy`, any member `null`, a number given as a string, fractional or out of range, `adjustBy` 0, an
+         *     unknown `reason`, a `reference` that breaks its rule, any other member, a repeated member. Refused with 400
+         *     `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes is 413; a body sent with a
+         *     Content-Type other than `application/json` (or another `application/*+json` type) is 415. Each 400 message names the field and the rule.
          *
          *     **Compare-and-set**: with `expectedQuantity`, the update applies only if the stored quantity equals it,
          *     checked and written in one step. Otherwise the answer is 409 `CONFLICT`, whose message names the current
@@ -108,11 +110,80 @@ export interface paths {
          *     400s, 401s, 403s, 413s, 415s and 5xx answers are not kept: a repeat after them runs again. What a repeat
          *     after a lost answer or a 5xx does is in `docs/api.md`, "Retries that never apply twice".
          *
-         *     Every change is on record: `npm run cli -- inventory history PETID` lists who changed the stock, when and
-         *     from what (the key id and request id of each PATCH, and the delta of an adjustment). Refused requests change
-         *     nothing and leave no record. A `read` key's PATCH is 403.
+         *     Every change is on record: `GET /inventory/{petId}/history` lists who changed the stock, when, from what to
+         *     what, why (`reason`, `reference`) and the delta of an adjustment, within seconds of the change. Refused
+         *     requests change nothing and leave no record. A `read` key's PATCH is 403. Several changes that must be
+         *     applied together (a delivery) are one `POST /inventory/changes`.
          */
         patch: operations["updateInventory"];
+        trace?: never;
+    };
+    "/inventory/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply several stock changes, all or nothing (experimental)
+         * @description **Experimental**, like the PATCH it batches.
+         *
+         *     Applies 1 to 100 changes in one atomic write (a delivery of twelve kinds of fish is one request): either
+         *     every change is applied and the answer is 200 with each entry as read right after it, in request order,
+         *     or none is and the answer is the one a `PATCH` of the **first failing change** would get (400, 404 or 409),
+         *     its message starting with the change's position and petId (`changes[3] (petId 9): …`). Each change is
+         *     exactly what a `PATCH /inventory/{petId}` body may say (`quantity` with optional `expectedQuantity`, or
+         *     `adjustBy`, each with optional `reason` and `reference`) plus its `petId`; a petId at most once per request.
+         *
+         *     All checks of the body run before anything is written, in request order: the first change that breaks a rule
+         *     is 400 naming it. Then the changes are written in one DynamoDB transaction: an unknown petId is 404, a
+         *     stale `expectedQuantity` or an adjustment out of range 409, and nothing is applied. A change to one of the
+         *     same entries by another request at the same moment is 409 with `Retry-After` (nothing applied: resend).
+         *
+         *     The `Idempotency-Key` works exactly as on `PATCH`: the first answer (200, 404 or 409) is kept 24 hours and
+         *     a repeat of the same request replays it with `Idempotent-Replayed: true`, applying nothing; the same key
+         *     with another body is 422. Each change is its own history row (`GET /inventory/{petId}/history`) with its
+         *     `reason` and `reference`. A `read` key gets 403. The body is at most 65,536 bytes.
+         */
+        post: operations["applyInventoryChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventory/{petId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes of one pet's stock, newest first
+         * @description Every change of the entry's quantity or status, newest first: who made it (`actor`, the API key id or the
+         *     operator's import), when, from what to what, the delta of an adjustment, and the change's `reason` and
+         *     `reference` (null when the change gave none). Refused requests, and updates that set the quantity the entry
+         *     already had, leave no row. Rows are kept 90 days on staging and 2 years in production.
+         *
+         *     **Written from the table's stream**: a change appears in its pet's history within seconds of its answer
+         *     (not at once: read the entry itself, `GET /inventory/{petId}`, for the stock as it is now).
+         *
+         *     **Pages**: at most `limit` changes (1 to 1000, default 100); when older ones follow, the answer carries
+         *     `Link: </v1/inventory/{petId}/history?limit=N&cursor=C>; rel="next"` (RFC 8288). Follow `rel="next"` until
+         *     there is none. The cursor is opaque: send it back as given. An unknown petId (no inventory entry) is 404.
+         *     A `read` key may call it.
+         */
+        get: operations["listInventoryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/pets/{petId}": {
@@ -187,8 +258,8 @@ export interface components {
             status: components["schemas"]["PetStatus"];
         };
         /**
-         * @description The request body of updateInventory: `quantity`, and optionally `expectedQuantity`; any other member is
-         *     refused (400).
+         * @description The request body of updateInventory: `quantity`, and optionally `expectedQuantity`, `reason` and
+         *     `reference`; any other member is refused (400).
          */
         InventoryUpdate: {
             /**
@@ -204,10 +275,12 @@ export interface components {
              * @example 12
              */
             expectedQuantity?: number;
+            reason?: components["schemas"]["ChangeReason"];
+            reference?: components["schemas"]["ChangeReference"];
         };
         /**
-         * @description The request body of updateInventory that adjusts the stock: `adjustBy` alone; any other member is refused
-         *     (400).
+         * @description The request body of updateInventory that adjusts the stock: `adjustBy`, and optionally `reason` and
+         *     `reference`; any other member is refused (400).
          */
         InventoryAdjustment: {
             /**
@@ -218,6 +291,90 @@ export interface components {
              * @example -1
              */
             adjustBy: number;
+            reason?: components["schemas"]["ChangeReason"];
+            reference?: components["schemas"]["ChangeReference"];
+        };
+        /**
+         * @description Why the stock changed: `received` (a delivery), `returned`, `sold`, `correction` (a count found another
+         *     number), `loss` (died, damaged, missing), `other`. Optional on every change; recorded as given, null when
+         *     absent.
+         * @enum {string}
+         */
+        ChangeReason: "received" | "returned" | "sold" | "correction" | "loss" | "other";
+        /**
+         * @description A document the change refers to (a delivery note, a receipt, a count sheet): 1 to 255 characters, none of
+         *     them a control character (U+0000 to U+001F, U+007F to U+009F). Optional; recorded as given, null when absent.
+         * @example delivery 4411
+         */
+        ChangeReference: string;
+        /** @description One change of a batch: its `petId` and exactly what a `PATCH /inventory/{petId}` body may say. */
+        InventoryChange: {
+            petId: components["schemas"]["ChangePetId"];
+            quantity: components["schemas"]["InventoryUpdate"]["quantity"];
+            expectedQuantity?: components["schemas"]["InventoryUpdate"]["expectedQuantity"];
+            reason?: components["schemas"]["ChangeReason"];
+            reference?: components["schemas"]["ChangeReference"];
+        } | {
+            petId: components["schemas"]["ChangePetId"];
+            adjustBy: components["schemas"]["InventoryAdjustment"]["adjustBy"];
+            reason?: components["schemas"]["ChangeReason"];
+            reference?: components["schemas"]["ChangeReference"];
+        };
+        /**
+         * Format: int64
+         * @description The pet whose entry changes, as a bare JSON integer with all its digits (see Large petIds).
+         * @example 7
+         */
+        ChangePetId: number;
+        /** @description The request body of applyInventoryChanges. */
+        InventoryChanges: {
+            /** @description Applied all or nothing; each petId at most once. */
+            changes: components["schemas"]["InventoryChange"][];
+        };
+        /** @description The answer of applyInventoryChanges. */
+        InventoryChangesResult: {
+            /** @description Each changed entry as read right after the transaction, in the order of the request's changes. */
+            items: components["schemas"]["InventoryItem"][];
+        };
+        /** @description One change of an entry's quantity or status. */
+        HistoryEntry: {
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601, UTC, milliseconds).
+             */
+            at: string;
+            /**
+             * @description `api` for a PATCH or a batch, `import` for the operator's import or delivery file, `unknown` when the
+             *     writer left no record of itself (a change made outside the service).
+             * @enum {string}
+             */
+            source: "api" | "import" | "unknown";
+            /** @description The API key id for `api`; the operator's run for `import`; `unknown` otherwise. */
+            actor: string;
+            /** @description The API Gateway request id of the change's request; null when it had none. */
+            requestId: string | null;
+            /**
+             * Format: int32
+             * @description The quantity after the change.
+             */
+            quantity: number;
+            /**
+             * Format: int32
+             * @description The quantity before the change; null when the change created the entry.
+             */
+            previousQuantity: number | null;
+            /**
+             * Format: int32
+             * @description The delta, when the change was an adjustment (`adjustBy`); absent when it set the quantity.
+             */
+            adjustBy?: number;
+            status: components["schemas"]["PetStatus"];
+            /** @description The status before the change; null when the change created the entry. */
+            previousStatus: components["schemas"]["PetStatus"] | null;
+            /** @description The change's reason; null when it gave none. */
+            reason: components["schemas"]["ChangeReason"] | null;
+            /** @description The change's reference; null when it gave none. */
+            reference: components["schemas"]["ChangeReference"] | null;
         };
         /**
          * @description Status of the pet. No transition between states is defined; updates leave it unchanged.
@@ -380,8 +537,8 @@ export interface components {
             };
         };
         /**
-         * @description `limit` or `after` breaks its rule (`VALIDATION_FAILED`, the message naming the parameter), or API Gateway
-         *     refused the request before it reached the service (`BAD_REQUEST`: malformed HTTP). Nothing is read.
+         * @description `petId`, `limit`, `after` or `cursor` breaks its rule (`VALIDATION_FAILED`, the message naming it), or API
+         *     Gateway refused the request before it reached the service (`BAD_REQUEST`: malformed HTTP). Nothing is read.
          */
         ListQueryRefused: {
             headers: {
@@ -442,7 +599,10 @@ export interface components {
                 "application/json": components["schemas"]["ForbiddenError"];
             };
         };
-        /** @description No inventory entry exists for the petId; nothing is created. */
+        /**
+         * @description No inventory entry exists for the petId (for a batch: the first change's petId that has none, named in the
+         *     message); nothing is created or changed.
+         */
         NotFound: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -457,7 +617,9 @@ export interface components {
          * @description Nothing was changed, because: the body's `expectedQuantity` is not the stored quantity (another update came
          *     first: read the entry again and retry with the quantity read); or the `adjustBy` would take the stock below 0
          *     or above 2147483647 (the message names the current quantity); or a request with the same `Idempotency-Key`
-         *     is still being processed (with `Retry-After`: resend the same request then, to get its answer).
+         *     is still being processed (with `Retry-After`: resend the same request then, to get its answer); or, for a
+         *     batch, another request changed one of its entries at the same moment (with `Retry-After`: resend). A batch's
+         *     message starts with the failing change (`changes[i] (petId N): `); none of its changes was applied.
          */
         Conflict: {
             headers: {
@@ -497,7 +659,8 @@ export interface components {
             };
         };
         /**
-         * @description The body is over 1024 bytes (the Error body, from the function or production's firewall). Header values over
+         * @description The body is over 1024 bytes (65,536 for `POST /inventory/changes`): the Error body, from the function or
+         *     production's firewall. Header values over
          *     10,240 bytes in total and a body over 10 MB are refused by API Gateway itself, with its own plain text and
          *     no `Cache-Control` (see "Errors": AWS does not let that 413 be customized).
          */
@@ -796,6 +959,118 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    applyInventoryChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the PATCH safe to resend (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 printable
+                 *     ASCII characters, sent once (a UUID is a good key), one key per intended change. Else 400
+                 *     `VALIDATION_FAILED`. The draft's form, a quoted string (`"5f0c…"`, RFC 8941 sf-string), and the bare form name
+                 *     the same key. See the operation's Retries.
+                 * @example 5f0c2b7e-8a4d-4f7e-9a51-3c2d1e0b9f6a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The changes, 1 to 100, each with its petId (at most once). At most 65,536 bytes. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryChanges"];
+            };
+        };
+        responses: {
+            /**
+             * @description Every change applied; each entry in request order, as read (strongly consistent) right after the
+             *     transaction.
+             */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryChangesResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listInventoryHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description At most this many changes, an integer from 1 to 1000; anything else (0, negative, larger, a fraction,
+                 *     empty, given twice) is 400 VALIDATION_FAILED naming `limit`. Default 100.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description Where the next page starts: the value of `cursor` in the previous page's `Link`, as given. Anything this
+                 *     API did not give (empty, altered, given twice) is 400 VALIDATION_FAILED naming `cursor`.
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The pet's id: a decimal integer from -9223372036854775808 to 9223372036854775807 (int64), ASCII digits with
+                 *     an optional leading `-` (no `+`, spaces, fraction or exponent), at most 1000 characters as written. Leading
+                 *     zeros are ignored within that (`007` and a 41-character `00…07` are pet 7). Anything else is 400
+                 *     `VALIDATION_FAILED`. (The limit keeps a path written with plain digits under the 1,024 bytes production's
+                 *     firewall allows; percent-encoded digits take three bytes each there.)
+                 * @example 1
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, newest first; `[]` when the entry has never changed (or a page past the oldest). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /**
+                     * @description When older changes follow: `</v1/inventory/{petId}/history?limit=N&cursor=C>; rel="next"` (RFC 8288).
+                     *     Absent on the last page.
+                     * @example </v1/inventory/7/history?limit=100&cursor=MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMTAwMDAwMDAx>; rel="next"
+                     */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEntry"][];
+                };
+            };
+            400: components["responses"]["ListQueryRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
