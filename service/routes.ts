@@ -5,7 +5,7 @@ export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write'
 export interface Route {
   /** The OpenAPI operationId; also names the function in the stack. */
   operationId: string;
-  method: 'GET' | 'PATCH';
+  method: 'GET' | 'PATCH' | 'POST';
   /** Path relative to the `/v1` base, with `{param}` segments as API Gateway writes them. */
   path: string;
   /** The module under `functions/handlers/` that exports `handler`. */
@@ -59,6 +59,15 @@ export const ROUTES: readonly Route[] = [
     path: '/inventory/{petId}',
     handler: 'update-inventory',
     access: ['inventory:write', 'idempotency:write'],
+  },
+  {
+    operationId: 'applyInventoryChanges',
+    method: 'POST',
+    path: '/inventory/changes',
+    handler: 'apply-inventory-changes',
+    // TransactWriteItems' updates are governed by UpdateItem and TransactGetItems' reads by GetItem ("Using IAM with
+    // DynamoDB transactions", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+    access: ['inventory:write', 'inventory:get', 'idempotency:write'],
   },
   {
     operationId: 'getPetById',

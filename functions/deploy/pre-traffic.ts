@@ -245,11 +245,11 @@ async function runProbe(
 
 /**
  * What a working version answers the probe: 501 for a route not implemented; for a route on one pet, 404 (the probe
- * pet is absent in practice) or, were it present, 200 (a read) or 409 (the PATCH's condition); 200 for the list.
+ * pet is absent in practice) or, were it present, 200 (a read) or 409 (a write's condition); 200 for the list.
  */
 function expectedStatuses(route: Pick<Route, 'method' | 'path' | 'notImplemented'>): number[] {
   if (route.notImplemented) return [501];
-  if (route.method === 'PATCH') return [200, 404, 409];
+  if (route.method !== 'GET') return [200, 404, 409];
   return route.path.includes('{petId}') ? [200, 404] : [200];
 }
 
@@ -257,10 +257,10 @@ function expectedStatuses(route: Pick<Route, 'method' | 'path' | 'notImplemented
 function probeEvent(method: string, path: string, streaming = false): Record<string, unknown> {
   const petId = path.includes('{petId}') ? PROBE_PET_ID : undefined;
   const concretePath = petId ? path.replace('{petId}', petId) : path;
-  const patch = method === 'PATCH';
-  // The PATCH goes through the idempotency store too (its table, grants and bundled utility), under a key of its own:
+  const write = method !== 'GET';
+  // A write goes through the idempotency store too (its table, grants and bundled utility), under a key of its own:
   // the kept answer (a 404 or 409) expires with the key's 24 hours.
-  const headers: Record<string, string> = patch
+  const headers: Record<string, string> = write
     ? { 'Content-Type': 'application/json', 'Idempotency-Key': `pre-traffic-${randomBytes(8).toString('hex')}` }
     : { 'Accept-Encoding': 'gzip' };
   return {
@@ -274,8 +274,7 @@ function probeEvent(method: string, path: string, streaming = false): Record<str
     multiValueQueryStringParameters: streaming ? { limit: ['1'] } : null,
     pathParameters: petId ? { petId } : null,
     stageVariables: null,
-    // Sets the stock only if it already is this value: a 404 or 409 otherwise.
-    body: patch ? JSON.stringify({ quantity: MAX_QUANTITY, expectedQuantity: MAX_QUANTITY }) : null,
+    body: write ? probeBody(method) : null,
     isBase64Encoded: false,
     requestContext: {
       authorizer: { principalId: 'pre-traffic-hook', keyId: 'pre-traffic-hook' },
@@ -289,6 +288,12 @@ function probeEvent(method: string, path: string, streaming = false): Record<str
       protocol: 'HTTP/1.1',
     },
   };
+}
+
+/** Sets the probe pet's stock only if it already is this value: a 404 or 409 otherwise (the batch: of one change). */
+function probeBody(method: string): string {
+  const change = `"quantity":${MAX_QUANTITY},"expectedQuantity":${MAX_QUANTITY}`;
+  return method === 'PATCH' ? `{${change}}` : `{"changes":[{"petId":${PROBE_PET_ID},${change}}]}`;
 }
 
 async function invoke(

@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
   AdjustmentConflictError,
+  ConcurrentChangeError,
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
@@ -17,6 +18,8 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
   if (error instanceof QuantityConflictError || error instanceof AdjustmentConflictError)
     return errorResponse('CONFLICT', error.message);
+  if (error instanceof ConcurrentChangeError)
+    return errorResponse('CONFLICT', error.message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
   // middy's early time-out (middleware.ts) can only be a wait on storage: 503, as API Gateway answers a time-out.
   if (error instanceof StorageUnavailableError || isMiddyEarlyTimeout(error)) {
     return errorResponse(

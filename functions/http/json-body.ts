@@ -4,24 +4,40 @@ import { ValidationError } from '../inventory/errors';
 import { headerValue } from './headers';
 import { HttpError } from './http-error';
 
-/** Largest request body accepted, in bytes. A valid update is about 25 bytes; 1 KiB leaves room for whitespace. */
+/**
+ * Largest request body of a PATCH, in bytes. A valid update is about 25 bytes (about 320 with a 255-character
+ * reference); 1 KiB leaves room for whitespace.
+ */
 export const MAX_BODY_BYTES = 1024;
+
+/** Largest body of `POST /inventory/changes`: 100 changes with long references and whitespace. */
+export const MAX_BATCH_BODY_BYTES = 65_536;
+
+/** What a route's body reader checks: its size limit, and the shape a missing body's message asks for. */
+export interface JsonBodyRule {
+  maxBytes: number;
+  shape: string;
+}
+
+/** The PATCH's body rule. */
+export const UPDATE_BODY: JsonBodyRule = {
+  maxBytes: MAX_BODY_BYTES,
+  shape: '{"quantity": <integer>} or {"adjustBy": <integer>}',
+};
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-/** The request body as text once present (400), at most MAX_BODY_BYTES (413) and declared JSON (415). */
-export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers'>): string {
+/** The request body as text once present (400), at most `rule.maxBytes` (413) and declared JSON (415). */
+export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'headers'>, rule = UPDATE_BODY): string {
   if (event.body === null || event.body === undefined || event.body.length === 0) {
-    throw new ValidationError(
-      'A request body is required: {"quantity": <integer>} or {"adjustBy": <integer>} as application/json.',
-    );
+    throw new ValidationError(`A request body is required: ${rule.shape} as application/json.`);
   }
   // The stage has no binary media types: API Gateway hands every body over as text, never base64.
   const bytes = Buffer.byteLength(event.body, 'utf8');
-  if (bytes > MAX_BODY_BYTES) {
+  if (bytes > rule.maxBytes) {
     throw new HttpError(
       'PAYLOAD_TOO_LARGE',
-      `The request body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+      `The request body is ${bytes} bytes; the limit is ${rule.maxBytes} bytes.`,
     );
   }
   const contentType = headerValue(event.headers, 'content-type');

@@ -57,3 +57,25 @@ export class StorageUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * Another request changed one of a batch's entries at the moment its transaction ran, so DynamoDB cancelled it;
+ * nothing was applied and the same request may be resent at once.
+ */
+export class ConcurrentChangeError extends Error {
+  override readonly name = 'ConcurrentChangeError';
+  constructor(readonly petId: string) {
+    super(
+      `Another request changed the entry of petId ${petId} at the same moment, so nothing was changed; resend the request.`,
+    );
+  }
+}
+
+/**
+ * The error of a batch's change, its message starting with the change's position and, once known, its petId
+ * (`changes[3] (petId 9): …`): the answer names the change that failed. Returns the same error.
+ */
+export function atChange<E extends Error>(error: E, index: number, petId?: string): E {
+  error.message = `changes[${index}]${petId === undefined ? '' : ` (petId ${petId})`}: ${error.message}`;
+  return error;
+}

@@ -1,4 +1,4 @@
-import type { ChangeOrigin, InventoryChange, InventoryItem } from './types';
+import type { ChangeNote, ChangeOrigin, InventoryChange, InventoryItem, PetChange } from './types';
 
 /** The storage port of the inventory: adapters throw the domain errors of functions/inventory/errors.ts. */
 export interface InventoryRepository {
@@ -10,7 +10,13 @@ export interface InventoryRepository {
    * Sets an existing entry's quantity (if it is `expectedQuantity`, when given), or adds `adjustBy` to it if the result
    * stays in range, signed with `origin`; never creates an entry.
    */
-  applyChange(petId: string, change: InventoryChange, origin: ChangeOrigin): Promise<InventoryItem>;
+  applyChange(petId: string, change: InventoryChange & ChangeNote, origin: ChangeOrigin): Promise<InventoryItem>;
+  /**
+   * Applies every change or none (one transaction), each signed with `origin` and its own note and delta, and answers
+   * the entries as read right after, in the order of `changes`. A change that cannot be applied throws the error its
+   * PATCH would, naming its position (errors.ts, `atChange`).
+   */
+  applyChanges(changes: readonly PetChange[], origin: ChangeOrigin): Promise<InventoryItem[]>;
 }
 
 /** Which entries {@link InventoryRepository.list} gives. */

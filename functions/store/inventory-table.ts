@@ -1,15 +1,25 @@
+import { createHash } from 'node:crypto';
 import {
   type AttributeValue,
+  type CancellationReason,
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
   type QueryCommandOutput,
+  TransactGetItemsCommand,
+  TransactWriteItemsCommand,
+  type Update,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
-import { InventoryItemNotFoundError } from '../inventory/errors';
+import {
+  atChange,
+  ConcurrentChangeError,
+  InventoryItemNotFoundError,
+  StorageUnavailableError,
+} from '../inventory/errors';
 import type { InventoryRepository, ListOptions } from '../inventory/repository';
-import type { ChangeOrigin, InventoryChange, InventoryItem } from '../inventory/types';
+import type { ChangeNote, ChangeOrigin, InventoryChange, InventoryItem, PetChange } from '../inventory/types';
 import type { TableOptions } from './dynamo-client';
 import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
 import { changeWrite, entryUpdate } from './inventory-write';
@@ -160,7 +170,7 @@ export class InventoryTable implements InventoryRepository {
    * no race. A failed condition returns the stored item, which tells the cases apart without a second read: a repeat
    * that landed answers it, a refusal is the change's conflict, no item is 404.
    */
-  async applyChange(petId: string, change: InventoryChange, origin: ChangeOrigin): Promise<InventoryItem> {
+  async applyChange(petId: string, change: InventoryChange & ChangeNote, origin: ChangeOrigin): Promise<InventoryItem> {
     const { write, signed, refused } = changeWrite(petId, change, origin);
     const { input, repeat } = entryUpdate(this.tableName, petId, signed, write);
     try {
@@ -177,4 +187,107 @@ export class InventoryTable implements InventoryRepository {
       return translateStorageError(error, 'UpdateItem');
     }
   }
+
+  /**
+   * Applies the changes in one TransactWriteItems of the very writes {@link applyChange} sends, then reads the entries
+   * in one TransactGetItems (serializable, so strongly consistent). A cancelled transaction is told apart by its
+   * first failing change in request order: its stored item (ALL_OLD) makes it a repeat, a conflict or a 404.
+   */
+  async applyChanges(changes: readonly PetChange[], origin: ChangeOrigin): Promise<InventoryItem[]> {
+    const writes = changes.map(({ petId, ...change }): ChangeWrite => {
+      const { write, signed, refused } = changeWrite(petId, change, origin);
+      const { update, repeat } = entryUpdate(this.tableName, petId, signed, write);
+      return { petId, update, repeat, refused };
+    });
+    try {
+      await this.client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: writes.map(({ update }) => ({ Update: update })),
+          // Named after the change, so a repeat of a request within DynamoDB's 10-minute window is one transaction.
+          ...(origin.changeId === undefined ? {} : { ClientRequestToken: clientRequestToken(origin.changeId) }),
+        }),
+      );
+    } catch (error) {
+      this.refuseCancelled(error, writes);
+    }
+    return this.readEntries(changes);
+  }
+
+  /**
+   * Throws the error of a failed transaction: the first change in request order that made DynamoDB cancel it, unless
+   * every failed condition found the change already there (a repeat that landed: the caller reads the entries).
+   */
+  private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): void {
+    const name = (error as Error | undefined)?.name;
+    // The same ClientRequestToken with other parameters: an attempt of this request (its `at` differs) already ran.
+    if (name === 'IdempotentParameterMismatchException') return;
+    if (name !== 'TransactionCanceledException') translateStorageError(error, 'TransactWriteItems');
+    const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    for (const [index, reason] of reasons.entries()) {
+      const write = writes[index];
+      if (write === undefined) break;
+      const refusal = cancellationError(reason, write);
+      if (refusal === 'passed') continue;
+      if (refusal === 'unknown') throw error;
+      throw atChange(refusal ?? new InventoryItemNotFoundError(write.petId), index, write.petId);
+    }
+  }
+
+  /** The entries of the changes, in their order, as one TransactGetItems reads them. */
+  private async readEntries(changes: readonly PetChange[]): Promise<InventoryItem[]> {
+    let responses: { Item?: Record<string, AttributeValue> }[];
+    try {
+      const result = await this.client.send(
+        new TransactGetItemsCommand({
+          TransactItems: changes.map(({ petId }) => ({
+            Get: {
+              TableName: this.tableName,
+              Key: { [PET_ID]: { N: petId } },
+              ProjectionExpression: MODEL_PROJECTION.expression,
+              ExpressionAttributeNames: MODEL_PROJECTION.names,
+            },
+          })),
+        }),
+      );
+      responses = result.Responses ?? [];
+    } catch (error) {
+      return translateStorageError(error, 'TransactGetItems');
+    }
+    return changes.map(({ petId }, index) => {
+      const item = responses[index]?.Item;
+      if (!item) throw atChange(new InventoryItemNotFoundError(petId), index, petId);
+      return toInventoryItem(item);
+    });
+  }
+}
+
+/** A TransactWriteItems ClientRequestToken (at most 36 characters) that names one change across its attempts. */
+function clientRequestToken(changeId: string): string {
+  return createHash('sha256').update(changeId).digest('base64url').slice(0, 36);
+}
+
+/** One change of a transaction: its update, what tells its repeat, and the error its failed condition means. */
+interface ChangeWrite {
+  petId: string;
+  update: Update;
+  repeat: ReturnType<typeof entryUpdate>['repeat'];
+  refused: (stored: InventoryItem) => Error | undefined;
+}
+
+/**
+ * What one change's cancellation reason means: `passed` (its write would have held, or it is a repeat that landed),
+ * its error (undefined: the entry is missing, 404), or `unknown` (a fault: the original error is thrown).
+ */
+function cancellationError(reason: CancellationReason, write: ChangeWrite): Error | undefined | 'passed' | 'unknown' {
+  const code = reason.Code ?? 'None';
+  if (code === 'None') return 'passed';
+  if (code === 'ConditionalCheckFailed') {
+    const stored = reason.Item;
+    if (!stored) return undefined;
+    return write.repeat.landed(stored) ? 'passed' : write.refused(toInventoryItem(stored));
+  }
+  if (code === 'TransactionConflict') return new ConcurrentChangeError(write.petId);
+  if (/Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(code))
+    return new StorageUnavailableError(`TransactWriteItems failed: ${code}`);
+  return 'unknown';
 }

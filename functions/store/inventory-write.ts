@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue, UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, Update, UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { AdjustmentConflictError, QuantityConflictError } from '../inventory/errors';
 import {
+  type ChangeNote,
   type ChangeOrigin,
   type InventoryChange,
   type InventoryItem,
@@ -19,14 +20,21 @@ export interface EntryUpdateSpec {
 }
 
 /**
- * What one change (set, compare-and-set or adjust) writes, with the origin it signs (an adjustment's delta in it),
- * and the error its failed condition means on the stored entry (undefined: only a missing entry fails it, 404).
+ * What one change (set, compare-and-set or adjust) writes, with the origin it signs (its reason and reference, an
+ * adjustment's delta), and the error its failed condition means on the stored entry (undefined: only a missing entry
+ * fails it, 404).
  */
 export function changeWrite(
   petId: string,
-  change: InventoryChange,
-  origin: ChangeOrigin,
+  change: InventoryChange & ChangeNote,
+  changeOrigin: ChangeOrigin,
 ): { write: EntryUpdateSpec; signed: ChangeOrigin; refused: (stored: InventoryItem) => Error | undefined } {
+  const { reason, reference } = change;
+  const origin: ChangeOrigin = {
+    ...changeOrigin,
+    ...(reason === undefined ? {} : { reason }),
+    ...(reference === undefined ? {} : { reference }),
+  };
   if ('adjustBy' in change) {
     const { adjustBy } = change;
     // quantity + adjustBy within [0, MAX], written on the stored quantity so no addition can overflow the check.
@@ -58,34 +66,32 @@ export function changeWrite(
 }
 
 /**
- * The UpdateItem of an entry's write (InventoryTable's; the bench sends it straight): quantity and `lastChange`, if
- * the entry exists, `write.condition` holds and no attempt of this change landed; the stored item comes back.
+ * The update of an entry's write (InventoryTable's, alone as an UpdateItem `input` or as a transaction's `update`; the
+ * bench sends it straight): quantity and `lastChange`, if the entry exists, `write.condition` holds and no attempt of
+ * this change landed; a failed condition returns the stored item, and the UpdateItem the new one.
  */
 export function entryUpdate(
   tableName: string,
   petId: string,
   origin: ChangeOrigin,
   write: EntryUpdateSpec,
-): { input: UpdateItemCommandInput; repeat: ReturnType<typeof unlessRepeated> } {
+): { update: Update; input: UpdateItemCommandInput; repeat: ReturnType<typeof unlessRepeated> } {
   const repeat = unlessRepeated(origin);
   const conditions = [`attribute_exists(${PET_ID})`, ...(write.condition ? [write.condition] : []), repeat.expression];
-  return {
-    repeat,
-    input: {
-      TableName: tableName,
-      Key: { [PET_ID]: { N: petId } },
-      UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: repeat.names,
-      ExpressionAttributeValues: {
-        ...write.values,
-        ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
-        ...repeat.values,
-      },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  const update: Update = {
+    TableName: tableName,
+    Key: { [PET_ID]: { N: petId } },
+    UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: repeat.names,
+    ExpressionAttributeValues: {
+      ...write.values,
+      ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
+      ...repeat.values,
     },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
+  return { repeat, update, input: { ...update, ReturnValues: 'ALL_NEW' } };
 }
 
 /**

@@ -79,7 +79,7 @@ export function listOnlyRepository(list: InventoryRepository['list']): Inventory
   const unused = async (): Promise<never> => {
     throw new Error('not used');
   };
-  return { list, applyChange: unused, get: unused };
+  return { list, applyChange: unused, applyChanges: unused, get: unused };
 }
 
 /** A list of pets 1 and 2 whose second batch is read only once `release` is called: what was sent before it shows. */

@@ -77,6 +77,7 @@ describe('Function: updateInventory, storage that never answers', () => {
       list: async function* () {},
       get: () => new Promise(() => undefined),
       applyChange: () => new Promise(() => undefined),
+      applyChanges: () => new Promise(() => undefined),
     };
     const handler = createUpdate({ repository: hanging, idempotent: (_request, _context, operation) => operation() });
     const deadlineMs = 1500;
@@ -420,6 +421,7 @@ describe('Function: listInventory (streamed)', () => {
             yield items.slice(start, start + ENTRIES_PER_CHUNK);
         },
         applyChange: async () => timeRunsOutAt,
+        applyChanges: async () => [timeRunsOutAt],
         get: async () => timeRunsOutAt,
       };
 
