@@ -408,6 +408,14 @@ const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly 
     IdempotencyTable: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
     InventoryTable: ['UpdateItem'],
   },
+  // functions/store/inventory-table.ts: one TransactWriteItems of the PATCH's updates, then one TransactGetItems of
+  // the entries; their actions are governed by UpdateItem and GetItem ("Using IAM with DynamoDB transactions",
+  // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html). The same
+  // idempotency records as the PATCH.
+  ApplyInventoryChangesFunction: {
+    IdempotencyTable: ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'],
+    InventoryTable: ['GetItem', 'UpdateItem'],
+  },
   // 501 answers: no storage.
   GetPetByIdFunction: {},
   ListStoreOrdersFunction: {},
@@ -514,6 +522,13 @@ edge('Function roles → tables', (_stage, stack) => {
     ['ListInventoryFunction', 'dynamodb:Query', 'InventoryTable'],
     ['UpdateInventoryFunction', 'dynamodb:DeleteItem', 'InventoryTable'],
     ['UpdateInventoryFunction', 'dynamodb:Scan', 'IdempotencyTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:PutItem', 'InventoryTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:DeleteItem', 'InventoryTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:ConditionCheckItem', 'InventoryTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:BatchWriteItem', 'InventoryTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:Query', 'InventoryTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:GetItem', 'ApiKeysTable'],
+    ['ApplyInventoryChangesFunction', 'dynamodb:PutItem', 'HistoryTable'],
     ['GetInventoryEntryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
     ['GetInventoryEntryFunction', 'dynamodb:Scan', 'InventoryTable'],
     ['ListInventoryFunction', 'dynamodb:GetItem', 'IdempotencyTable'],

@@ -1,5 +1,12 @@
-import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
+  type DynamoDBClient,
+  GetItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  AdjustmentConflictError,
+  ConcurrentChangeError,
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
@@ -365,6 +372,171 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       await repository.applyChange('16', { adjustBy: 2 }, ORIGIN);
       const second = await repository.applyChange('16', { adjustBy: 2 }, ORIGIN);
       expect(second.quantity).toBe(14);
+    });
+  });
+
+  describe('many changes, all or none (applyChanges)', () => {
+    const stock = [
+      { petId: '21', quantity: 10, status: 'available' as const },
+      { petId: '22', quantity: 5, status: 'pending' as const },
+      { petId: '9223372036854775807', quantity: 1, status: 'sold' as const },
+    ];
+    const lastChangeOf = async (petId: string) => {
+      const { Item } = await client.send(
+        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
+      );
+      return Item ? toChangeOrigin(Item) : undefined;
+    };
+
+    it('applies every change, answers the entries in request order, each signed with its own note and delta', async () => {
+      // Prepare
+      await putItems(client, tables.inventory, stock);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      // Act
+      const items = await repository.applyChanges(
+        [
+          { petId: '9223372036854775807', adjustBy: 4, reason: 'received', reference: 'delivery 4411' },
+          { petId: '21', quantity: 0, expectedQuantity: 10, reason: 'sold' },
+          { petId: '22', quantity: 6 },
+        ],
+        ORIGIN,
+      );
+      // Assess
+      expect(items).toEqual([
+        { petId: '9223372036854775807', quantity: 5, status: 'sold' },
+        { petId: '21', quantity: 0, status: 'available' },
+        { petId: '22', quantity: 6, status: 'pending' },
+      ]);
+      expect(await lastChangeOf('9223372036854775807')).toEqual({
+        ...ORIGIN,
+        adjustBy: 4,
+        reason: 'received',
+        reference: 'delivery 4411',
+      });
+      expect(await lastChangeOf('21')).toEqual({ ...ORIGIN, reason: 'sold' });
+      expect(await lastChangeOf('22')).toEqual(ORIGIN);
+    });
+
+    it("applies none when one cannot be applied, and throws the first failing change's error, naming it", async () => {
+      await putItems(client, tables.inventory, stock);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const before = await snapshotTable(client, tables.inventory);
+      const missing = await repository
+        .applyChanges(
+          [
+            { petId: '21', adjustBy: 1 },
+            { petId: '404', quantity: 1 },
+            { petId: '22', adjustBy: -6 },
+          ],
+          ORIGIN,
+        )
+        .catch((error: unknown) => error);
+      const conflict = await repository
+        .applyChanges(
+          [
+            { petId: '21', adjustBy: 1 },
+            { petId: '22', adjustBy: -6 },
+          ],
+          ORIGIN,
+        )
+        .catch((error: unknown) => error);
+      expect(missing).toBeInstanceOf(InventoryItemNotFoundError);
+      expect((missing as Error).message).toBe('changes[1] (petId 404): No inventory entry exists for petId 404.');
+      expect(conflict).toBeInstanceOf(AdjustmentConflictError);
+      expect((conflict as Error).message).toMatch(/^changes\[1\] \(petId 22\): The stored quantity of petId 22 is 5;/);
+      expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    });
+
+    it('applies a batch once when DynamoDB applied it and the answer was lost: the SDK retry answers the entries', async () => {
+      // Prepare: an endpoint that loses the first transaction's answer after DynamoDB Local applied it.
+      await putItems(client, tables.inventory, stock);
+      const endpoint = await startAnswerLosingEndpoint(
+        testEndpoint(),
+        (operation, index) => operation === 'TransactWriteItems' && index === 0,
+      );
+      const retryingClient = testClient({ endpoint: endpoint.url, maxAttempts: 2 });
+      try {
+        const repository = new InventoryTable({ client: retryingClient, tableName: tables.inventory });
+        // Act
+        const items = await repository.applyChanges(
+          [
+            { petId: '21', adjustBy: 3 },
+            { petId: '22', adjustBy: -1 },
+          ],
+          ORIGIN,
+        );
+        // Assess
+        const sent = endpoint.calls.filter((call) => call.operation === 'TransactWriteItems');
+        expect(sent.map((call) => call.lost)).toEqual([true, false]);
+        expect(items.map((item) => item.quantity)).toEqual([13, 4]);
+      } finally {
+        retryingClient.destroy();
+        await endpoint.close();
+      }
+    });
+
+    it("applies nothing for a changeId that is already every entry's last change, and answers the entries", async () => {
+      await putItems(client, tables.inventory, stock);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-a' };
+      const batch = [
+        { petId: '21', adjustBy: 2 },
+        { petId: '22', adjustBy: 2 },
+      ];
+      await repository.applyChanges(batch, origin);
+      const before = await snapshotTable(client, tables.inventory);
+      // A repeat whose first answer was not kept: another request id and moment, the same change.
+      const repeat = await repository.applyChanges(batch, {
+        ...origin,
+        requestId: 'req-2',
+        at: '2026-11-23T10:00:05.000Z',
+      });
+      expect(repeat.map((item) => item.quantity)).toEqual([12, 7]);
+      expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    });
+
+    /** A client whose TransactWriteItems DynamoDB cancels for `code` on the second change (a fault Local never makes). */
+    function cancelling(code: string): DynamoDBClient {
+      return {
+        send: async (command: unknown) => {
+          if (!(command instanceof TransactWriteItemsCommand)) throw new Error('not expected');
+          throw new TransactionCanceledException({
+            message: `Transaction cancelled, please refer cancellation reasons for specific reasons [None, ${code}]`,
+            $metadata: {},
+            CancellationReasons: [{ Code: 'None' }, { Code: code, Message: code }],
+          });
+        },
+      } as unknown as DynamoDBClient;
+    }
+
+    it('throws a concurrent-change error naming the change when another request crossed the transaction', async () => {
+      const repository = new InventoryTable({ client: cancelling('TransactionConflict'), tableName: tables.inventory });
+      const error = await repository
+        .applyChanges(
+          [
+            { petId: '21', adjustBy: 1 },
+            { petId: '22', adjustBy: 1 },
+          ],
+          ORIGIN,
+        )
+        .catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ConcurrentChangeError);
+      expect((error as Error).message).toBe(
+        'changes[1] (petId 22): Another request changed the entry of petId 22 at the same moment, so nothing was changed; resend the request.',
+      );
+    });
+
+    it('throws StorageUnavailableError (503) when DynamoDB cancels the transaction for throttling', async () => {
+      const repository = new InventoryTable({ client: cancelling('ThrottlingError'), tableName: tables.inventory });
+      await expect(
+        repository.applyChanges(
+          [
+            { petId: '21', adjustBy: 1 },
+            { petId: '22', adjustBy: 1 },
+          ],
+          ORIGIN,
+        ),
+      ).rejects.toBeInstanceOf(StorageUnavailableError);
     });
   });
 
