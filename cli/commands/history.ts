@@ -1,7 +1,7 @@
 import { stringifyExactJson } from '../../client/index';
 import type { HistoryEntry } from '../../functions/inventory/history';
+import { HistoryTable } from '../../functions/store/history-table';
 import { UsageError } from '../errors';
-import { HistoryReader } from '../history-reader';
 import { onTable } from '../target';
 import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, petIdArgument, writeLine } from './context';
 
@@ -18,7 +18,7 @@ export async function inventoryHistory(context: CommandContext): Promise<void> {
 
   const target = await context.target();
   const tableName = target.tables.history;
-  const history = new HistoryReader({ client: target.client, tableName });
+  const history = new HistoryTable({ client: target.client, tableName });
   const entries = await onTable(target, tableName, () => history.listFor(petId, since === undefined ? {} : { since }));
   io.stdout.write(format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries));
   const window = since === undefined ? '' : ` since ${since}`;
@@ -44,17 +44,22 @@ export function historyEntryJson(entry: HistoryEntry): string {
   return stringifyExactJson({ ...entry, petId: BigInt(entry.petId) });
 }
 
-/** Aligned columns for a terminal; `-` where there was nothing before (the entry was created). */
+/**
+ * Aligned columns for a terminal; `-` where there was nothing before (the entry was created), blank where the change
+ * gave no reason, request id or reference. The reference, free text up to 255 characters, is last.
+ */
 export function historyTableText(entries: readonly HistoryEntry[]): string {
   const rows = [
-    ['at', 'quantity', 'status', 'source', 'actor', 'requestId'],
+    ['at', 'quantity', 'status', 'reason', 'source', 'actor', 'requestId', 'reference'],
     ...entries.map((entry) => [
       entry.at,
       `${entry.previousQuantity ?? '-'} -> ${entry.quantity}${entry.adjustBy === undefined ? '' : ` (${signed(entry.adjustBy)})`}`,
       `${entry.previousStatus ?? '-'} -> ${entry.status}`,
+      entry.reason ?? '',
       entry.source,
       entry.actor,
       entry.requestId ?? '',
+      entry.reference ?? '',
     ]),
   ];
   return alignedColumns(rows);

@@ -1,4 +1,4 @@
-import type { ChangeOrigin, ChangeSource, InventoryItem, PetStatus } from './types';
+import type { ChangeOrigin, ChangeReason, ChangeSource, InventoryItem, PetStatus } from './types';
 
 /** Who made a change; `unknown` when the writer put no {@link ChangeOrigin} of its own on the entry. */
 export type HistorySource = ChangeSource | 'unknown';
@@ -19,6 +19,10 @@ export interface HistoryEntry {
   requestId?: string;
   /** The delta of an adjustment (`{"adjustBy": n}`), as its writer stated it; absent when the quantity was set. */
   adjustBy?: number;
+  /** Why, as the writer said; absent when it said nothing (never guessed). */
+  reason?: ChangeReason;
+  /** The document the change refers to, as the writer gave it; absent when it gave none. */
+  reference?: string;
 }
 
 /** An entry as stored, with the origin its last writer put on it. */
@@ -57,6 +61,8 @@ export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
     actor: origin?.actor ?? 'unknown',
     ...(origin?.requestId === undefined ? {} : { requestId: origin.requestId }),
     ...(origin?.adjustBy === undefined ? {} : { adjustBy: origin.adjustBy }),
+    ...(origin?.reason === undefined ? {} : { reason: origin.reason }),
+    ...(origin?.reference === undefined ? {} : { reference: origin.reference }),
   };
 }
 
@@ -67,7 +73,9 @@ function sameOrigin(a: ChangeOrigin, b: ChangeOrigin | undefined): boolean {
     a.actor === b.actor &&
     a.at === b.at &&
     a.requestId === b.requestId &&
-    a.adjustBy === b.adjustBy
+    a.adjustBy === b.adjustBy &&
+    a.reason === b.reason &&
+    a.reference === b.reference
   );
 }
 

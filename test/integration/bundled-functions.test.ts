@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { mapBundlePositions } from '../../cli/commands/stack';
-import { HistoryReader } from '../../cli/history-reader';
+import { HistoryTable } from '../../functions/store/history-table';
 import { type DeployedBundles, synthesizeDeployedBundles } from '../../infra/synthesized-assets';
 import { tokenAuthorizerEvent } from '../../local/lambda/events';
 import { aLambdaContext, anApiGatewayEvent } from '../fixtures/builders';
@@ -391,7 +391,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     // Assess
     expect(error).toBeUndefined();
     expect(result).toMatchObject({ batchItemFailures: [] });
-    const rows = await new HistoryReader({ client: stack.client, tableName: stack.tables.history }).listFor(
+    const rows = await new HistoryTable({ client: stack.client, tableName: stack.tables.history }).listFor(
       '9223372036854775807',
     );
     expect(rows).toEqual([

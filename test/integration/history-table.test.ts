@@ -1,5 +1,4 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { HistoryReader } from '../../cli/history-reader';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aHistoryEntry } from '../fixtures/builders';
@@ -25,7 +24,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     await history.record(aHistoryEntry({ previousQuantity: 3, quantity: 4 }), '1000');
     await history.record(aHistoryEntry({ petId: '2', quantity: 99 }), '950');
     // Act
-    const listed = await new HistoryReader({ client, tableName: tables.history }).listFor('9223372036854775807');
+    const listed = await new HistoryTable({ client, tableName: tables.history }).listFor('9223372036854775807');
     // Assess
     expect(listed.map((entry) => [entry.previousQuantity, entry.quantity])).toEqual([
       [null, 3],
@@ -35,11 +34,33 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     expect(listed[0]).toEqual(aHistoryEntry({ quantity: 3, previousQuantity: null, previousStatus: null }));
   });
 
+  it('keeps reason and reference, and reads newest first from past a position, as many as a page asks', async () => {
+    // Prepare
+    const history = new HistoryTable({ client, tableName: tables.history });
+    await history.record(aHistoryEntry({ quantity: 1 }), '10');
+    await history.record(aHistoryEntry({ quantity: 2, reason: 'received', reference: 'delivery 4411' }), '20');
+    await history.record(aHistoryEntry({ quantity: 3, reason: 'sold' }), '30');
+    const read = async (query: Parameters<HistoryTable['changes']>[1]) => {
+      const rows = [];
+      for await (const row of history.changes('9223372036854775807', query)) rows.push(row);
+      return rows;
+    };
+    // Act
+    const newest = await read({ newestFirst: true });
+    const older = await read({ newestFirst: true, after: newest[0]?.position });
+    // Assess
+    expect(newest.map((row) => row.entry.quantity)).toEqual([3, 2, 1]);
+    expect(newest[1]?.entry).toEqual(aHistoryEntry({ quantity: 2, reason: 'received', reference: 'delivery 4411' }));
+    expect(newest[0]?.entry).not.toHaveProperty('reference');
+    expect(newest.map((row) => row.position)).toEqual(['30', '20', '10'].map(historySortKey));
+    expect(older.map((row) => row.entry.quantity)).toEqual([2, 1]);
+  });
+
   it('keeps one row for a record delivered twice (the same sequence number)', async () => {
     const history = new HistoryTable({ client, tableName: tables.history });
     await history.record(aHistoryEntry(), '4242');
     await history.record(aHistoryEntry(), '4242');
-    expect(await new HistoryReader({ client, tableName: tables.history }).listFor('9223372036854775807')).toEqual([
+    expect(await new HistoryTable({ client, tableName: tables.history }).listFor('9223372036854775807')).toEqual([
       aHistoryEntry(),
     ]);
   });
@@ -49,7 +70,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     await history.record(aHistoryEntry({ at: '2026-10-31T23:59:59.999Z', quantity: 1 }), '1');
     await history.record(aHistoryEntry({ at: '2026-11-01T00:00:00.000Z', quantity: 2 }), '2');
     await history.record(aHistoryEntry({ at: '2026-11-02T08:00:00.000Z', quantity: 3 }), '3');
-    const listed = await new HistoryReader({ client, tableName: tables.history }).listFor('9223372036854775807', {
+    const listed = await new HistoryTable({ client, tableName: tables.history }).listFor('9223372036854775807', {
       since: '2026-11-01T00:00:00.000Z',
     });
     expect(listed.map((entry) => entry.quantity)).toEqual([2, 3]);

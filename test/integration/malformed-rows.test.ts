@@ -1,9 +1,8 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
-import { HistoryReader } from '../../cli/history-reader';
 import { generateApiKey, hashApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { historySortKey } from '../../functions/store/history-table';
+import { HistoryTable, historySortKey } from '../../functions/store/history-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { MalformedRowError } from '../../functions/store/storage-errors';
 import type { TableNames } from '../../service/local-dynamodb';
@@ -97,7 +96,10 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
     await expect(update).rejects.toMatchObject({ model: 'InventoryItem', row: '77', attribute: 'status' });
   });
 
-  it('HistoryReader refuses a history row with no actor', async () => {
+  it.each([
+    ['no actor', {}, 'actor'],
+    ['a reason the API does not know', { actor: { S: 'key_1' }, reason: { S: 'stolen' } }, 'reason'],
+  ])('HistoryTable refuses a history row with %s', async (_, attributes, attribute) => {
     await client.send(
       new PutItemCommand({
         TableName: tables.history,
@@ -110,11 +112,12 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
           previousStatus: { NULL: true },
           status: { S: 'available' },
           source: { S: 'api' },
+          ...attributes,
         },
       }),
     );
-    const listed = new HistoryReader({ client, tableName: tables.history }).listFor('78');
+    const listed = new HistoryTable({ client, tableName: tables.history }).listFor('78');
     await expect(listed).rejects.toThrow(MalformedRowError);
-    await expect(listed).rejects.toMatchObject({ model: 'HistoryEntry', attribute: 'actor' });
+    await expect(listed).rejects.toMatchObject({ model: 'HistoryEntry', attribute });
   });
 });

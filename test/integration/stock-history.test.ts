@@ -189,7 +189,9 @@ describe('No lost updates, and every stock change on record (npm start)', () => 
     const recent = await cli(['inventory', 'history', '600', '--since', since, '--format', 'json']);
     // Assess
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^at\s+quantity\s+status\s+source\s+actor\s+requestId$/);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^at\s+quantity\s+status\s+reason\s+source\s+actor\s+requestId\s+reference$/,
+    );
     expect(table.stdout).toMatch(/- -> 5\s+- -> available\s+import/);
     expect(table.stderr).toMatch(/^3 changes of petId 600 in petstore-inventory-history \(DynamoDB at /);
     expect((JSON.parse(recent.stdout) as HistoryRow[]).map((row) => row.quantity)).toEqual(

@@ -1,6 +1,5 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { HistoryReader } from '../../cli/history-reader';
 import { createHandler as createHistoryFunction } from '../../functions/handlers/record-history';
 import type { ChangeOrigin } from '../../functions/inventory/types';
 import { HistoryTable } from '../../functions/store/history-table';
@@ -201,12 +200,11 @@ describe('Local runner: the stream poller that stands in for the history event s
   it('runs the history function on the stream, so a change is in the history table', async () => {
     // Prepare
     await put('42', 12);
-    const history = new HistoryReader({ client, tableName: tables.history });
-    const recorder = new HistoryTable({ client, tableName: tables.history });
+    const history = new HistoryTable({ client, tableName: tables.history });
     poller = startStreamPoller({
       endpoint: testEndpoint(),
       streamArn: await inventoryStreamArn(client, tables.inventory),
-      handler: createHistoryFunction({ history: recorder }),
+      handler: createHistoryFunction({ history }),
       log: () => undefined,
     });
     const inventory = new InventoryTable({ client, tableName: tables.inventory });

@@ -1,5 +1,4 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { HistoryReader } from '../../cli/history-reader';
 import { createHandler as createHistoryFunction } from '../../functions/handlers/record-history';
 import type { ChangeOrigin } from '../../functions/inventory/types';
 import { HistoryTable } from '../../functions/store/history-table';
@@ -32,7 +31,7 @@ describe('Load: a stock change is in the history within two seconds (stream poll
     // Prepare
     const tables = await freshTables(client, { stream: true });
     await putItems(client, tables.inventory, [{ petId: '42', quantity: 0, status: 'available' }]);
-    const history = new HistoryReader({ client, tableName: tables.history });
+    const history = new HistoryTable({ client, tableName: tables.history });
     const recorder = new HistoryTable({ client, tableName: tables.history });
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
     poller = startStreamPoller({

@@ -1,7 +1,7 @@
 import { historyEntryJson, historyTableText } from '../../cli/commands/history';
-import { toHistoryEntry } from '../../cli/history-reader';
 import { historyEntryFor } from '../../functions/inventory/history';
 import type { ChangeOrigin } from '../../functions/inventory/types';
+import { toHistoryEntry } from '../../functions/store/history-table';
 import { changeOriginAttribute, toChangeOrigin } from '../../functions/store/inventory-row';
 import { aHistoryEntry, anInventoryItem } from '../fixtures/builders';
 

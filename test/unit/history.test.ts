@@ -128,6 +128,32 @@ describe('Domain: historyEntryFor', () => {
     const entry = historyEntryFor({ after: anEntry(), recordedAt: '2026-11-23T11:00:00.000Z' });
     expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
   });
+
+  it("records the writer's reason and reference, and neither when it gave none", () => {
+    const noted = historyEntryFor({
+      before: anEntry({ origin: IMPORT }),
+      after: anEntry({ quantity: 4, origin: { ...API, reason: 'received', reference: 'delivery 4411' } }),
+      recordedAt: '2026-11-23T10:00:01.000Z',
+    });
+    const silent = historyEntryFor({
+      before: anEntry({ origin: IMPORT }),
+      after: anEntry({ quantity: 4, origin: API }),
+      recordedAt: '2026-11-23T10:00:01.000Z',
+    });
+    expect(noted).toMatchObject({ reason: 'received', reference: 'delivery 4411', actor: 'key_1' });
+    expect(silent).not.toHaveProperty('reason');
+    expect(silent).not.toHaveProperty('reference');
+  });
+
+  it('credits a change to its writer when only the reason or reference tells it from the one before', () => {
+    const sold = { ...API, reason: 'sold' as const };
+    const entry = historyEntryFor({
+      before: anEntry({ origin: sold }),
+      after: anEntry({ quantity: 2, origin: { ...sold, reference: 'till 3' } }),
+      recordedAt: '2026-11-23T10:00:01.000Z',
+    });
+    expect(entry).toMatchObject({ source: 'api', reason: 'sold', reference: 'till 3' });
+  });
 });
 
 describe('Function: recordHistory', () => {
@@ -238,11 +264,18 @@ describe('CLI: inventory history output', () => {
     expect(JSON.parse(historyEntryJson(entries[1] as HistoryEntry))).toMatchObject({ requestId: 'req-1' });
   });
 
-  it('aligns a table with "-" where the entry was created', () => {
+  it('aligns a table with "-" where the entry was created, and blanks where a change gave no reason or reference', () => {
     const lines = historyTableText(entries).trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^at\s+quantity\s+status\s+source\s+actor\s+requestId$/);
+    expect(lines[0]).toMatch(/^at\s+quantity\s+status\s+reason\s+source\s+actor\s+requestId\s+reference$/);
     expect(lines[1]).toMatch(/^2026-11-23T09:00:00\.000Z\s+- -> 3\s+- -> available\s+import\s+import stock\.csv/);
     expect(lines[2]).toMatch(/3 -> 4\s+available -> available\s+api\s+key_1\s+req-1$/);
+  });
+
+  it("shows a change's reason and reference, in the table and as JSON members", () => {
+    const noted = aHistoryEntry({ at: API.at, reason: 'received', reference: 'delivery 4411' });
+    const lines = historyTableText([noted]).trimEnd().split('\n');
+    expect(lines[1]).toMatch(/available -> available\s+received\s+api\s+key_1\s+req-1\s+delivery 4411$/);
+    expect(JSON.parse(historyEntryJson(noted))).toMatchObject({ reason: 'received', reference: 'delivery 4411' });
   });
 
   it.each([
