@@ -23,6 +23,7 @@ function expectFigures(section: Record<string, unknown>, names: readonly string[
 const DEPLOYED_FUNCTIONS = [
   'list-inventory',
   'update-inventory',
+  'apply-inventory-changes',
   'get-inventory-entry',
   'get-pet',
   'list-store-orders',
