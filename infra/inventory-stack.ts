@@ -43,7 +43,7 @@ export interface InventoryStackProps extends Omit<StackProps, 'env'> {
 /** DynamoDB actions on one resource of the stack. */
 interface TableGrant {
   actions: readonly string[];
-  on: 'table' | 'listIndex' | 'idempotencyTable';
+  on: 'table' | 'listIndex' | 'idempotencyTable' | 'historyTable';
 }
 
 /** The DynamoDB actions each kind of table access makes, and on what: the list only Queries its index. */
@@ -59,6 +59,8 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
       on: 'idempotencyTable',
     },
   ],
+  // One pet's changes, a page at a time: a Query of its partition, nothing else of the table.
+  'history:read': [{ actions: ['dynamodb:Query'], on: 'historyTable' }],
 };
 
 /** The stage-wide settings every function of the stack shares. */
@@ -114,8 +116,7 @@ export class InventoryStack extends Stack {
       timeToLiveAttribute: IDEMPOTENCY_TABLE_KEY.timeToLive,
     });
 
-    this.addRouteFunctions(functionDefaults);
-    const authorizer = this.addAuthorizer(functionDefaults);
+    // Before the route functions, which read its table; its function joins the map after the authorizer.
     this.history = new InventoryHistory(this, 'History', {
       inventoryTable: this.inventoryTable,
       stage: config.stage,
@@ -125,6 +126,8 @@ export class InventoryStack extends Stack {
       logRetention: config.logRetention,
       logLevel: config.logLevel,
     });
+    this.addRouteFunctions(functionDefaults);
+    const authorizer = this.addAuthorizer(functionDefaults);
     this.functions.set(HISTORY_FUNCTION, this.history.function);
 
     this.api = new InventoryApi(this, 'InventoryApi', {
@@ -197,6 +200,7 @@ export class InventoryStack extends Stack {
       table: this.inventoryTable.tableArn,
       listIndex: `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`,
       idempotencyTable: this.idempotencyTable.tableArn,
+      historyTable: this.history.table.tableArn,
     };
     for (const route of ROUTES) {
       const fn = new InventoryFunction(this, functionId(route.operationId), {
@@ -222,6 +226,7 @@ export class InventoryStack extends Stack {
     if (route.access.some((access) => access.startsWith('inventory:')))
       environment[ENV.inventoryTable] = this.inventoryTable.tableName;
     if (route.access.includes('idempotency:write')) environment[ENV.idempotencyTable] = this.idempotencyTable.tableName;
+    if (route.access.includes('history:read')) environment[ENV.historyTable] = this.history.table.tableName;
     if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
     if (route.access.includes('inventory:read'))
       environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);

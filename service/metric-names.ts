@@ -43,6 +43,8 @@ export const METRIC_NAMES = {
   authorizerUnavailable: 'AuthorizerUnavailable',
   /** GET /inventory/{petId} answered an entry (200). */
   inventoryEntryRead: 'InventoryEntryRead',
+  /** Changes in one GET /inventory/{petId}/history answer (200). */
+  inventoryHistoryListed: 'InventoryHistoryListed',
   /** A PATCH with a known Idempotency-Key got its stored first answer back, and nothing was applied. */
   idempotentReplayed: 'IdempotentReplayed',
   /**

@@ -1,5 +1,5 @@
 /** Which DynamoDB access a route's function is granted (least privilege). */
-export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write' | 'idempotency:write';
+export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write' | 'idempotency:write' | 'history:read';
 
 /** One operation of the API. */
 export interface Route {
@@ -68,6 +68,14 @@ export const ROUTES: readonly Route[] = [
     // TransactWriteItems' updates are governed by UpdateItem and TransactGetItems' reads by GetItem ("Using IAM with
     // DynamoDB transactions", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
     access: ['inventory:write', 'inventory:get', 'idempotency:write'],
+  },
+  {
+    operationId: 'listInventoryHistory',
+    method: 'GET',
+    path: '/inventory/{petId}/history',
+    handler: 'list-inventory-history',
+    // The entry, for a 404 when there is none; the pet's history rows.
+    access: ['inventory:get', 'history:read'],
   },
   {
     operationId: 'getPetById',

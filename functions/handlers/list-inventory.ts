@@ -2,9 +2,8 @@ import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { LIST_NEAR_TIMEOUT_SHARE, METRIC_NAMES } from '../../service/metric-names';
-import { API_STAGE_NAME } from '../../service/routes';
 import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
-import type { StreamedApiResult } from '../http/responses';
+import { nextPageLink, type StreamedApiResult } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { batchesOf, inventoryListChunks } from '../inventory/json';
 import { parseListQuery } from '../inventory/list-query';
@@ -90,7 +89,9 @@ async function onePage(repository: InventoryRepository, query: ListOptions & { l
     statusCode: 200,
     headers: {
       ...COMMON_HEADERS,
-      ...(items.length > query.limit && last ? { Link: nextPageLink(query.limit, last.petId) } : {}),
+      ...(items.length > query.limit && last
+        ? { Link: nextPageLink('/inventory', { limit: query.limit, after: last.petId }) }
+        : {}),
     },
     chunks: inventoryListChunks(batchesOf(page, ENTRIES_PER_CHUNK)),
   };
@@ -106,11 +107,6 @@ async function wholeList(repository: InventoryRepository, query: ListOptions): P
     headers: { ...COMMON_HEADERS },
     chunks: inventoryListChunks(countedBatches(first, batches)),
   };
-}
-
-/** The next page's reference (RFC 8288), relative to the API's host. */
-export function nextPageLink(limit: number, lastPetId: string): string {
-  return `</${API_STAGE_NAME}/inventory?limit=${limit}&after=${lastPetId}>; rel="next"`;
 }
 
 /**

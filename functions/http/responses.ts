@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
+import { API_STAGE_NAME } from '../../service/routes';
 
 /** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"): 6 MB, as 6 MiB. */
 export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -20,6 +21,12 @@ export function jsonResponse(
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult {
   return { statusCode, headers: { ...COMMON_HEADERS, ...headers }, body };
+}
+
+/** A paged answer's `Link` to its next page (RFC 8288): `path` under the stage, relative to the API's host. */
+export function nextPageLink(path: string, query: Readonly<Record<string, string | number>>): string {
+  const parameters = Object.entries(query).map(([name, value]) => `${name}=${value}`);
+  return `</${API_STAGE_NAME}${path}?${parameters.join('&')}>; rel="next"`;
 }
 
 /** The spec's Error body `{code, message, status}` as a JSON string. */

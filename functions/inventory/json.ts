@@ -1,3 +1,4 @@
+import type { HistoryEntry } from './history';
 import { parseFieldMember, readItemFields } from './item-fields';
 import type { JsonWithLiterals } from './json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from './types';
@@ -51,4 +52,27 @@ export async function* inventoryListChunks(
 /** Splits entries into batches of `size`. */
 export function* batchesOf<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}
+
+/**
+ * A pet's changes as `GET /inventory/{petId}/history` answers them (openapi.yaml, HistoryEntry): without the petId the
+ * path names, `null` where a change had no request id, reason or reference, `adjustBy` only for an adjustment. Every
+ * number fits a JavaScript number exactly, so JSON.stringify writes them.
+ */
+export function historyEntriesJson(entries: readonly HistoryEntry[]): string {
+  return JSON.stringify(
+    entries.map((entry) => ({
+      at: entry.at,
+      source: entry.source,
+      actor: entry.actor,
+      requestId: entry.requestId ?? null,
+      quantity: entry.quantity,
+      previousQuantity: entry.previousQuantity,
+      ...(entry.adjustBy === undefined ? {} : { adjustBy: entry.adjustBy }),
+      status: entry.status,
+      previousStatus: entry.previousStatus,
+      reason: entry.reason ?? null,
+      reference: entry.reference ?? null,
+    })),
+  );
 }

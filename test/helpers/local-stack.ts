@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { writeInventory } from '../../cli/inventory/batch-writer';
-import { generateApiKey } from '../../functions/api-keys/key';
+import { type ApiKeyScope, generateApiKey } from '../../functions/api-keys/key';
+import { createHandler as createHistoryFunction } from '../../functions/handlers/record-history';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { createDynamoClient } from '../../functions/store/dynamo-client';
+import { HistoryTable } from '../../functions/store/history-table';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { configureFunctionEnvironment } from '../../local/environment';
 import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../local/gateway';
-import { ensureTables } from '../../local/tables';
+import { startStreamPoller } from '../../local/lambda/stream-poller';
+import { ensureTables, inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 
 /** The DynamoDB Local that globalSetup started. */
@@ -94,8 +97,8 @@ export interface TestStack {
   url: string;
   key: string;
   authHeader: Record<string, string>;
-  /** Issues another key; returns it in clear. */
-  createKey(name?: string): Promise<{ key: string; keyId: string }>;
+  /** Issues another key (a write key unless `scope` says otherwise); returns it in clear. */
+  createKey(name?: string, scope?: ApiKeyScope): Promise<{ key: string; keyId: string }>;
   close(): Promise<void>;
 }
 
@@ -109,18 +112,30 @@ export const TEST_INVENTORY: readonly InventoryItem[] = [
   { petId: '9223372036854775807', quantity: 2, status: 'pending' },
 ];
 
-/** Starts the real local gateway over fresh tables in the test DynamoDB Local. */
+/**
+ * Starts the real local gateway over fresh tables in the test DynamoDB Local; with `history`, also the history
+ * function on the inventory table's stream, as `npm start` runs it (a stream slows DynamoDB Local: only when asked).
+ */
 export async function startTestStack(
-  options: LocalGatewayOptions & { inventory?: readonly InventoryItem[] } = {},
+  options: LocalGatewayOptions & { inventory?: readonly InventoryItem[]; history?: boolean } = {},
 ): Promise<TestStack> {
   const client = testClient();
-  const tables = await freshTables(client);
+  const tables = await freshTables(client, { stream: options.history ?? false });
   configureFunctionEnvironment(testEndpoint(), tables);
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  const history = options.history
+    ? startStreamPoller({
+        endpoint: testEndpoint(),
+        streamArn: await inventoryStreamArn(client, tables.inventory),
+        handler: createHistoryFunction({ history: new HistoryTable({ client, tableName: tables.history }) }),
+        pollIntervalMs: 50,
+        log: () => undefined,
+      })
+    : undefined;
   await putItems(client, tables.inventory, options.inventory ?? TEST_INVENTORY);
   const keys = new ApiKeyAdminTable({ client, tableName: tables.apiKeys });
-  const createKey = async (name = 'test') => {
-    const { key, record } = generateApiKey(name);
+  const createKey = async (name = 'test', scope?: ApiKeyScope) => {
+    const { key, record } = generateApiKey(name, new Date(), scope);
     await keys.create(record);
     return { key, keyId: record.keyId };
   };
@@ -135,6 +150,7 @@ export async function startTestStack(
     authHeader: { Authorization: `Bearer ${key}` },
     createKey,
     close: async () => {
+      await history?.stop();
       await gateway.close();
       client.destroy();
     },

@@ -18,10 +18,12 @@ const CASES: readonly [method: string, path: string, api?: string][] = [
   ['GET', '/inventory'],
   ['GET', '/inventory/1'],
   ['GET', '/inventory/9223372036854775807'],
+  ['GET', '/inventory/9223372036854775807/history'],
   ['GET', '/pets/1'],
   ['GET', '/store/orders'],
   ['PATCH', '/inventory/1'],
   ['PATCH', '/inventory'],
+  ['PATCH', '/inventory/1/history'],
   ['DELETE', '/inventory/1'],
   ['GET', '/inventory', 'other'],
 ];
@@ -38,7 +40,14 @@ describe('Authorizer policy → API Gateway, evaluated', () => {
   it.each([
     [
       'read',
-      ['GET /inventory', 'GET /inventory/1', 'GET /inventory/9223372036854775807', 'GET /pets/1', 'GET /store/orders'],
+      [
+        'GET /inventory',
+        'GET /inventory/1',
+        'GET /inventory/9223372036854775807',
+        'GET /inventory/9223372036854775807/history',
+        'GET /pets/1',
+        'GET /store/orders',
+      ],
     ],
     [
       'write',
@@ -46,10 +55,12 @@ describe('Authorizer policy → API Gateway, evaluated', () => {
         'GET /inventory',
         'GET /inventory/1',
         'GET /inventory/9223372036854775807',
+        'GET /inventory/9223372036854775807/history',
         'GET /pets/1',
         'GET /store/orders',
         'PATCH /inventory/1',
         'PATCH /inventory',
+        'PATCH /inventory/1/history',
         'DELETE /inventory/1',
       ],
     ],

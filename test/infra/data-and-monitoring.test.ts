@@ -409,7 +409,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
 
   it('pages on the first crash, timeout, throttle, failed key check, list near its time-out or its largest size, or given-up history batch, and recovers once the event has left the evaluation range', () => {
     const events = evaluated().filter(({ name }) => isEventAlarm(name));
-    // Errors of 6 route functions and the history, throttles of those and the authorizer, and the four above.
+    // Errors of each route function and the history, throttles of those and the authorizer, and the four above.
     expect(events.map(({ name }) => name).sort()).toEqual(
       expect.arrayContaining([
         'ListInventoryNearTimeoutAlarm',

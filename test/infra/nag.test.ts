@@ -52,6 +52,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-IAM5[Resource::<GetPetByIdFunction2378D4F4.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<HistoryFunction20D4D2CA.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<ListInventoryFunction23564031.Arn>:*]',
+      'AwsSolutions-IAM5[Resource::<ListInventoryHistoryFunction755ED507.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<ListStoreOrdersFunction9C42BF96.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<PreTrafficHookFunction189BE6A3.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<UpdateInventoryFunctionE48FE970.Arn>:*]',

@@ -24,6 +24,7 @@ const DYNAMODB_FUNCTIONS = [
   'list-inventory',
   'get-inventory-entry',
   'update-inventory',
+  'list-inventory-history',
   'authorizer',
   'self-check',
   'record-history',
@@ -354,7 +355,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(mapBundlePositions(logs, map)).toMatch(/functions\/store\/inventory-table\.ts:\d+:\d+/);
   });
 
-  it('records a stock change from a DynamoDB stream event into the history table, int64 petId exact', async () => {
+  it('records a stock change from a DynamoDB stream event into the history table, and answers it over the API, int64 petId exact', async () => {
     // Prepare: the record Lambda would deliver for a PATCH of pet 9223372036854775807 from 2 to 5.
     const lastChange = {
       M: {
@@ -362,6 +363,8 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
         actor: { S: 'key_bundle' },
         requestId: { S: 'req-b' },
         at: { S: '2026-11-23T10:00:00.000Z' },
+        reason: { S: 'received' },
+        reference: { S: 'delivery 4411' },
       },
     };
     const image = (quantity: number) => ({
@@ -405,6 +408,32 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
         source: 'api',
         actor: 'key_bundle',
         requestId: 'req-b',
+        reason: 'received',
+        reference: 'delivery 4411',
+      },
+    ]);
+    const read = await invoke(
+      'list-inventory-history',
+      anApiGatewayEvent({
+        httpMethod: 'GET',
+        resource: '/inventory/{petId}/history',
+        pathParameters: { petId: '9223372036854775807' },
+        body: null,
+      }),
+    );
+    expect(read.result?.statusCode).toBe(200);
+    expect(JSON.parse(String(read.result?.body))).toEqual([
+      {
+        at: '2026-11-23T10:00:00.000Z',
+        source: 'api',
+        actor: 'key_bundle',
+        requestId: 'req-b',
+        quantity: 5,
+        previousQuantity: 2,
+        status: 'pending',
+        previousStatus: 'pending',
+        reason: 'received',
+        reference: 'delivery 4411',
       },
     ]);
   });

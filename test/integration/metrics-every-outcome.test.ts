@@ -53,6 +53,16 @@ describe("Functions: every answer is counted in a metric, so none logs Powertool
     // The whole list's size (InventoryEntriesListed) comes at the end of its stream, after the invocation's flush.
     ['the whole list (200)', 'InventoryListStreamStarted', get('/inventory', '/inventory')],
     ['a page of the list (200)', 'InventoryEntriesListed', get('/inventory?limit=1', '/inventory')],
+    [
+      "a page of a pet's history (200)",
+      'InventoryHistoryListed',
+      get('/inventory/1/history', '/inventory/{petId}/history'),
+    ],
+    [
+      'the history of an absent entry (404)',
+      'ClientError',
+      get('/inventory/404404/history', '/inventory/{petId}/history'),
+    ],
     ['the deprecated GET /pets/{petId} (501)', 'DeprecatedRouteCalled', get('/pets/1', '/pets/{petId}')],
     ['GET /store/orders (501)', 'UnimplementedRouteCalled', get('/store/orders', '/store/orders')],
     ['an update (200)', 'InventoryUpdated', () => patch('1', { adjustBy: 1 })],

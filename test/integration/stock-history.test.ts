@@ -17,7 +17,9 @@ interface HistoryRow {
   status: string;
   source: string;
   actor: string;
-  requestId?: string;
+  requestId?: string | null;
+  reason?: string | null;
+  reference?: string | null;
 }
 
 /**
@@ -175,6 +177,35 @@ describe('No lost updates, and every stock change on record (npm start)', () => 
       [null, 3, 'npm start demo inventory'],
     ]);
   }, 60_000);
+
+  it('shows a PATCH in GET /inventory/{petId}/history within 10 s, newest first, and a read key may read it', async () => {
+    // Prepare: the demo inventory's largest int64 pet holds 2; a read key, as a display in the shop would have.
+    const created = await cli(['keys', 'create', '--name', 'shop display', '--scope', 'read']);
+    expect(created.code).toBe(0);
+    const reader = { Authorization: `Bearer ${created.stdout.trim()}` };
+    const path = '/inventory/9223372036854775807/history';
+    const read = (query = '') =>
+      call(api.baseUrl, 'GET', `${path}${query}`, { headers: reader, route: '/inventory/{petId}/history' });
+    // Act
+    const patched = await patch('9223372036854775807', '{"adjustBy":1}');
+    const answered = Date.now();
+    let response = await read();
+    while ((response.json as HistoryRow[])[0]?.previousQuantity !== 2) {
+      if (Date.now() - answered > 10_000) throw new Error(`not in the history within 10 s: ${response.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      response = await read();
+    }
+    // Assess
+    expect(patched.status).toBe(200);
+    expect(response.status).toBe(200);
+    const [newest, creation] = response.json as (HistoryRow & { adjustBy?: number })[];
+    expect(newest).toMatchObject({ quantity: 3, adjustBy: 1, source: 'api', reason: null, reference: null });
+    expect(newest?.actor).toMatch(/^key_[0-9a-f]+$/);
+    expect(newest?.requestId).toMatch(/\S/);
+    expect(creation).toMatchObject({ previousQuantity: null, quantity: 2, requestId: null });
+    const page = await read('?limit=1');
+    expect(page.headers.get('link')).toMatch(/^<\/v1\/inventory\/9223372036854775807\/history\?limit=1&cursor=/);
+  });
 
   it('prints the history as a table, and only the changes since a time with --since', async () => {
     // Prepare: a pet of this test's own, created by an import and changed twice.

@@ -1,8 +1,10 @@
 import { deprecationHeaders } from '../../functions/handlers/get-pet';
-import { nextPageLink } from '../../functions/handlers/list-inventory';
+import { cursorOf, DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../functions/handlers/list-inventory-history';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { nextPageLink } from '../../functions/http/responses';
 import { MAX_LIST_LIMIT } from '../../functions/inventory/list-query';
 import { INVENTORY_ITEM_FIELDS, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { historySortKey } from '../../functions/store/history-table';
 import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { GATEWAY_RESPONSE_TYPES, gatewayResponse } from '../../service/gateway-responses';
 import { API_STAGE_NAME, allowedMethods, ROUTES } from '../../service/routes';
@@ -25,6 +27,9 @@ interface Schema {
   const?: unknown;
   minimum?: number;
   maximum?: number;
+  default?: unknown;
+  maxLength?: number;
+  pattern?: string;
   format?: string;
   allOf?: Schema[];
   properties?: Record<string, Schema>;
@@ -236,7 +241,29 @@ describe('Contract: openapi.yaml and the code agree', () => {
     expect(query.after?.schema).toMatchObject({ type: 'integer', format: 'int64' });
     expect(Object.values(query).every((p) => p.required !== true)).toBe(true);
     const link = (response(list, '200').headers?.Link ?? {}) as { example?: string };
-    expect(link.example).toBe(nextPageLink(5000, '9007199254740993'));
+    expect(link.example).toBe(nextPageLink('/inventory', { limit: 5000, after: '9007199254740993' }));
     expect(link.example).toMatch(new RegExp(`^</${API_STAGE_NAME}/inventory\\?limit=`));
+  });
+
+  it("documents the history's page parameters with the code's bounds and the Link header the function sends", () => {
+    // Prepare
+    const history = operations.find((o) => o.operation.operationId === 'listInventoryHistory')?.operation as Operation;
+    const query = Object.fromEntries(
+      (history.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p] as const),
+    );
+    // Assess
+    expect(Object.keys(query).sort()).toEqual(['cursor', 'limit']);
+    expect(query.limit?.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_HISTORY_LIMIT,
+      default: DEFAULT_HISTORY_LIMIT,
+    });
+    const link = (response(history, '200').headers?.Link ?? {}) as { example?: string };
+    // A cursor as the function makes it, of a row's position (a stream sequence number, padded).
+    const cursor = cursorOf(historySortKey('100000001'));
+    expect(link.example).toBe(nextPageLink('/inventory/7/history', { limit: 100, cursor }));
+    expect(cursor).toMatch(new RegExp(query.cursor?.schema?.pattern ?? '^$'));
+    expect(cursor.length).toBeLessThanOrEqual(query.cursor?.schema?.maxLength ?? 0);
   });
 });
