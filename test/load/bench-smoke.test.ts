@@ -25,6 +25,7 @@ const DEPLOYED_FUNCTIONS = [
   'update-inventory',
   'apply-inventory-changes',
   'get-inventory-entry',
+  'list-inventory-history',
   'get-pet',
   'list-store-orders',
   'authorizer',
