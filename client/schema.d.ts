@@ -1055,7 +1055,7 @@ export interface operations {
                     /**
                      * @description When older changes follow: `</v1/inventory/{petId}/history?limit=N&cursor=C>; rel="next"` (RFC 8288).
                      *     Absent on the last page.
-                     * @example </v1/inventory/7/history?limit=100&cursor=MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMTAwMDAwMDAx>; rel="next"
+                     * @example </v1/inventory/7/history?limit=100&cursor=MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDEwMDAwMDAwMQ>; rel="next"
                      */
                     Link?: string;
                     [name: string]: unknown;
