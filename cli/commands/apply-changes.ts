@@ -64,19 +64,28 @@ function span(batches: readonly LocatedChange[][], from: number, to: number): st
   return `${numbers} (lines ${batches[from]?.[0]?.line}–${batches[to]?.at(-1)?.line})`;
 }
 
-/** Which batch failed and why, and which batches were applied before it and which were not. */
-function batchFailure(batches: readonly LocatedChange[][], index: number, reason: string): string {
+/**
+ * Which batch failed and why, and which batches were applied before it and which were not. A refused change leaves
+ * its batch unapplied; after a storage failure the transaction may have run (its answer lost), whole or not at all.
+ */
+function batchFailure(
+  batches: readonly LocatedChange[][],
+  index: number,
+  failure: { reason: string; refused: boolean },
+): string {
   const last = batches.length - 1;
   const applied = index === 0 ? 'no batch was applied' : `${span(batches, 0, index - 1)} applied`;
   const notApplied = index === last ? '' : `, ${span(batches, index + 1, last)} not applied`;
   const failed = `batch ${index + 1} of ${batches.length} (lines ${batches[index]?.[0]?.line}–${batches[index]?.at(-1)?.line})`;
-  return `${failed} failed, nothing of it applied: ${reason}; ${applied}${notApplied}`;
+  const outcome = failure.refused ? 'nothing of it applied' : 'unknown whether it was applied (whole or not at all)';
+  return `${failed} failed, ${outcome}: ${failure.reason}; ${applied}${notApplied}`;
 }
 
 /** A batch's refusal, its change (`changes[i]` to the store) named by its line, or why storage failed. */
-function failureReason(error: unknown, batch: readonly LocatedChange[], target: Target, tableName: string): string {
+function failureReason(error: unknown, batch: readonly LocatedChange[], target: Target, tableName: string) {
   const message = (error as Error)?.message ?? '';
   const change = /^changes\[(\d+)\]/.exec(message);
-  if (change === null) return storageError(error, target, tableName).message;
-  return `line ${batch[Number(change[1])]?.line}${message.slice(change[0].length).replace(/\.$/, '')}`;
+  if (change === null) return { reason: storageError(error, target, tableName).message, refused: false };
+  const line = batch[Number(change[1])]?.line;
+  return { reason: `line ${line}${message.slice(change[0].length).replace(/\.$/, '')}`, refused: true };
 }
