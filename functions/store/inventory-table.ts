@@ -199,14 +199,22 @@ export class InventoryTable implements InventoryRepository {
       const { update, repeat } = entryUpdate(this.tableName, petId, signed, write);
       return { petId, update, repeat, refused };
     });
-    try {
-      await this.client.send(
+    const transaction = (token: string | undefined) =>
+      this.client.send(
         new TransactWriteItemsCommand({
           TransactItems: writes.map(({ update }) => ({ Update: update })),
-          // Named after the change, so a repeat of a request within DynamoDB's 10-minute window is one transaction.
-          ...(origin.changeId === undefined ? {} : { ClientRequestToken: clientRequestToken(origin.changeId) }),
+          ...(token === undefined ? {} : { ClientRequestToken: token }),
         }),
       );
+    try {
+      // Named after the change, so that attempts of one request within DynamoDB's 10-minute window are one
+      // transaction. A resend carries another moment (`at`), which DynamoDB refuses under the same token: it is sent
+      // again without one, and each entry's changeId then tells a change that landed from one still to apply.
+      const token = origin.changeId === undefined ? undefined : clientRequestToken(origin.changeId);
+      await transaction(token).catch((error: unknown) => {
+        if ((error as Error | undefined)?.name !== 'IdempotentParameterMismatchException') throw error;
+        return transaction(undefined);
+      });
     } catch (error) {
       this.refuseCancelled(error, writes);
     }
@@ -215,14 +223,17 @@ export class InventoryTable implements InventoryRepository {
 
   /**
    * Throws the error of a failed transaction: the first change in request order that made DynamoDB cancel it, unless
-   * every failed condition found the change already there (a repeat that landed: the caller reads the entries).
+   * one entry still has this change as its last one. The transaction applied all or none, so then it landed: a
+   * repeat, whose caller reads the entries.
    */
   private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): void {
-    const name = (error as Error | undefined)?.name;
-    // The same ClientRequestToken with other parameters: an attempt of this request (its `at` differs) already ran.
-    if (name === 'IdempotentParameterMismatchException') return;
-    if (name !== 'TransactionCanceledException') translateStorageError(error, 'TransactWriteItems');
+    if ((error as Error | undefined)?.name !== 'TransactionCanceledException')
+      translateStorageError(error, 'TransactWriteItems');
     const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    const landed = reasons.some(
+      (reason, index) => reason.Item !== undefined && writes[index]?.repeat.landed(reason.Item) === true,
+    );
+    if (landed) return;
     for (const [index, reason] of reasons.entries()) {
       const write = writes[index];
       if (write === undefined) break;
@@ -275,16 +286,14 @@ interface ChangeWrite {
 }
 
 /**
- * What one change's cancellation reason means: `passed` (its write would have held, or it is a repeat that landed),
- * its error (undefined: the entry is missing, 404), or `unknown` (a fault: the original error is thrown).
+ * What one change's cancellation reason means: `passed` (its write would have held), its error (undefined: the entry
+ * is missing, 404), or `unknown` (a fault: the original error is thrown).
  */
 function cancellationError(reason: CancellationReason, write: ChangeWrite): Error | undefined | 'passed' | 'unknown' {
   const code = reason.Code ?? 'None';
   if (code === 'None') return 'passed';
   if (code === 'ConditionalCheckFailed') {
-    const stored = reason.Item;
-    if (!stored) return undefined;
-    return write.repeat.landed(stored) ? 'passed' : write.refused(toInventoryItem(stored));
+    return reason.Item ? write.refused(toInventoryItem(reason.Item)) : undefined;
   }
   if (code === 'TransactionConflict') return new ConcurrentChangeError(write.petId);
   if (/Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(code))

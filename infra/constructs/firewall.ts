@@ -6,6 +6,7 @@ import { errorBody } from '../../functions/http/responses';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 import { gatewayCorsHeaders } from '../../service/gateway-responses';
+import { API_STAGE_NAME } from '../../service/routes';
 import type { FirewallConfig } from '../stage-config';
 
 export interface InventoryFirewallProps extends FirewallConfig {
@@ -37,6 +38,53 @@ export const BLOCKING_MANAGED_LABELS = {
     'awswaf:managed:aws:amazon-ip-list:AWSManagedReconnaissanceList',
   ],
 } as const;
+
+/**
+ * `POST /inventory/changes` as WAF sees it (the URI path with the stage): a batch of 100 changes is far over the
+ * PATCH's 1024 bytes, so its body is exempt from the size rule and the core rule set's `SizeRestrictions_BODY`
+ * (over 8 KB); its function refuses a body over 65,536 bytes with the Error body itself.
+ */
+export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
+
+/** The core rule set's label for a body over 8 KB (AWS WAF Developer Guide, "Baseline rule groups"). */
+export const CORE_RULE_SET_BODY_SIZE_LABEL = 'awswaf:managed:aws:core-rule-set:SizeRestrictions_Body';
+
+/** Matches a request whose `field` is exactly `value`. */
+function exactly(field: 'method' | 'uriPath', value: string): CfnWebACL.StatementProperty {
+  return {
+    byteMatchStatement: {
+      fieldToMatch: { [field]: {} },
+      positionalConstraint: 'EXACTLY',
+      searchString: value,
+      textTransformations: [{ priority: 0, type: 'NONE' }],
+    },
+  };
+}
+
+const IS_BATCH: CfnWebACL.StatementProperty = {
+  andStatement: { statements: [exactly('method', BATCH_REQUEST.method), exactly('uriPath', BATCH_REQUEST.uriPath)] },
+};
+
+/**
+ * Every label of a managed namespace, but a batch's body size. Each core rule set rule blocks within the group, so a
+ * request carries at most one of its labels: a batch over 8 KB carries that one only, and the group's later body
+ * rules do not inspect it (the function parses every byte as strict JSON).
+ */
+function blockingNamespace(key: string): CfnWebACL.StatementProperty {
+  const batchBodySize: CfnWebACL.StatementProperty = {
+    andStatement: {
+      statements: [IS_BATCH, { labelMatchStatement: { scope: 'LABEL', key: CORE_RULE_SET_BODY_SIZE_LABEL } }],
+    },
+  };
+  return {
+    andStatement: {
+      statements: [
+        { labelMatchStatement: { scope: 'NAMESPACE', key } },
+        { notStatement: { statement: batchBodySize } },
+      ],
+    },
+  };
+}
 
 /** The Error bodies WAF answers with, by custom-response-body key. */
 export const FIREWALL_RESPONSES = {
@@ -115,11 +163,18 @@ export class InventoryFirewall extends Construct {
           name: 'BodyTooLarge',
           priority: 0,
           statement: {
-            sizeConstraintStatement: {
-              fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
-              comparisonOperator: 'GT',
-              size: MAX_BODY_BYTES,
-              textTransformations: [{ priority: 0, type: 'NONE' }],
+            andStatement: {
+              statements: [
+                { notStatement: { statement: IS_BATCH } },
+                {
+                  sizeConstraintStatement: {
+                    fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
+                    comparisonOperator: 'GT',
+                    size: MAX_BODY_BYTES,
+                    textTransformations: [{ priority: 0, type: 'NONE' }],
+                  },
+                },
+              ],
             },
           },
           action: block('tooLarge'),
@@ -146,9 +201,7 @@ export class InventoryFirewall extends Construct {
           statement: {
             orStatement: {
               statements: [
-                ...BLOCKING_MANAGED_LABELS.namespaces.map((key) => ({
-                  labelMatchStatement: { scope: 'NAMESPACE', key },
-                })),
+                ...BLOCKING_MANAGED_LABELS.namespaces.map(blockingNamespace),
                 ...BLOCKING_MANAGED_LABELS.labels.map((key) => ({ labelMatchStatement: { scope: 'LABEL', key } })),
               ],
             },

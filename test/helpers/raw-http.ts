@@ -1,7 +1,6 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { matchPath } from '../../local/gateway';
-import { ROUTES } from '../../service/routes';
+import { routeRequest } from '../../local/gateway';
 import { assertMatchesContract, withinContract } from './contract';
 
 /** A response read byte for byte, with no client-side normalisation. */
@@ -66,8 +65,9 @@ export function rawRequest(
 export function routeOf(path: string): string | undefined {
   const rawPath = path.split('?')[0] ?? '';
   if (!withinContract(rawPath) || rawPath === '/v1') return undefined;
-  const segments = rawPath.slice('/v1'.length).split('/').slice(1);
-  return ROUTES.find((route) => matchPath(route.path, segments))?.path;
+  // As API Gateway picks the resource: `/inventory/changes` before `/inventory/{petId}`.
+  const match = routeRequest('GET', rawPath.slice('/v1'.length), false);
+  return match.route?.path ?? match.resourcePath;
 }
 
 /** Every raw response is checked against openapi.yaml too, like the ones `call` receives. */

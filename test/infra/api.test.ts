@@ -462,7 +462,10 @@ describe('Web ACL in front of production', () => {
   // that you define in your protected resource." — Custom responses for Block actions, AWS WAF Developer Guide,
   // https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-for-blocked-requests.html
   it("configures a block with 413 PAYLOAD_TOO_LARGE for a body over the handlers' limit, bodies past what WAF inspects included", () => {
-    expect(rule('BodyTooLarge').Statement).toEqual({
+    const [notBatch, size] = (rule('BodyTooLarge').Statement as { AndStatement: { Statements: unknown[] } })
+      .AndStatement.Statements;
+    expect(JSON.stringify(notBatch)).toContain('"SearchString":"/v1/inventory/changes"');
+    expect(size).toEqual({
       SizeConstraintStatement: {
         FieldToMatch: { Body: { OversizeHandling: 'MATCH' } },
         ComparisonOperator: 'GT',
@@ -503,7 +506,14 @@ describe('Web ACL in front of production', () => {
     const labels = (rule('BlockManagedRuleMatches').Statement as { OrStatement: { Statements: unknown[] } }).OrStatement
       .Statements;
     expect(labels).toEqual([
-      { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:core-rule-set:' } },
+      {
+        AndStatement: {
+          Statements: [
+            { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:core-rule-set:' } },
+            expect.objectContaining({ NotStatement: expect.anything() }),
+          ],
+        },
+      },
       { LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:amazon-ip-list:AWSManagedIPReputationList' } },
       {
         LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:amazon-ip-list:AWSManagedReconnaissanceList' },

@@ -1,8 +1,9 @@
-import { MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { BLOCKING_MANAGED_LABELS, RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
+import { MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { BATCH_REQUEST, BLOCKING_MANAGED_LABELS, RATE_WINDOW_SECONDS } from '../../infra/constructs/firewall';
 import { stageConfig } from '../../infra/stage-config';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { type GatewayResponseType, gatewayCorsHeaders } from '../../service/gateway-responses';
+import { API_STAGE_NAME, ROUTES } from '../../service/routes';
 import { only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
 import {
   DEFAULT_API_GATEWAY_BODY_INSPECTION_LIMIT,
@@ -92,6 +93,67 @@ describe('What WAF does with a request to production', () => {
         response: { status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } },
       });
     }
+  });
+
+  // The batch's body limit is its function's (docs/api.md, "Limits"): WAF must let it through, and only it.
+  describe('POST /v1/inventory/changes, whose body may be 65,536 bytes', () => {
+    const batch = (overrides: Partial<WafRequest> = {}) =>
+      evaluate({ method: 'POST', path: '/v1/inventory/changes', body: { bytes: MAX_BATCH_BODY_BYTES }, ...overrides });
+
+    it("is the batch route's method and path as WAF sees them, with the stage", () => {
+      const route = ROUTES.find((candidate) => candidate.operationId === 'applyInventoryChanges');
+      expect(BATCH_REQUEST).toEqual({ method: route?.method, uriPath: `/${API_STAGE_NAME}${route?.path}` });
+    });
+
+    it('lets a batch body of 65,536 bytes through to its function, and one past what WAF inspects', () => {
+      expect(batch()).toEqual({ action: 'ALLOW', terminatingRule: 'Default_Action', counted: [], labels: [] });
+      expect(batch({ body: { bytes: MAX_BATCH_BODY_BYTES + 1 } }).action).toBe('ALLOW');
+    });
+
+    it.each([
+      ['PATCH', '/v1/inventory/changes'],
+      ['GET', '/v1/inventory/changes'],
+      ['POST', '/v1/inventory'],
+      ['POST', '/v1/inventory/changes/'],
+      ['PATCH', '/v1/inventory/1'],
+    ])('still answers 413 to a body over 1024 bytes sent as %s %s', (method, path) => {
+      expect(evaluate({ method, path, body: { bytes: MAX_BODY_BYTES + 1 } })).toMatchObject({
+        action: 'BLOCK',
+        terminatingRule: 'BodyTooLarge',
+        response: { status: 413 },
+      });
+    });
+
+    it('lets a batch over 8 KB through although the core rule set labels its size, the group only counting', () => {
+      const size = `${CRS}SizeRestrictions_Body`;
+      expect(batch({ managedRuleMatches: [size] })).toEqual({
+        action: 'ALLOW',
+        terminatingRule: 'Default_Action',
+        counted: ['AWSManagedRulesCommonRuleSet'],
+        labels: [size],
+      });
+    });
+
+    it.each([`${CRS}CrossSiteScripting_Body`, `${CRS}NoUserAgent_Header`, `${IP_LIST}AWSManagedIPReputationList`])(
+      'answers a batch labelled %s with 403 ACCESS_DENIED, as any other request',
+      (label) => {
+        expect(batch({ managedRuleMatches: [label] })).toMatchObject({
+          action: 'BLOCK',
+          terminatingRule: 'BlockManagedRuleMatches',
+          response: { status: 403 },
+        });
+      },
+    );
+
+    it.each([
+      ['PATCH', '/v1/inventory/1'],
+      ['GET', '/v1/inventory/changes'],
+    ])('answers %s %s labelled SizeRestrictions_Body with 403, as before', (method, path) => {
+      expect(evaluate({ method, path, managedRuleMatches: [`${CRS}SizeRestrictions_Body`] })).toMatchObject({
+        action: 'BLOCK',
+        terminatingRule: 'BlockManagedRuleMatches',
+      });
+    });
   });
 
   // "Rate-based rule high-level settings": the action applies to the requests beyond the limit in the window.
@@ -267,16 +329,43 @@ describe('The WAF evaluator', () => {
     expect(evaluateWebAcl(acl([sizeRule('MATCH')]), big).action).toBe('BLOCK');
   });
 
+  // ByteMatchStatement, PositionalConstraint EXACTLY: the whole field equals SearchString.
+  it('matches a method and a URI path only when they are exactly the search string', () => {
+    const exactly = (field: string, value: string) => ({
+      ByteMatchStatement: {
+        SearchString: value,
+        FieldToMatch: { [field]: {} },
+        PositionalConstraint: 'EXACTLY',
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    });
+    const rule = (Statement: unknown) =>
+      acl([{ Name: 'R', Priority: 0, Statement, Action: block, VisibilityConfig: visibility }]);
+    const onPath = rule(exactly('UriPath', '/v1/inventory/changes'));
+    const onMethod = rule(exactly('Method', 'POST'));
+    expect(evaluateWebAcl(onPath, request({ path: '/v1/inventory/changes' })).action).toBe('BLOCK');
+    expect(evaluateWebAcl(onPath, request({ path: '/v1/inventory/changes/x' })).action).toBe('ALLOW');
+    expect(evaluateWebAcl(onMethod, request({ method: 'POST' })).action).toBe('BLOCK');
+    expect(evaluateWebAcl(onMethod, request({ method: 'PATCH' })).action).toBe('ALLOW');
+  });
+
   // The house rule of these evaluators: what is not understood throws rather than being judged by a guess.
   it('throws on a statement, field, action, managed group setting or managed label it does not model', () => {
     const withStatement = (Statement: unknown, Action: unknown = block) =>
       acl([{ Name: 'R', Priority: 0, Statement, Action, VisibilityConfig: visibility }]);
-    const byteMatch = { ByteMatchStatement: { SearchString: 'x', FieldToMatch: { UriPath: {} } } };
+    const byteMatch = (FieldToMatch: unknown, PositionalConstraint = 'EXACTLY') => ({
+      ByteMatchStatement: { SearchString: 'x', FieldToMatch, PositionalConstraint, TextTransformations: [] },
+    });
     const uriSize = {
       SizeConstraintStatement: { FieldToMatch: { UriPath: {} }, ComparisonOperator: 'GT', Size: 1 },
     };
     const namespace = { LabelMatchStatement: { Scope: 'NAMESPACE', Key: CRS } };
-    expect(() => evaluateWebAcl(withStatement(byteMatch), request())).toThrow(/ByteMatchStatement is not understood/);
+    expect(() => evaluateWebAcl(withStatement(byteMatch({ UriPath: {} }, 'STARTS_WITH')), request())).toThrow(
+      /PositionalConstraint STARTS_WITH is not understood/,
+    );
+    expect(() => evaluateWebAcl(withStatement(byteMatch({ QueryString: {} })), request())).toThrow(
+      /ByteMatchStatement on QueryString is not understood/,
+    );
     expect(() => evaluateWebAcl(withStatement(uriSize), request())).toThrow(/on UriPath is not understood/);
     expect(() => evaluateWebAcl(withStatement(namespace, { Captcha: {} }), request())).toThrow(
       /action Captcha is not understood/,

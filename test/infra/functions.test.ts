@@ -167,10 +167,10 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
       TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
       SSESpecification: { SSEEnabled: true },
     });
-    expect(environmentOf(template(), 'UpdateInventoryFunction')[ENV.idempotencyTable]).toEqual(
-      tableRef(template(), 'IdempotencyTable'),
-    );
-    for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'UpdateInventoryFunction'))
+    const writers = ['UpdateInventoryFunction', 'ApplyInventoryChangesFunction'];
+    for (const id of writers)
+      expect(environmentOf(template(), id)[ENV.idempotencyTable]).toEqual(tableRef(template(), 'IdempotencyTable'));
+    for (const id of FUNCTION_IDS.filter((functionName) => !writers.includes(functionName)))
       expect(environmentOf(template(), id)).not.toHaveProperty(ENV.idempotencyTable);
   });
 
@@ -188,7 +188,12 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   it('tells each function only the table names it uses', () => {
     const inventory = tableRef(template(), 'InventoryTable');
     const apiKeys = tableRef(template(), 'ApiKeysTable');
-    for (const id of ['ListInventoryFunction', 'GetInventoryEntryFunction', 'UpdateInventoryFunction']) {
+    for (const id of [
+      'ListInventoryFunction',
+      'GetInventoryEntryFunction',
+      'UpdateInventoryFunction',
+      'ApplyInventoryChangesFunction',
+    ]) {
       expect(environmentOf(template(), id)[ENV.inventoryTable]).toEqual(inventory);
       expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
     }

@@ -43,6 +43,10 @@
  *   after the rate falls ("Usually, this delay is below 30 seconds"). The evaluator takes the request's count at its
  *   word: the caller says how many requests WAF has counted from that IP in the window, this one included, and more
  *   than the limit blocks.
+ * - ByteMatchStatement (https://docs.aws.amazon.com/waf/latest/APIReference/API_ByteMatchStatement.html) on
+ *   `FieldToMatch.UriPath` ("the part of a web request that identifies a resource, for example
+ *   /images/daily-ad.jpg") or `FieldToMatch.Method` ("the HTTP method … for example, POST"), PositionalConstraint
+ *   EXACTLY ("the value of the specified part of the web request must exactly match the value of SearchString").
  * - "Custom responses for Block actions"
  *   (https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-for-blocked-requests.html): a
  *   Block's custom response (status, headers, a body from the web ACL's CustomResponseBodies) takes precedence over
@@ -384,6 +388,8 @@ function matches(statement: unknown, context: Context, ruleName: string): boolea
       return labelMatches(body, context.labels);
     case 'SizeConstraintStatement':
       return sizeMatches(body, context);
+    case 'ByteMatchStatement':
+      return bytesMatch(body, context);
     case 'RateBasedStatement':
       return rateExceeded(body, context);
     default:
@@ -441,6 +447,23 @@ function sizeMatches(statement: unknown, context: Context): boolean {
     default:
       throw new Error(`ComparisonOperator ${String(ComparisonOperator)} is not understood`);
   }
+}
+
+function bytesMatch(statement: unknown, context: Context): boolean {
+  const { FieldToMatch, PositionalConstraint, SearchString, TextTransformations } = fieldsOf(
+    statement,
+    ['FieldToMatch', 'PositionalConstraint', 'SearchString', 'TextTransformations'],
+    'ByteMatchStatement',
+  );
+  const [field, settings] = oneKey(FieldToMatch, 'FieldToMatch');
+  fieldsOf(settings, [], `FieldToMatch ${field}`);
+  if (((TextTransformations ?? []) as Json[]).some((transformation) => transformation.Type !== 'NONE'))
+    throw new Error('text transformations other than NONE are not understood');
+  if (PositionalConstraint !== 'EXACTLY')
+    throw new Error(`PositionalConstraint ${String(PositionalConstraint)} is not understood`);
+  if (field === 'UriPath') return context.request.path === SearchString;
+  if (field === 'Method') return context.request.method === SearchString;
+  throw new Error(`ByteMatchStatement on ${field} is not understood`);
 }
 
 function rateExceeded(statement: unknown, context: Context): boolean {

@@ -13,6 +13,8 @@ import { closeRawAgent, type RawResponse, rawRequest, type SocketResponse, socke
 
 /** How many generated requests each property sends. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
+/** How many generated batches (`POST /inventory/changes`) the batch property sends. */
+const BATCH_RUNS = Number(process.env.FUZZ_BATCH_RUNS ?? 500);
 /** How many hand-built raw requests (malformed framing and the like) the third property sends. */
 const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 600);
 
@@ -105,6 +107,8 @@ describe('Reliability: generated requests against the local gateway', () => {
       '/',
       '/v2/inventory',
       '/v1/inventory/',
+      '/v1/inventory/changes',
+      '/v1/inventory/changes/',
       '/v1/inventory/1/2',
       '/v1//inventory',
       '/v1/INVENTORY',
@@ -179,7 +183,7 @@ describe('Reliability: generated requests against the local gateway', () => {
     seen.byStatus.set(response.status, (seen.byStatus.get(response.status) ?? 0) + 1);
   }
 
-  /** The model: the table as it starts, changed only by 200 answers to PATCH. */
+  /** The model: the table as it starts, changed only by 200 answers to PATCH and to the batch. */
   const model = new Map(INVENTORY.map((item) => [item.petId, { ...item }]));
 
   async function sendAndCheck(
@@ -209,8 +213,16 @@ describe('Reliability: generated requests against the local gateway', () => {
       expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
       expect(error.status).toBe(response.status);
     }
-    if (response.status === 200 && method === 'PATCH') {
-      const updated = JSON.parse(response.text.replace(/"petId":(-?\d+)/, '"petId":"$1"')) as InventoryItem;
+    if (response.status === 200) confirm(method, response.text);
+  }
+
+  /** Applies to the model what a 200 to a PATCH or a batch says is stored now. */
+  function confirm(method: string, text: string): void {
+    if (method !== 'PATCH' && method !== 'POST') return;
+    const answer = JSON.parse(text.replace(/"petId":(-?\d+)/g, '"petId":"$1"')) as
+      | InventoryItem
+      | { items: InventoryItem[] };
+    for (const updated of 'items' in answer ? answer.items : [answer]) {
       const entry = model.get(updated.petId);
       expect(entry).toBeDefined();
       if (entry) entry.quantity = updated.quantity;
@@ -261,6 +273,49 @@ describe('Reliability: generated requests against the local gateway', () => {
           ),
       ),
       { numRuns: RUNS },
+    );
+  });
+
+  /** One change of a batch: mostly valid, sometimes breaking a rule (unknown pet, bad reason, a member too many). */
+  const batchChange = fc.oneof(
+    {
+      arbitrary: fc
+        .tuple(existingId, fc.integer({ min: -3, max: 3 }), fc.constantFrom('', ',"reason":"received"'))
+        .map(([id, delta, note]) => `{"petId":${id},"adjustBy":${delta}${note}}`),
+      weight: 6,
+    },
+    existingId.map((id) => `{"petId":${id},"quantity":5,"expectedQuantity":5,"reference":"count 1"}`),
+    fc.bigInt().map((id) => `{"petId":${id},"quantity":1}`),
+    fc.constantFrom(
+      '{"petId":1,"adjustBy":1,"reason":"arrived"}',
+      '{"petId":1,"adjustBy":1,"reference":""}',
+      '{"petId":"1","adjustBy":1}',
+      '{"petId":1.0,"quantity":1}',
+      '{"petId":1,"adjustBy":1,"adjustBy":2}',
+      '{"petId":1}',
+      'null',
+    ),
+  );
+  const batchBody = fc.oneof(
+    {
+      arbitrary: fc.array(batchChange, { maxLength: 6 }).map((changes) => `{"changes":[${changes.join(',')}]}`),
+      weight: 8,
+    },
+    body,
+  );
+
+  it(`answers ${BATCH_RUNS} generated authenticated batches with 200 or a 4xx Error body, applying only what it confirms`, async () => {
+    await fc.assert(
+      fc.asyncProperty(batchBody, (requestBody) =>
+        sendAndCheck(
+          'POST',
+          '/v1/inventory/changes',
+          { header: `Bearer ${stack.key}`, valid: true },
+          'application/json',
+          requestBody,
+        ),
+      ),
+      { numRuns: BATCH_RUNS },
     );
   });
 
@@ -334,24 +389,19 @@ describe('Reliability: generated requests against the local gateway', () => {
             expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
             expect(error.status).toBe(response.status);
           }
-          if (response.status === 200 && raw.method === 'PATCH') {
-            const updated = JSON.parse(response.text.replace(/"petId":(-?\d+)/, '"petId":"$1"')) as InventoryItem;
-            const entry = model.get(updated.petId);
-            expect(entry).toBeDefined();
-            if (entry) entry.quantity = updated.quantity;
-          }
+          if (response.status === 200) confirm(raw.method, response.text);
         },
       ),
       { numRuns: RAW_RUNS },
     );
   });
 
-  it('after the three fuzz runs above (run with them, not alone): changed the table only by the updates it confirmed, byte for byte', async () => {
+  it('after the four fuzz runs above (run with them, not alone): changed the table only by the updates it confirmed, byte for byte', async () => {
     // Each confirmed update also signs its entry (lastChange, read by the history): the stock is compared.
     const after = await snapshotTable(stack.client, stack.tables.inventory, { omit: [LAST_CHANGE] });
     expect(after).toBe(testClientSnapshotOf([...model.values()]));
     expect(seen.fiveHundreds).toBe(0);
-    expect(seen.requests).toBe(2 * RUNS + RAW_RUNS);
+    expect(seen.requests).toBe(2 * RUNS + BATCH_RUNS + RAW_RUNS);
   });
 
   function testClientSnapshotOf(items: InventoryItem[]): string {

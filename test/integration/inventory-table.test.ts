@@ -495,6 +495,75 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
     });
 
+    it('counts a batch as landed while one entry still has it as its last change, another change since or not', async () => {
+      // Prepare: the batch lands, then pet 22 is changed by another request so that the batch's adjustment no longer fits.
+      await putItems(client, tables.inventory, stock);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-d' };
+      const batch = [
+        { petId: '21', adjustBy: 1 },
+        { petId: '22', adjustBy: -5 },
+      ];
+      await repository.applyChanges(batch, origin);
+      await repository.applyChange('22', { quantity: 2 }, ORIGIN);
+      const before = await snapshotTable(client, tables.inventory);
+      // Act: a repeat after a lost answer, as a client's resend under its Idempotency-Key is.
+      const repeat = await repository.applyChanges(batch, { ...origin, at: '2026-11-23T10:00:05.000Z' });
+      // Assess: answered as stored, nothing applied, no 409 for pet 22.
+      expect(repeat.map((item) => item.quantity)).toEqual([11, 2]);
+      expect(await snapshotTable(client, tables.inventory)).toBe(before);
+    });
+
+    it('applies a resent batch whose first attempt under the same changeId was refused, once what refused it is gone', async () => {
+      // Prepare: the first attempt is refused (pet 23 has no entry), then the entry is made.
+      await putItems(client, tables.inventory, stock);
+      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-b' };
+      const batch = [
+        { petId: '21', adjustBy: 1 },
+        { petId: '23', quantity: 7 },
+      ];
+      await expect(repository.applyChanges(batch, origin)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
+      await putItems(client, tables.inventory, [{ petId: '23', quantity: 0, status: 'available' }]);
+      // Act: the same change again within DynamoDB's token window, as a client's resend is (another moment).
+      const items = await repository.applyChanges(batch, {
+        ...origin,
+        requestId: 'req-2',
+        at: '2026-11-23T10:00:05.000Z',
+      });
+      // Assess: applied, not answered as if it had landed.
+      expect(items.map((item) => item.quantity)).toEqual([11, 7]);
+    });
+
+    // DynamoDB refuses a ClientRequestToken used within 10 minutes with other parameters (TransactWriteItems,
+    // "IdempotentParameterMismatchException"); DynamoDB Local does not keep tokens, so that answer is stood in for.
+    it('sends a resend that DynamoDB refuses under its token again without one, and applies it once', async () => {
+      await putItems(client, tables.inventory, stock);
+      const sent: (string | undefined)[] = [];
+      const refusingTokens = {
+        send: async (command: unknown) => {
+          if (command instanceof TransactWriteItemsCommand) {
+            sent.push(command.input.ClientRequestToken);
+            if (command.input.ClientRequestToken !== undefined)
+              throw Object.assign(new Error('token used with other parameters'), {
+                name: 'IdempotentParameterMismatchException',
+              });
+          }
+          return client.send(command as TransactWriteItemsCommand);
+        },
+      } as unknown as DynamoDBClient;
+      const repository = new InventoryTable({ client: refusingTokens, tableName: tables.inventory });
+      const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-c' };
+      const batch = [{ petId: '21', adjustBy: 5 }];
+      const first = await repository.applyChanges(batch, origin);
+      const again = await repository.applyChanges(batch, { ...origin, at: '2026-11-23T10:00:05.000Z' });
+      expect(sent).toHaveLength(4);
+      expect(sent[0]).toMatch(/^[\w-]{36}$/);
+      expect(sent[1]).toBeUndefined();
+      expect(first.map((item) => item.quantity)).toEqual([15]);
+      expect(again.map((item) => item.quantity)).toEqual([15]);
+    });
+
     /** A client whose TransactWriteItems DynamoDB cancels for `code` on the second change (a fault Local never makes). */
     function cancelling(code: string): DynamoDBClient {
       return {

@@ -1,9 +1,10 @@
 import { deprecationHeaders } from '../../functions/handlers/get-pet';
 import { cursorOf, DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../functions/handlers/list-inventory-history';
-import { MAX_BODY_BYTES } from '../../functions/http/json-body';
+import { MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { nextPageLink } from '../../functions/http/responses';
 import { MAX_LIST_LIMIT } from '../../functions/inventory/list-query';
-import { INVENTORY_ITEM_FIELDS, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { CHANGE_REASONS, INVENTORY_ITEM_FIELDS, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
+import { MAX_CHANGES, MAX_REFERENCE_CHARACTERS } from '../../functions/inventory/update';
 import { historySortKey } from '../../functions/store/history-table';
 import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { GATEWAY_RESPONSE_TYPES, gatewayResponse } from '../../service/gateway-responses';
@@ -28,8 +29,11 @@ interface Schema {
   minimum?: number;
   maximum?: number;
   default?: unknown;
-  maxLength?: number;
   pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
   format?: string;
   allOf?: Schema[];
   properties?: Record<string, Schema>;
@@ -214,6 +218,11 @@ describe('Contract: openapi.yaml and the code agree', () => {
     // Assess
     expect(update.requestBody?.description).toContain(`At most ${MAX_BODY_BYTES} bytes`);
     expect(JSON.stringify(response(update, '413'))).toContain(`${MAX_BODY_BYTES} bytes`);
+    const batch = operations.find((o) => o.operation.operationId === 'applyInventoryChanges')?.operation as Operation;
+    expect(batch.requestBody?.description).toContain(`At most ${MAX_BATCH_BODY_BYTES.toLocaleString('en-US')} bytes`);
+    expect(schema('InventoryChanges').properties?.changes).toMatchObject({ minItems: 1, maxItems: MAX_CHANGES });
+    expect(schema('ChangeReason').enum).toEqual([...CHANGE_REASONS]);
+    expect(schema('ChangeReference')).toMatchObject({ minLength: 1, maxLength: MAX_REFERENCE_CHARACTERS });
     for (const name of ['InventoryItem', 'InventoryUpdate']) {
       expect(schema(name).properties?.quantity).toMatchObject({ type: 'integer', minimum: 0, maximum: MAX_QUANTITY });
       expect(schema(name).additionalProperties).toBe(false);

@@ -197,7 +197,7 @@ describe('Local gateway: the CORS preflight headers', () => {
       'Access-Control-Allow-Headers': 'Authorization,Content-Type,Idempotency-Key',
       'Access-Control-Allow-Origin': allowed,
       Vary: 'Origin',
-      'Access-Control-Allow-Methods': 'GET,PATCH,OPTIONS',
+      'Access-Control-Allow-Methods': 'GET,PATCH,POST,OPTIONS',
       'Access-Control-Max-Age': '3600',
     });
   });
