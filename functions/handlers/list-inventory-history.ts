@@ -26,7 +26,8 @@ export interface ListInventoryHistoryDeps {
 /**
  * `GET /inventory/{petId}/history` (listInventoryHistory): one page of a pet's changes, newest first, with a
  * `Link: <…>; rel="next"` header (RFC 8288) when older ones follow; 404 when the pet has no entry. The entry and the
- * page are read at once: the page costs nothing the answer waits for, and every call uses both grants.
+ * page are read at once, so an answer waits for one round trip rather than two, and every call (the pre-traffic
+ * probe's of a pet without an entry too) uses both of the function's grants.
  */
 export function createHandler(deps: Deps<ListInventoryHistoryDeps>) {
   const resolve = resolveDeps(deps);

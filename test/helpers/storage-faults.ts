@@ -28,6 +28,8 @@ export interface FaultStack {
   gateway: LocalGateway;
   list(): Promise<RawResponse>;
   update(quantity: number): Promise<RawResponse>;
+  /** `GET /inventory/1/history`: the entry's read and its history's, at once. */
+  history(): Promise<RawResponse>;
   /** SIGSTOP: DynamoDB Local accepts connections and never answers. */
   pause(): void;
   /** Stops DynamoDB Local: nothing listens on its port. */
@@ -69,6 +71,7 @@ export async function startFaultStack(
       headers: jsonHeaders(auth),
       body: JSON.stringify({ quantity }),
     });
+  const history = () => rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory/1/history', headers: auth });
   // A stopped (SIGSTOP) child is still running as far as ChildProcess can tell: its state is kept here.
   let paused = false;
   const resume = () => {
@@ -84,6 +87,7 @@ export async function startFaultStack(
     gateway,
     list,
     update,
+    history,
     pause: () => {
       paused = dynamo?.process.kill('SIGSTOP') === true;
     },

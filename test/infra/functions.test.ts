@@ -193,10 +193,16 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
       'GetInventoryEntryFunction',
       'UpdateInventoryFunction',
       'ApplyInventoryChangesFunction',
+      'ListInventoryHistoryFunction',
     ]) {
       expect(environmentOf(template(), id)[ENV.inventoryTable]).toEqual(inventory);
       expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
     }
+    expect(environmentOf(template(), 'ListInventoryHistoryFunction')[ENV.historyTable]).toEqual(
+      tableRef(template(), 'HistoryTable'),
+    );
+    for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'ListInventoryHistoryFunction'))
+      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.historyTable);
     expect(environmentOf(template(), 'AuthorizerFunction')[ENV.apiKeysTable]).toEqual(apiKeys);
     expect(environmentOf(template(), 'AuthorizerFunction')).not.toHaveProperty(ENV.inventoryTable);
     for (const id of ['GetPetByIdFunction', 'ListStoreOrdersFunction']) {

@@ -99,6 +99,7 @@ describe('Reliability: generated requests against the local gateway', () => {
   const path = fc.oneof(
     fc.constant('/v1/inventory'),
     petIdSegment.map((id) => `/v1/inventory/${id}`),
+    petIdSegment.map((id) => `/v1/inventory/${id}/history`),
     petIdSegment.map((id) => `/v1/pets/${id}`),
     fc.constantFrom(
       '/v1/store/orders',
@@ -124,10 +125,16 @@ describe('Reliability: generated requests against the local gateway', () => {
   const inheritedName = fc.constantFrom(...INHERITED_NAMES);
   const query = fc.option(
     fc
-      .array(fc.tuple(fc.oneof(inheritedName, fc.string({ maxLength: 8 })), fc.string({ maxLength: 8 })), {
-        minLength: 1,
-        maxLength: 4,
-      })
+      .array(
+        fc.tuple(
+          fc.oneof(inheritedName, fc.constantFrom('limit', 'after', 'cursor'), fc.string({ maxLength: 8 })),
+          fc.oneof(fc.string({ maxLength: 8 }), fc.integer({ min: -2, max: 1002 }).map(String)),
+        ),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      )
       .map((pairs) => `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`),
     { nil: '' },
   );

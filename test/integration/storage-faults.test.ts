@@ -29,17 +29,20 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
   it('answers 200 while storage is healthy', async () => {
     expect((await stack.list()).status).toBe(200);
     expect((await stack.update(2)).status).toBe(200);
+    expect((await stack.history()).status).toBe(200);
   });
 
-  it('answers list and update with 503 SERVICE_UNAVAILABLE and Retry-After while DynamoDB is paused', async () => {
+  it("answers list, update and a pet's history with 503 SERVICE_UNAVAILABLE and Retry-After while DynamoDB is paused", async () => {
     // Prepare
     stack.pause();
     // Act
     const listed = await stack.list();
     const updated = await stack.update(3);
+    const history = await stack.history();
     // Assess
     expectUnavailable(listed);
     expectUnavailable(updated);
+    expectUnavailable(history);
   });
 
   /**
