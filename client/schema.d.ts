@@ -624,7 +624,10 @@ export interface components {
         Conflict: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
-                /** @description Seconds to wait before resending; only on the answer to a request still in flight. */
+                /**
+                 * @description Seconds to wait before resending; only on the answer to a request still in flight, or to a batch another
+                 *     request crossed.
+                 */
                 "Retry-After"?: number;
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
