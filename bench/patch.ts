@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { stringifyExactJson } from '../client/index';
 import { idempotencyConfig, idempotencyPayload } from '../functions/http/idempotency';
 import { MAX_QUANTITY } from '../functions/inventory/types';
 import { idempotencyTable } from '../functions/store/idempotency-table';
@@ -21,10 +22,15 @@ export interface ScenarioContext {
   /** `PATCH /inventory/{petId}` of the context's pet. */
   patch(body: object, headers?: Record<string, string>): Promise<void>;
   petId: string;
+  /** The pets the batch scenarios change, the context's pet first. */
+  pets: readonly string[];
   /** The pet's stock as the scenarios left it: a set writes it unchanged, an adjustment moves it ±1 in turn. */
   quantity: number;
-  /** The next adjustment (+1 or −1, alternately, so the stock stays within one of where it began), applied. */
-  adjustment(): number;
+  /**
+   * The next adjustment of a pet (the context's by default): +1 or −1, alternately for each pet, so its stock stays
+   * within one of where it began; counted as applied.
+   */
+  adjustment(petId?: string): number;
   dynamo?: { client: DynamoDBClient; tableName: string; idempotency: ReturnType<typeof idempotencyTable> };
 }
 
@@ -37,6 +43,12 @@ export interface Scenario {
   run(context: ScenarioContext): Promise<void>;
 }
 
+const ADJUST_BY: Scenario = {
+  name: 'adjustBy',
+  row: 'PATCH adjustBy',
+  run: (c) => c.patch({ adjustBy: c.adjustment() }),
+};
+
 export const PATCH_SCENARIOS: readonly Scenario[] = [
   { name: 'plain', row: 'PATCH quantity', run: (c) => c.patch({ quantity: c.quantity }) },
   {
@@ -44,7 +56,7 @@ export const PATCH_SCENARIOS: readonly Scenario[] = [
     row: 'PATCH quantity, with expectedQuantity',
     run: (c) => c.patch({ quantity: c.quantity, expectedQuantity: c.quantity }),
   },
-  { name: 'adjustBy', row: 'PATCH adjustBy', run: (c) => c.patch({ adjustBy: c.adjustment() }) },
+  ADJUST_BY,
   {
     name: 'idempotencyKey',
     row: 'PATCH adjustBy + Idempotency-Key',
@@ -95,6 +107,41 @@ export const PATCH_RATIOS: readonly Ratio[] = [
   },
 ];
 
+/** How many changes the large batch sends: the most one request may carry. */
+export const BATCH_SIZE = 100;
+
+/**
+ * The batch against the PATCHes it stands for. A round sends 100 PATCHes, so these run with a round count of their
+ * own (`npm run bench` measures them apart from {@link PATCH_SCENARIOS}).
+ */
+export const BATCH_SCENARIOS: readonly Scenario[] = [
+  { name: 'batch100', row: `POST /inventory/changes, ${BATCH_SIZE} adjustBy`, run: (c) => postChanges(c, c.pets) },
+  { name: 'patches100', row: `${BATCH_SIZE} sequential PATCH adjustBy`, run: sequentialPatches },
+  { name: 'batch1', row: 'POST /inventory/changes, 1 adjustBy', run: (c) => postChanges(c, [c.petId]) },
+  ADJUST_BY,
+];
+
+export const BATCH_RATIOS: readonly Ratio[] = [
+  {
+    row: `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`,
+    of: ['batch100'],
+    over: 'patches100',
+    target: { name: `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`, limit: 0.25, quantiles: ['p50'] },
+  },
+  { row: '1-change batch / one PATCH (no target)', of: ['batch1'], over: 'adjustBy' },
+];
+
+/** One `POST /inventory/changes` adjusting each of `pets` by ±1. */
+function postChanges(c: ScenarioContext, pets: readonly string[]): Promise<void> {
+  const changes = pets.map((petId) => ({ petId: BigInt(petId), adjustBy: c.adjustment(petId) }));
+  return c.call('POST', '/inventory/changes', { changes });
+}
+
+/** What the batch replaces: a PATCH adjusting each of the context's pets by ±1, one after the other. */
+async function sequentialPatches(c: ScenarioContext): Promise<void> {
+  for (const petId of c.pets) await c.call('PATCH', `/inventory/${petId}`, { adjustBy: c.adjustment(petId) });
+}
+
 /** The very UpdateItem the handler sends for a plain PATCH (entryUpdate), straight to DynamoDB Local. */
 async function rawUpdateItem(c: ScenarioContext): Promise<void> {
   if (!c.dynamo) throw new Error('raw UpdateItem needs DynamoDB Local');
@@ -131,16 +178,21 @@ export function scenarioContext(options: {
   apiKey: string;
   petId: string;
   quantity: number;
+  /** The pets of the batch scenarios after the context's (their stock well below the maximum). */
+  otherPets?: readonly string[];
   dynamo?: ScenarioContext['dynamo'];
 }): ScenarioContext {
   const headers = { Authorization: `Bearer ${options.apiKey}`, 'Content-Type': 'application/json' };
-  let up = options.quantity < MAX_QUANTITY;
+  // Whether each pet's next adjustment is +1; the context's pet starts down when its stock is at the maximum.
+  const up = new Map([[options.petId, options.quantity < MAX_QUANTITY]]);
   const context: ScenarioContext = {
     petId: options.petId,
+    pets: [options.petId, ...(options.otherPets ?? [])],
     quantity: options.quantity,
     dynamo: options.dynamo,
     async call(method, path, body, extra = {}) {
-      const text = body === undefined ? undefined : JSON.stringify(body);
+      // A petId of a batch is a bigint: written as a JSON number with all its digits.
+      const text = body === undefined ? undefined : stringifyExactJson(body);
       const response = await httpCall(`${options.baseUrl}${path}`, {
         method,
         headers: { ...headers, ...extra },
@@ -150,10 +202,10 @@ export function scenarioContext(options: {
         throw new Error(`${method} ${path} ${text ?? ''} answered ${response.status}`);
     },
     patch: (body, extra) => context.call('PATCH', `/inventory/${options.petId}`, body, extra),
-    adjustment() {
-      const delta = up ? 1 : -1;
-      up = !up;
-      context.quantity += delta;
+    adjustment(petId = options.petId) {
+      const delta = (up.get(petId) ?? true) ? 1 : -1;
+      up.set(petId, delta < 0);
+      if (petId === options.petId) context.quantity += delta;
       return delta;
     },
   };
@@ -175,26 +227,31 @@ export async function measureScenarios(
   return { iterations, ...(await timeAlternating(tasks, warmup, iterations)) };
 }
 
-/** Each ratio whose scenarios were all measured, p50 and (of one scenario) p99. */
-function ratios(result: ScenarioResult) {
+/** Each of `list` whose scenarios were all measured, p50 and (of one scenario) p99. */
+function ratios(result: ScenarioResult, list: readonly Ratio[]) {
   const measured = (name: string) => result.p50Ms[name] !== undefined;
-  return PATCH_RATIOS.filter((r) => [...r.of, r.over].every(measured)).map((r) => {
-    const sum = (quantiles: Record<string, number>) => r.of.reduce((total, name) => total + (quantiles[name] ?? 0), 0);
-    const p50 = ratio(sum(result.p50Ms), result.p50Ms[r.over] ?? 0);
-    const p99 = r.of.length === 1 ? ratio(sum(result.p99Ms), result.p99Ms[r.over] ?? 0) : undefined;
-    return { ...r, p50, p99 };
-  });
+  return list
+    .filter((r) => [...r.of, r.over].every(measured))
+    .map((r) => {
+      const sum = (quantiles: Record<string, number>) =>
+        r.of.reduce((total, name) => total + (quantiles[name] ?? 0), 0);
+      const p50 = ratio(sum(result.p50Ms), result.p50Ms[r.over] ?? 0);
+      const p99 = r.of.length === 1 ? ratio(sum(result.p99Ms), result.p99Ms[r.over] ?? 0) : undefined;
+      return { ...r, p50, p99 };
+    });
 }
 
-/** The scenarios measured, then the ratios between them. */
-export function patchTable(result: ScenarioResult): string {
-  const rows: (string | number | undefined)[][] = PATCH_SCENARIOS.filter((s) => s.name in result.p50Ms).map((s) => [
-    s.row,
-    result.p50Ms[s.name],
-    result.p99Ms[s.name],
-  ]);
+/** The scenarios of `scenarios` measured, then the ratios of `ratioList` between them. */
+export function patchTable(
+  result: ScenarioResult,
+  scenarios: readonly Scenario[] = PATCH_SCENARIOS,
+  ratioList: readonly Ratio[] = PATCH_RATIOS,
+): string {
+  const rows: (string | number | undefined)[][] = scenarios
+    .filter((s) => s.name in result.p50Ms)
+    .map((s) => [s.row, result.p50Ms[s.name], result.p99Ms[s.name]]);
   const times = (value: number | undefined) => (value === undefined ? undefined : `${value}x`);
-  for (const r of ratios(result)) rows.push([r.row, times(r.p50), times(r.p99)]);
+  for (const r of ratios(result, ratioList)) rows.push([r.row, times(r.p50), times(r.p99)]);
   const table = columnsTable(rows, [
     ['path', (row) => row[0]],
     ['p50 ms', (row) => row[1]],
@@ -203,12 +260,18 @@ export function patchTable(result: ScenarioResult): string {
   return `${result.iterations} of each, alternating.\n\n${table}`;
 }
 
-export function patchTargets(result: ScenarioResult): Target[] {
-  return ratios(result).flatMap(({ target: held, p50, p99 }) =>
+export function patchTargets(result: ScenarioResult, ratioList: readonly Ratio[] = PATCH_RATIOS): Target[] {
+  return ratios(result, ratioList).flatMap(({ target: held, p50, p99 }) =>
     (held?.quantiles ?? []).map((q) =>
       target(`PATCH ${q}: ${held?.name}`, (q === 'p50' ? p50 : p99) ?? 0, held?.limit ?? 0),
     ),
   );
+}
+
+/** The batch's table; a results file without batch figures has none. */
+export function batchTable(result: ScenarioResult | undefined): string {
+  if (result === undefined) return 'No batch figures in this results file.';
+  return patchTable(result, BATCH_SCENARIOS, BATCH_RATIOS);
 }
 
 /** The pet's stock, read through the API. @throws Error naming the answer when it cannot be read. */

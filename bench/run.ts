@@ -19,7 +19,15 @@ import { measureColdStarts, measureFunctionMemory } from './functions';
 import { closeHttp } from './http';
 import { benchInventory } from './inventory';
 import { measureLists } from './list';
-import { localDynamo, measureScenarios, PATCH_SCENARIOS, scenarioContext, stockOf } from './patch';
+import {
+  BATCH_SCENARIOS,
+  BATCH_SIZE,
+  localDynamo,
+  measureScenarios,
+  PATCH_SCENARIOS,
+  scenarioContext,
+  stockOf,
+} from './patch';
 import { measureReads } from './read-units';
 import { type BenchResults, renderReport } from './report';
 import { progress, round } from './stats';
@@ -28,6 +36,9 @@ interface Profile {
   coldRuns: number;
   patchIterations: number;
   patchWarmup: number;
+  /** Rounds of the batch scenarios (each sends 100 PATCHes), after their warm-up rounds. */
+  batchIterations: number;
+  batchWarmup: number;
   /** List sizes, and the rounds at each. */
   lists: readonly (readonly [number, number])[];
   /** Entries per writer in the read-units measurement, and per table in the import-rate one. */
@@ -38,6 +49,8 @@ const FULL: Profile = {
   coldRuns: 15,
   patchIterations: 600,
   patchWarmup: 40,
+  batchIterations: 100,
+  batchWarmup: 5,
   lists: [
     [1_000, 15],
     [10_000, 9],
@@ -53,6 +66,8 @@ const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
     coldRuns: 2,
     patchIterations: 15,
     patchWarmup: 3,
+    batchIterations: 3,
+    batchWarmup: 1,
     lists: [
       [20, 2],
       [60, 2],
@@ -144,7 +159,18 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
   );
-  return { coldStart, patch, list, memory: memory.filter((m) => m !== undefined), ...reads };
+  const batch = await measureBatches(bench);
+  return { coldStart, patch, list, batch, memory: memory.filter((m) => m !== undefined), ...reads };
+}
+
+/** The batch against sequential PATCHes, on the first {@link BATCH_SIZE} entries, after the lists needed them whole. */
+async function measureBatches({ api, seed }: Bench) {
+  await seed(0, BATCH_SIZE);
+  const [petId = '', ...otherPets] = benchInventory(0, BATCH_SIZE).map((item) => item.petId);
+  progress(`batch: ${profile.batchIterations} rounds of each scenario (${BATCH_SIZE} PATCHes a round), alternating`);
+  const quantity = await stockOf(api.baseUrl, api.apiKey, petId);
+  const context = scenarioContext({ baseUrl: api.baseUrl, apiKey: api.apiKey, petId, quantity, otherPets });
+  return measureScenarios(BATCH_SCENARIOS, context, profile.batchWarmup, profile.batchIterations);
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,6 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
+import { applyInventoryChanges } from './commands/apply-changes';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
 import { exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
@@ -45,6 +46,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     usage: 'inventory import FILE [--format csv|json] [--dry-run] [--concurrency N] [--yes]',
     summary: 'validate every row, then write them all (re-runnable; production needs --yes)',
     action: importInventory,
+  },
+  'inventory apply': {
+    usage: 'inventory apply FILE [--dry-run]',
+    summary:
+      'validate every row of a change file (petId,adjustBy|quantity,reason,reference), then apply it in atomic batches of 100',
+    action: applyInventoryChanges,
   },
   smoke: {
     usage: 'smoke --key KEY [--url URL] [--write]',

@@ -38,12 +38,20 @@ type WithJsonBody<Operation, Body> = Omit<Operation, 'requestBody'> & {
   requestBody: { content: { 'application/json': Body } };
 };
 
+/** One change of `POST /inventory/changes`: its pet, and exactly what a PATCH body may say. */
+export type InventoryChangeBody = InventoryPatchBody & { petId: bigint };
+
 type ExactPaths = WithExactInt64<paths>;
 type EntryPath = '/inventory/{petId}';
+type ChangesPath = '/inventory/changes';
 
-/** The API's paths with exact int64 types, and the PATCH body one of its two exclusive forms. */
-export type InventoryPaths = Omit<ExactPaths, EntryPath> & {
+/** The API's paths with exact int64 types, and each change (PATCH or batch) one of its two exclusive forms. */
+export type InventoryPaths = Omit<ExactPaths, EntryPath | ChangesPath> & {
   [P in EntryPath]: Omit<ExactPaths[P], 'patch'> & { patch: WithJsonBody<ExactPaths[P]['patch'], InventoryPatchBody> };
+} & {
+  [P in ChangesPath]: Omit<ExactPaths[P], 'post'> & {
+    post: WithJsonBody<ExactPaths[P]['post'], { changes: InventoryChangeBody[] }>;
+  };
 };
 /** One stock entry as this client returns it (`petId` is a `bigint`). */
 export type InventoryItem = WithExactInt64<components['schemas']['InventoryItem']>;
@@ -51,6 +59,8 @@ export type InventoryItem = WithExactInt64<components['schemas']['InventoryItem'
 export type InventoryUpdate = components['schemas']['InventoryUpdate'];
 /** The body of `PATCH /inventory/{petId}` that adjusts the quantity by a delta. */
 export type InventoryAdjustment = components['schemas']['InventoryAdjustment'];
+/** One change of a pet's stock, as `GET /inventory/{petId}/history` lists it. */
+export type HistoryEntry = components['schemas']['HistoryEntry'];
 /** A pet's status. */
 export type PetStatus = components['schemas']['PetStatus'];
 /** The Error body of every non-2xx response. */
@@ -170,6 +180,8 @@ export class InventoryApiError extends Error {
   readonly error: ApiError | undefined;
   /** From {@link inventoryPages}: the `after` to resume the list from (undefined: from its start). */
   after?: bigint;
+  /** From {@link inventoryHistoryPages}: the `cursor` to resume the history from (undefined: from the newest). */
+  cursor?: string;
   constructor(
     readonly body: unknown,
     readonly status: number,
@@ -189,21 +201,39 @@ function excerpt(body: unknown): string {
   return text.length > BODY_EXCERPT_LENGTH ? `${text.slice(0, BODY_EXCERPT_LENGTH)}…` : text;
 }
 
-/** The `after` of a `Link` header's `rel="next"` target (RFC 8288); undefined when there is none. */
-export function nextPageAfter(link: string | null): bigint | undefined {
+/** A `Link` header's `rel="next"` target (RFC 8288) and the link as written; undefined when there is none. */
+function nextLink(link: string | null): { target: URL; written: string } | undefined {
   for (const value of link?.split(',') ?? []) {
     const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(value);
     // rel is a space-separated list of relation types, quoted or not (RFC 8288 §3.3): `rel="prev next"` is a next.
     const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;]+))/i.exec(match?.[2] ?? '');
     const types = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
-    if (!match || !types.includes('next')) continue;
-    const after = new URL(match[1] ?? '', 'http://link.invalid').searchParams.get('after');
-    // A next page this client cannot follow must not look like the last one: the list would seem complete.
-    if (after === null || !/^-?[0-9]+$/.test(after))
-      throw new Error(`GET /inventory answered a rel="next" link without an integer after: ${value.trim()}`);
-    return BigInt(after);
+    if (match && types.includes('next'))
+      return { target: new URL(match[1] ?? '', 'http://link.invalid'), written: value.trim() };
   }
   return undefined;
+}
+
+/** The `after` of a `Link` header's `rel="next"` target (RFC 8288); undefined when there is none. */
+export function nextPageAfter(link: string | null): bigint | undefined {
+  const next = nextLink(link);
+  if (next === undefined) return undefined;
+  const after = next.target.searchParams.get('after');
+  // A next page this client cannot follow must not look like the last one: the list would seem complete.
+  if (after === null || !/^-?[0-9]+$/.test(after))
+    throw new Error(`GET /inventory answered a rel="next" link without an integer after: ${next.written}`);
+  return BigInt(after);
+}
+
+/** The `cursor` of a history page's `rel="next"` link, as given (it is opaque); undefined on the last page. */
+export function nextHistoryCursor(link: string | null): string | undefined {
+  const next = nextLink(link);
+  if (next === undefined) return undefined;
+  const cursor = next.target.searchParams.get('cursor');
+  // As with the list: a next page that cannot be followed must not end the history as if it were complete.
+  if (!cursor)
+    throw new Error(`GET /inventory/{petId}/history answered a rel="next" link without a cursor: ${next.written}`);
+  return cursor;
 }
 
 /** How often a page refused with 429 or 503 is asked for. */
@@ -216,6 +246,8 @@ function retryAfterMs(header: string | null): number {
   const seconds = header !== null && /^[0-9]+$/.test(header.trim()) ? Number(header.trim()) : 1;
   return Math.min(seconds * 1000, MAX_RETRY_WAIT_MS);
 }
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A GET asked again after its `Retry-After` while it is refused with 429 or 503 (reads are safe to repeat). */
 async function getRetrying<T extends { response: Response }>(
@@ -238,7 +270,7 @@ export async function* inventoryPages(
   client: InventoryClient,
   options: { limit: number; after?: bigint; sleep?: (ms: number) => Promise<void> },
 ): AsyncGenerator<InventoryItem[]> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? wait;
   let after = options.after;
   for (;;) {
     const query = { limit: options.limit, ...(after === undefined ? {} : { after }) };
@@ -257,4 +289,53 @@ export async function* inventoryPages(
     }
     if (after === undefined) return;
   }
+}
+
+/**
+ * One pet's changes page by page, newest first, following `rel="next"` links (`limit` per page: 1 to 1000, the API's
+ * default 100 when absent); 429 and 503 are asked again after `Retry-After`. A failure rejects with an error whose
+ * `cursor` is where to resume (pass it as `options.cursor`).
+ */
+export async function* inventoryHistoryPages(
+  client: InventoryClient,
+  petId: bigint,
+  options: { limit?: number; cursor?: string; sleep?: (ms: number) => Promise<void> } = {},
+): AsyncGenerator<HistoryEntry[]> {
+  const sleep = options.sleep ?? wait;
+  const limit = options.limit === undefined ? {} : { limit: options.limit };
+  let cursor = options.cursor;
+  for (;;) {
+    const query = { ...limit, ...(cursor === undefined ? {} : { cursor }) };
+    const { data, error, response } = await getRetrying(
+      () => client.GET('/inventory/{petId}/history', { params: { path: { petId }, query } }),
+      sleep,
+    );
+    if (error !== undefined || data === undefined) {
+      const failure = new InventoryApiError(error, response.status);
+      failure.cursor = cursor;
+      throw failure;
+    }
+    yield data;
+    cursor = nextHistoryCursor(response.headers.get('link'));
+    if (cursor === undefined) return;
+  }
+}
+
+/**
+ * `POST /inventory/changes`: every change applied, or none. Resolves to the entries as stored, in the order of
+ * `changes`. Send an `idempotencyKey` (a fresh UUID per batch) to resend it safely after a lost answer.
+ * @throws InventoryApiError with the answer: the Error body of the first failing change (`changes[i] (petId N): …`)
+ */
+export async function applyInventoryChanges(
+  client: InventoryClient,
+  changes: readonly InventoryChangeBody[],
+  options: { idempotencyKey?: string } = {},
+): Promise<InventoryItem[]> {
+  const header = options.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey };
+  const { data, error, response } = await client.POST('/inventory/changes', {
+    params: { header },
+    body: { changes: [...changes] },
+  });
+  if (error !== undefined || data === undefined) throw new InventoryApiError(error, response.status);
+  return data.items;
 }

@@ -6,10 +6,10 @@ export interface CsvRecord {
   fields: string[];
 }
 
-/** A data row of a CSV table: the line it starts on and its fields by column name. */
-export interface CsvRow<C extends string> {
+/** A data row of a CSV table: the line it starts on and its fields by column name, optional columns `O`. */
+export interface CsvRow<C extends string, O extends string = never> {
   line: number;
-  fields: Record<C, string>;
+  fields: Record<C, string> & Partial<Record<O, string>>;
 }
 
 /** A record or row that cannot be used, and the line it starts on. */
@@ -66,36 +66,45 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: LinePr
 }
 
 /**
- * A CSV table whose header names exactly `columns`, in any order: each data row's fields by column name, and every
- * problem with its line. A missing or wrong header reads no rows.
+ * A CSV table whose header names exactly `columns` and any of `optional`, each once and in any order: each data
+ * row's fields by column name (an optional column the header leaves out is absent), and every problem with its line.
+ * A missing or wrong header reads no rows.
  */
-export function readCsvTable<C extends string>(
+export function readCsvTable<C extends string, O extends string = never>(
   text: string,
   columns: readonly C[],
-): { rows: CsvRow<C>[]; problems: LineProblem[] } {
+  optional: readonly O[] = [],
+): { rows: CsvRow<C, O>[]; problems: LineProblem[] } {
   const { records, problems } = parseCsv(text);
   const [header, ...data] = records;
+  const expected = `${columns.join(',')}${optional.length > 0 ? ` and any of ${optional.join(',')}` : ''}`;
   if (header === undefined) {
     if (problems.length === 0)
-      problems.push({ line: 1, message: `the file is empty; expected the header ${columns.join(',')}` });
+      problems.push({ line: 1, message: `the file is empty; expected the header ${expected}` });
     return { rows: [], problems };
   }
   const names = header.fields;
-  if (names.length !== columns.length || !columns.every((name) => names.filter((c) => c === name).length === 1)) {
+  const once = (name: string) => names.filter((c) => c === name).length === 1;
+  const known = (name: string) =>
+    (columns as readonly string[]).includes(name) || (optional as readonly string[]).includes(name);
+  if (!columns.every(once) || !names.every((name) => known(name) && once(name))) {
     const got = names.map((name) => JSON.stringify(name)).join(',');
     problems.push({
       line: header.line,
-      message: `the header must name the columns ${columns.join(',')} (in any order); got ${got}`,
+      message: `the header must name the columns ${expected} (in any order); got ${got}`,
     });
     return { rows: [], problems };
   }
-  const rows: CsvRow<C>[] = [];
+  const rows: CsvRow<C, O>[] = [];
   for (const { line, fields } of data) {
-    if (fields.length !== columns.length)
-      problems.push({ line, message: `expected ${columns.length} fields (${names.join(',')}), got ${fields.length}` });
-    // The header names exactly `columns`, so every column has its field.
+    if (fields.length !== names.length)
+      problems.push({ line, message: `expected ${names.length} fields (${names.join(',')}), got ${fields.length}` });
+    // The header names every required column, so each has its field.
     else
-      rows.push({ line, fields: Object.fromEntries(names.map((name, i) => [name, fields[i]])) as Record<C, string> });
+      rows.push({
+        line,
+        fields: Object.fromEntries(names.map((name, i) => [name, fields[i]])) as CsvRow<C, O>['fields'],
+      });
   }
   return { rows, problems };
 }

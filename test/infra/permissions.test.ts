@@ -898,6 +898,14 @@ const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => Operato
     ['dynamodb:DescribeTable', t.inventory],
     ['dynamodb:BatchWriteItem', t.inventory],
   ],
+  // IAM authorizes each item of a transaction as its own action, with the transaction as its EnclosingOperation
+  // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+  'inventory apply': (t) => [
+    ['cloudformation:DescribeStacks', t.stack],
+    ['dynamodb:DescribeTable', t.inventory],
+    ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:EnclosingOperation': ['TransactWriteItems'] }],
+    ['dynamodb:GetItem', t.inventory, { 'dynamodb:EnclosingOperation': ['TransactGetItems'] }],
+  ],
   'inventory export': (t) => [['cloudformation:DescribeStacks', t.stack]],
   // A client of the API, like export: only the stack's ApiUrl output.
   'inventory get': (t) => [['cloudformation:DescribeStacks', t.stack]],
@@ -921,6 +929,11 @@ const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): OperatorReq
   ['dynamodb:UpdateItem', t.inventory],
   ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'quantity'] }],
   ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'listShard'] }],
+  // The transactions' grants reach no item outside a transaction, nor another kind of item action inside one.
+  ['dynamodb:GetItem', t.inventory],
+  ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:EnclosingOperation': ['TransactGetItems'] }],
+  ['dynamodb:PutItem', t.inventory, { 'dynamodb:EnclosingOperation': ['TransactWriteItems'] }],
+  ['dynamodb:DeleteItem', t.inventory, { 'dynamodb:EnclosingOperation': ['TransactWriteItems'] }],
   ['dynamodb:PutItem', t.history],
   ['dynamodb:DeleteItem', t.apiKeys],
   ['cloudformation:DeleteStack', t.stack],

@@ -26,7 +26,9 @@ function expectFigures(section: Record<string, unknown>, names: readonly string[
 const DEPLOYED_FUNCTIONS = [
   'list-inventory',
   'update-inventory',
+  'apply-inventory-changes',
   'get-inventory-entry',
+  'list-inventory-history',
   'get-pet',
   'list-store-orders',
   'authorizer',
@@ -75,6 +77,18 @@ describe('Benchmark: npm run bench -- --smoke', () => {
     expect(targets).toContain('PATCH p50: with expectedQuantity / without');
     expect(targets).toContain('PATCH p50: adjustBy / plain PATCH');
     expect(targets.filter((target) => target.includes('Idempotency-Key'))).toEqual([]);
+  });
+
+  it('reports a 100-change batch against 100 sequential PATCHes (with its target) and a 1-change batch against one PATCH', () => {
+    const batch = results.batch as { p50Ms: Record<string, unknown>; p99Ms: Record<string, unknown> };
+    const paths = ['batch100', 'patches100', 'batch1', 'adjustBy'];
+    expectFigures(batch.p50Ms, paths);
+    expectFigures(batch.p99Ms, paths);
+    expect(run.stdout).toContain('## POST /inventory/changes against sequential PATCHes');
+    expect(run.stdout).toMatch(/\| 1-change batch \/ one PATCH \(no target\) \| [\d.]+x \|/);
+    const targets = benchTargets(results as unknown as BenchResults).map((target) => target.target);
+    expect(targets).toContain('PATCH p50: 100-change batch / 100 sequential PATCHes');
+    expect(targets.filter((target) => target.includes('1-change'))).toEqual([]);
   });
 
   it('reports the streamed list at three sizes: first and last byte in-process, naive, via npm start with and without gzip, exact', () => {

@@ -5,10 +5,13 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import {
+  applyInventoryChanges,
   createInventoryClient,
   INT64_PROPERTIES,
   InventoryApiError,
+  inventoryHistoryPages,
   inventoryPages,
+  nextHistoryCursor,
   nextPageAfter,
   parseExactJson,
   stringifyExactJson,
@@ -290,6 +293,151 @@ describe('Client: what it refuses before sending, and what it says of an answer 
     );
     expect(error.message).toBe('400 VALIDATION_FAILED: limit must be 1 to 10000; got 20000');
     expect(error.error?.code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('Client: the batch of changes and the history of a pet', () => {
+  const json = (body: string, status = 200, headers: Record<string, string> = {}) =>
+    new Response(body, { status, headers: { 'Content-Type': 'application/json', ...headers } });
+
+  /** A client whose fetch records each request and answers the next of `answers`. */
+  function aClient(answers: Response[]) {
+    const seen: Request[] = [];
+    const client = createInventoryClient({
+      baseUrl: 'http://api.test/v1',
+      apiKey: 'psk_k',
+      fetch: async (input: Parameters<typeof fetch>[0]) => {
+        seen.push(input as Request);
+        return answers.shift() as Response;
+      },
+    });
+    return { client, seen };
+  }
+
+  const historyEntry = (quantity: number, reason: string | null) => ({
+    at: '2026-11-28T10:15:02.114Z',
+    source: 'api',
+    actor: 'key_1',
+    requestId: 'r',
+    quantity,
+    previousQuantity: quantity - 1,
+    adjustBy: 1,
+    status: 'available',
+    previousStatus: 'available',
+    reason,
+    reference: null,
+  });
+
+  it('posts the changes with exact petIds and the Idempotency-Key, and resolves to the entries as stored', async () => {
+    // Prepare
+    const { client, seen } = aClient([
+      json(
+        '{"items":[{"petId":9223372036854775807,"quantity":15,"status":"available"},{"petId":-9,"quantity":0,"status":"sold"}]}',
+      ),
+    ]);
+    // Act
+    const items = await applyInventoryChanges(
+      client,
+      [
+        { petId: 9223372036854775807n, adjustBy: 3, reason: 'received', reference: 'delivery 4411' },
+        { petId: -9n, quantity: 0, expectedQuantity: 2, reason: 'sold' },
+      ],
+      { idempotencyKey: 'batch-1' },
+    );
+    // Assess
+    expect(items).toEqual([
+      { petId: 9223372036854775807n, quantity: 15, status: 'available' },
+      { petId: -9n, quantity: 0, status: 'sold' },
+    ]);
+    expect(seen[0]?.method).toBe('POST');
+    expect(seen[0]?.url).toBe('http://api.test/v1/inventory/changes');
+    expect(seen[0]?.headers.get('idempotency-key')).toBe('batch-1');
+    expect(await seen[0]?.text()).toBe(
+      '{"changes":[{"petId":9223372036854775807,"adjustBy":3,"reason":"received","reference":"delivery 4411"},' +
+        '{"petId":-9,"quantity":0,"expectedQuantity":2,"reason":"sold"}]}',
+    );
+  });
+
+  it('sends no Idempotency-Key unless given one, and types each change as a set or an adjustment, never a mix', async () => {
+    // Prepare
+    const { client, seen } = aClient([json('{"items":[]}'), json('{"items":[]}')]);
+    // Act: tsc (npm run typecheck) checks the @ts-expect-error line; a line that type-checks fails it.
+    await applyInventoryChanges(client, [{ petId: 1n, adjustBy: -1 }]);
+    // @ts-expect-error a set and an adjustment in one change
+    await applyInventoryChanges(client, [{ petId: 1n, quantity: 1, adjustBy: 2 }]);
+    // Assess
+    expect(seen[0]?.headers.has('idempotency-key')).toBe(false);
+    expect(await seen[1]?.text()).toBe('{"changes":[{"petId":1,"quantity":1,"adjustBy":2}]}');
+  });
+
+  it("rejects with the first failing change's Error body when the batch is refused (nothing applied)", async () => {
+    const body =
+      '{"code":"CONFLICT","message":"changes[1] (petId 9): adjustBy -5 would leave petId 9 at -3; nothing was changed.","status":409}';
+    const { client } = aClient([json(body, 409)]);
+    const refused = applyInventoryChanges(client, [
+      { petId: 7n, adjustBy: 1 },
+      { petId: 9n, adjustBy: -5 },
+    ]);
+    await expect(refused).rejects.toBeInstanceOf(InventoryApiError);
+    await expect(refused).rejects.toMatchObject({ status: 409, error: { code: 'CONFLICT' } });
+    await expect(refused).rejects.toThrow(/^409 CONFLICT: changes\[1\] \(petId 9\)/);
+  });
+
+  it('reads the history newest first page by page, following the cursor of rel="next" and retrying a 429', async () => {
+    // Prepare: a page with a next link, a 429, then the last page.
+    const { client, seen } = aClient([
+      json(JSON.stringify([historyEntry(3, 'received')]), 200, {
+        Link: '</v1/inventory/9223372036854775807/history?limit=1&cursor=QUJD%2BZA%3D%3D>; rel="next"',
+      }),
+      json('{"code":"THROTTLED","message":"slow down","status":429}', 429, { 'Retry-After': '3' }),
+      json(JSON.stringify([historyEntry(2, null)])),
+    ]);
+    const waits: number[] = [];
+    // Act
+    const pages: unknown[] = [];
+    for await (const page of inventoryHistoryPages(client, 9223372036854775807n, {
+      limit: 1,
+      sleep: async (ms) => void waits.push(ms),
+    }))
+      pages.push(page);
+    // Assess
+    expect(pages).toEqual([[historyEntry(3, 'received')], [historyEntry(2, null)]]);
+    expect(seen.map((request) => new URL(request.url).pathname)).toEqual(
+      Array(3).fill('/v1/inventory/9223372036854775807/history'),
+    );
+    expect(seen.map((request) => new URL(request.url).searchParams.get('cursor'))).toEqual([
+      null,
+      'QUJD+ZA==',
+      'QUJD+ZA==',
+    ]);
+    expect(new URL(seen[0]?.url ?? '').searchParams.get('limit')).toBe('1');
+    expect(waits).toEqual([3000]);
+  });
+
+  it('asks for the API default page size when given no limit, and rejects with the cursor to resume from', async () => {
+    const { client, seen } = aClient([
+      json('[]', 200, { Link: '</v1/inventory/7/history?cursor=Zm9v>; rel="next"' }),
+      json('{"code":"NOT_FOUND","message":"No inventory entry for petId 7.","status":404}', 404),
+    ]);
+    const pages = inventoryHistoryPages(client, 7n);
+    await pages.next();
+    await expect(pages.next()).rejects.toMatchObject({ status: 404, cursor: 'Zm9v', error: { code: 'NOT_FOUND' } });
+    expect(new URL(seen[0]?.url ?? '').search).toBe('');
+  });
+
+  it.each([
+    ['</v1/inventory/7/history?limit=2&cursor=YWJj>; rel="next"', 'YWJj'],
+    ['</v1/inventory/7/history?cursor=YWJj>; rel="prev next"', 'YWJj'],
+    ['</v1/inventory/7/history?cursor=YWJj>; rel="prev"', undefined],
+    [null, undefined],
+  ])('reads the cursor of the history Link %s as %s', (link, cursor) => {
+    expect(nextHistoryCursor(link)).toBe(cursor);
+  });
+
+  it('throws on a history rel="next" link without a cursor, rather than end the history as if complete', () => {
+    expect(() => nextHistoryCursor('</v1/inventory/7/history?limit=2>; rel="next"')).toThrow(
+      /rel="next" link without a cursor/,
+    );
   });
 });
 
