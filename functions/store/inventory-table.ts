@@ -39,7 +39,7 @@ export interface InventoryTableOptions extends TableOptions {
   readUnitsPerSecond?: number;
   /** How long a list waits out throttled pages without progress before it fails. @default 0 */
   throttleWindowMs?: number;
-  /** Entries each Query page asks for at most (docs/performance.md). @default 1000 */
+  /** Entries each Query page asks for at most (docs/performance.md). @default 2500 */
   pageLimit?: number;
   /** The pace's clock. @default the system's */
   clock?: PaceClock;
@@ -65,7 +65,7 @@ export class InventoryTable implements InventoryRepository {
     this.tableName = options.tableName;
     this.readUnitsPerSecond = options.readUnitsPerSecond ?? 0;
     this.throttleWindowMs = options.throttleWindowMs ?? 0;
-    this.pageLimit = options.pageLimit ?? 1000;
+    this.pageLimit = options.pageLimit ?? 2500;
     this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 

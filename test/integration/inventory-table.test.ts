@@ -133,16 +133,16 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     ]);
   });
 
-  it("books each page at the most its pageLimit entries can cost (13 units for 1,000), at the list's pace", async () => {
-    // Prepare: a pace of 8 units/s on a virtual clock: a booking of 13 waits 625 ms (one second's worth at once).
+  it("books each page at the most its pageLimit entries can cost (31 units for 2,500), at the list's pace", async () => {
+    // Prepare: a pace of 16 units/s on a virtual clock: a booking of 31 waits 937.5 ms (one second's worth at once).
     await putItems(client, tables.inventory, paddedItems(5));
     const clock = virtualClock();
-    const repository = new InventoryTable({ client, tableName: tables.inventory, readUnitsPerSecond: 8, clock });
+    const repository = new InventoryTable({ client, tableName: tables.inventory, readUnitsPerSecond: 16, clock });
     // Act
     const listed = await listAll(repository);
     // Assess
     expect(listed).toHaveLength(5);
-    expect(clock.slept).toEqual([625]);
+    expect(clock.slept).toEqual([937.5]);
   });
 
   it('gives the entries after `after` (exclusive), at most `limit`, and pages that join to the whole list', async () => {
