@@ -1,7 +1,7 @@
 import { parsePetId } from '../../functions/inventory/pet-id';
 import type { PetChange } from '../../functions/inventory/types';
 import { parseInventoryUpdate } from '../../functions/inventory/update';
-import { type CsvRow, type LineProblem, readCsvTable } from './csv';
+import { type CsvRow, check, type LineProblem, readCsvTable, stripBom } from './csv';
 
 /** A change of a file and the line it is on. */
 export interface LocatedChange {
@@ -19,14 +19,13 @@ type ChangeRow = CsvRow<(typeof REQUIRED)[number], (typeof OPTIONAL)[number]>;
 
 /** A JSON number as written (RFC 8259 §6): the only cells that go into the body as numbers. */
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
-const BOM = '\uFEFF';
 
 /**
  * Validates a change file (CSV: `petId,adjustBy|quantity,reason,reference`) row by row with the API's own rules, a
  * pet at most once; every problem comes with its line.
  */
 export function parseChangeFile(text: string): { changes: LocatedChange[]; problems: LineProblem[] } {
-  const { rows, problems } = readCsvTable(text.startsWith(BOM) ? text.slice(1) : text, REQUIRED, OPTIONAL);
+  const { rows, problems } = readCsvTable(stripBom(text), REQUIRED, OPTIONAL);
   const changes: LocatedChange[] = [];
   const firstLine = new Map<string, number>();
   for (const row of rows) {
@@ -61,16 +60,6 @@ function readChange({ fields }: ChangeRow, errors: string[]): ReturnType<typeof 
   // The rule says "got a string"; the operator fixing the file wants the cell.
   if (change === undefined && !JSON_NUMBER.test(cell)) errors.push(`the ${name} cell is ${JSON.stringify(cell)}`);
   return change;
-}
-
-/** Runs one rule, collecting its message (without the final period) instead of stopping at the first problem. */
-function check<T>(errors: string[], read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (error) {
-    errors.push((error as Error).message.replace(/\.$/, ''));
-    return undefined;
-  }
 }
 
 /** The changes cut into consecutive batches of at most `size`. */

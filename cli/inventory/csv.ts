@@ -19,6 +19,25 @@ export interface LineProblem {
 }
 
 const LINE_BREAK = /\r\n|\r|\n/g;
+const BOM = '\uFEFF';
+
+/** An operator's file without the byte order mark a spreadsheet may have put first. */
+export function stripBom(text: string): string {
+  return text.startsWith(BOM) ? text.slice(1) : text;
+}
+
+/**
+ * Runs one rule of a row, collecting its message (without the final period) instead of stopping at the row's first
+ * problem; undefined when it refused.
+ */
+export function check<T>(errors: string[], read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    errors.push((error as Error).message.replace(/\.$/, ''));
+    return undefined;
+  }
+}
 
 /**
  * CSV (RFC 4180) with each record's starting line; any line ending, blank lines skipped. A stray quote stays text for

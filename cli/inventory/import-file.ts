@@ -1,7 +1,7 @@
 import { parseFieldMember, parseFieldText, readItemFields } from '../../functions/inventory/item-fields';
 import { describeJsonType, parseJsonWithLiterals, topLevelParts } from '../../functions/inventory/json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
-import { type LineProblem, readCsvTable } from './csv';
+import { check, type LineProblem, readCsvTable, stripBom } from './csv';
 
 /** File formats `inventory import` reads. */
 export const IMPORT_FORMATS = ['csv', 'json'] as const;
@@ -19,7 +19,6 @@ export interface ParsedImport {
  */
 const CSV_COLUMNS: readonly string[] = INVENTORY_ITEM_FIELD_LIST.map(([name]) => name);
 const FIELD_NAMES = CSV_COLUMNS.map((name) => JSON.stringify(name)).join(',');
-const BOM = '\uFEFF';
 
 /** Picks the format: `.csv` / `.json` by extension, else JSON when the text starts with `[`, else CSV. */
 export function detectFormat(path: string, text: string): ImportFormat {
@@ -39,10 +38,6 @@ export function parseImport(text: string, format: ImportFormat): ParsedImport {
 interface LocatedItem {
   line: number;
   item: InventoryItem;
-}
-
-function stripBom(text: string): string {
-  return text.startsWith(BOM) ? text.slice(1) : text;
 }
 
 function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProblem[] } {
@@ -80,7 +75,7 @@ function parseJsonImport(text: string): { rows: LocatedItem[]; problems: LinePro
   for (const element of topLevelParts(text)) {
     const errors: string[] = [];
     const item = check(errors, () => parseJsonItem(element.text));
-    if (errors.length > 0) problems.push({ line: element.line, message: errors.join('; ') });
+    if (item === undefined) problems.push({ line: element.line, message: errors.join('; ') });
     else rows.push({ line: element.line, item });
   }
   return { rows, problems };
@@ -104,16 +99,6 @@ function parseJsonItem(text: string): InventoryItem {
   );
   if (!item || errors.length > 0) throw new Error(errors.join('; '));
   return item;
-}
-
-/** Runs one check, collecting its message instead of stopping at the first problem of a row. */
-function check<T>(errors: string[], parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    errors.push((error as Error).message.replace(/\.$/, ''));
-    return undefined as T;
-  }
 }
 
 function findDuplicates(rows: readonly LocatedItem[]): LineProblem[] {
