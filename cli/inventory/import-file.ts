@@ -1,5 +1,10 @@
 import { parseFieldMember, parseFieldText, readItemFields } from '../../functions/inventory/item-fields';
-import { describeJsonType, parseJsonWithLiterals, topLevelParts } from '../../functions/inventory/json-literals';
+import {
+  describeJsonType,
+  isJsonObject,
+  parseJsonWithLiterals,
+  topLevelParts,
+} from '../../functions/inventory/json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
 import { check, type LineProblem, readCsvTable, stripBom } from './csv';
 
@@ -85,9 +90,8 @@ function parseJsonImport(text: string): { rows: LocatedItem[]; problems: LinePro
 function parseJsonItem(text: string): InventoryItem {
   const json = parseJsonWithLiterals(text);
   const { value } = json;
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new Error(`expected an object {${FIELD_NAMES}}, got ${describeJsonType(value)}`);
-  const record = value as Record<string, unknown>;
+  if (!isJsonObject(value)) throw new Error(`expected an object {${FIELD_NAMES}}, got ${describeJsonType(value)}`);
+  const record = value;
   const errors: string[] = [];
   const unknown = Object.keys(record).filter((name) => !CSV_COLUMNS.includes(name));
   if (unknown.length > 0)

@@ -57,6 +57,11 @@ export function parseJsonWithLiterals(text: string): JsonWithLiterals {
   return { value, literalOf: (holder, key) => literals.get(holder)?.get(key) };
 }
 
+/** Whether a parsed JSON value is an object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** A describing word for a JSON value in messages: `null`, `an array`, `an object`, `a string`, ... */
 export function describeJsonType(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -1,6 +1,6 @@
 import type { HistoryEntry } from './history';
 import { parseFieldMember, readItemFields } from './item-fields';
-import type { JsonWithLiterals } from './json-literals';
+import { isJsonObject, type JsonWithLiterals } from './json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from './types';
 
 /** Serializes an entry in field order, an int64 as its digits unquoted (JSON.stringify of a number would round it). */
@@ -22,7 +22,7 @@ const FIELD_WRITERS = INVENTORY_ITEM_FIELD_LIST.map(([name, field], index): ((it
 
 /** Reads an entry as {@link inventoryItemJson} writes it (fields in order, int64 digits exact); else undefined. */
 export function readInventoryItem(json: JsonWithLiterals, value: unknown): InventoryItem | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const given: string[] = INVENTORY_ITEM_FIELD_LIST.map(([name]) => name).filter((name) => Object.hasOwn(value, name));
   if (Object.keys(value).join() !== given.join()) return undefined;
   return readItemFields(

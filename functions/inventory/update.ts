@@ -2,6 +2,7 @@ import { atChange, ValidationError } from './errors';
 import {
   describeJsonType,
   INTEGER_LITERAL,
+  isJsonObject,
   type JsonWithLiterals,
   parseJsonWithLiterals,
   topLevelParts,
@@ -43,11 +44,11 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 export function parseInventoryUpdate(text: string): InventoryChange & ChangeNote {
   const json = parseBody(text, '{"quantity": <integer>} or {"adjustBy": <integer>}');
   const body = json.value;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (!isJsonObject(body)) {
     throw new ValidationError('The request body must be a JSON object with the member quantity or adjustBy.');
   }
   requireMembers(body, text, BODY_MEMBERS, 'the body', 'The request body');
-  return readChange(json, body as Record<string, unknown>);
+  return readChange(json, body);
 }
 
 /**
@@ -57,11 +58,11 @@ export function parseInventoryUpdate(text: string): InventoryChange & ChangeNote
 export function parseInventoryChanges(text: string): PetChange[] {
   const json = parseBody(text, '{"changes": [{"petId": <integer>, "adjustBy": <integer>}, ...]}');
   const body = json.value;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (!isJsonObject(body)) {
     throw new ValidationError('The request body must be a JSON object with the member changes.');
   }
   requireMembers(body, text, ['changes'], 'the body', 'The request body');
-  const changes = (body as { changes?: unknown }).changes;
+  const changes = body.changes;
   if (!Array.isArray(changes) || changes.length < 1 || changes.length > MAX_CHANGES) {
     const got = Array.isArray(changes) ? `${changes.length} changes` : describeJsonType(changes);
     throw new ValidationError(`changes must be an array of 1 to ${MAX_CHANGES} changes; got ${got}.`);
@@ -86,7 +87,7 @@ export function parseInventoryChanges(text: string): PetChange[] {
 
 /** One change of a batch: its petId first (its messages say `changes[i]:`), then a PATCH body's rules. */
 function readPetChange(json: JsonWithLiterals, change: unknown, source: string, index: number): PetChange {
-  if (change === null || typeof change !== 'object' || Array.isArray(change)) {
+  if (!isJsonObject(change)) {
     throw atChange(
       new ValidationError(
         `A change must be a JSON object with petId and quantity or adjustBy; got ${describeJsonType(change)}.`,
@@ -94,16 +95,15 @@ function readPetChange(json: JsonWithLiterals, change: unknown, source: string, 
       index,
     );
   }
-  const member = change as Record<string, unknown>;
   let petId: string;
   try {
-    petId = readPetId(json, member);
+    petId = readPetId(json, change);
   } catch (error) {
     throw atChange(error as Error, index);
   }
   try {
-    requireMembers(member, source, CHANGE_MEMBERS, 'a change', 'The change');
-    return { petId, ...readChange(json, member) };
+    requireMembers(change, source, CHANGE_MEMBERS, 'a change', 'The change');
+    return { petId, ...readChange(json, change) };
   } catch (error) {
     throw atChange(error as Error, index, petId);
   }
