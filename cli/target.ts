@@ -2,7 +2,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { ENV, numberEnv, PORT_NUMBER } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { isStorageUnavailable } from '../functions/store/storage-errors';
+import { isStorageUnavailable, NETWORK_CODES } from '../functions/store/storage-errors';
 import {
   LOCAL_DYNAMODB_PORT,
   LOCAL_TABLE_NAMES,
@@ -118,23 +118,27 @@ async function resolveStage(
       `Stack ${stack} in ${region} has no output ${missing.join(', ')}: redeploy it with this version`,
     );
   const output = (key: keyof typeof READ_OUTPUTS) => outputs[READ_OUTPUTS[key]] as string;
-  // `adaptive` slows the calls that follow a throttled one: an import paces itself to the table.
-  const client = createDynamoClient({
-    region,
-    retryMode: 'adaptive',
-    connectionTimeoutMs: 2000,
-    requestTimeoutMs: 10_000,
-  });
   const api = { region, restApiId: output('restApiId'), stageName: output('apiStageName') };
+  let client: DynamoDBClient | undefined;
   return {
-    client,
+    // Made on first use: `smoke`, `inventory export` and `inventory get` read only the stage's ApiUrl.
+    get client() {
+      // `adaptive` slows the calls that follow a throttled one: an import paces itself to the table.
+      client ??= createDynamoClient({
+        region,
+        retryMode: 'adaptive',
+        connectionTimeoutMs: 2000,
+        requestTimeoutMs: 10_000,
+      });
+      return client;
+    },
     tables: { inventory: output('inventoryTable'), apiKeys: output('apiKeysTable'), history: output('historyTable') },
     description: `stage ${stage} (stack ${stack}, ${region})`,
     stage,
     apiUrl: output('apiUrl'),
     authorizerCacheTtlSeconds: Number(output('authorizerCacheTtlSeconds')),
     flushAuthorizerCache: () => flushAuthorizerCache(api, createApiGateway),
-    close: () => client.destroy(),
+    close: () => client?.destroy(),
   };
 }
 
@@ -208,7 +212,7 @@ export function storageError(error: unknown, target: Target, tableName: string):
   }
   const message = (error as Error)?.message || (error as Error)?.name || String(error);
   const code = networkErrorCode(error);
-  if (isStorageUnavailable(error) || (code !== undefined && UNREACHABLE_CODES.has(code))) {
+  if (isStorageUnavailable(error) || (code !== undefined && NETWORK_CODES.has(code))) {
     const hint = target.stage ? '' : ': is `npm start` running? (or pass --endpoint / set DYNAMODB_PORT)';
     // A network error's code (ECONNREFUSED) says more than the SDK's wrapper message around it.
     const reason = code ?? message.split('\n')[0];
@@ -224,18 +228,6 @@ export function storageError(error: unknown, target: Target, tableName: string):
   return new CliError(`${target.description}, table ${tableName}: ${message.split('\n')[0]}`, { cause: error });
 }
 
-/** Node's codes for a host the CLI could not reach at all (refused, unroutable, unresolvable, timed out, cut). */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-]);
-
 /** Node's code of a network error, from the error's cause chain (AggregateErrors included) or the SDK's message. */
 function networkErrorCode(error: unknown): string | undefined {
   const chain: unknown[] = [error];
@@ -246,11 +238,11 @@ function networkErrorCode(error: unknown): string | undefined {
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
     chain.push(cause, ...(Array.isArray(errors) ? errors : []));
   }
-  return new RegExp(`\\b(${[...UNREACHABLE_CODES].join('|')})\\b`).exec(String((error as Error)?.message))?.[1];
+  return new RegExp(`\\b(${[...NETWORK_CODES].join('|')})\\b`).exec(String((error as Error)?.message))?.[1];
 }
 
 /** The network code of an error that means the host could not be reached at all (ECONNREFUSED, ...); else undefined. */
 export function unreachableCode(error: unknown): string | undefined {
   const code = networkErrorCode(error);
-  return code !== undefined && UNREACHABLE_CODES.has(code) ? code : undefined;
+  return code !== undefined && NETWORK_CODES.has(code) ? code : undefined;
 }

@@ -14,7 +14,8 @@ const UNAVAILABLE_NAMES = new Set([
   'RequestTimeoutException',
   'AbortError',
 ]);
-const NETWORK_CODES = new Set([
+/** Node's codes for a host that could not be reached at all (refused, cut, timed out, unroutable, unresolvable). */
+export const NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
