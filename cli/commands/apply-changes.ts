@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { batchesOf } from '../../functions/inventory/json';
 import { MAX_CHANGES } from '../../functions/inventory/update';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { CliError } from '../errors';
-import { batchesOf, type LocatedChange, parseChangeFile } from '../inventory/change-file';
+import { type LocatedChange, parseChangeFile } from '../inventory/change-file';
 import { requireTable, storageError, type Target } from '../target';
 import { type CommandContext, readInputFile, writeLine } from './context';
 import { importActor } from './inventory';
@@ -21,7 +22,7 @@ export async function applyInventoryChanges(context: CommandContext): Promise<vo
       `${problems.length} bad ${problems.length === 1 ? 'row' : 'rows'} in ${file}; nothing was applied`,
     );
   }
-  const batches = batchesOf(changes, MAX_CHANGES);
+  const batches = [...batchesOf(changes, MAX_CHANGES)];
   if (context.options['dry-run'] === true) {
     writeLine(
       io.stdout,

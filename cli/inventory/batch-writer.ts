@@ -5,6 +5,7 @@ import {
   type BatchWriteItemCommandOutput,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { batchesOf } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
 import { backoffDelayMs } from '../../functions/store/backoff';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
@@ -72,8 +73,7 @@ export async function writeInventory<T extends InventoryItem>(
   const wait = options.sleep ?? sleep;
   const random = options.random ?? Math.random;
   const toItem = options.toItem ?? inventoryAttributes;
-  const batches: (readonly T[])[] = [];
-  for (let start = 0; start < items.length; start += BATCH_SIZE) batches.push(items.slice(start, start + BATCH_SIZE));
+  const batches = [...batchesOf(items, BATCH_SIZE)];
   let written = 0;
   let retries = 0;
   let next = 0;
@@ -99,7 +99,7 @@ export async function writeInventory<T extends InventoryItem>(
 
   const worker = async () => {
     while (failure === undefined && next < batches.length) {
-      const batch = batches[next++] as readonly T[];
+      const batch = batches[next++] as T[];
       try {
         await writeBatch(batch);
       } catch (error) {

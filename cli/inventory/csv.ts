@@ -39,6 +39,22 @@ export function check<T>(errors: string[], read: () => T): T | undefined {
   }
 }
 
+/** The rows whose petId no earlier row has; a problem for each other one (a file names a pet once). */
+export function firstOfEachPetId<T extends { line: number }>(
+  rows: readonly T[],
+  petIdOf: (row: T) => string,
+  problems: LineProblem[],
+): T[] {
+  const firstLine = new Map<string, number>();
+  return rows.filter((row) => {
+    const petId = petIdOf(row);
+    const earlier = firstLine.get(petId);
+    if (earlier === undefined) firstLine.set(petId, row.line);
+    else problems.push({ line: row.line, message: `petId ${petId} is already on line ${earlier}` });
+    return earlier === undefined;
+  });
+}
+
 /**
  * CSV (RFC 4180) with each record's starting line; any line ending, blank lines skipped. A stray quote stays text for
  * the row's rules to name; only a quoted field never closed ends the file. The caller strips a byte order mark.

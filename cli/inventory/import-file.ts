@@ -6,7 +6,7 @@ import {
   topLevelParts,
 } from '../../functions/inventory/json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
-import { check, type LineProblem, readCsvTable, stripBom } from './csv';
+import { check, firstOfEachPetId, type LineProblem, readCsvTable, stripBom } from './csv';
 
 /** File formats `inventory import` reads. */
 export const IMPORT_FORMATS = ['csv', 'json'] as const;
@@ -35,9 +35,9 @@ export function detectFormat(path: string, text: string): ImportFormat {
 
 /** Validates an import file with the API's own rules and no petId twice; every problem comes with its line. */
 export function parseImport(text: string, format: ImportFormat): ParsedImport {
-  const parsed = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
-  const problems = [...parsed.problems, ...findDuplicates(parsed.rows)].sort((a, b) => a.line - b.line);
-  return { items: parsed.rows.map((row) => row.item), problems };
+  const { rows, problems } = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
+  const unique = firstOfEachPetId(rows, ({ item }) => item.petId, problems);
+  return { items: unique.map((row) => row.item), problems: problems.sort((a, b) => a.line - b.line) };
 }
 
 interface LocatedItem {
@@ -103,17 +103,6 @@ function parseJsonItem(text: string): InventoryItem {
   );
   if (!item || errors.length > 0) throw new Error(errors.join('; '));
   return item;
-}
-
-function findDuplicates(rows: readonly LocatedItem[]): LineProblem[] {
-  const firstLine = new Map<string, number>();
-  const problems: LineProblem[] = [];
-  for (const row of rows) {
-    const earlier = firstLine.get(row.item.petId);
-    if (earlier === undefined) firstLine.set(row.item.petId, row.line);
-    else problems.push({ line: row.line, message: `petId ${row.item.petId} is already on line ${earlier}` });
-  }
-  return problems;
 }
 
 /** The line of a JSON.parse error, from the position V8 puts in its message. */

@@ -1,4 +1,5 @@
-import { batchesOf, parseChangeFile } from '../../cli/inventory/change-file';
+import { parseChangeFile } from '../../cli/inventory/change-file';
+import { batchesOf } from '../../functions/inventory/json';
 
 describe('Function: parseChangeFile (a change file for inventory apply)', () => {
   it('reads adjustments and sets with their reason and reference, exact int64 ids, columns in any order and a BOM', () => {
@@ -99,10 +100,12 @@ describe('Function: parseChangeFile (a change file for inventory apply)', () => 
   });
 
   it('cuts 250 changes into batches of 100, 100 and 50, in file order', () => {
-    const batches = batchesOf(
-      Array.from({ length: 250 }, (_, i) => i),
-      100,
-    );
+    const batches = [
+      ...batchesOf(
+        Array.from({ length: 250 }, (_, i) => i),
+        100,
+      ),
+    ];
     expect(batches.map((batch) => [batch[0], batch.at(-1), batch.length])).toEqual([
       [0, 99, 100],
       [100, 199, 100],
