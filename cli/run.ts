@@ -112,6 +112,12 @@ function optionsOf(usage: string): ParseArgsOptionsConfig {
   return Object.fromEntries([...named].map(([, name, value]) => [name, { type: value ? 'string' : 'boolean' }]));
 }
 
+/** The values of each option whose usage lists them (`--format text|json`); the command picks the default. */
+function choicesOf(usage: string) {
+  const listed = usage.matchAll(/--([a-z-]+) ([a-z]+(?:\|[a-z]+)+)/g);
+  return [...listed].map(([, name = '', list = '']) => [name, list.split('|')] as const);
+}
+
 /** The arguments a usage names after its command words: `PETID` of `inventory get PETID --key KEY`. */
 function positionalsOf(name: string, usage: string): string[] {
   const words = usage.split(' ').slice(name.split(' ').length);
@@ -159,6 +165,11 @@ function commandArguments(name: string, words: readonly string[], values: Comman
   const allowed = { ...GLOBAL_OPTIONS, ...optionsOf(usage) };
   const foreign = Object.keys(values).find((option) => !Object.hasOwn(allowed, option));
   if (foreign !== undefined) throw new UsageError(`${name} does not take --${foreign}`);
+  for (const [option, choices] of choicesOf(usage)) {
+    const value = values[option];
+    if (value !== undefined && !choices.includes(value as string))
+      throw new UsageError(`--${option} must be one of ${choices.join(', ')}; got "${String(value)}"`);
+  }
   const wanted = positionalsOf(name, usage);
   const args = words.slice(name.split(' ').length);
   if (args.length > wanted.length)

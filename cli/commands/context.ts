@@ -9,6 +9,7 @@ import { type Target, unreachableCode } from '../target';
 /** What a command receives from `run`: its parsed arguments, the I/O, and the target (resolved on first use). */
 export interface CommandContext {
   io: CliIo;
+  /** An option with values listed in the command's usage (`--format text|json`) holds one of them. */
   options: Record<string, string | boolean | undefined>;
   positionals: string[];
   /** Resolves where the command acts; commands that need no table (a dry run) never call it. */
@@ -23,19 +24,6 @@ export async function readInputFile(io: CliIo, file: string, what?: string): Pro
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new CliError(`Cannot read ${what === undefined ? '' : `${what} `}${file}: ${reason}`);
   }
-}
-
-/** The value of an option that names one of `choices`, `fallback` when it is absent. @throws UsageError */
-export function choiceOption<T extends string>(
-  context: CommandContext,
-  option: string,
-  choices: readonly T[],
-  fallback: T | undefined = choices[0],
-): T {
-  const value = context.options[option] ?? fallback;
-  if (!(choices as readonly unknown[]).includes(value))
-    throw new UsageError(`--${option} must be one of ${choices.join(', ')}; got "${String(value)}"`);
-  return value as T;
 }
 
 /** The PETID argument, checked with the API's own rule; its canonical digits. @throws UsageError */

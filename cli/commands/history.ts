@@ -3,9 +3,8 @@ import type { HistoryEntry } from '../../functions/inventory/history';
 import { HistoryTable } from '../../functions/store/history-table';
 import { UsageError } from '../errors';
 import { onTable } from '../target';
-import { alignedColumns, type CommandContext, choiceOption, jsonArrayLines, petIdArgument, writeLine } from './context';
+import { alignedColumns, type CommandContext, jsonArrayLines, petIdArgument, writeLine } from './context';
 
-const HISTORY_FORMATS = ['table', 'json'] as const;
 /** A date, or a date and time with seconds optional and a zone (Z or an offset): a time without a zone is ambiguous. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -13,14 +12,15 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
 export async function inventoryHistory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   const petId = petIdArgument(context.positionals[0]);
-  const format = choiceOption(context, 'format', HISTORY_FORMATS);
   const since = parseSince(options.since);
 
   const target = await context.target();
   const tableName = target.tables.history;
   const history = new HistoryTable({ client: target.client, tableName });
   const entries = await onTable(target, tableName, () => history.listFor(petId, since === undefined ? {} : { since }));
-  io.stdout.write(format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries));
+  io.stdout.write(
+    options.format === 'json' ? jsonArrayLines(entries.map(historyEntryJson)) : historyTableText(entries),
+  );
   const window = since === undefined ? '' : ` since ${since}`;
   writeLine(
     io.stderr,

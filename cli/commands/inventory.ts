@@ -7,7 +7,7 @@ import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
 import { IncompleteWriteError, type WriteResult, writeInventory } from '../inventory/batch-writer';
-import { detectFormat, IMPORT_FORMATS, parseImport } from '../inventory/import-file';
+import { detectFormat, type ImportFormat, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
 import { requireTable, storageError } from '../target';
 import {
@@ -15,21 +15,18 @@ import {
   apiKeyOption,
   apiUnreachable,
   type CommandContext,
-  choiceOption,
   jsonArrayLines,
   petIdArgument,
   readInputFile,
   writeLine,
 } from './context';
 
-const EXPORT_FORMATS = ['json', 'csv'] as const;
 const MAX_CONCURRENCY = 64;
 
 /** `inventory import FILE`: a bad row means nothing is written; production asks for `--yes`. */
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   const [file] = context.positionals as [string];
-  const format = options.format === undefined ? undefined : choiceOption(context, 'format', IMPORT_FORMATS);
   const concurrency = parseConcurrency(options.concurrency);
   // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
   if (options.stage === 'production' && options['dry-run'] !== true && options.yes !== true) {
@@ -40,7 +37,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
   }
 
   const text = await readInputFile(io, file);
-  const chosen = format ?? detectFormat(file, text);
+  const chosen = (options.format as ImportFormat | undefined) ?? detectFormat(file, text);
   const { items, problems } = parseImport(text, chosen);
   if (problems.length > 0) {
     for (const problem of problems) writeLine(io.stderr, `${file}:${problem.line}: ${problem.message}`);
@@ -108,7 +105,6 @@ export function importActor(file: string, env: Record<string, string | undefined
 
 /** `inventory export`: every entry to stdout, read from `GET /inventory` (a list cut off fails the export). */
 export async function exportInventory(context: CommandContext): Promise<void> {
-  const format = choiceOption(context, 'format', EXPORT_FORMATS);
   const key = apiKeyOption(context, 'inventory export');
   const url = await apiBaseUrl(context);
   const client = createInventoryClient({ baseUrl: url, apiKey: key });
@@ -118,7 +114,9 @@ export async function exportInventory(context: CommandContext): Promise<void> {
   });
   const items = listed.map(inventoryItem);
   context.io.stdout.write(
-    format === 'csv' ? inventoryCsv(items) : jsonArrayLines(items.map((item) => inventoryItemJson(item))),
+    context.options.format === 'csv'
+      ? inventoryCsv(items)
+      : jsonArrayLines(items.map((item) => inventoryItemJson(item))),
   );
   writeLine(context.io.stderr, `Exported ${items.length} rows from ${url}/inventory.`);
 }

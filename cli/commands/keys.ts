@@ -1,13 +1,12 @@
-import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, generateApiKey } from '../../functions/api-keys/key';
+import { type ApiKeyScope, DEFAULT_API_KEY_SCOPE, generateApiKey } from '../../functions/api-keys/key';
 import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import { ApiKeyAdminTable } from '../api-key-admin-table';
 import { CliError, UsageError } from '../errors';
 import { onTable, type Target } from '../target';
-import { alignedColumns, type CommandContext, choiceOption, writeLine } from './context';
+import { alignedColumns, type CommandContext, writeLine } from './context';
 
 const MAX_NAME_LENGTH = 100;
-const KEY_LIST_FORMATS = ['text', 'json'] as const;
 
 /** `keys create`: stores only the key's hash; the key is the last line of stdout, everything else goes to stderr. */
 export async function createKey(context: CommandContext): Promise<void> {
@@ -16,7 +15,7 @@ export async function createKey(context: CommandContext): Promise<void> {
     throw new UsageError('keys create needs --name NAME (who or what the key is for)');
   if (name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
     throw new UsageError(`--name must be at most ${MAX_NAME_LENGTH} characters with no control characters`);
-  const scope = choiceOption(context, 'scope', API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE);
+  const scope = (context.options.scope ?? DEFAULT_API_KEY_SCOPE) as ApiKeyScope;
   const target = await context.target();
   const { key, record } = generateApiKey(name, new Date(), scope);
   await withKeys(target, (keys) => keys.create(record));
@@ -30,7 +29,6 @@ export async function createKey(context: CommandContext): Promise<void> {
 
 /** `keys list [--format text|json]`: id, name, scope, created, revoked. Never the key (it is not stored) nor its hash. */
 export async function listKeys(context: CommandContext): Promise<void> {
-  const format = choiceOption(context, 'format', KEY_LIST_FORMATS);
   const target = await context.target();
   const records = await withKeys(target, (keys) => keys.list());
   const rows = records.map(({ keyId, name, scope, createdAt, revokedAt = null }) => ({
@@ -40,7 +38,7 @@ export async function listKeys(context: CommandContext): Promise<void> {
     createdAt,
     revokedAt,
   }));
-  if (format === 'json') writeLine(context.io.stdout, JSON.stringify(rows));
+  if (context.options.format === 'json') writeLine(context.io.stdout, JSON.stringify(rows));
   else if (rows.length > 0)
     context.io.stdout.write(
       alignedColumns([

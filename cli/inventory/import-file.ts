@@ -9,8 +9,7 @@ import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/i
 import { check, firstOfEachPetId, type LineProblem, readCsvTable, stripBom } from './csv';
 
 /** File formats `inventory import` reads. */
-export const IMPORT_FORMATS = ['csv', 'json'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export type ImportFormat = 'csv' | 'json';
 
 /** The rows of an import file, each validated; `problems` empty means every row is good. */
 export interface ParsedImport {
