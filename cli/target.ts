@@ -182,19 +182,13 @@ function stackError(error: unknown, stack: string, region: string): CliError {
   return new CliError(`Could not read stack ${stack} in ${region}: ${message.split('\n')[0]}`, { cause: error });
 }
 
-/** A wrong endpoint, stage or table name is one clear line before a command starts, not an SDK error halfway. */
-export async function requireTable(target: Target, tableName: string): Promise<void> {
+/**
+ * Runs `action` on a table once DescribeTable found it: a wrong endpoint, stage or table name is one clear line before a
+ * command starts, not an SDK error halfway. A failure is one {@link storageError} line.
+ */
+export async function onTable<T>(target: Target, tableName: string, action: () => Promise<T>): Promise<T> {
   try {
     await target.client.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch (error) {
-    throw storageError(error, target, tableName);
-  }
-}
-
-/** Runs `action` on a table once {@link requireTable} found it; a failure is one {@link storageError} line. */
-export async function onTable<T>(target: Target, tableName: string, action: () => Promise<T>): Promise<T> {
-  await requireTable(target, tableName);
-  try {
     return await action();
   } catch (error) {
     throw storageError(error, target, tableName);

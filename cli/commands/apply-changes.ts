@@ -4,7 +4,7 @@ import { MAX_CHANGES } from '../../functions/inventory/update';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { CliError } from '../errors';
 import { type LocatedChange, parseChangeFile } from '../inventory/change-file';
-import { requireTable, storageError, type Target } from '../target';
+import { onTable, storageError, type Target } from '../target';
 import { type CommandContext, readInputFile, writeLine } from './context';
 import { importActor } from './inventory';
 
@@ -32,23 +32,24 @@ export async function applyInventoryChanges(context: CommandContext): Promise<vo
   }
   const target = await context.target();
   const tableName = target.tables.inventory;
-  await requireTable(target, tableName);
   const table = new InventoryTable({ client: target.client, tableName });
   const actor = importActor(file, io.env);
-  for (const [index, batch] of batches.entries()) {
-    // One change id per batch: an SDK retry of its transaction after a lost answer applies it once.
-    const origin = { source: 'import' as const, actor, at: new Date().toISOString(), changeId: randomUUID() };
-    try {
-      await table.applyChanges(
-        batch.map(({ change }) => change),
-        origin,
-      );
-    } catch (error) {
-      throw new CliError(batchFailure(batches, index, failureReason(error, batch, target, tableName)), {
-        cause: error,
-      });
+  await onTable(target, tableName, async () => {
+    for (const [index, batch] of batches.entries()) {
+      // One change id per batch: an SDK retry of its transaction after a lost answer applies it once.
+      const origin = { source: 'import' as const, actor, at: new Date().toISOString(), changeId: randomUUID() };
+      await table
+        .applyChanges(
+          batch.map(({ change }) => change),
+          origin,
+        )
+        .catch((error: unknown) => {
+          throw new CliError(batchFailure(batches, index, failureReason(error, batch, target, tableName)), {
+            cause: error,
+          });
+        });
     }
-  }
+  });
   writeLine(
     io.stdout,
     `Applied ${changes.length} changes from ${file} to ${tableName} (${target.description}) in ${batchCount(batches)}.`,

@@ -6,10 +6,10 @@ import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/i
 import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
-import { IncompleteWriteError, type WriteResult, writeInventory } from '../inventory/batch-writer';
+import { type IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
 import { detectFormat, type ImportFormat, parseImport } from '../inventory/import-file';
 import { createProgress } from '../progress';
-import { requireTable, storageError } from '../target';
+import { onTable, storageError } from '../target';
 import {
   apiBaseUrl,
   apiKeyOption,
@@ -58,30 +58,30 @@ export async function importInventory(context: CommandContext): Promise<void> {
       `${tableName} is production's inventory table: each listed entry is replaced whole; run again with --yes`,
     );
   }
-  await requireTable(target, tableName);
   const now = io.now ?? Date.now;
   const started = now();
   const progress = createProgress(io.stderr, items.length, now);
   const actor = importActor(file, io.env);
-  let result: WriteResult;
-  try {
-    result = await writeInventory(items, {
-      client: target.client,
-      tableName,
-      concurrency,
-      toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
-      onProgress: (written) => progress.update(written),
-    });
-  } catch (error) {
-    if (!(error instanceof IncompleteWriteError)) throw error;
-    throw new CliError(
-      `Import stopped after ${error.written} of ${error.total} rows (${storageError(error.cause, target, tableName).message}); ` +
-        'run the same command again to finish',
-      { cause: error },
-    );
-  } finally {
-    progress.finish();
-  }
+  const result = await onTable(target, tableName, async () => {
+    try {
+      return await writeInventory(items, {
+        client: target.client,
+        tableName,
+        concurrency,
+        toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
+        onProgress: (written) => progress.update(written),
+      });
+    } catch (error) {
+      const { written, total, cause } = error as IncompleteWriteError;
+      throw new CliError(
+        `Import stopped after ${written} of ${total} rows (${storageError(cause, target, tableName).message}); ` +
+          'run the same command again to finish',
+        { cause: error },
+      );
+    } finally {
+      progress.finish();
+    }
+  });
   const seconds = Math.max(now() - started, 1) / 1000;
   writeLine(
     io.stdout,
