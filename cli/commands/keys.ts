@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ApiKeyScope, DEFAULT_API_KEY_SCOPE, generateApiKey } from '../../functions/api-keys/key';
 import { AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
@@ -54,8 +55,6 @@ export async function listKeys(context: CommandContext): Promise<void> {
 /** The longest an authorizer call already running can take (its function's time-out), and a margin. */
 const IN_FLIGHT_AUTHORIZER_MS = (AUTHORIZER_TIMEOUT_SECONDS + 2) * 1000;
 
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** `keys revoke ID`: on a stage it also flushes the authorizer cache, twice; a failed flush exits 1. */
 export async function revokeKey(context: CommandContext): Promise<void> {
   const [keyId] = context.positionals as [string];
@@ -94,7 +93,7 @@ export async function revokeKey(context: CommandContext): Promise<void> {
     context.io.stderr,
     `Flushed; flushing again in ${IN_FLIGHT_AUTHORIZER_MS / 1000} s, after any authorizer call already running has ended...`,
   );
-  await (context.io.sleep ?? sleepFor)(IN_FLIGHT_AUTHORIZER_MS);
+  await (context.io.sleep ?? sleep)(IN_FLIGHT_AUTHORIZER_MS);
   await flush();
   writeLine(
     context.io.stdout,
