@@ -10,7 +10,6 @@ import { useLocalCredentials } from '../service/local-dynamodb';
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
   endpoint: string;
-  port: number;
   process: ChildProcess;
   /** Stops it (SIGTERM) and waits for the process to exit. */
   stop(): Promise<void>;
@@ -109,7 +108,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     await stop();
     throw error;
   }
-  return { endpoint, port, process: child, stop };
+  return { endpoint, process: child, stop };
 }
 
 /** Resolves once DynamoDB Local at `endpoint` answers ListTables; rejects after `timeoutMs`. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -59,7 +59,6 @@ export interface LocalGatewayOptions {
 
 /** A running local gateway. */
 export interface LocalGateway {
-  server: Server;
   /** Base URL ending in `/v1`. */
   url: string;
   /** Forgets every cached authorizer result (as a redeploy of the stage would). */
@@ -120,7 +119,6 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     server.listen(port, '127.0.0.1', () => resolveListen());
   });
   return {
-    server,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_STAGE_NAME}`,
     clearAuthorizerCache: authorizer.clear,
     close: () =>
