@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -114,18 +115,16 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     const reply = (type: GatewayResponseType) => sendAnswer(res, gatewayAnswer(type, requestId, stage.corsOrigins));
     void answerRequest({ req, res, requestId, stage, reply });
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolveListen());
-  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_STAGE_NAME}`,
     clearAuthorizerCache: authorizer.clear,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      }),
+    close: async () => {
+      // A streamed answer's connection is never idle: close it too.
+      server.closeAllConnections();
+      await server[Symbol.asyncDispose]();
+    },
   };
 }
 
