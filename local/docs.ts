@@ -51,7 +51,6 @@ const INDEX_HTML = `<!doctype html>
   </head>
   <body>
     <div id="swagger-ui"></div>
-    <script src="${DOCS_PATH}/exact-json.js"></script>
     <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
     <script src="${DOCS_PATH}/init.js"></script>
   </body>
@@ -82,7 +81,9 @@ export const EXACT_JSON_SCRIPT = `(function keepLargeIntegersExact(global) {
 })(globalThis);
 `;
 
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+// The large-integer patch first: Swagger UI parses every response after it is in place.
+const INIT_SCRIPT = `${EXACT_JSON_SCRIPT}
+window.ui = SwaggerUIBundle({
   url: '${DOCS_PATH}/openapi-local.yaml',
   dom_id: '#swagger-ui',
   deepLinking: true,
@@ -98,10 +99,6 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
   layout: 'BaseLayout',
 });
 `;
-
-function swaggerUiDistDir(): string {
-  return dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
-}
 
 /**
  * The contract as the docs page loads it (`/docs/openapi-local.yaml`; `/docs/openapi.yaml` is the file as it is).
@@ -132,13 +129,11 @@ type Page = { contentType: string; body: () => Promise<string | Buffer> | string
  */
 export function createDocsHandler() {
   const openapiPath = join(REPO_ROOT, 'openapi.yaml');
-  const assetsDir = swaggerUiDistDir();
+  const assetsDir = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
   const yaml = 'application/yaml; charset=utf-8';
-  const script = 'text/javascript; charset=utf-8';
   const pages = new Map<string, Page>([
     ['', { contentType: 'text/html; charset=utf-8', body: () => INDEX_HTML }],
-    ['init.js', { contentType: script, body: () => INIT_SCRIPT }],
-    ['exact-json.js', { contentType: script, body: () => EXACT_JSON_SCRIPT }],
+    ['init.js', { contentType: 'text/javascript; charset=utf-8', body: () => INIT_SCRIPT }],
     ['openapi.yaml', { contentType: yaml, body: () => readFile(openapiPath) }],
     [
       'openapi-local.yaml',

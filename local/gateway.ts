@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -59,7 +60,6 @@ export interface LocalGatewayOptions {
 
 /** A running local gateway. */
 export interface LocalGateway {
-  server: Server;
   /** Base URL ending in `/v1`. */
   url: string;
   /** Forgets every cached authorizer result (as a redeploy of the stage would). */
@@ -115,19 +115,16 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     const reply = (type: GatewayResponseType) => sendAnswer(res, gatewayAnswer(type, requestId, stage.corsOrigins));
     void answerRequest({ req, res, requestId, stage, reply });
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolveListen());
-  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
   return {
-    server,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_STAGE_NAME}`,
     clearAuthorizerCache: authorizer.clear,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      }),
+    close: async () => {
+      // A streamed answer's connection is never idle: close it too.
+      server.closeAllConnections();
+      await server[Symbol.asyncDispose]();
+    },
   };
 }
 

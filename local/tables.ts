@@ -3,7 +3,6 @@ import {
   DescribeTableCommand,
   type DynamoDBClient,
   type GlobalSecondaryIndex,
-  paginateListTables,
   ResourceInUseException,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
@@ -28,26 +27,23 @@ interface TableShape {
 }
 
 /**
- * Creates the service's tables that are missing, with the stack's key schemas, the inventory table's stream (new and
- * old images) and its list index. The idempotency table gets no TTL here: the records carry their expiry, which
- * Powertools checks itself. `inventoryStream: false` leaves the stream off (tests that do not read it).
+ * Creates the service's tables that are missing (CreateTable answers an existing one with ResourceInUseException),
+ * with the stack's key schemas, the inventory table's stream (new and old images) and its list index. The idempotency
+ * table gets no TTL here: the records carry their expiry, which Powertools checks itself. `inventoryStream: false`
+ * leaves the stream off (tests that do not read it).
  */
 export async function ensureTables(
   client: DynamoDBClient,
   names: TableNames,
   options: { inventoryStream?: boolean } = {},
 ): Promise<void> {
-  const existing = new Set<string>();
-  for await (const page of paginateListTables({ client }, {})) {
-    for (const name of page.TableNames ?? []) existing.add(name);
-  }
   const wanted: TableShape[] = [
     { name: names.inventory, keys: [INVENTORY_TABLE_KEY], listIndex: true, stream: options.inventoryStream !== false },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
     { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
     ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
-  for (const table of wanted) if (!existing.has(table.name)) await createTable(client, table);
+  for (const table of wanted) await createTable(client, table);
 }
 
 const keySchema = (keys: readonly Key[]) =>

@@ -15,24 +15,17 @@ import {
 import { allowedMethods } from '../../service/routes';
 import type { StreamedHttpResponse } from '../lambda/streaming';
 
-/** An answer API Gateway itself would send, per `service/gateway-responses.ts`. */
-export interface GatewayAnswer {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 /** An answer no gateway response shapes: as API Gateway sends it, without CORS. */
-export function unshapedAnswer(unshaped: UnshapedGatewayAnswer): GatewayAnswer {
+export function unshapedAnswer(unshaped: UnshapedGatewayAnswer): APIGatewayProxyResult {
   return { statusCode: unshaped.status, headers: { ...unshaped.headers }, body: unshaped.body };
 }
 
-/** Renders the stage's gateway response template of `type` for one request, as API Gateway would. */
+/** Renders the stage's gateway response template of `type` for one request, as API Gateway itself would answer. */
 export function gatewayAnswer(
   type: GatewayResponseType,
   requestId: string,
   corsOrigins: readonly string[],
-): GatewayAnswer {
+): APIGatewayProxyResult {
   const spec = gatewayResponse(type);
   return {
     statusCode: spec.status,
@@ -42,7 +35,11 @@ export function gatewayAnswer(
 }
 
 /** The stage's 405 MOCK answer for a path that has routes, none of them under `method`. */
-export function methodNotAllowedAnswer(path: string, method: string, corsOrigins: readonly string[]): GatewayAnswer {
+export function methodNotAllowedAnswer(
+  path: string,
+  method: string,
+  corsOrigins: readonly string[],
+): APIGatewayProxyResult {
   const allow = allowedMethods(path).join(', ');
   return {
     statusCode: 405,

@@ -21,10 +21,12 @@ export interface DeliverySettings {
   log: (line: string) => void;
 }
 
-/** A batch's failure: the records before `retryFrom` are done, the rest is to be retried. */
-type BatchFailure = { retryFrom: number; reason: string };
-
-/** Invokes the handler with batches of a shard's pending records until none is left or one is to be retried. */
+/**
+ * Invokes the handler with batches of a shard's pending records until none is left or one is to be retried. A batch
+ * the function throws on or reports any failure of is retried whole: the history function writes each record's row
+ * by its sequence number, so a row written twice is the same row, and the history ends as Lambda's checkpoint at the
+ * lowest failure would leave it.
+ */
 export function deliverer({ handler, batchSize, retryAttempts, log }: DeliverySettings) {
   let invocation = 0;
   return async (shard: PendingRecords) => {
@@ -32,42 +34,31 @@ export function deliverer({ handler, batchSize, retryAttempts, log }: DeliverySe
       const batch = shard.pending.slice(0, batchSize);
       const context = lambdaContext({ functionName: 'record-history', requestId: `stream-${++invocation}` });
       const failure = await invokeBatch(handler, batch, context, log);
-      shard.pending.splice(0, failure?.retryFrom ?? batch.length);
-      if (!failure) {
-        shard.attempts = 0;
-        continue;
+      if (failure !== undefined && ++shard.attempts <= retryAttempts) return;
+      if (failure !== undefined) {
+        const [first, last] = [batch[0]?.dynamodb?.SequenceNumber, batch.at(-1)?.dynamodb?.SequenceNumber];
+        log(
+          `history: gave up on ${batch.length} stream records (${first}..${last}) after ${shard.attempts} attempts: ${failure}`,
+        );
       }
-      // Records before the lowest failure are done: the rest is a new batch, on its first retry.
-      shard.attempts = failure.retryFrom > 0 ? 1 : shard.attempts + 1;
-      if (shard.attempts <= retryAttempts) return;
-      const given = shard.pending.splice(0, batch.length - failure.retryFrom);
-      const [first, last] = [given[0]?.dynamodb?.SequenceNumber, given.at(-1)?.dynamodb?.SequenceNumber];
-      log(
-        `history: gave up on ${given.length} stream records (${first}..${last}) after ${shard.attempts} attempts: ${failure.reason}`,
-      );
+      shard.pending.splice(0, batch.length);
       shard.attempts = 0;
     }
   };
 }
 
-/**
- * Invokes the handler with one batch: undefined when every record is done, else where to retry from (the lowest
- * reported failure; the start when the function threw or reported an itemIdentifier not in the batch).
- */
+/** Invokes the handler with one batch: undefined when every record is done, else why it failed. */
 async function invokeBatch(
   handler: StreamHandler,
   batch: DynamoDBRecord[],
   context: Context,
   log: (line: string) => void,
-): Promise<BatchFailure | undefined> {
+): Promise<string | undefined> {
   try {
     const failures = (await handler({ Records: batch }, context))?.batchItemFailures ?? [];
-    if (failures.length === 0) return undefined;
-    const sequenceNumbers = batch.map((record) => record.dynamodb?.SequenceNumber);
-    const positions = failures.map((failure) => sequenceNumbers.indexOf(failure?.itemIdentifier));
-    return { retryFrom: Math.max(0, Math.min(...positions)), reason: 'batch item failures reported' };
+    return failures.length === 0 ? undefined : 'batch item failures reported';
   } catch (error) {
     log(`history: the function failed on a batch of ${batch.length}: ${(error as Error).message}`);
-    return { retryFrom: 0, reason: (error as Error).message };
+    return (error as Error).message;
   }
 }

@@ -46,9 +46,8 @@ const drained = (shard: Shard | undefined) => shard === undefined || (shard.clos
 /**
  * What `npm start` runs in place of Lambda's event source mapping on the inventory table's stream: it reads
  * DynamoDB Local's stream with the DynamoDB Streams API and invokes the history function with the
- * DynamoDBStreamEvent Lambda would send ("Using Lambda with DynamoDB", "Configuring partial batch response with
- * DynamoDB and Lambda"): shards in order, a parent before its children, a batch retried from the lowest reported
- * failure and given up after the retries.
+ * DynamoDBStreamEvent Lambda would send ("Using Lambda with DynamoDB"): shards in order, a parent before its
+ * children, a failed batch retried and given up after the retries.
  */
 export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const client = new DynamoDBStreamsClient({

@@ -5,14 +5,14 @@
  * It follows the runtime's documented contract ("Writing response streaming-enabled Lambda functions"):
  * `awslambda.streamifyResponse(handler)` marks the handler, which the runtime then calls as
  * `handler(event, responseStream, context)`; `awslambda.HttpResponseStream.from(stream, prelude)` sets the HTTP
- * prelude (status, headers) that goes out right before the first write, as API Gateway's STREAM integration reads it
- * ("Set up a Lambda proxy integration with payload response streaming in API Gateway"). In process the prelude is
- * handed over as it is, without its wire form (JSON and 8 NUL bytes). A handler that rejects after writing ends the
- * response with an error, as the runtime does.
+ * prelude (status, headers) that API Gateway's STREAM integration answers with ("Set up a Lambda proxy integration
+ * with payload response streaming in API Gateway"). In process the prelude is handed over as it is, without its wire
+ * form (JSON and 8 NUL bytes). A handler that rejects after its prelude ends the response with an error, as the
+ * runtime does.
  *
  * Erasable TypeScript and Node built-ins only: `bench/probe.mjs` imports it with Node's own type stripping.
  */
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 
 const HANDLER_STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
 const STREAM_RESPONSE = 'response';
@@ -23,33 +23,12 @@ interface HttpPrelude {
   headers?: Record<string, string>;
 }
 
-/** The response stream the runtime hands a streaming handler. */
-export class LocalResponseStream extends PassThrough {
-  /** Set by `HttpResponseStream.from`. */
-  prelude: HttpPrelude | undefined;
-  /** Run once, at the first write (or the end), when the runtime sends the prelude. */
-  onFirstWrite: (() => void) | undefined;
-
-  override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-    this.firstWrite();
-    return super.write(chunk, encoding as BufferEncoding, callback as (error?: Error | null) => void);
-  }
-
-  override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
-    this.firstWrite();
-    return super.end(chunk, encoding as BufferEncoding, callback as () => void);
-  }
-
-  private firstWrite() {
-    const hook = this.onFirstWrite;
-    this.onFirstWrite = undefined;
-    hook?.();
-  }
-}
+/** Who reads each response stream's prelude: the invocation that handed the stream to its function. */
+const preludeReaders = new WeakMap<Writable, (prelude: HttpPrelude) => void>();
 
 const HttpResponseStream = {
-  from(stream: LocalResponseStream, prelude: HttpPrelude): LocalResponseStream {
-    stream.prelude = prelude;
+  from(stream: Writable, prelude: HttpPrelude): Writable {
+    preludeReaders.get(stream)?.(prelude);
     return stream;
   },
 };
@@ -86,7 +65,7 @@ export interface StreamedHttpResponse {
   body: Readable;
 }
 
-type StreamingHandler = (event: unknown, responseStream: LocalResponseStream, context: unknown) => unknown;
+type StreamingHandler = (event: unknown, responseStream: Writable, context: unknown) => unknown;
 
 /** A running streaming invocation: see {@link invokeStreamingHandler}. */
 export interface StreamingInvocation {
@@ -101,12 +80,11 @@ export interface StreamingInvocation {
 
 /**
  * Invokes a streaming handler as the runtime does and reads its output as API Gateway does. `response` resolves
- * at the first write after `HttpResponseStream.from`, and rejects when the function fails (or writes, or ends)
- * before a prelude: API Gateway then has no response to send, only an integration failure. A failure after it
- * destroys `body`.
+ * with the prelude, and rejects when the function fails (or ends) before one: API Gateway then has no response to
+ * send, only an integration failure. A failure after it destroys `body`.
  */
 export function invokeStreamingHandler(handler: unknown, event: unknown, context: unknown): StreamingInvocation {
-  const stream = new LocalResponseStream();
+  const stream = new PassThrough();
   const body = new PassThrough();
   let answer: { resolve(response: StreamedHttpResponse): void; reject(error: Error): void } | undefined;
   const response = new Promise<StreamedHttpResponse>((resolve, reject) => {
@@ -122,17 +100,11 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
     else answer?.reject(reason);
     stream.destroy();
   };
-  stream.onFirstWrite = () => {
-    const { prelude } = stream;
-    if (!prelude) return fail(new Error('the function wrote its response without a prelude'));
+  preludeReaders.set(stream, (prelude) => {
     answered = true;
-    answer?.resolve({
-      statusCode: prelude.statusCode ?? 200,
-      headers: prelude.headers ?? {},
-      body,
-    });
+    answer?.resolve({ statusCode: prelude.statusCode ?? 200, headers: prelude.headers ?? {}, body });
     stream.pipe(body);
-  };
+  });
   stream.on('error', fail);
   // The reader (the client, through the gateway) went away before the end. Lambda does not tell the function:
   // "streamed responses are not interrupted or stopped when the invoking client connection is broken" (AWS Lambda
@@ -147,6 +119,7 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
   const completion = (async () => {
     await (handler as StreamingHandler)(event, stream, context);
     if (!stream.writableEnded) throw new Error('Response stream is not finished.');
+    if (!answered) throw new Error('the function ended its response without a prelude');
   })();
   // Also marks the completion handled: the caller watches `response` and `body`.
   completion.catch(fail);

@@ -1,8 +1,9 @@
+import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
 import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
-import { type LocalResponseStream, streamifyResponse } from '../../local/lambda/streaming';
+import { streamifyResponse } from '../../local/lambda/streaming';
 import {
   BODY_OVER_GATEWAY_LIMIT,
   corsPreflightHeaders,
@@ -90,7 +91,7 @@ const NEAR_DEADLINE_MARGIN_MS = 2000;
 const httpResponseStream = (stream: unknown, prelude: Record<string, unknown>) =>
   (
     globalThis as unknown as {
-      awslambda: { HttpResponseStream: { from(s: unknown, p: Record<string, unknown>): LocalResponseStream } };
+      awslambda: { HttpResponseStream: { from(s: unknown, p: Record<string, unknown>): Writable } };
     }
   ).awslambda.HttpResponseStream.from(stream, prelude);
 
