@@ -11,7 +11,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { type DeployedBundle, synthesizeDeployedBundles } from '../infra/synthesized-assets';
+import { type DeployedBundle, type DeployedBundles, synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { configureFunctionEnvironment } from '../local/environment';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
@@ -62,18 +62,19 @@ const FULL: Profile = {
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
   full: FULL,
   large: { ...FULL, lists: [...FULL.lists, [1_000_000, 2]] },
+  // Every scenario, path and size once or twice: a check that the bench runs, not figures.
   smoke: {
-    coldRuns: 2,
-    patchIterations: 15,
-    patchWarmup: 3,
-    batchIterations: 3,
-    batchWarmup: 1,
+    coldRuns: 1,
+    patchIterations: 5,
+    patchWarmup: 1,
+    batchIterations: 1,
+    batchWarmup: 0,
     lists: [
-      [20, 2],
-      [60, 2],
-      [150, 2],
+      [20, 1],
+      [60, 1],
+      [150, 1],
     ],
-    readUnitsEntries: 500,
+    readUnitsEntries: 100,
   },
 };
 
@@ -101,14 +102,8 @@ interface Bench {
   seed(from: number, to: number): Promise<void>;
 }
 
-async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
-  progress('starting npm start (in memory, no demo inventory, no throttling, no history poller)');
-  useLocalCredentials();
-  // Deployed, the history function runs on its own compute, off the request path; locally it would share the two
-  // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
-  const api = await startLocalApiProcess({
-    env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-  });
+/** What the bench measures against on `api`: the client of its DynamoDB Local, and what the functions run with. */
+function benchOn(api: LocalApiProcess, bundles: readonly DeployedBundle[]): Bench {
   const tables = LOCAL_TABLE_NAMES;
   const client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });
   configureFunctionEnvironment(api.dynamoEndpoint, tables);
@@ -176,12 +171,22 @@ async function measureBatches({ api, seed }: Bench) {
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const loadAtStart = loadavg()[0] ?? 0;
-  progress('synthesizing the stack to get every function bundled as it deploys');
-  const synthesized = synthesizeDeployedBundles();
+  progress('starting npm start (in memory, no demo inventory, no throttling, no history poller)');
+  useLocalCredentials();
+  // Deployed, the history function runs on its own compute, off the request path; locally it would share the two
+  // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
+  const starting = startLocalApiProcess({
+    env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+  });
+  let synthesized: DeployedBundles | undefined;
   let bench: Bench | undefined;
   try {
+    // While npm start boots in its own process.
+    progress('synthesizing the stack to get every function bundled as it deploys');
+    synthesized = synthesizeDeployedBundles();
     // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
-    bench = await startBench(synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook'));
+    const bundles = synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook');
+    bench = benchOn(await starting, bundles);
     const figures = await measureAll(bench);
     const argv = process.argv.slice(2);
     const results: BenchResults = {
@@ -202,8 +207,8 @@ async function main(): Promise<void> {
   } finally {
     closeHttp();
     bench?.client.destroy();
-    await bench?.api.stop();
-    synthesized.dispose();
+    await (await starting.catch(() => undefined))?.stop();
+    synthesized?.dispose();
   }
 }
 
