@@ -91,36 +91,26 @@ const { values: args } = parseArgs({
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
 
-/** What every phase measures against: the deployed bundles, `npm start`, and a client of its DynamoDB Local. */
-interface Bench {
-  bundles: readonly DeployedBundle[];
-  api: LocalApiProcess;
-  client: DynamoDBClient;
-  /** The environment each function runs with in a probe process. */
-  functionEnv: Record<string, string>;
-  /** Writes the bench's entries from+1..to into the inventory table. */
-  seed(from: number, to: number): Promise<void>;
+/** The environment each function runs with in a probe process: npm start's tables, and npm start for the self-check. */
+function functionEnvironment(api: LocalApiProcess): Record<string, string> {
+  const env: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+  configureFunctionEnvironment(api.dynamoEndpoint, LOCAL_TABLE_NAMES, env);
+  return env;
 }
 
-/** What the bench measures against on `api`: the client of its DynamoDB Local, and what the functions run with. */
-function benchOn(api: LocalApiProcess, bundles: readonly DeployedBundle[]): Bench {
+/** Every phase, against the deployed `bundles` and `api`, reaching its DynamoDB Local with `client`. */
+async function measureAll(
+  api: LocalApiProcess,
+  bundles: readonly DeployedBundle[],
+  client: DynamoDBClient,
+): Promise<Omit<BenchResults, 'meta'>> {
   const tables = LOCAL_TABLE_NAMES;
-  const client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });
-  configureFunctionEnvironment(api.dynamoEndpoint, tables);
-  // Logs would interleave with the tables.
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  const functionEnv: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
-  configureFunctionEnvironment(api.dynamoEndpoint, tables, functionEnv);
   // Unsigned entries: the list index holds the same entry either way (it projects quantity and status only), while
   // the naive Scan reads whole items, so they favour the baseline; what signing costs a list is in the read units.
   const seed = (from: number, to: number) =>
     writeInventory(benchInventory(from, to), { client, tableName: tables.inventory, concurrency: 4 }).then(() => {});
-  return { bundles, api, client, functionEnv, seed };
-}
-
-async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
-  const { api, client, functionEnv, bundles } = bench;
-  await bench.seed(0, COLD_PATH_INVENTORY);
+  const functionEnv = functionEnvironment(api);
+  await seed(0, COLD_PATH_INVENTORY);
   progress(`cold path (init + first call): ${profile.coldRuns} fresh processes per function`);
   const coldStart = await measureColdStarts(bundles, {
     runs: profile.coldRuns,
@@ -129,9 +119,8 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
     apiKey: api.apiKey,
   });
   const firstSize = profile.lists[0]?.[0] ?? 0;
-  await bench.seed(COLD_PATH_INVENTORY, firstSize);
+  await seed(COLD_PATH_INVENTORY, firstSize);
   progress(`PATCH: ${profile.patchIterations} of each scenario, alternating`);
-  const tables = LOCAL_TABLE_NAMES;
   const context = scenarioContext({
     baseUrl: api.baseUrl,
     apiKey: api.apiKey,
@@ -144,23 +133,24 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   progress('peak memory of every function but the list');
   const otherMemory = await measureFunctionMemory(bundles, functionEnv, api.apiKey);
   // The PATCHes changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
-  await bench.seed(0, 20);
+  await seed(0, 20);
   progress(`read units of a whole list per writer, and import rows/s (${profile.readUnitsEntries} entries each)`);
   const reads = await measureReads(client, profile.readUnitsEntries);
   const listBundle = bundles.find((bundle) => bundle.handler === 'list-inventory');
   if (!listBundle) throw new Error('no list-inventory bundle');
   const listed = { baseUrl: api.baseUrl, apiKey: api.apiKey, bundle: listBundle.file, env: functionEnv };
-  const { list, largestListMemory } = await measureLists(listed, profile.lists, bench.seed, firstSize);
+  const { list, largestListMemory } = await measureLists(listed, profile.lists, seed, firstSize);
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
   );
-  const batch = await measureBatches(bench);
+  // The batch against sequential PATCHes, on the first entries, after the lists needed them whole.
+  await seed(0, BATCH_SIZE);
+  const batch = await measureBatches(api);
   return { coldStart, patch, list, batch, memory: memory.filter((m) => m !== undefined), ...reads };
 }
 
-/** The batch against sequential PATCHes, on the first {@link BATCH_SIZE} entries, after the lists needed them whole. */
-async function measureBatches({ api, seed }: Bench) {
-  await seed(0, BATCH_SIZE);
+/** The batch against sequential PATCHes of the first {@link BATCH_SIZE} entries. */
+async function measureBatches(api: LocalApiProcess) {
   const [petId = '', ...otherPets] = benchInventory(0, BATCH_SIZE).map((item) => item.petId);
   progress(`batch: ${profile.batchIterations} rounds of each scenario (${BATCH_SIZE} PATCHes a round), alternating`);
   const quantity = await stockOf(api.baseUrl, api.apiKey, petId);
@@ -179,15 +169,19 @@ async function main(): Promise<void> {
     env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
   });
   let synthesized: DeployedBundles | undefined;
-  let bench: Bench | undefined;
+  let client: DynamoDBClient | undefined;
   try {
     // While npm start boots in its own process.
     progress('synthesizing the stack to get every function bundled as it deploys');
     synthesized = synthesizeDeployedBundles();
     // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
     const bundles = synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook');
-    bench = benchOn(await starting, bundles);
-    const figures = await measureAll(bench);
+    const api = await starting;
+    client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });
+    // The list's handler and the naive one run in this process too; their logs would interleave with the tables.
+    configureFunctionEnvironment(api.dynamoEndpoint, LOCAL_TABLE_NAMES);
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    const figures = await measureAll(api, bundles, client);
     const argv = process.argv.slice(2);
     const results: BenchResults = {
       meta: {
@@ -206,7 +200,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${renderReport(results)}\n\nWritten to ${args.out}\n`);
   } finally {
     closeHttp();
-    bench?.client.destroy();
+    client?.destroy();
     await (await starting.catch(() => undefined))?.stop();
     synthesized?.dispose();
   }
