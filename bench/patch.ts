@@ -281,12 +281,6 @@ export function patchTargets(result: ScenarioResult, ratioList: readonly Ratio[]
   );
 }
 
-/** The batch's table; a results file without batch figures has none. */
-export function batchTable(result: ScenarioResult | undefined): string {
-  if (result === undefined) return 'No batch figures in this results file.';
-  return patchTable(result, BATCH_SCENARIOS, BATCH_RATIOS);
-}
-
 /** The pet's stock, read through the API. @throws Error naming the answer when it cannot be read. */
 export async function stockOf(baseUrl: string, apiKey: string, petId: string): Promise<number> {
   const headers = { Authorization: `Bearer ${apiKey}` };
