@@ -167,6 +167,8 @@ async function main(): Promise<void> {
   // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
   const starting = startLocalApiProcess({
     env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // Its ready line is read only once the synthesis below, which blocks this process, is done.
+    readyTimeoutMs: 300_000,
   });
   let synthesized: DeployedBundles | undefined;
   let client: DynamoDBClient | undefined;
