@@ -1,20 +1,87 @@
 /** Each deployed function in fresh processes, as a Lambda instance runs it: its cold path, and its peak memory. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { DeployedBundle } from '../infra/synthesized-assets';
+import { lambdaContext } from '../local/lambda/events';
 import { lambdaTraceHeader, startXRayDaemonStandIn, tracingEnvironment } from '../test/helpers/xray-daemon';
 import { startDynamoDbTlsEndpoint } from './dynamodb-tls';
 import { functionCalls } from './events';
-import { type ProbeOptions, probeFailure, runProbe } from './probe-child';
 import { alternate, columnsTable, median, ratio, round, type Target, target } from './stats';
 
 /** The naive baseline handler (unbundled SDK, lib-dynamodb and middy from node_modules). */
 export const NAIVE_HANDLER = join(import.meta.dirname, 'naive', 'handler.mjs');
+
+const PROBE = join(import.meta.dirname, 'probe.mjs');
 
 /**
  * The bundle of aws-samples' serverless-typescript-demo, a well-known reference, in bytes (623 KB): a bundle above
  * it is flagged in the report. Not a budget: sizes are reported, and the cold path is the target.
  */
 const REFERENCE_BUNDLE_BYTES = 623_000;
+
+/** The outcome of one invocation in a probe: a status, a stream function's batch item failures, or an error. */
+interface ProbeOutcome {
+  statusCode?: number;
+  failedItems?: number;
+  error?: string;
+}
+
+/** What `bench/probe.mjs` reports in each mode: module init and the first call, or peak memory over every call. */
+interface ProbeReports {
+  cold: ProbeOutcome & { initMs: number; firstCallMs: number };
+  invoke: { maxRssInitKb: number; maxRssKb: number; heapUsedPeakKb: number; invocations: ProbeOutcome[] };
+}
+
+/** Options of one probe process. */
+export interface ProbeOptions {
+  /** Environment of the function (table names, endpoint); merged over this process's. */
+  env?: Record<string, string>;
+  events?: readonly unknown[];
+  /** The function's memory size, as its context reports it. @default 256 */
+  memoryMb?: number;
+  /** V8's old-space limit (`--max-old-space-size`), to tell memory a function needs from garbage not yet collected. */
+  heapLimitMb?: number;
+}
+
+/** Runs `bench/probe.mjs` in a fresh `node` (the one running this script) and returns its report. */
+async function runProbe<M extends keyof ProbeReports>(
+  mode: M,
+  module: string,
+  options: ProbeOptions,
+): Promise<ProbeReports[M]> {
+  const context = lambdaContext({ functionName: 'bench', memoryMb: options.memoryMb ?? 256 });
+  // In a file: a batch of stream records is larger than one environment variable may be (128 KiB on Linux).
+  const eventsDir = mkdtempSync(join(tmpdir(), 'probe-events-'));
+  const eventsFile = join(eventsDir, 'events.json');
+  writeFileSync(eventsFile, JSON.stringify(options.events ?? []));
+  const env = {
+    ...process.env,
+    ...options.env,
+    // Only what a probe asks for: the stack sets no NODE_OPTIONS on the functions (infra/bundling.ts).
+    NODE_OPTIONS: options.heapLimitMb === undefined ? '' : `--max-old-space-size=${options.heapLimitMb}`,
+    PROBE_EVENTS_FILE: eventsFile,
+    PROBE_CONTEXT: JSON.stringify(context),
+  };
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [PROBE, mode, module], { env, maxBuffer: 1 << 24 });
+    const line = stdout.split('\n').find((l) => l.startsWith('PROBE_RESULT '));
+    if (!line) throw new Error(`probe ${mode} ${module} reported nothing: ${stdout.slice(-500)}`);
+    return JSON.parse(line.slice('PROBE_RESULT '.length));
+  } finally {
+    rmSync(eventsDir, { recursive: true, force: true });
+  }
+}
+
+/** Why an invocation failed, or undefined. 501 is the designed answer of the two unimplemented routes. */
+function probeFailure(outcome: ProbeOutcome): string | undefined {
+  if (outcome.error !== undefined) return outcome.error;
+  if ((outcome.failedItems ?? 0) > 0) return `${outcome.failedItems} batch item failures`;
+  const status = outcome.statusCode ?? 200;
+  return status >= 500 && status !== 501 ? `status ${status}` : undefined;
+}
 
 /** Cold-start figures of one function: module init, and init plus the first call against DynamoDB Local. */
 export interface ColdStartFigure {
@@ -41,9 +108,9 @@ export async function measureColdStarts(
 ): Promise<ColdStartResult> {
   const calls = functionCalls(options.apiKey);
   const subjects = [{ handler: 'naive', file: NAIVE_HANDLER }, ...bundles];
-  const runs = new Map(
-    subjects.map((s) => [s.handler, { init: [] as number[], cold: [] as number[], traces: [] as string[] }]),
-  );
+  const runs = new Map(subjects.map((s) => [s.handler, { init: [] as number[], cold: [] as number[] }]));
+  /** The trace of each bundle's run, by trace id: the naive handler sends none. */
+  const traces = new Map<string, string>();
   const tls = await startDynamoDbTlsEndpoint(options.dynamoEndpoint);
   const daemon = await startXRayDaemonStandIn().catch(async (error: unknown) => {
     await tls.close();
@@ -52,16 +119,15 @@ export async function measureColdStarts(
   const probeEnv = { ...options.env, ...tls.clientEnvironment, AWS_ENDPOINT_URL_DYNAMODB: tls.url };
   const measure = (handler: string, file: string) => async () => {
     const trace = lambdaTraceHeader();
-    const samples = runs.get(handler);
-    samples?.traces.push(trace.traceId);
+    if (handler !== 'naive') traces.set(trace.traceId, handler);
     const env = { ...probeEnv, ...tracingEnvironment(daemon.address, trace.header) };
     const event = handler === 'naive' ? calls['list-inventory']?.first : calls[handler]?.first;
     if (event === undefined) throw new Error(`no first call for the ${handler} function`);
     const probe = await runProbe('cold', file, { env, events: [event] });
     const failure = probeFailure(probe);
     if (failure) throw new Error(`${handler} failed its first call: ${failure}`);
-    samples?.init.push(probe.initMs);
-    samples?.cold.push(probe.initMs + probe.firstCallMs);
+    runs.get(handler)?.init.push(probe.initMs);
+    runs.get(handler)?.cold.push(probe.initMs + probe.firstCallMs);
   };
   try {
     await alternate(
@@ -71,10 +137,8 @@ export async function measureColdStarts(
     // Datagrams of the last process may still be on their way.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const traced = new Set(daemon.documents.map((document) => document.trace_id));
-    for (const { handler } of bundles) {
-      const untraced = (runs.get(handler)?.traces ?? []).filter((traceId) => !traced.has(traceId)).length;
-      if (untraced > 0) throw new Error(`${handler} sent no trace in ${untraced} of its cold starts`);
-    }
+    const untraced = [...traces].filter(([traceId]) => !traced.has(traceId)).map(([, handler]) => handler);
+    if (untraced.length > 0) throw new Error(`no trace in a cold start of ${[...new Set(untraced)].join(', ')}`);
   } finally {
     await daemon.close();
     await tls.close();

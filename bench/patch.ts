@@ -13,7 +13,7 @@ import { MAX_QUANTITY } from '../functions/inventory/types';
 import { idempotencyTable } from '../functions/store/idempotency-table';
 import { entryUpdate } from '../functions/store/inventory-write';
 import { httpCall } from './http';
-import { columnsTable, type Latencies, ratio, type Target, target, timeAlternating } from './stats';
+import { alternate, columnsTable, quantile, ratio, round, type Target, target } from './stats';
 
 /** What a scenario is given: the API it calls, one pet of it, and DynamoDB Local when the bench runs its own. */
 export interface ScenarioContext {
@@ -212,19 +212,32 @@ export function scenarioContext(options: {
   return context;
 }
 
-/** p50/p99 of `scenarios`, alternating, `iterations` of each after `warmup` rounds. */
-export interface ScenarioResult extends Latencies {
+/** p50 and p99 (ms) of each scenario, by name, over `iterations` rounds. */
+export interface ScenarioResult {
   iterations: number;
+  p50Ms: Record<string, number>;
+  p99Ms: Record<string, number>;
 }
 
+/** Times each of `scenarios` in {@link alternate} rounds: `warmup` rounds first (not kept), then `iterations`. */
 export async function measureScenarios(
   scenarios: readonly Scenario[],
   context: ScenarioContext,
   warmup: number,
   iterations: number,
 ): Promise<ScenarioResult> {
-  const tasks = Object.fromEntries(scenarios.map((scenario) => [scenario.name, () => scenario.run(context)]));
-  return { iterations, ...(await timeAlternating(tasks, warmup, iterations)) };
+  const samples = new Map(scenarios.map((scenario) => [scenario.name, [] as number[]]));
+  const timed = scenarios.map((scenario) => async () => {
+    const started = performance.now();
+    await scenario.run(context);
+    samples.get(scenario.name)?.push(performance.now() - started);
+  });
+  await alternate(warmup, timed);
+  for (const times of samples.values()) times.length = 0;
+  await alternate(iterations, timed);
+  const at = (q: number) =>
+    Object.fromEntries([...samples].map(([name, times]) => [name, round(quantile(times, q), 2)]));
+  return { iterations, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 /** Each of `list` whose scenarios were all measured, p50 and (of one scenario) p99. */
@@ -266,12 +279,6 @@ export function patchTargets(result: ScenarioResult, ratioList: readonly Ratio[]
       target(`PATCH ${q}: ${held?.name}`, (q === 'p50' ? p50 : p99) ?? 0, held?.limit ?? 0),
     ),
   );
-}
-
-/** The batch's table; a results file without batch figures has none. */
-export function batchTable(result: ScenarioResult | undefined): string {
-  if (result === undefined) return 'No batch figures in this results file.';
-  return patchTable(result, BATCH_SCENARIOS, BATCH_RATIOS);
 }
 
 /** The pet's stock, read through the API. @throws Error naming the answer when it cannot be read. */

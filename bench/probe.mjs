@@ -1,5 +1,5 @@
 // Runs in a fresh `node` process so that module init, the first call and peak memory are those of one function
-// instance (a cold start). bench/probe-child.ts starts it and reads its result, the stdout line after PROBE_RESULT.
+// instance (a cold start). bench/functions.ts starts it and reads its result, the stdout line after PROBE_RESULT.
 //   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode","failedItems","error"}
 //   node bench/probe.mjs invoke <module>   -> {"maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
 // Events come as a JSON array in the file PROBE_EVENTS_FILE names, the Lambda context (less its functions) as JSON

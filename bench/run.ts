@@ -11,7 +11,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
-import { type DeployedBundle, synthesizeDeployedBundles } from '../infra/synthesized-assets';
+import { type DeployedBundle, type DeployedBundles, synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { configureFunctionEnvironment } from '../local/environment';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
@@ -62,18 +62,19 @@ const FULL: Profile = {
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
   full: FULL,
   large: { ...FULL, lists: [...FULL.lists, [1_000_000, 2]] },
+  // Every scenario, path and size once or twice: a check that the bench runs, not figures.
   smoke: {
-    coldRuns: 2,
-    patchIterations: 15,
-    patchWarmup: 3,
-    batchIterations: 3,
-    batchWarmup: 1,
+    coldRuns: 1,
+    patchIterations: 5,
+    patchWarmup: 1,
+    batchIterations: 1,
+    batchWarmup: 0,
     lists: [
-      [20, 2],
-      [60, 2],
-      [150, 2],
+      [20, 1],
+      [60, 1],
+      [150, 1],
     ],
-    readUnitsEntries: 500,
+    readUnitsEntries: 100,
   },
 };
 
@@ -90,42 +91,26 @@ const { values: args } = parseArgs({
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
 
-/** What every phase measures against: the deployed bundles, `npm start`, and a client of its DynamoDB Local. */
-interface Bench {
-  bundles: readonly DeployedBundle[];
-  api: LocalApiProcess;
-  client: DynamoDBClient;
-  /** The environment each function runs with in a probe process. */
-  functionEnv: Record<string, string>;
-  /** Writes the bench's entries from+1..to into the inventory table. */
-  seed(from: number, to: number): Promise<void>;
+/** The environment each function runs with in a probe process: npm start's tables, and npm start for the self-check. */
+function functionEnvironment(api: LocalApiProcess): Record<string, string> {
+  const env: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+  configureFunctionEnvironment(api.dynamoEndpoint, LOCAL_TABLE_NAMES, env);
+  return env;
 }
 
-async function startBench(bundles: readonly DeployedBundle[]): Promise<Bench> {
-  progress('starting npm start (in memory, no demo inventory, no throttling, no history poller)');
-  useLocalCredentials();
-  // Deployed, the history function runs on its own compute, off the request path; locally it would share the two
-  // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
-  const api = await startLocalApiProcess({
-    env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-  });
+/** Every phase, against the deployed `bundles` and `api`, reaching its DynamoDB Local with `client`. */
+async function measureAll(
+  api: LocalApiProcess,
+  bundles: readonly DeployedBundle[],
+  client: DynamoDBClient,
+): Promise<Omit<BenchResults, 'meta'>> {
   const tables = LOCAL_TABLE_NAMES;
-  const client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });
-  configureFunctionEnvironment(api.dynamoEndpoint, tables);
-  // Logs would interleave with the tables.
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  const functionEnv: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
-  configureFunctionEnvironment(api.dynamoEndpoint, tables, functionEnv);
   // Unsigned entries: the list index holds the same entry either way (it projects quantity and status only), while
   // the naive Scan reads whole items, so they favour the baseline; what signing costs a list is in the read units.
   const seed = (from: number, to: number) =>
     writeInventory(benchInventory(from, to), { client, tableName: tables.inventory, concurrency: 4 }).then(() => {});
-  return { bundles, api, client, functionEnv, seed };
-}
-
-async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
-  const { api, client, functionEnv, bundles } = bench;
-  await bench.seed(0, COLD_PATH_INVENTORY);
+  const functionEnv = functionEnvironment(api);
+  await seed(0, COLD_PATH_INVENTORY);
   progress(`cold path (init + first call): ${profile.coldRuns} fresh processes per function`);
   const coldStart = await measureColdStarts(bundles, {
     runs: profile.coldRuns,
@@ -134,9 +119,8 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
     apiKey: api.apiKey,
   });
   const firstSize = profile.lists[0]?.[0] ?? 0;
-  await bench.seed(COLD_PATH_INVENTORY, firstSize);
+  await seed(COLD_PATH_INVENTORY, firstSize);
   progress(`PATCH: ${profile.patchIterations} of each scenario, alternating`);
-  const tables = LOCAL_TABLE_NAMES;
   const context = scenarioContext({
     baseUrl: api.baseUrl,
     apiKey: api.apiKey,
@@ -149,23 +133,24 @@ async function measureAll(bench: Bench): Promise<Omit<BenchResults, 'meta'>> {
   progress('peak memory of every function but the list');
   const otherMemory = await measureFunctionMemory(bundles, functionEnv, api.apiKey);
   // The PATCHes changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
-  await bench.seed(0, 20);
+  await seed(0, 20);
   progress(`read units of a whole list per writer, and import rows/s (${profile.readUnitsEntries} entries each)`);
   const reads = await measureReads(client, profile.readUnitsEntries);
   const listBundle = bundles.find((bundle) => bundle.handler === 'list-inventory');
   if (!listBundle) throw new Error('no list-inventory bundle');
   const listed = { baseUrl: api.baseUrl, apiKey: api.apiKey, bundle: listBundle.file, env: functionEnv };
-  const { list, largestListMemory } = await measureLists(listed, profile.lists, bench.seed, firstSize);
+  const { list, largestListMemory } = await measureLists(listed, profile.lists, seed, firstSize);
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
   );
-  const batch = await measureBatches(bench);
+  // The batch against sequential PATCHes, on the first entries, after the lists needed them whole.
+  await seed(0, BATCH_SIZE);
+  const batch = await measureBatches(api);
   return { coldStart, patch, list, batch, memory: memory.filter((m) => m !== undefined), ...reads };
 }
 
-/** The batch against sequential PATCHes, on the first {@link BATCH_SIZE} entries, after the lists needed them whole. */
-async function measureBatches({ api, seed }: Bench) {
-  await seed(0, BATCH_SIZE);
+/** The batch against sequential PATCHes of the first {@link BATCH_SIZE} entries. */
+async function measureBatches(api: LocalApiProcess) {
   const [petId = '', ...otherPets] = benchInventory(0, BATCH_SIZE).map((item) => item.petId);
   progress(`batch: ${profile.batchIterations} rounds of each scenario (${BATCH_SIZE} PATCHes a round), alternating`);
   const quantity = await stockOf(api.baseUrl, api.apiKey, petId);
@@ -176,13 +161,29 @@ async function measureBatches({ api, seed }: Bench) {
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const loadAtStart = loadavg()[0] ?? 0;
-  progress('synthesizing the stack to get every function bundled as it deploys');
-  const synthesized = synthesizeDeployedBundles();
-  let bench: Bench | undefined;
+  progress('starting npm start (in memory, no demo inventory, no throttling, no history poller)');
+  useLocalCredentials();
+  // Deployed, the history function runs on its own compute, off the request path; locally it would share the two
+  // cores with DynamoDB Local and the gateway, recording every seeded entry while the API is measured.
+  const starting = startLocalApiProcess({
+    env: { PETSTORE_SEED: '0', PETSTORE_RATE_LIMIT: '0', PETSTORE_HISTORY: '0', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // Its ready line is read only once the synthesis below, which blocks this process, is done.
+    readyTimeoutMs: 300_000,
+  });
+  let synthesized: DeployedBundles | undefined;
+  let client: DynamoDBClient | undefined;
   try {
+    // While npm start boots in its own process.
+    progress('synthesizing the stack to get every function bundled as it deploys');
+    synthesized = synthesizeDeployedBundles();
     // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
-    bench = await startBench(synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook'));
-    const figures = await measureAll(bench);
+    const bundles = synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook');
+    const api = await starting;
+    client = createDynamoClient({ endpoint: api.dynamoEndpoint, requestTimeoutMs: 30_000 });
+    // The list's handler and the naive one run in this process too; their logs would interleave with the tables.
+    configureFunctionEnvironment(api.dynamoEndpoint, LOCAL_TABLE_NAMES);
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+    const figures = await measureAll(api, bundles, client);
     const argv = process.argv.slice(2);
     const results: BenchResults = {
       meta: {
@@ -201,9 +202,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${renderReport(results)}\n\nWritten to ${args.out}\n`);
   } finally {
     closeHttp();
-    bench?.client.destroy();
-    await bench?.api.stop();
-    synthesized.dispose();
+    client?.destroy();
+    await (await starting.catch(() => undefined))?.stop();
+    synthesized?.dispose();
   }
 }
 

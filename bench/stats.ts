@@ -41,32 +41,6 @@ export async function alternate(
   }
 }
 
-/** p50 and p99 (ms) of each of a set of alternated calls, by name. */
-export interface Latencies {
-  p50Ms: Record<string, number>;
-  p99Ms: Record<string, number>;
-}
-
-/** Times each task in {@link alternate} rounds, `warmup` rounds first (not kept), then `iterations` rounds. */
-export async function timeAlternating(
-  tasks: Record<string, () => Promise<void>>,
-  warmup: number,
-  iterations: number,
-): Promise<Latencies> {
-  const samples = new Map(Object.keys(tasks).map((name) => [name, [] as number[]]));
-  const timed = [...samples].map(([name, times]) => async () => {
-    const started = performance.now();
-    await tasks[name]?.();
-    times.push(performance.now() - started);
-  });
-  await alternate(warmup, timed);
-  for (const times of samples.values()) times.length = 0;
-  await alternate(iterations, timed);
-  const at = (q: number) =>
-    Object.fromEntries([...samples].map(([name, times]) => [name, round(quantile(times, q), 2)]));
-  return { p50Ms: at(0.5), p99Ms: at(0.99) };
-}
-
 export interface Target {
   target: string;
   value: number;

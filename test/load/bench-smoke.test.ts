@@ -1,17 +1,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { type BenchResults, benchTargets } from '../../bench/report';
 import { runProcess } from '../helpers/process';
 
-/** `npm run bench -- --smoke` as a real process (it synthesizes the stack and runs its own `npm start`). */
+/**
+ * `npm run bench -- --smoke` as a real process (it synthesizes the stack and runs its own `npm start`): the script
+ * `npm run bench` runs, under tsx's loader in one `node`, without npm's and tsx's wrapper processes.
+ */
 function runBenchSmoke(out: string) {
-  return runProcess('npx', ['tsx', 'bench/run.ts', '--smoke', '--out', out], {
-    env: {
-      ...process.env,
-      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-    },
-  });
+  return runProcess(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out]);
 }
 
 /** Every figure of a results section is present and a finite number. */
