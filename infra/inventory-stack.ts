@@ -85,8 +85,6 @@ export class InventoryStack extends Stack {
   readonly monitoring: Monitoring;
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
-  readonly preTrafficHook: PreTrafficHook;
-  readonly firewall?: InventoryFirewall;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
     const { config } = props;
@@ -135,13 +133,13 @@ export class InventoryStack extends Stack {
       functions: this.functions,
       authorizerFunction: authorizer,
     });
-    this.firewall = this.addFirewall();
+    const firewall = this.addFirewall();
     this.monitoring = this.addMonitoring();
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
       // The check is of the stage as clients reach it: after the web ACL is attached.
-      after: this.firewall ? [this.firewall] : [],
+      after: firewall ? [firewall] : [],
       apiKeysTable: this.apiKeysTable,
       alarmTopic: this.monitoring.topic,
       alarmOnCallTopic: config.alarms.topicArn !== undefined,
@@ -149,7 +147,7 @@ export class InventoryStack extends Stack {
       ...functionDefaults,
     });
 
-    this.preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
+    const preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
       ...functionDefaults,
       targets: [...this.functions].map(([name, fn]) => ({ function: fn, probe: probeTarget(name) })),
     });
@@ -157,17 +155,11 @@ export class InventoryStack extends Stack {
       stageName: config.stage,
       trafficShifting: config.trafficShifting,
       period: config.alarms.period,
-      preTrafficHook: this.preTrafficHook,
-      functions: new Map(
-        [...this.functions].map(([name, fn]) => [
-          name,
-          name === AUTHORIZER_HANDLER
-            ? { function: fn, faultMetric: METRIC_NAMES.authorizerUnavailable }
-            : { function: fn },
-        ]),
-      ),
+      preTrafficHook,
+      functions: this.functions,
+      faultMetrics: { [AUTHORIZER_HANDLER]: METRIC_NAMES.authorizerUnavailable },
     });
-    this.preTrafficHook.allowVerdicts(this.rollout.application);
+    preTrafficHook.allowVerdicts(this.rollout.application);
     this.addOutputs();
   }
 
@@ -339,7 +331,7 @@ export class InventoryStack extends Stack {
 }
 
 /** The history function's name in {@link InventoryStack.functions}, its monitoring and its deployment group. */
-export const HISTORY_FUNCTION = 'history';
+const HISTORY_FUNCTION = 'history';
 
 /** What the pre-traffic hook sends a function of {@link InventoryStack.functions}, by its name there. */
 function probeTarget(name: string): ProbeTarget {

@@ -73,7 +73,6 @@ export class InventoryFunction extends NodejsFunction {
 
     super(scope, id, {
       entry: join(PROJECT_ROOT, 'functions', 'handlers', `${props.handler}.ts`),
-      handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
       description: props.description,

@@ -206,8 +206,9 @@ export class Monitoring extends Construct {
         api,
         keysAndLists.widgets,
         history,
-        ...pairs(functions),
-        ...pairs(tables),
+        // A row wraps at the dashboard's width: two widgets to a line.
+        functions,
+        tables,
       ],
     });
   }
@@ -629,11 +630,4 @@ function stackAlarmArns(stack: Stack): string[] {
     .filter((construct): construct is CfnResource => CfnResource.isCfnResource(construct))
     .filter((resource) => resource.cfnResourceType === 'AWS::CloudWatch::Alarm')
     .map((alarm) => alarm.getAtt('Arn').toString());
-}
-
-/** Two widgets per dashboard row. */
-function pairs<T>(items: readonly T[]): T[][] {
-  const rows: T[][] = [];
-  for (let i = 0; i < items.length; i += 2) rows.push(items.slice(i, i + 2));
-  return rows;
 }
