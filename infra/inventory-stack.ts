@@ -20,6 +20,7 @@ import {
   type Route,
   type TableAccess,
 } from '../service/routes';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../service/stage-limits';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import {
@@ -64,7 +65,7 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
 };
 
 /** The stage-wide settings every function of the stack shares. */
-type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'>;
+type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'>;
 
 /**
  * One stage: the tables, a function per route plus the authorizer (each behind a `live` alias that CodeDeploy
@@ -98,7 +99,6 @@ export class InventoryStack extends Stack {
     const functionDefaults: FunctionDefaults = {
       logRetention: config.logRetention,
       logRemovalPolicy: config.stateful.removalPolicy,
-      logLevel: config.logLevel,
     };
 
     this.inventoryTable = this.addInventoryTable();
@@ -122,7 +122,6 @@ export class InventoryStack extends Stack {
       maxReadRequestUnits: config.maxReadRequestUnits.history,
       ...config.stateful,
       logRetention: config.logRetention,
-      logLevel: config.logLevel,
     });
     this.addRouteFunctions(functionDefaults);
     const authorizer = this.addAuthorizer(functionDefaults);
@@ -321,7 +320,7 @@ export class InventoryStack extends Stack {
       ],
       [
         STACK_OUTPUTS.authorizerCacheTtlSeconds,
-        String(this.config.authorizerCacheTtlSeconds),
+        String(AUTHORIZER_CACHE_TTL_SECONDS),
         'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',
       ],
     ];

@@ -3,7 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseAllowedOrigins } from '../functions/http/cors';
 import { STACK_OUTPUTS, STAGES, type StageName } from '../service/names';
 import { PETS_DEPRECATED_AT } from '../service/routes';
-import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
+import { STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
 
 export { STAGES, type StageName };
 
@@ -84,15 +84,8 @@ export interface StageConfig {
   env: { account: string; region: string };
   /** Stage-wide API Gateway throttling (steady requests per second and burst). */
   throttling: ThrottleSettings;
-  /**
-   * Seconds API Gateway caches an authorizer decision per token: also how long a revoked key keeps working.
-   * @default 300
-   */
-  authorizerCacheTtlSeconds: number;
   /** Retention of function logs and API access logs. */
   logRetention: RetentionDays;
-  /** Powertools log level of the functions. */
-  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   alarms: AlarmConfig;
   /**
    * Most read request units per second each on-demand table may consume (DynamoDB throttles past it, and the
@@ -175,9 +168,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     stage,
     env: stageEnv(stage, get, lookup),
     throttling: STAGE_THROTTLING[stage],
-    authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
-    logLevel: 'INFO',
     alarms: alarmConfig(production, get),
     maxReadRequestUnits,
     listReadUnitsPerSecond: listReadPace(maxReadRequestUnits.inventoryListIndex),

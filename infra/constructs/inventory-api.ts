@@ -38,14 +38,12 @@ import {
 } from '../../service/gateway-responses';
 import { MOCK_ANSWER_REQUEST } from '../../service/integration-request';
 import { API_STAGE_NAME, allowedMethods, DEFAULT_FUNCTION_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import type { CustomDomainConfig, StageConfig } from '../stage-config';
 import type { InventoryFunction } from './inventory-function';
 
 export interface InventoryApiProps
-  extends Pick<
-    StageConfig,
-    'authorizerCacheTtlSeconds' | 'throttling' | 'logRetention' | 'stateful' | 'corsOrigins' | 'customDomain'
-  > {
+  extends Pick<StageConfig, 'throttling' | 'logRetention' | 'stateful' | 'corsOrigins' | 'customDomain'> {
   /** What each route invokes (its `live` alias), by operationId; every ROUTES entry must have one. */
   functions: ReadonlyMap<string, InventoryFunction>;
   authorizerFunction: InventoryFunction;
@@ -110,7 +108,8 @@ export class InventoryApi extends Construct {
       handler: props.authorizerFunction.live,
       identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_VALIDATION_REGEX,
-      resultsCacheTtl: Duration.seconds(props.authorizerCacheTtlSeconds),
+      // Also how long a revoked key keeps working where no flush reached it.
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
 
     this.api = new RestApi(this, 'Api', {

@@ -34,7 +34,6 @@ export interface SelfCheckProps {
   alarmDeliveryRequired: boolean;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
-  logLevel?: string;
 }
 
 /** The construct ID under which aws-cdk-lib/triggers adds its provider to the stack. */
@@ -58,7 +57,6 @@ export class SelfCheck extends Construct {
       description: 'Deploy self-check: calls the stage as a client with a short-lived key, after each deployment',
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      logLevel: props.logLevel,
       // Requests of up to 10 s each (the list's 30 s), the cold starts of a first deploy, and a minute of retries
       // while a new deployment settles: a worst-case run and a retry fit.
       timeout: Duration.minutes(6),
