@@ -109,8 +109,6 @@ type ResponseKey = keyof typeof FIREWALL_RESPONSES;
  * list and common rule set, counted and blocked by label. Every block answers with the spec's Error body.
  */
 export class InventoryFirewall extends Construct {
-  readonly webAcl: CfnWebACL;
-
   constructor(scope: Construct, id: string, props: InventoryFirewallProps) {
     super(scope, id);
     const visibility = (metricName: string) => ({
@@ -146,7 +144,7 @@ export class InventoryFirewall extends Construct {
       visibilityConfig: visibility(name),
     });
 
-    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+    const webAcl = new CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       description: 'Pet store inventory: size, per-IP rate, IP reputation and common rules, answering Error bodies',
@@ -214,7 +212,7 @@ export class InventoryFirewall extends Construct {
 
     new CfnWebACLAssociation(this, 'StageAssociation', {
       resourceArn: props.stage.stageArn,
-      webAclArn: this.webAcl.attrArn,
+      webAclArn: webAcl.attrArn,
     });
   }
 }

@@ -171,7 +171,6 @@ interface AlarmSpec {
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
-  readonly dashboard: Dashboard;
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
   private readonly actions: SnsAction[];
@@ -198,7 +197,7 @@ export class Monitoring extends Construct {
     const tables = [...props.tables].map(([name, table]) => this.watchTable(name, table));
     tables.push(this.watchListIndex());
     this.authorizerUnavailableAlarm = keysAndLists.authorizerUnavailableAlarm;
-    this.dashboard = new Dashboard(this, 'Dashboard', {
+    new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: [
         [new TextWidget({ markdown: `# Pet store inventory (${props.stageName})`, width: 24, height: 1 })],
