@@ -16,6 +16,7 @@ import {
 import {
   AUTHORIZER_HANDLER,
   AUTHORIZER_TIMEOUT_SECONDS,
+  PETS_DEPRECATED_AT,
   ROUTES,
   type Route,
   type TableAccess,
@@ -222,8 +223,8 @@ export class InventoryStack extends Stack {
     if (route.access.includes('inventory:read'))
       environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
     if (route.deprecated) {
-      environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
-      if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;
+      environment[ENV.petsDeprecatedAt] = PETS_DEPRECATED_AT;
+      if (config.petsSunsetAt) environment[ENV.petsSunsetAt] = config.petsSunsetAt;
     }
     return environment;
   }

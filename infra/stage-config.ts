@@ -2,7 +2,6 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseAllowedOrigins } from '../functions/http/cors';
 import { STACK_OUTPUTS, STAGES, type StageName } from '../service/names';
-import { PETS_DEPRECATED_AT } from '../service/routes';
 import { STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
 
 export { STAGES, type StageName };
@@ -110,8 +109,8 @@ export interface StageConfig {
   trafficShifting: TrafficShifting;
   /** @default none: no web ACL in front of the stage */
   firewall?: FirewallConfig;
-  /** `GET /pets/{petId}`: when it was deprecated (ISO date, `Deprecation` header) and its sunset (`Sunset`). */
-  pets: { deprecatedAt: string; sunsetAt?: string };
+  /** The sunset of `GET /pets/{petId}` (ISO date, its `Sunset` header). @default none */
+  petsSunsetAt?: string;
   /** Browser origins allowed by CORS. @default none: no CORS headers, no preflight methods */
   corsOrigins: readonly string[];
   /** @default none: the API answers on its execute-api URL only */
@@ -185,7 +184,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     // Staging goes through the same CodeDeploy machinery at once, so a broken deployment setup fails there first.
     trafficShifting: production ? 'CANARY_10PERCENT_5MINUTES' : 'ALL_AT_ONCE',
     ...(production ? { firewall: { requestsPerIpPerMinute: 600 } } : {}),
-    pets: { deprecatedAt: PETS_DEPRECATED_AT, ...(sunsetAt ? { sunsetAt } : {}) },
+    ...(sunsetAt ? { petsSunsetAt: sunsetAt } : {}),
     corsOrigins: parseAllowedOrigins(get('corsOrigins')),
     ...(customDomain ? { customDomain } : {}),
     stateful: production
