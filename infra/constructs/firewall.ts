@@ -3,9 +3,8 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { errorBody } from '../../functions/http/responses';
-import { COMMON_HEADERS } from '../../service/common-headers';
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
-import { gatewayCorsHeaders } from '../../service/gateway-responses';
+import { gatewayResponseHeaders } from '../../service/gateway-responses';
 import { API_STAGE_NAME } from '../../service/routes';
 import type { FirewallConfig } from '../stage-config';
 
@@ -122,12 +121,8 @@ export class InventoryFirewall extends Construct {
           responseCode: ERROR_CODES[FIREWALL_RESPONSES[key].code],
           customResponseBodyKey: key,
           // WAF sets Content-Type from the body's content type and refuses it as a header. A browser reads the block
-          // only with the CORS headers API Gateway's own answers carry (service/gateway-responses.ts).
-          responseHeaders: Object.entries({
-            ...COMMON_HEADERS,
-            ...gatewayCorsHeaders(props.corsOrigins),
-            ...headers,
-          })
+          // only with the CORS headers API Gateway's own answers carry.
+          responseHeaders: Object.entries(gatewayResponseHeaders({ headers }, props.corsOrigins))
             .filter(([name]) => name.toLowerCase() !== 'content-type')
             .map(([name, value]) => {
               assertWafHeader(name, value);

@@ -24,14 +24,12 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { COMMON_HEADERS } from '../../service/common-headers';
 import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
   CORS_PREFLIGHT,
   errorTemplate,
   GATEWAY_RESPONSE_TYPES,
-  gatewayCorsHeaders,
   gatewayResponse,
   gatewayResponseHeaders,
   methodNotAllowedMessage,
@@ -184,17 +182,18 @@ export class InventoryApi extends Construct {
   private addFallbackMethods(corsOrigins: readonly string[]): void {
     const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
     const notFoundBody = errorTemplate(notFound.code, notFound.message);
-    const cors = gatewayCorsHeaders(corsOrigins);
+    const notFoundHeaders = gatewayResponseHeaders(notFound, corsOrigins);
     for (const path of apiResourcePaths()) {
       const resource = this.api.root.resourceForPath(path);
       const allow = allowedMethods(path).join(', ');
-      if (!allow) addMockMethod(resource, notFound.status, notFoundBody, cors);
+      if (!allow) addMockMethod(resource, notFound.status, notFoundBody, notFoundHeaders);
       else {
         const body = errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow));
-        addMockMethod(resource, 405, body, { ...cors, Allow: allow });
+        addMockMethod(resource, 405, body, gatewayResponseHeaders({ headers: { Allow: allow } }, corsOrigins));
       }
     }
-    addMockMethod(this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)), notFound.status, notFoundBody, cors);
+    const catchAll = this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1));
+    addMockMethod(catchAll, notFound.status, notFoundBody, notFoundHeaders);
   }
 
   private acknowledgeNagFindings(): void {
@@ -267,13 +266,7 @@ export function refuseUnmappedPreflightBodies(api: RestApi): void {
 }
 
 /** An authorized ANY method answering `status` with an Error body from a MOCK integration. */
-function addMockMethod(
-  resource: IResource,
-  status: number,
-  template: string,
-  extraHeaders: Record<string, string> = {},
-): void {
-  const headers = { ...COMMON_HEADERS, ...extraHeaders };
+function addMockMethod(resource: IResource, status: number, template: string, headers: Record<string, string>): void {
   const statusCode = String(status);
   // The method response declares each header the integration response sets.
   const parameters = <T>(value: (headerValue: string) => T): Record<string, T> =>
