@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type BundlingOptions, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 
 /** Repository root (infra/ lives one level below it). */
 export const PROJECT_ROOT = join(import.meta.dirname, '..');
@@ -16,11 +16,9 @@ export const BUNDLING: BundlingOptions = {
   format: OutputFormat.CJS,
   mainFields: ['module', 'main'],
   sourceMap: true,
-  sourceMapMode: SourceMapMode.DEFAULT,
   sourcesContent: false,
   bundleAwsSDK: true,
   externalModules: [],
-  forceDockerBundling: false,
   esbuildArgs: {
     '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'functions', 'store', 'lambda-credentials.ts'),
   },

@@ -16,10 +16,12 @@ import {
 import {
   AUTHORIZER_HANDLER,
   AUTHORIZER_TIMEOUT_SECONDS,
+  PETS_DEPRECATED_AT,
   ROUTES,
   type Route,
   type TableAccess,
 } from '../service/routes';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../service/stage-limits';
 import { InventoryFirewall } from './constructs/firewall';
 import { InventoryApi } from './constructs/inventory-api';
 import {
@@ -64,7 +66,7 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
 };
 
 /** The stage-wide settings every function of the stack shares. */
-type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'>;
+type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'>;
 
 /**
  * One stage: the tables, a function per route plus the authorizer (each behind a `live` alias that CodeDeploy
@@ -85,8 +87,6 @@ export class InventoryStack extends Stack {
   readonly monitoring: Monitoring;
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
-  readonly preTrafficHook: PreTrafficHook;
-  readonly firewall?: InventoryFirewall;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
     const { config } = props;
@@ -100,7 +100,6 @@ export class InventoryStack extends Stack {
     const functionDefaults: FunctionDefaults = {
       logRetention: config.logRetention,
       logRemovalPolicy: config.stateful.removalPolicy,
-      logLevel: config.logLevel,
     };
 
     this.inventoryTable = this.addInventoryTable();
@@ -124,7 +123,6 @@ export class InventoryStack extends Stack {
       maxReadRequestUnits: config.maxReadRequestUnits.history,
       ...config.stateful,
       logRetention: config.logRetention,
-      logLevel: config.logLevel,
     });
     this.addRouteFunctions(functionDefaults);
     const authorizer = this.addAuthorizer(functionDefaults);
@@ -135,13 +133,13 @@ export class InventoryStack extends Stack {
       functions: this.functions,
       authorizerFunction: authorizer,
     });
-    this.firewall = this.addFirewall();
+    const firewall = this.addFirewall();
     this.monitoring = this.addMonitoring();
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
       // The check is of the stage as clients reach it: after the web ACL is attached.
-      after: this.firewall ? [this.firewall] : [],
+      after: firewall ? [firewall] : [],
       apiKeysTable: this.apiKeysTable,
       alarmTopic: this.monitoring.topic,
       alarmOnCallTopic: config.alarms.topicArn !== undefined,
@@ -149,7 +147,7 @@ export class InventoryStack extends Stack {
       ...functionDefaults,
     });
 
-    this.preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
+    const preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
       ...functionDefaults,
       targets: [...this.functions].map(([name, fn]) => ({ function: fn, probe: probeTarget(name) })),
     });
@@ -157,17 +155,11 @@ export class InventoryStack extends Stack {
       stageName: config.stage,
       trafficShifting: config.trafficShifting,
       period: config.alarms.period,
-      preTrafficHook: this.preTrafficHook,
-      functions: new Map(
-        [...this.functions].map(([name, fn]) => [
-          name,
-          name === AUTHORIZER_HANDLER
-            ? { function: fn, faultMetric: METRIC_NAMES.authorizerUnavailable }
-            : { function: fn },
-        ]),
-      ),
+      preTrafficHook,
+      functions: this.functions,
+      faultMetrics: { [AUTHORIZER_HANDLER]: METRIC_NAMES.authorizerUnavailable },
     });
-    this.preTrafficHook.allowVerdicts(this.rollout.application);
+    preTrafficHook.allowVerdicts(this.rollout.application);
     this.addOutputs();
   }
 
@@ -231,8 +223,8 @@ export class InventoryStack extends Stack {
     if (route.access.includes('inventory:read'))
       environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);
     if (route.deprecated) {
-      environment[ENV.petsDeprecatedAt] = config.pets.deprecatedAt;
-      if (config.pets.sunsetAt) environment[ENV.petsSunsetAt] = config.pets.sunsetAt;
+      environment[ENV.petsDeprecatedAt] = PETS_DEPRECATED_AT;
+      if (config.petsSunsetAt) environment[ENV.petsSunsetAt] = config.petsSunsetAt;
     }
     return environment;
   }
@@ -329,7 +321,7 @@ export class InventoryStack extends Stack {
       ],
       [
         STACK_OUTPUTS.authorizerCacheTtlSeconds,
-        String(this.config.authorizerCacheTtlSeconds),
+        String(AUTHORIZER_CACHE_TTL_SECONDS),
         'Seconds an authorizer decision is cached (keys revoke --stage flushes the cache)',
       ],
     ];
@@ -339,7 +331,7 @@ export class InventoryStack extends Stack {
 }
 
 /** The history function's name in {@link InventoryStack.functions}, its monitoring and its deployment group. */
-export const HISTORY_FUNCTION = 'history';
+const HISTORY_FUNCTION = 'history';
 
 /** What the pre-traffic hook sends a function of {@link InventoryStack.functions}, by its name there. */
 function probeTarget(name: string): ProbeTarget {

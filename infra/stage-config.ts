@@ -2,8 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseAllowedOrigins } from '../functions/http/cors';
 import { STACK_OUTPUTS, STAGES, type StageName } from '../service/names';
-import { PETS_DEPRECATED_AT } from '../service/routes';
-import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
+import { STAGE_THROTTLING, type ThrottleSettings } from '../service/stage-limits';
 
 export { STAGES, type StageName };
 
@@ -84,15 +83,8 @@ export interface StageConfig {
   env: { account: string; region: string };
   /** Stage-wide API Gateway throttling (steady requests per second and burst). */
   throttling: ThrottleSettings;
-  /**
-   * Seconds API Gateway caches an authorizer decision per token: also how long a revoked key keeps working.
-   * @default 300
-   */
-  authorizerCacheTtlSeconds: number;
   /** Retention of function logs and API access logs. */
   logRetention: RetentionDays;
-  /** Powertools log level of the functions. */
-  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   alarms: AlarmConfig;
   /**
    * Most read request units per second each on-demand table may consume (DynamoDB throttles past it, and the
@@ -117,8 +109,8 @@ export interface StageConfig {
   trafficShifting: TrafficShifting;
   /** @default none: no web ACL in front of the stage */
   firewall?: FirewallConfig;
-  /** `GET /pets/{petId}`: when it was deprecated (ISO date, `Deprecation` header) and its sunset (`Sunset`). */
-  pets: { deprecatedAt: string; sunsetAt?: string };
+  /** The sunset of `GET /pets/{petId}` (ISO date, its `Sunset` header). @default none */
+  petsSunsetAt?: string;
   /** Browser origins allowed by CORS. @default none: no CORS headers, no preflight methods */
   corsOrigins: readonly string[];
   /** @default none: the API answers on its execute-api URL only */
@@ -175,9 +167,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     stage,
     env: stageEnv(stage, get, lookup),
     throttling: STAGE_THROTTLING[stage],
-    authorizerCacheTtlSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
-    logLevel: 'INFO',
     alarms: alarmConfig(production, get),
     maxReadRequestUnits,
     listReadUnitsPerSecond: listReadPace(maxReadRequestUnits.inventoryListIndex),
@@ -194,7 +184,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
     // Staging goes through the same CodeDeploy machinery at once, so a broken deployment setup fails there first.
     trafficShifting: production ? 'CANARY_10PERCENT_5MINUTES' : 'ALL_AT_ONCE',
     ...(production ? { firewall: { requestsPerIpPerMinute: 600 } } : {}),
-    pets: { deprecatedAt: PETS_DEPRECATED_AT, ...(sunsetAt ? { sunsetAt } : {}) },
+    ...(sunsetAt ? { petsSunsetAt: sunsetAt } : {}),
     corsOrigins: parseAllowedOrigins(get('corsOrigins')),
     ...(customDomain ? { customDomain } : {}),
     stateful: production

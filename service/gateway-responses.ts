@@ -133,10 +133,13 @@ export function gatewayResponse(type: GatewayResponseType): GatewayResponse {
 }
 
 /**
- * The headers of a gateway response: the ones every response carries, the type's own, and the allowed origin when
- * exactly one is configured (a gateway response cannot echo one of several origins).
+ * The headers of an answer API Gateway or WAF makes itself: the ones every response carries, the answer's own, and
+ * the allowed origin when exactly one is configured (a static header cannot echo one of several origins).
  */
-export function gatewayResponseHeaders(spec: GatewayAnswer, corsOrigins: readonly string[]): Record<string, string> {
+export function gatewayResponseHeaders(
+  spec: Pick<GatewayAnswer, 'headers'>,
+  corsOrigins: readonly string[],
+): Record<string, string> {
   return { ...COMMON_HEADERS, ...gatewayCorsHeaders(corsOrigins), ...spec.headers };
 }
 

@@ -3,9 +3,8 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { errorBody } from '../../functions/http/responses';
-import { COMMON_HEADERS } from '../../service/common-headers';
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
-import { gatewayCorsHeaders } from '../../service/gateway-responses';
+import { gatewayResponseHeaders } from '../../service/gateway-responses';
 import { API_STAGE_NAME } from '../../service/routes';
 import type { FirewallConfig } from '../stage-config';
 
@@ -109,8 +108,6 @@ type ResponseKey = keyof typeof FIREWALL_RESPONSES;
  * list and common rule set, counted and blocked by label. Every block answers with the spec's Error body.
  */
 export class InventoryFirewall extends Construct {
-  readonly webAcl: CfnWebACL;
-
   constructor(scope: Construct, id: string, props: InventoryFirewallProps) {
     super(scope, id);
     const visibility = (metricName: string) => ({
@@ -124,12 +121,8 @@ export class InventoryFirewall extends Construct {
           responseCode: ERROR_CODES[FIREWALL_RESPONSES[key].code],
           customResponseBodyKey: key,
           // WAF sets Content-Type from the body's content type and refuses it as a header. A browser reads the block
-          // only with the CORS headers API Gateway's own answers carry (service/gateway-responses.ts).
-          responseHeaders: Object.entries({
-            ...COMMON_HEADERS,
-            ...gatewayCorsHeaders(props.corsOrigins),
-            ...headers,
-          })
+          // only with the CORS headers API Gateway's own answers carry.
+          responseHeaders: Object.entries(gatewayResponseHeaders({ headers }, props.corsOrigins))
             .filter(([name]) => name.toLowerCase() !== 'content-type')
             .map(([name, value]) => {
               assertWafHeader(name, value);
@@ -146,7 +139,7 @@ export class InventoryFirewall extends Construct {
       visibilityConfig: visibility(name),
     });
 
-    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+    const webAcl = new CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       description: 'Pet store inventory: size, per-IP rate, IP reputation and common rules, answering Error bodies',
@@ -214,7 +207,7 @@ export class InventoryFirewall extends Construct {
 
     new CfnWebACLAssociation(this, 'StageAssociation', {
       resourceArn: props.stage.stageArn,
-      webAclArn: this.webAcl.attrArn,
+      webAclArn: webAcl.attrArn,
     });
   }
 }

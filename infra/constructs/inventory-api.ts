@@ -24,28 +24,24 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
-import { COMMON_HEADERS } from '../../service/common-headers';
 import {
   apiResourcePaths,
   CATCH_ALL_RESOURCE,
   CORS_PREFLIGHT,
   errorTemplate,
   GATEWAY_RESPONSE_TYPES,
-  gatewayCorsHeaders,
   gatewayResponse,
   gatewayResponseHeaders,
   methodNotAllowedMessage,
 } from '../../service/gateway-responses';
 import { MOCK_ANSWER_REQUEST } from '../../service/integration-request';
 import { API_STAGE_NAME, allowedMethods, DEFAULT_FUNCTION_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../service/stage-limits';
 import type { CustomDomainConfig, StageConfig } from '../stage-config';
 import type { InventoryFunction } from './inventory-function';
 
 export interface InventoryApiProps
-  extends Pick<
-    StageConfig,
-    'authorizerCacheTtlSeconds' | 'throttling' | 'logRetention' | 'stateful' | 'corsOrigins' | 'customDomain'
-  > {
+  extends Pick<StageConfig, 'throttling' | 'logRetention' | 'stateful' | 'corsOrigins' | 'customDomain'> {
   /** What each route invokes (its `live` alias), by operationId; every ROUTES entry must have one. */
   functions: ReadonlyMap<string, InventoryFunction>;
   authorizerFunction: InventoryFunction;
@@ -110,7 +106,8 @@ export class InventoryApi extends Construct {
       handler: props.authorizerFunction.live,
       identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_VALIDATION_REGEX,
-      resultsCacheTtl: Duration.seconds(props.authorizerCacheTtlSeconds),
+      // Also how long a revoked key keeps working where no flush reached it.
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
 
     this.api = new RestApi(this, 'Api', {
@@ -185,17 +182,18 @@ export class InventoryApi extends Construct {
   private addFallbackMethods(corsOrigins: readonly string[]): void {
     const notFound = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
     const notFoundBody = errorTemplate(notFound.code, notFound.message);
-    const cors = gatewayCorsHeaders(corsOrigins);
+    const notFoundHeaders = gatewayResponseHeaders(notFound, corsOrigins);
     for (const path of apiResourcePaths()) {
       const resource = this.api.root.resourceForPath(path);
       const allow = allowedMethods(path).join(', ');
-      if (!allow) addMockMethod(resource, notFound.status, notFoundBody, cors);
+      if (!allow) addMockMethod(resource, notFound.status, notFoundBody, notFoundHeaders);
       else {
         const body = errorTemplate('METHOD_NOT_ALLOWED', methodNotAllowedMessage(path, allow));
-        addMockMethod(resource, 405, body, { ...cors, Allow: allow });
+        addMockMethod(resource, 405, body, gatewayResponseHeaders({ headers: { Allow: allow } }, corsOrigins));
       }
     }
-    addMockMethod(this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1)), notFound.status, notFoundBody, cors);
+    const catchAll = this.api.root.addResource(CATCH_ALL_RESOURCE.slice(1));
+    addMockMethod(catchAll, notFound.status, notFoundBody, notFoundHeaders);
   }
 
   private acknowledgeNagFindings(): void {
@@ -268,13 +266,7 @@ export function refuseUnmappedPreflightBodies(api: RestApi): void {
 }
 
 /** An authorized ANY method answering `status` with an Error body from a MOCK integration. */
-function addMockMethod(
-  resource: IResource,
-  status: number,
-  template: string,
-  extraHeaders: Record<string, string> = {},
-): void {
-  const headers = { ...COMMON_HEADERS, ...extraHeaders };
+function addMockMethod(resource: IResource, status: number, template: string, headers: Record<string, string>): void {
   const statusCode = String(status);
   // The method response declares each header the integration response sets.
   const parameters = <T>(value: (headerValue: string) => T): Record<string, T> =>

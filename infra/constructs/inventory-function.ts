@@ -15,6 +15,9 @@ import { BUNDLING, PROJECT_ROOT } from '../bundling';
  */
 export const LIST_INVENTORY_MEMORY_MB = 1024;
 
+/** Powertools log level of every function, on both stages. */
+const LOG_LEVEL = 'INFO';
+
 /** A construct ID from a name: `listInventory` -> `ListInventory`. */
 export function pascalCase(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
@@ -32,8 +35,6 @@ export interface InventoryFunctionProps {
   logRetention: RetentionDays;
   /** What happens to the log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
-  /** Powertools log level. @default 'INFO' */
-  logLevel?: string;
   /** @default 256 MB, headroom over the measured peak (docs/performance.md, "Memory sizes") */
   memorySize?: number;
   /** @default DEFAULT_FUNCTION_TIMEOUT_SECONDS */
@@ -73,7 +74,6 @@ export class InventoryFunction extends NodejsFunction {
 
     super(scope, id, {
       entry: join(PROJECT_ROOT, 'functions', 'handlers', `${props.handler}.ts`),
-      handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
       description: props.description,
@@ -88,7 +88,7 @@ export class InventoryFunction extends NodejsFunction {
       bundling: BUNDLING,
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        POWERTOOLS_LOG_LEVEL: LOG_LEVEL,
         // Powertools' default in Lambda, written out: the DynamoDB subsegments under active tracing need it.
         POWERTOOLS_TRACE_ENABLED: 'true',
         ...props.environment,

@@ -22,7 +22,6 @@ export interface InventoryHistoryProps {
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;
   logRetention: RetentionDays;
-  logLevel?: string;
 }
 
 /**
@@ -51,7 +50,6 @@ export class InventoryHistory extends Construct {
       description: "Inventory history: records each stock change from the inventory table's stream",
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
-      logLevel: props.logLevel,
       wildcardAction: "dynamodb:ListStreams (Lambda's event source mapping reads the stream with it)",
       environment: {
         [ENV.historyTable]: this.table.tableName,

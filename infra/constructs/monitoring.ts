@@ -171,7 +171,6 @@ interface AlarmSpec {
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
-  readonly dashboard: Dashboard;
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
   private readonly actions: SnsAction[];
@@ -198,7 +197,7 @@ export class Monitoring extends Construct {
     const tables = [...props.tables].map(([name, table]) => this.watchTable(name, table));
     tables.push(this.watchListIndex());
     this.authorizerUnavailableAlarm = keysAndLists.authorizerUnavailableAlarm;
-    this.dashboard = new Dashboard(this, 'Dashboard', {
+    new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: [
         [new TextWidget({ markdown: `# Pet store inventory (${props.stageName})`, width: 24, height: 1 })],
@@ -206,8 +205,9 @@ export class Monitoring extends Construct {
         api,
         keysAndLists.widgets,
         history,
-        ...pairs(functions),
-        ...pairs(tables),
+        // A row wraps at the dashboard's width: two widgets to a line.
+        functions,
+        tables,
       ],
     });
   }
@@ -629,11 +629,4 @@ function stackAlarmArns(stack: Stack): string[] {
     .filter((construct): construct is CfnResource => CfnResource.isCfnResource(construct))
     .filter((resource) => resource.cfnResourceType === 'AWS::CloudWatch::Alarm')
     .map((alarm) => alarm.getAtt('Arn').toString());
-}
-
-/** Two widgets per dashboard row. */
-function pairs<T>(items: readonly T[]): T[][] {
-  const rows: T[][] = [];
-  for (let i = 0; i < items.length; i += 2) rows.push(items.slice(i, i + 2));
-  return rows;
 }

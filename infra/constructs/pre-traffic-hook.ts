@@ -17,8 +17,7 @@ export interface PreTrafficTarget {
 }
 
 /** Properties of a {@link PreTrafficHook}. */
-export interface PreTrafficHookProps
-  extends Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'logLevel'> {
+export interface PreTrafficHookProps extends Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'> {
   /** Every function behind a `live` alias. */
   targets: readonly PreTrafficTarget[];
 }
@@ -36,7 +35,6 @@ export class PreTrafficHook extends InventoryFunction {
     super(scope, id, {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      logLevel: props.logLevel,
       handler: PRE_TRAFFIC_HOOK_HANDLER,
       description:
         'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',

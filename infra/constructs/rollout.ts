@@ -12,12 +12,13 @@ import { lambdaEventEvaluation } from './monitoring';
 
 /** Properties of an {@link InventoryRollout}. */
 export interface InventoryRolloutProps {
+  /** Each function behind a `live` alias, by a readable name. */
+  functions: ReadonlyMap<string, InventoryFunction>;
   /**
-   * Each function behind a `live` alias, by a readable name, and, where its Lambda `Errors` are no fault (the
-   * authorizer's refused keys are thrown `Unauthorized` errors), the count of its own faults it emits per version
-   * (service/metric-names.ts, with the `version` dimension).
+   * By function name, where its Lambda `Errors` are no fault (the authorizer's refused keys are thrown `Unauthorized`
+   * errors): the count of its own faults it emits per version (service/metric-names.ts, with the `version` dimension).
    */
-  functions: ReadonlyMap<string, { function: InventoryFunction; faultMetric?: string }>;
+  faultMetrics: Readonly<Record<string, string>>;
   /** The stage name: the `stage` dimension of the functions' own metrics. */
   stageName: string;
   trafficShifting: TrafficShifting;
@@ -68,69 +69,66 @@ export class InventoryRollout extends Construct {
         '(`name:*`); the hook is invoked unqualified, and it is the only function this grant names.',
     });
     const deploymentConfig = LambdaDeploymentConfig[props.trafficShifting];
-    for (const [name, { function: fn, faultMetric }] of props.functions) {
-      const pascal = pascalCase(name);
-      const alarm = faultMetric
-        ? this.newVersionFaultsAlarm(`${pascal}NewVersionUnavailableAlarm`, fn, faultMetric, props)
-        : this.newVersionErrorsAlarm(`${pascal}NewVersionErrorsAlarm`, fn, props.period);
-      const group = new LambdaDeploymentGroup(this, `${pascal}DeploymentGroup`, {
+    for (const [name, fn] of props.functions) {
+      const group = new LambdaDeploymentGroup(this, `${pascalCase(name)}DeploymentGroup`, {
         application: this.application,
         alias: fn.live,
         deploymentConfig,
         role,
-        alarms: [alarm],
+        alarms: [this.newVersionAlarm(name, fn, props.faultMetrics[name], props.stageName, props.period)],
         preHook: props.preTrafficHook,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
       // The alias's CodeDeploy update policy names the group; the dependency is also made explicit, so the group
-      // (and its new gate, see newVersionErrorsAlarm) is updated before the alias starts a deployment.
+      // (and its new gate, see versionAlarm) is updated before the alias starts a deployment.
       fn.live.node.addDependency(group);
     }
   }
 
   /**
-   * Lambda `Errors` of the version this deploy publishes, invoked through the `live` alias: Lambda reports alias
-   * invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old version's errors
-   * during the canary are not counted. A function whose timeout is longer than a period is read back past it
-   * ({@link lambdaEventEvaluation}).
+   * The gate of the version this deploy publishes. By default its Lambda `Errors` invoked through the `live` alias:
+   * Lambda reports alias invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old
+   * version's errors during the canary are not counted, and a function whose timeout is longer than a period is read
+   * back past it ({@link lambdaEventEvaluation}). With a `faultMetric`, the function's own count of faults as that
+   * version emits it (its `version` dimension).
    */
-  private newVersionErrorsAlarm(id: string, fn: InventoryFunction, period: Duration): Alarm {
+  private newVersionAlarm(
+    name: string,
+    fn: InventoryFunction,
+    faultMetric: string | undefined,
+    stageName: string,
+    period: Duration,
+  ): Alarm {
+    const version = fn.currentVersion.version;
+    if (faultMetric) {
+      const id = `${pascalCase(name)}NewVersionUnavailableAlarm`;
+      const metric = new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: faultMetric,
+        dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: stageName, [VERSION_DIMENSION]: version },
+        statistic: 'Sum',
+        period,
+      });
+      return this.versionAlarm(id, fn, metric, 1, { what: `counted ${faultMetric}`, runbook: id });
+    }
     const metric = new Metric({
       namespace: 'AWS/Lambda',
       metricName: 'Errors',
       dimensionsMap: {
         FunctionName: fn.functionName,
         Resource: `${fn.functionName}:${fn.live.aliasName}`,
-        ExecutedVersion: fn.currentVersion.version,
+        ExecutedVersion: version,
       },
       statistic: 'Sum',
       period,
     });
-    return this.versionAlarm(id, fn, metric, lambdaEventEvaluation(fn, period).evaluationPeriods, {
-      what: 'crashed or timed out',
-      runbook: '<Function>NewVersionErrorsAlarm',
-    });
-  }
-
-  /** The function's own count of faults, as the version this deploy publishes emits it (its `version` dimension). */
-  private newVersionFaultsAlarm(
-    id: string,
-    fn: InventoryFunction,
-    metricName: string,
-    props: InventoryRolloutProps,
-  ): Alarm {
-    const metric = new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName,
-      dimensionsMap: {
-        service: SERVICE_NAME,
-        [STAGE_DIMENSION]: props.stageName,
-        [VERSION_DIMENSION]: fn.currentVersion.version,
-      },
-      statistic: 'Sum',
-      period: props.period,
-    });
-    return this.versionAlarm(id, fn, metric, 1, { what: `counted ${metricName}`, runbook: id });
+    return this.versionAlarm(
+      `${pascalCase(name)}NewVersionErrorsAlarm`,
+      fn,
+      metric,
+      lambdaEventEvaluation(fn, period).evaluationPeriods,
+      { what: 'crashed or timed out', runbook: '<Function>NewVersionErrorsAlarm' },
+    );
   }
 
   /**

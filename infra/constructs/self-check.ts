@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { CfnResource, Duration, Lazy, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnResource, Duration, Lazy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
 import type { InventoryApi } from './inventory-api';
-import { InventoryFunction } from './inventory-function';
+import { InventoryFunction, type InventoryFunctionProps } from './inventory-function';
 
 /** What the self-check and the pre-traffic hook may do on their own stack: read its status (a rollback or a deploy). */
 export const STACK_STATUS_ACTIONS: readonly string[] = ['cloudformation:DescribeStacks'];
@@ -17,7 +17,7 @@ export const STACK_STATUS_ACTIONS: readonly string[] = ['cloudformation:Describe
 /** The trigger's property that changes whenever anything else in the stage changes. */
 export const STAGE_FINGERPRINT_PROPERTY = 'StageFingerprint';
 
-export interface SelfCheckProps {
+export interface SelfCheckProps extends Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'> {
   /** The API to call, through its stage's public execute-api URL (no IAM: a client's HTTPS call). */
   api: InventoryApi;
   /** The functions behind the API: the check runs once they and their roles are updated. */
@@ -32,9 +32,6 @@ export interface SelfCheckProps {
   alarmOnCallTopic: boolean;
   /** Alarms that reach no one fail the deployment; elsewhere they are a warning. */
   alarmDeliveryRequired: boolean;
-  logRetention: RetentionDays;
-  logRemovalPolicy: RemovalPolicy;
-  logLevel?: string;
 }
 
 /** The construct ID under which aws-cdk-lib/triggers adds its provider to the stack. */
@@ -48,7 +45,6 @@ const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceP
  */
 export class SelfCheck extends Construct {
   readonly function: InventoryFunction;
-  readonly trigger: Trigger;
 
   constructor(scope: Construct, id: string, props: SelfCheckProps) {
     super(scope, id);
@@ -58,7 +54,6 @@ export class SelfCheck extends Construct {
       description: 'Deploy self-check: calls the stage as a client with a short-lived key, after each deployment',
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      logLevel: props.logLevel,
       // Requests of up to 10 s each (the list's 30 s), the cold starts of a first deploy, and a minute of retries
       // while a new deployment settles: a worst-case run and a retry fit.
       timeout: Duration.minutes(6),
@@ -85,7 +80,7 @@ export class SelfCheck extends Construct {
     );
 
     const functions = [...props.functions];
-    this.trigger = new Trigger(this, 'Trigger', {
+    const trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
       timeout: Duration.minutes(7),
       // An update with it off would skip the run.
@@ -109,7 +104,7 @@ export class SelfCheck extends Construct {
       removalPolicy: props.logRemovalPolicy,
     });
     provider.addPropertyOverride('LoggingConfig', { LogGroup: providerLogs.logGroupName });
-    const triggerResource = this.trigger.node.findChild('Default').node.defaultChild as CfnResource;
+    const triggerResource = trigger.node.findChild('Default').node.defaultChild as CfnResource;
     triggerResource.addPropertyOverride(
       STAGE_FINGERPRINT_PROPERTY,
       Lazy.string({ produce: () => stackFingerprint(Stack.of(this), triggerResource) }),

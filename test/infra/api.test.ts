@@ -10,7 +10,6 @@ import { DEFAULT_REGION, STAGES } from '../../infra/stage-config';
 import { defaultFunctionTimeoutMs } from '../../local/gateway';
 import { ERROR_CODES } from '../../service/error-codes';
 import { gatewayResponse } from '../../service/gateway-responses';
-import { integrationRequestOutcome } from '../../service/integration-request';
 import { accountStackName, STACK_OUTPUTS } from '../../service/names';
 import {
   API_STAGE_NAME,
@@ -20,6 +19,7 @@ import {
   LIST_INVENTORY_TIMEOUT_SECONDS,
   ROUTES,
 } from '../../service/routes';
+import { integrationRequestOutcome } from './integration-evaluation';
 import {
   logicalIdStartingWith,
   only,
@@ -291,7 +291,7 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
   ] as const)(
     'answers a body of Content-Type %s on every 404/405 mock: %s, never passed through to the mock (a 500)',
     (contentType, expected) => {
-      // What API Gateway does with each (service/integration-request.ts, from its passthrough-behaviour page).
+      // What API Gateway does with each (test/infra/integration-evaluation.ts, from its passthrough-behaviour page).
       const mocks = methods().filter((m) => m.httpMethod === 'ANY' && m.integration.Type === 'MOCK');
       expect(mocks.length).toBeGreaterThan(4);
       for (const method of mocks) {

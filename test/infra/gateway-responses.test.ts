@@ -8,9 +8,9 @@ import {
   gatewayResponse,
   renderTemplate,
 } from '../../service/gateway-responses';
-import { integrationRequestOutcome } from '../../service/integration-request';
 import { ROUTES } from '../../service/routes';
 import { assertMatchesContract } from '../helpers/contract';
+import { integrationRequestOutcome } from './integration-evaluation';
 import { resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
 
 /**
@@ -230,7 +230,7 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
         expect(preflight.authorizationType).toBe('NONE');
         expect(preflight.integration.Type).toBe('MOCK');
         // A form or text Content-Type is refused (415), never passed to the mock, whose answer would then be 500;
-        // a browser's preflight has none, which counts as JSON (service/integration-request.ts cites the page).
+        // a browser's preflight has none, which counts as JSON (test/infra/integration-evaluation.ts cites the page).
         expect(integrationRequestOutcome(preflight.integration, 'application/x-www-form-urlencoded')).toBe(
           'refused with 415',
         );
