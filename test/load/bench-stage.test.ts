@@ -28,7 +28,8 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
 
   const benchStage = (args: string[], apiKey?: string) => {
     const { PETSTORE_API_KEY: _none, ...env } = process.env;
-    return runProcess('npx', ['tsx', 'bench/stage-main.ts', ...args], {
+    // The script `npm run bench:stage` runs (tsx bench/stage-main.ts), without npm and tsx's wrapper process.
+    return runProcess(process.execPath, ['--import', 'tsx', 'bench/stage-main.ts', ...args], {
       env: {
         ...env,
         ...(apiKey === undefined ? {} : { PETSTORE_API_KEY: apiKey }),
