@@ -1,16 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { generateApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
-import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { configureFunctionEnvironment } from '../../local/environment';
 import { type LocalGateway, startLocalGateway } from '../../local/gateway';
-import { ensureTables } from '../../local/tables';
-import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
 import { jsonHeaders } from './http';
-import { putItems } from './local-stack';
+import { freshTables, putItems, testClient, testEndpoint } from './local-stack';
 import { closeRawAgent, type RawResponse, rawRequest } from './raw-http';
 
 /** The SDK budget the functions get under faults: 2 attempts of at most 1 s each. */
@@ -21,8 +15,10 @@ const FAULT_ENV = {
 };
 
 /**
- * The local gateway over a DynamoDB Local of its own (persistent, fixed port), so that a test can pause, stop and
- * restart storage without disturbing any other test.
+ * The local gateway whose functions reach DynamoDB Local through a TCP stand-in on a port of their own, where a test
+ * makes storage fail as a client meets it: paused (connections accepted, nothing answered, as from a stopped
+ * process) or stopped (nothing listening on the port), and back on the same port. The DynamoDB Local behind it is the
+ * one every test shares; only this file's functions are cut off from it.
  */
 export interface FaultStack {
   gateway: LocalGateway;
@@ -30,11 +26,11 @@ export interface FaultStack {
   update(quantity: number): Promise<RawResponse>;
   /** `GET /inventory/1/history`: the entry's read and its history's, at once. */
   history(): Promise<RawResponse>;
-  /** SIGSTOP: DynamoDB Local accepts connections and never answers. */
+  /** Storage accepts connections and never answers (what a SIGSTOP'd DynamoDB Local gives a client). */
   pause(): void;
-  /** Stops DynamoDB Local: nothing listens on its port. */
+  /** Nothing listens on storage's port; every open connection to it is closed. */
   stop(): Promise<void>;
-  /** Whatever a test left, DynamoDB Local running and answering again, and the gateway's answers 200 again. */
+  /** Whatever a test left, storage listening and answering again, and the gateway's answers 200 again. */
   heal(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,17 +43,15 @@ export async function startFaultStack(
     saved[name] = process.env[name];
     process.env[name] = value;
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'petstore-faults-'));
-  const port = await freePort();
-  let dynamo: DynamoDbLocal | undefined = await startDynamoDbLocal({ port, dataDir });
-  const client = createDynamoClient({ endpoint: dynamo.endpoint });
-  await ensureTables(client, LOCAL_TABLE_NAMES);
-  await putItems(client, LOCAL_TABLE_NAMES.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
+  const client = testClient();
+  const tables = await freshTables(client);
+  await putItems(client, tables.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
   const generated = generateApiKey('faults');
-  await new ApiKeyTable({ client, tableName: LOCAL_TABLE_NAMES.apiKeys }).create(generated.record);
+  await new ApiKeyTable({ client, tableName: tables.apiKeys }).create(generated.record);
   client.destroy();
+  const storage = await startStorageLine(testEndpoint());
   const auth = { Authorization: `Bearer ${generated.key}` };
-  configureFunctionEnvironment(dynamo.endpoint, LOCAL_TABLE_NAMES);
+  configureFunctionEnvironment(storage.endpoint, tables);
   const gateway = await startLocalGateway(0, {
     log: () => undefined,
     ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
@@ -72,30 +66,15 @@ export async function startFaultStack(
       body: JSON.stringify({ quantity }),
     });
   const history = () => rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory/1/history', headers: auth });
-  // A stopped (SIGSTOP) child is still running as far as ChildProcess can tell: its state is kept here.
-  let paused = false;
-  const resume = () => {
-    if (paused) dynamo?.process.kill('SIGCONT');
-    paused = false;
-  };
-  const stop = async () => {
-    resume();
-    await dynamo?.stop();
-    dynamo = undefined;
-  };
   return {
     gateway,
     list,
     update,
     history,
-    pause: () => {
-      paused = dynamo?.process.kill('SIGSTOP') === true;
-    },
-    stop,
+    pause: () => storage.pause(),
+    stop: () => storage.stop(),
     heal: async () => {
-      resume();
-      if (!dynamo || dynamo.process.exitCode !== null || dynamo.process.signalCode !== null)
-        dynamo = await startDynamoDbLocal({ port, dataDir });
+      await storage.resume();
       // Bounded only so that a broken stack ends the run; the test's own timeout is the real limit.
       for (let tries = 0; (await list()).status !== 200; tries++) {
         if (tries > 300) throw new Error('the gateway did not answer 200 again');
@@ -105,11 +84,81 @@ export async function startFaultStack(
     close: async () => {
       closeRawAgent();
       await gateway.close();
-      await stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await storage.stop();
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
+      }
+    },
+  };
+}
+
+/** Storage as a client reaches it at `endpoint`, which a test can pause, stop and bring back. */
+export interface StorageLine {
+  endpoint: string;
+  /** Connections are accepted and nothing is answered. */
+  pause(): void;
+  /** Nothing listens on the port; every open connection is closed. */
+  stop(): Promise<void>;
+  /** Listening on the same port and answering again. */
+  resume(): Promise<void>;
+}
+
+/**
+ * A TCP stand-in for DynamoDB Local at `target`, on a loopback port of its own that it keeps: it passes bytes both
+ * ways, or (paused) accepts connections and passes nothing, or (stopped) does not listen at all.
+ */
+export async function startStorageLine(target: string): Promise<StorageLine> {
+  const { hostname, port: targetPort } = new URL(target);
+  const sockets = new Set<Socket>();
+  let paused = false;
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+  };
+  /** Passes what one side sends to the other unless paused; what comes in while paused is never delivered. */
+  const forward = (from: Socket, to: Socket) => {
+    from.on('data', (chunk: Buffer) => {
+      if (!paused) to.write(chunk);
+    });
+    from.on('close', () => to.destroy());
+  };
+  const onConnection = (client: Socket) => {
+    track(client);
+    // A connection opened while paused is never answered: the client gives up on it (its request time-out).
+    if (paused) return;
+    const upstream = connect({ host: hostname, port: Number(targetPort) });
+    track(upstream);
+    forward(client, upstream);
+    forward(upstream, client);
+  };
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  let server: Server | undefined = createServer(onConnection);
+  const port = await listen(server, 0);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pause: () => {
+      paused = true;
+    },
+    stop: async () => {
+      const stopping = server;
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+      if (stopping) await new Promise((resolve) => stopping.close(resolve));
+    },
+    resume: async () => {
+      paused = false;
+      if (!server) {
+        server = createServer(onConnection);
+        await listen(server, port);
       }
     },
   };

@@ -23,6 +23,14 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * The CLI's script as `npm run cli` runs it (`tsx cli/main.ts`), without npm and tsx's wrapper process in between:
+ * `node --import tsx` is what tsx runs.
+ */
+function runCli(argv: string[], env: NodeJS.ProcessEnv) {
+  return runProcess(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...argv], { env });
+}
+
 /** stderr without npm's own notices about the machine's npm config. */
 function cliLines(stderr: string): string[] {
   return stderr
@@ -83,7 +91,7 @@ describe('CLI: as a process', () => {
     '%s exits %i with one line on stderr and no stack trace',
     async (_, code, argv, message) => {
       // Act
-      const outcome = await runProcess('npx', ['tsx', 'cli/main.ts', ...(argv as string[])], { env: cleanEnv() });
+      const outcome = await runCli(argv as string[], cleanEnv());
 
       // Assess
       expect(outcome.code).toBe(code);
@@ -97,9 +105,7 @@ describe('CLI: as a process', () => {
 
   it('--stage without credentials exits 1 with one line saying so', async () => {
     // Act
-    const outcome = await runProcess('npx', ['tsx', 'cli/main.ts', 'keys', 'list', '--stage', 'production'], {
-      env: cleanEnv({ AWS_REGION: 'eu-west-1' }),
-    });
+    const outcome = await runCli(['keys', 'list', '--stage', 'production'], cleanEnv({ AWS_REGION: 'eu-west-1' }));
 
     // Assess
     expect(outcome.code).toBe(1);

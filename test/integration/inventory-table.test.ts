@@ -89,24 +89,6 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(updated).toEqual({ petId: '9223372036854775807', quantity: 42, status: 'available' });
   });
 
-  it('lists every entry once, in petId order, read page by page, each page a batch', async () => {
-    // Prepare: 700 entries stored in hash order, read in pages of 7 entries.
-    const items = paddedItems(700);
-    await putItems(client, tables.inventory, items);
-    const repository = new InventoryTable({ client, tableName: tables.inventory, pageLimit: 7 });
-    // Act
-    const batches: number[] = [];
-    const listed: InventoryItem[] = [];
-    for await (const batch of repository.list()) {
-      batches.push(batch.length);
-      listed.push(...batch);
-    }
-    // Assess
-    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 700 }, (_, i) => String(i + 1)));
-    expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
-    expect(batches).toEqual(Array.from({ length: 100 }, () => 7));
-  });
-
   it('lists entries in numeric petId order whatever the storage order: negatives first, then by magnitude', async () => {
     // Prepare: ids whose text order differs from their numeric order, DynamoDB Number sort keys sort numerically
     // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.KeyConditionExpressions.html).
@@ -168,47 +150,6 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     expect(pages.flat()).toEqual(ids);
     expect((await listAll(repository, { after: ids[0] as string })).map((item) => item.petId)).toEqual(ids.slice(1));
     expect(await listAll(repository, { after: '9223372036854775807' })).toEqual([]);
-  });
-
-  /** 2,000 entries listed from the index in pages of 5, every send recorded. */
-  async function smallPagesList() {
-    await putItems(client, tables.inventory, paddedItems(2000));
-    const recorder = recordingClient(client);
-    const repository = new InventoryTable({ client: recorder.client, tableName: tables.inventory, pageLimit: 5 });
-    return { recorder, repository };
-  }
-
-  it('hands on each page as a batch once it arrives, with only the next page in flight', async () => {
-    // Prepare: 2,000 entries, pages of 5: 400 Queries, every one recorded.
-    const { recorder, repository } = await smallPagesList();
-    // Act
-    const sentByBatch: number[] = [];
-    let listed = 0;
-    for await (const batch of repository.list()) {
-      sentByBatch.push(recorder.sends.length);
-      listed += batch.length;
-    }
-    // Assess: when batch i is handed on, pages 0 to i have come back and page i + 1 is asked for (none after the last).
-    expect(listed).toBe(2000);
-    expect(recorder.sends.every((send) => send.command === 'QueryCommand')).toBe(true);
-    expect(sentByBatch).toEqual(Array.from({ length: 400 }, (_, i) => Math.min(i + 2, 401)));
-  });
-
-  it('stops reading once its reader stops: no Query is sent after the reader has what it wanted', async () => {
-    // Prepare: 2,000 entries in pages of 5: 400 Query pages for the whole list.
-    const { recorder, repository } = await smallPagesList();
-    // Act: the first batch only.
-    let firstBatch = 0;
-    for await (const batch of repository.list()) {
-      firstBatch = batch.length;
-      break;
-    }
-    const sentAtStop = recorder.sends.length;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    // Assess: nothing sent after the stop; before it, the first page and the one after it.
-    expect(firstBatch).toBe(5);
-    expect(sentAtStop).toBe(2);
-    expect(recorder.sends.length).toBe(sentAtStop);
   });
 
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
@@ -609,106 +550,11 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     });
   });
 
-  it('never lets a paced list send, the page in flight included, more than one second ahead of the rate', async () => {
-    // Prepare: the real clock; every Query and the read units DynamoDB Local reports for it recorded.
-    await putItems(client, tables.inventory, paddedItems(4000));
-    const rate = 30;
-    const recorder = recordingClient(client);
-    const repository = new InventoryTable({
-      client: recorder.client,
-      tableName: tables.inventory,
-      readUnitsPerSecond: rate,
-      pageLimit: 100,
-    });
-    // Act
-    recorder.start();
-    const listed = await listAll(repository);
-    // Assess: by each send, the units of the pages sent so far (that one included) are within rate x (1 s + time),
-    // and the pace did hold the read back (more than one second's worth was read).
-    expect(listed).toHaveLength(4000);
-    const ordered = [...recorder.sends].sort((a, b) => a.at - b.at);
-    let sent = 0;
-    // (A timer may fire a millisecond before Date.now says its time has come: 10 ms of slack, 0.3 units at this rate.)
-    for (const send of ordered) {
-      expect(Number.isFinite(send.units)).toBe(true);
-      sent += send.units;
-      expect(sent).toBeLessThanOrEqual(rate * (1 + (send.at + 10) / 1000));
-    }
-    expect(sent).toBeGreaterThan(rate);
-    expect(ordered.at(-1)?.at).toBeGreaterThan(((sent - (ordered.at(-1)?.units ?? 0)) / rate - 1) * 1000);
-  });
-
-  it('reads at full speed, without waiting, when no pace is set', async () => {
-    await putItems(client, tables.inventory, paddedItems(3000));
-    const clock = virtualClock();
-    const repository = new InventoryTable({ client, tableName: tables.inventory, pageLimit: 100, clock });
-    expect(await listAll(repository)).toHaveLength(3000);
-    expect(clock.slept).toEqual([]);
-  });
-
-  /**
-   * The test table behind a stand-in endpoint that throttles the Queries `throttle` picks, read by a client that
-   * makes one attempt per call, with no rate and `throttleWindowMs` on a virtual clock.
-   */
-  async function throttledTable(
-    throttle: (operation: string, index: number, body: string) => boolean,
-    throttleWindowMs: number,
-    errorType?: string,
-    tableOptions: Partial<InventoryTableOptions> = {},
-  ) {
-    const endpoint = await startThrottlingEndpoint(testEndpoint(), throttle, errorType);
-    const throttledClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
-    const clock = virtualClock();
-    const repository = new InventoryTable({
-      client: throttledClient,
-      tableName: tables.inventory,
-      throttleWindowMs,
-      clock,
-      ...tableOptions,
-    });
-    const close = async () => {
-      throttledClient.destroy();
-      await endpoint.close();
-    };
-    return { repository, endpoint, clock, close };
-  }
-
-  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
-    'waits out Query pages throttled (%s) past the client retries and lists every entry once',
-    async (errorType) => {
-      // Prepare: every other Query throttled.
-      await putItems(client, tables.inventory, paddedItems(2600));
-      const throttled = await throttledTable(
-        (operation, n) => operation === 'Query' && n % 2 === 0,
-        60_000,
-        errorType,
-        {
-          pageLimit: 100,
-        },
-      );
-      try {
-        // Act
-        const listed = await listAll(throttled.repository);
-        // Assess
-        expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2600 }, (_, i) => String(i + 1)));
-        const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
-        const refused = queries.filter((call) => call.throttled).length;
-        // 26 full pages of 100 and the empty one a full last page leads to (it still has a LastEvaluatedKey).
-        expect(refused).toBe(27);
-        expect(queries.length).toBe(2 * refused);
-        expect(throttled.clock.slept).toHaveLength(refused);
-        for (const wait of throttled.clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
-      } finally {
-        await throttled.close();
-      }
-    },
-  );
-
   it('gives up with StorageUnavailableError once throttling outlasts the window without progress, changing nothing', async () => {
     // Prepare: every Query throttled, so no page ever comes back.
     await putItems(client, tables.inventory, paddedItems(10));
     const before = await snapshotTable(client, tables.inventory);
-    const throttled = await throttledTable((operation) => operation === 'Query', 20_000);
+    const throttled = await throttledTable(tables.inventory, (operation) => operation === 'Query', 20_000);
     try {
       // Act + Assess: retried with growing waits (full jitter, so only their bounds are known) until the window
       // would be passed, then the list fails as storage unavailable (a 503 with Retry-After for the client).
@@ -726,6 +572,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     // Prepare: pages of 20; every page after the first throttled.
     await putItems(client, tables.inventory, paddedItems(100));
     const throttled = await throttledTable(
+      tables.inventory,
       (operation, _, body) => operation === 'Query' && JSON.parse(body).ExclusiveStartKey !== undefined,
       0,
       undefined,
@@ -776,6 +623,185 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     }
   });
 });
+
+/**
+ * Lists of one table of 2,000 entries, seeded once: the tests only read it. Pages of 10 to 100 entries make from 20
+ * to 200 Queries of it.
+ */
+describe('Store: InventoryTable lists 2,000 entries against DynamoDB Local', () => {
+  let client: DynamoDBClient;
+  let tableName: string;
+
+  beforeAll(async () => {
+    client = testClient();
+    tableName = (await freshTables(client)).inventory;
+    await putItems(client, tableName, paddedItems(2000));
+  });
+  afterAll(() => client.destroy());
+
+  it('lists every entry once, in petId order, read page by page, each page a batch', async () => {
+    // Prepare: the 2,000 entries, stored in hash order, read in pages of 20 entries.
+    const repository = new InventoryTable({ client, tableName, pageLimit: 20 });
+    // Act
+    const batches: number[] = [];
+    const listed: InventoryItem[] = [];
+    for await (const batch of repository.list()) {
+      batches.push(batch.length);
+      listed.push(...batch);
+    }
+    // Assess
+    expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
+    expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
+    expect(batches).toEqual(Array.from({ length: 100 }, () => 20));
+  });
+
+  /** The 2,000 entries listed from the index in pages of 10, every send recorded. */
+  function smallPagesList() {
+    const recorder = recordingClient(client);
+    const repository = new InventoryTable({ client: recorder.client, tableName, pageLimit: 10 });
+    return { recorder, repository };
+  }
+
+  it('hands on each page as a batch once it arrives, with only the next page in flight', async () => {
+    // Prepare: pages of 10: 200 Queries, every one recorded.
+    const { recorder, repository } = smallPagesList();
+    // Act
+    const sentByBatch: number[] = [];
+    let listed = 0;
+    for await (const batch of repository.list()) {
+      sentByBatch.push(recorder.sends.length);
+      listed += batch.length;
+    }
+    // Assess: when batch i is handed on, pages 0 to i have come back and page i + 1 is asked for (none after the last).
+    expect(listed).toBe(2000);
+    expect(recorder.sends.every((send) => send.command === 'QueryCommand')).toBe(true);
+    expect(sentByBatch).toEqual(Array.from({ length: 200 }, (_, i) => Math.min(i + 2, 201)));
+  });
+
+  it('stops reading once its reader stops: no Query is sent after the reader has what it wanted', async () => {
+    // Prepare: pages of 10: 200 Query pages for the whole list.
+    const { recorder, repository } = smallPagesList();
+    // Act: the first batch only.
+    let firstBatch = 0;
+    for await (const batch of repository.list()) {
+      firstBatch = batch.length;
+      break;
+    }
+    const sentAtStop = recorder.sends.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Assess: nothing sent after the stop; before it, the first page and the one after it.
+    expect(firstBatch).toBe(10);
+    expect(sentAtStop).toBe(2);
+    expect(recorder.sends.length).toBe(sentAtStop);
+  });
+
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
+    'waits out Query pages throttled (%s) past the client retries and lists every entry once',
+    async (errorType) => {
+      // Prepare: every other Query throttled.
+      const throttled = await throttledTable(
+        tableName,
+        (operation, n) => operation === 'Query' && n % 2 === 0,
+        60_000,
+        errorType,
+        {
+          pageLimit: 100,
+        },
+      );
+      try {
+        // Act
+        const listed = await listAll(throttled.repository);
+        // Assess
+        expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
+        const queries = throttled.endpoint.calls.filter((call) => call.operation === 'Query');
+        const refused = queries.filter((call) => call.throttled).length;
+        // 20 full pages of 100 and the empty one a full last page leads to (it still has a LastEvaluatedKey).
+        expect(refused).toBe(21);
+        expect(queries.length).toBe(2 * refused);
+        expect(throttled.clock.slept).toHaveLength(refused);
+        for (const wait of throttled.clock.slept) expect(wait).toBeGreaterThanOrEqual(100);
+      } finally {
+        await throttled.close();
+      }
+    },
+  );
+});
+
+/** The pace over one table of 4,000 entries, seeded once (more than one second's worth at the pace's rate). */
+describe('Store: InventoryTable paces a list of 4,000 entries against DynamoDB Local', () => {
+  let client: DynamoDBClient;
+  let tableName: string;
+
+  beforeAll(async () => {
+    client = testClient();
+    tableName = (await freshTables(client)).inventory;
+    await putItems(client, tableName, paddedItems(4000));
+  });
+  afterAll(() => client.destroy());
+
+  it('never lets a paced list send, the page in flight included, more than one second ahead of the rate', async () => {
+    // Prepare: the real clock; every Query and the read units DynamoDB Local reports for it recorded.
+    const rate = 30;
+    const recorder = recordingClient(client);
+    const repository = new InventoryTable({
+      client: recorder.client,
+      tableName,
+      readUnitsPerSecond: rate,
+      pageLimit: 100,
+    });
+    // Act
+    recorder.start();
+    const listed = await listAll(repository);
+    // Assess: by each send, the units of the pages sent so far (that one included) are within rate x (1 s + time),
+    // and the pace did hold the read back (more than one second's worth was read).
+    expect(listed).toHaveLength(4000);
+    const ordered = [...recorder.sends].sort((a, b) => a.at - b.at);
+    let sent = 0;
+    // (A timer may fire a millisecond before Date.now says its time has come: 10 ms of slack, 0.3 units at this rate.)
+    for (const send of ordered) {
+      expect(Number.isFinite(send.units)).toBe(true);
+      sent += send.units;
+      expect(sent).toBeLessThanOrEqual(rate * (1 + (send.at + 10) / 1000));
+    }
+    expect(sent).toBeGreaterThan(rate);
+    expect(ordered.at(-1)?.at).toBeGreaterThan(((sent - (ordered.at(-1)?.units ?? 0)) / rate - 1) * 1000);
+  });
+
+  it('reads at full speed, without waiting, when no pace is set', async () => {
+    const clock = virtualClock();
+    const repository = new InventoryTable({ client, tableName, pageLimit: 100, clock });
+    expect(await listAll(repository)).toHaveLength(4000);
+    expect(clock.slept).toEqual([]);
+  });
+});
+
+/**
+ * A table behind a stand-in endpoint that throttles the Queries `throttle` picks, read by a client that makes one
+ * attempt per call, with no rate and `throttleWindowMs` on a virtual clock.
+ */
+async function throttledTable(
+  tableName: string,
+  throttle: (operation: string, index: number, body: string) => boolean,
+  throttleWindowMs: number,
+  errorType?: string,
+  tableOptions: Partial<InventoryTableOptions> = {},
+) {
+  const endpoint = await startThrottlingEndpoint(testEndpoint(), throttle, errorType);
+  const throttledClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
+  const clock = virtualClock();
+  const repository = new InventoryTable({
+    client: throttledClient,
+    tableName,
+    throttleWindowMs,
+    clock,
+    ...tableOptions,
+  });
+  const close = async () => {
+    throttledClient.destroy();
+    await endpoint.close();
+  };
+  return { repository, endpoint, clock, close };
+}
 
 /** A client that records when each call was sent (from `start()`) and the read units it reports. */
 function recordingClient(target: DynamoDBClient) {

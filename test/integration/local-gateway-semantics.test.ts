@@ -728,13 +728,21 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
   const FUNCTION_TIMEOUT_MS = 2500;
   // Longer for the authorizer: the real one reads DynamoDB Local and must answer in time on a busy machine.
   const AUTHORIZER_TIMEOUT_MS = 4000;
+  /**
+   * The timeout of a function a test makes hang or answer late: it does nothing that has to fit in it, and the test
+   * waits it out in full, so it is short. A function that answers (the real ones, the near-deadline one) keeps the
+   * long timeouts above.
+   */
+  const CUT_OFF_MS = 500;
+  let timeouts = { function: FUNCTION_TIMEOUT_MS, authorizer: AUTHORIZER_TIMEOUT_MS };
   let gateway: LocalGateway;
 
   beforeAll(async () => {
     gateway = await startLocalGateway(0, {
       log: () => undefined,
       loadHandler,
-      functionTimeoutMs: (name) => (name === AUTHORIZER_HANDLER ? AUTHORIZER_TIMEOUT_MS : FUNCTION_TIMEOUT_MS),
+      // Read at each invocation, as Lambda reads a function's configuration.
+      functionTimeoutMs: (name) => (name === AUTHORIZER_HANDLER ? timeouts.authorizer : timeouts.function),
     });
   });
   afterAll(() => gateway.close());
@@ -744,12 +752,14 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
     functionMode = 'real';
     listMode = 'real';
     lateDelivery = Promise.resolve();
+    timeouts = { function: FUNCTION_TIMEOUT_MS, authorizer: AUTHORIZER_TIMEOUT_MS };
   });
 
   const get = (path: string) => rawRequest(gateway.url, { method: 'GET', path, headers: stack.authHeader });
 
   it('answers the INTEGRATION_FAILURE response (503, Retry-After, request id) when a buffered function has not returned by its timeout', async () => {
     functionMode = 'hangs';
+    timeouts.function = CUT_OFF_MS;
     const response = await get('/v1/pets/1');
     expectGatewayAnswer(response, 'INTEGRATION_FAILURE');
     expect(response.status).toBe(503);
@@ -776,6 +786,7 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
     async (_outcome, mode) => {
       // Act
       functionMode = mode;
+      timeouts.function = CUT_OFF_MS;
       let lateDelivered = false;
       const response = await get('/v1/pets/1');
       void lateDelivery.then(() => {
@@ -787,6 +798,7 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
       await lateDelivery;
       await sleep(20);
       functionMode = 'real';
+      timeouts.function = FUNCTION_TIMEOUT_MS;
       const next = await get('/v1/pets/1');
       // Assess: an unhandled late rejection would have failed this test.
       expectGatewayAnswer(response, 'INTEGRATION_FAILURE');
@@ -796,12 +808,14 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
 
   it('answers INTEGRATION_FAILURE when the streaming function has not sent its prelude by its timeout', async () => {
     listMode = 'hangs-before-prelude';
+    timeouts.function = CUT_OFF_MS;
     expectGatewayAnswer(await get('/v1/inventory'), 'INTEGRATION_FAILURE');
   });
 
   it('closes the connection without the terminating chunk when the streaming function times out after part of its body', async () => {
     // Act
     listMode = 'hangs-after-prelude';
+    timeouts.function = CUT_OFF_MS;
     const response = await rawGetWithKey(gateway.url, '/v1/inventory');
     await lateDelivery;
     // Assess
@@ -815,8 +829,10 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
   it('answers the AUTHORIZER_CONFIGURATION_ERROR response (503, Retry-After) when the authorizer has not answered by its timeout, and caches no decision', async () => {
     // Act
     authorizerMode = 'hangs';
+    timeouts.authorizer = CUT_OFF_MS;
     const response = await get('/v1/inventory');
     authorizerMode = 'real';
+    timeouts.authorizer = AUTHORIZER_TIMEOUT_MS;
     const next = await get('/v1/store/orders');
     // Assess
     expectGatewayAnswer(response, 'AUTHORIZER_CONFIGURATION_ERROR');

@@ -442,9 +442,15 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
   });
 
   /**
+   * The first call's time-out, so its claim's life: the test waits it out. Room for that call and the one sent while
+   * it is claimed on a busy machine, nothing more.
+   */
+  const CLAIM_MS = 3000;
+
+  /**
    * Pet 77 at 10 behind the update handler, whose idempotency store refuses (throttles) the first write that keeps
-   * an answer, after the change landed. The first call's claim lasts its 5 s deadline; one attempt per store call,
-   * so no back-off comes near it (middy would answer for the function at its time-out).
+   * an answer, after the change landed. The first call's claim lasts its deadline (CLAIM_MS); one attempt per store
+   * call, so no back-off comes near it (middy would answer for the function at its time-out).
    */
   async function answerNotKept() {
     const tables = await freshTables(client);
@@ -478,8 +484,8 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
     };
     /** Sends the first request, whose answer is not kept, and waits until its claim has lapsed. */
     const firstThenClaimLapse = async (body: string) => {
-      const claimEnds = Date.now() + 5000;
-      const first = await send(body, lambdaContext({ timeoutMs: 5000 }));
+      const claimEnds = Date.now() + CLAIM_MS;
+      const first = await send(body, lambdaContext({ timeoutMs: CLAIM_MS }));
       const quantityAfterFirst = await stored();
       const whileClaimed = await send(body);
       await new Promise((resolve) => setTimeout(resolve, claimEnds + 100 - Date.now()));

@@ -1,34 +1,29 @@
 import { delimiter, dirname } from 'node:path';
-import { writeInventory } from '../../cli/inventory/batch-writer';
-import { createDynamoClient } from '../../functions/store/dynamo-client';
-import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../../service/local-dynamodb';
-import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
+import { startTestStack, type TestStack } from '../helpers/local-stack';
 import { runProcess } from '../helpers/process';
 
 /**
- * `npm run bench:stage` is for a deployed stage, which this machine has none of: here it runs against `npm start`,
- * the same API over HTTP, to show it measures, prints its verdicts and leaves the pet's stock as it found it.
+ * `npm run bench:stage` is for a deployed stage, which this machine has none of: here it runs against the local
+ * gateway `npm start` serves (in this process, over the test DynamoDB Local), the same API over HTTP, to show it
+ * measures, prints its verdicts and leaves the pet's stock as it found it.
  */
 describe('Benchmark: npm run bench:stage against a running API', () => {
-  let api: LocalApiProcess;
+  let api: TestStack;
 
   beforeAll(async () => {
-    useLocalCredentials();
-    api = await startLocalApiProcess({ env: { PETSTORE_SEED: '0', PETSTORE_HISTORY: '0', PETSTORE_RATE_LIMIT: '0' } });
-    const client = createDynamoClient({ endpoint: api.dynamoEndpoint });
-    await writeInventory([{ petId: '9223372036854775807', quantity: 2147483647, status: 'available' }], {
-      client,
-      tableName: LOCAL_TABLE_NAMES.inventory,
+    api = await startTestStack({
+      inventory: [{ petId: '9223372036854775807', quantity: 2147483647, status: 'available' }],
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
-    await api?.stop();
+    await api?.close();
   });
 
   const benchStage = (args: string[], apiKey?: string) => {
     const { PETSTORE_API_KEY: _none, ...env } = process.env;
-    return runProcess('npx', ['tsx', 'bench/stage-main.ts', ...args], {
+    // The script `npm run bench:stage` runs (tsx bench/stage-main.ts), without npm and tsx's wrapper process.
+    return runProcess(process.execPath, ['--import', 'tsx', 'bench/stage-main.ts', ...args], {
       env: {
         ...env,
         ...(apiKey === undefined ? {} : { PETSTORE_API_KEY: apiKey }),
@@ -40,13 +35,10 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
   it('prints p50/p99 of the PATCH scenarios that only call the API, their ratios, and their verdicts', async () => {
     // Act: a pet at the top of the stock range, so the adjustments go down first and come back.
     // The key comes from PETSTORE_API_KEY, as docs/deploying.md runs it (a --key would show in ps).
-    const run = await benchStage(
-      ['--url', api.baseUrl, '--pet', '9223372036854775807', '--iterations', '5'],
-      api.apiKey,
-    );
+    const run = await benchStage(['--url', api.url, '--pet', '9223372036854775807', '--iterations', '5'], api.key);
     // Assess
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(run.stdout).toContain(`## PATCH /inventory/{petId} on ${api.baseUrl}\n\n5 of each, alternating.`);
+    expect(run.stdout).toContain(`## PATCH /inventory/{petId} on ${api.url}\n\n5 of each, alternating.`);
     for (const row of ['PATCH quantity', 'PATCH quantity, with expectedQuantity', 'PATCH adjustBy'])
       expect(run.stdout).toMatch(new RegExp(`\\| ${row} \\| [\\d.]+ \\| [\\d.]+ \\|`));
     expect(run.stdout).toMatch(/\| PATCH adjustBy \+ Idempotency-Key \| [\d.]+ \| [\d.]+ \|/);
@@ -56,31 +48,31 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
     // What only `npm run bench` can measure (DynamoDB Local reached directly) is neither run nor held to a target.
     expect(run.stdout).not.toContain('raw UpdateItem');
     expect(run.stdout).not.toContain('Idempotency-Key / plain PATCH');
-    const entry = await fetch(`${api.baseUrl}/inventory/9223372036854775807`, {
-      headers: { Authorization: `Bearer ${api.apiKey}` },
+    const entry = await fetch(`${api.url}/inventory/9223372036854775807`, {
+      headers: { Authorization: `Bearer ${api.key}` },
     });
     expect(await entry.text()).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"available"}');
   });
 
   it('exits 1 naming the answer, and creates no entry, for a pet without one', async () => {
-    const run = await benchStage(['--url', api.baseUrl, '--key', api.apiKey, '--pet', '404404', '--iterations', '5']);
+    const run = await benchStage(['--url', api.url, '--key', api.key, '--pet', '404404', '--iterations', '5']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('GET /inventory/404404 answered 404');
-    const entry = await fetch(`${api.baseUrl}/inventory/404404`, {
-      headers: { Authorization: `Bearer ${api.apiKey}` },
+    const entry = await fetch(`${api.url}/inventory/404404`, {
+      headers: { Authorization: `Bearer ${api.key}` },
     });
     expect(entry.status).toBe(404);
   });
 
   it('exits 2 with its usage, naming PETSTORE_API_KEY, when no key is given', async () => {
-    const run = await benchStage(['--url', api.baseUrl, '--pet', '1']);
+    const run = await benchStage(['--url', api.url, '--pet', '1']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no write key: set PETSTORE_API_KEY');
     expect(run.stderr).toContain('usage: PETSTORE_API_KEY=<write key> npm run bench:stage');
   });
 
   it('refuses to send the key over plain HTTP to another machine', async () => {
-    const run = await benchStage(['--url', 'http://inventory.example.com/v1', '--pet', '1'], api.apiKey);
+    const run = await benchStage(['--url', 'http://inventory.example.com/v1', '--pet', '1'], api.key);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--url must be https:// (the API key would cross the network in clear)');
   });
