@@ -39,7 +39,7 @@ export interface InventoryTableOptions extends TableOptions {
   readUnitsPerSecond?: number;
   /** How long a list waits out throttled pages without progress before it fails. @default 0 */
   throttleWindowMs?: number;
-  /** Entries each Query page asks for at most (docs/performance.md). @default 2500 */
+  /** Entries each Query page asks for at most, the first no more than 2,500 (docs/performance.md). @default 5000 */
   pageLimit?: number;
   /** The pace's clock. @default the system's */
   clock?: PaceClock;
@@ -47,6 +47,9 @@ export interface InventoryTableOptions extends TableOptions {
 
 /** Most bytes one entry of the list index holds: a page is booked at this before DynamoDB says its cost. */
 const MAX_INDEX_ENTRY_BYTES = 100;
+
+/** Entries the first Query page asks for at most: a small first page lets the first byte leave soon. */
+const FIRST_PAGE_LIMIT = 2500;
 
 /**
  * The inventory table, keyed by the Number `petId`, on the SDK's low-level attribute maps: Number attributes travel as
@@ -65,7 +68,7 @@ export class InventoryTable implements InventoryRepository {
     this.tableName = options.tableName;
     this.readUnitsPerSecond = options.readUnitsPerSecond ?? 0;
     this.throttleWindowMs = options.throttleWindowMs ?? 0;
-    this.pageLimit = options.pageLimit ?? 2500;
+    this.pageLimit = options.pageLimit ?? 5000;
     this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
@@ -78,13 +81,11 @@ export class InventoryTable implements InventoryRepository {
       stop: new AbortController(),
       pace: new ReadPace({
         unitsPerSecond: this.readUnitsPerSecond,
-        // Eventually consistent: half a unit per 4 KB read.
-        pageUnits: Math.ceil((this.pageLimit * MAX_INDEX_ENTRY_BYTES) / 4096 / 2),
         throttleWindowMs: this.throttleWindowMs,
         clock: this.clock,
       }),
     };
-    let next = this.queryPage(read, undefined, left);
+    let next = this.queryPage(read, undefined, Math.min(left, FIRST_PAGE_LIMIT));
     try {
       for (;;) {
         const page = await next;
@@ -102,8 +103,8 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * One page of at most `left` entries, read again while throttled if the pace allows. Marked handled at once: it may
-   * fail while the reader still holds the page before.
+   * One page of at most `left` entries (and `pageLimit`), the model's attributes only, read again while throttled if
+   * the pace allows. Marked handled at once: it may fail while the reader still holds the page before.
    */
   private queryPage(
     read: ListRead,
@@ -115,10 +116,9 @@ export class InventoryTable implements InventoryRepository {
       TableName: this.tableName,
       IndexName: INVENTORY_LIST_INDEX.name,
       KeyConditionExpression: read.after === undefined ? '#list = :list' : '#list = :list AND #petId > :after',
-      ExpressionAttributeNames: {
-        '#list': INVENTORY_LIST_INDEX.partition.name,
-        ...(read.after === undefined ? {} : { '#petId': INVENTORY_LIST_INDEX.sort.name }),
-      },
+      // The model's attributes, not the index's partition key: a quarter fewer attributes to send and parse per entry.
+      ProjectionExpression: MODEL_PROJECTION.expression,
+      ExpressionAttributeNames: { '#list': INVENTORY_LIST_INDEX.partition.name, ...MODEL_PROJECTION.names },
       ExpressionAttributeValues: {
         ':list': { N: LIST_PARTITION },
         ...(read.after === undefined ? {} : { ':after': { N: read.after } }),
@@ -127,18 +127,20 @@ export class InventoryTable implements InventoryRepository {
       ExclusiveStartKey: startKey,
       ...(read.pace.paced ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
     });
-    const page = this.sendPaced(read, command);
+    // Eventually consistent: half a unit per 4 KB read.
+    const page = this.sendPaced(read, command, Math.ceil((limit * MAX_INDEX_ENTRY_BYTES) / 4096 / 2));
     page.catch(() => undefined);
     return page;
   }
 
-  private async sendPaced(read: ListRead, command: QueryCommand): Promise<QueryCommandOutput> {
+  /** Sends a page once the pace allows its booking (the most its `Limit` entries can cost). */
+  private async sendPaced(read: ListRead, command: QueryCommand, booking: number): Promise<QueryCommandOutput> {
     for (;;) {
-      await read.pace.beforePage();
+      await read.pace.beforePage(booking);
       read.stop.signal.throwIfAborted();
       try {
         const page = await this.client.send(command, { abortSignal: read.stop.signal });
-        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits);
+        read.pace.consumed(page.ConsumedCapacity?.CapacityUnits, booking);
         return page;
       } catch (error) {
         if (read.stop.signal.aborted || !isThrottling(error) || !(await read.pace.afterThrottle()))

@@ -18,8 +18,6 @@ const THROTTLE_MIN_MS = 100;
 export interface ReadPaceOptions {
   /** Read units per second the read may average, one second's worth at once; 0 reads at full speed. */
   unitsPerSecond: number;
-  /** Read units one page may cost at most: booked before it is sent, corrected when it comes back. */
-  pageUnits: number;
   /** How long a read may go without a page coming back and still try a throttled page again; 0 never does. */
   throttleWindowMs: number;
   clock?: PaceClock;
@@ -29,7 +27,6 @@ export interface ReadPaceOptions {
 export class ReadPace {
   readonly paced: boolean;
   private readonly rate: number;
-  private readonly pageUnits: number;
   private readonly throttleWindowMs: number;
   private readonly clock: PaceClock;
   private readonly start: number;
@@ -40,15 +37,16 @@ export class ReadPace {
   constructor(options: ReadPaceOptions) {
     this.paced = options.unitsPerSecond > 0;
     this.rate = options.unitsPerSecond;
-    this.pageUnits = options.pageUnits;
     this.throttleWindowMs = options.throttleWindowMs;
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.start = this.clock.now();
     this.lastProgress = this.start;
   }
 
-  /** Waits until this page's booking fits the rate, then books it; a throttled try stays booked. */
-  async beforePage(booking: number = this.pageUnits): Promise<void> {
+  /**
+   * Waits until a page's booking (the most it can cost) fits the rate, then books it; a throttled try stays booked.
+   */
+  async beforePage(booking: number): Promise<void> {
     if (!this.paced) return;
     const wait = this.start + ((this.spent + booking) / this.rate - 1) * 1000 - this.clock.now();
     this.spent += booking;
@@ -56,7 +54,7 @@ export class ReadPace {
   }
 
   /** Replaces a page's booking with the units it consumed; a page that came back is progress. */
-  consumed(units: number | undefined, booking: number = this.pageUnits): void {
+  consumed(units: number | undefined, booking: number): void {
     if (this.paced) this.spent += (units ?? booking) - booking;
     this.throttles = 0;
     this.lastProgress = this.clock.now();
