@@ -37,6 +37,13 @@ export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...withDynamoDbLocal, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
-    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'infra',
+      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
+      // One synth per context for the whole run, shared by the files (test/infra/synth.ts).
+      globalSetup: '<rootDir>/test/infra/global-setup.ts',
+      globalTeardown: '<rootDir>/test/infra/global-teardown.ts',
+    },
   ],
 };

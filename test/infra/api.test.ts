@@ -385,7 +385,9 @@ describe("API Gateway's account setting (the app)", () => {
  */
 describe('The CORS preflight override reaches a deployed stage', () => {
   const deploymentId = (withOverride: boolean) => {
-    const app = new App();
+    // Without the built-in CloudFormation validation, which reads the template and never changes it (nag.test.ts
+    // runs it) and whose engine takes seconds to start.
+    const app = new App({ builtinCloudFormationValidation: false });
     const stack = new Stack(app, 'PreflightProbe');
     const api = new RestApi(stack, 'Api', {
       defaultCorsPreflightOptions: { allowOrigins: ['https://staff.example.com'] },

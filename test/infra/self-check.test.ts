@@ -219,8 +219,11 @@ describe('Deploy self-check: when a deploy runs it again', () => {
 
   it('gives the trigger the same fingerprint when nothing changed, so a no-op deploy does not run it', () => {
     expect(unchanged.staging).toMatch(/^[0-9a-f]{64}$/);
-    expect(fingerprints()).toEqual(unchanged);
-    expect(triggerOf(synthesized.templates.staging).properties[STAGE_FINGERPRINT_PROPERTY]).toBe(unchanged.staging);
+    // Another synth of the same app: synthesizeApp's, which may be another file's.
+    const again = Object.fromEntries(
+      STAGES.map((stage) => [stage, triggerOf(synthesized.templates[stage]).properties[STAGE_FINGERPRINT_PROPERTY]]),
+    );
+    expect(again).toEqual(unchanged);
   });
 
   it("changes the fingerprint of a stage whose function configuration changed, and only that stage's", () => {

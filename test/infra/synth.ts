@@ -1,10 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { createInventoryApp, type InventoryApp } from '../../infra/constructs/inventory-app';
-import type { StageName } from '../../infra/stage-config';
+import { STAGES, type StageName } from '../../infra/stage-config';
 import { cdkJsonContext } from '../../infra/synthesized-assets';
+import { stackName } from '../../service/names';
+import { SYNTH_CACHE_ENV } from './global-setup';
 
 /** A synthesized app: the templates of both stages and of the account stacks, and the cdk-nag report. */
 export interface SynthesizedApp extends InventoryApp {
@@ -13,7 +17,7 @@ export interface SynthesizedApp extends InventoryApp {
   accountTemplates: Record<string, Template>;
   /** The cloud assembly's validation report (cdk-nag findings that were not acknowledged). */
   validationReport: { pluginReports: { pluginName: string; violations?: { ruleName: string }[] }[] };
-  /** Removes the temporary cloud assembly. */
+  /** Removes the app's own cloud assembly; one read from the run's cache stays until the run ends. */
   dispose(): void;
 }
 
@@ -27,43 +31,153 @@ export interface SynthOptions {
   cloudFormationValidation?: boolean;
 }
 
+interface Outdir {
+  /** The cloud assembly's directory. */
+  outdir: string;
+}
+
 /** Builds the app as {@link synthesizeApp} does, without synthesizing it yet; the caller removes `outdir`. */
 export function buildApp(
   extraContext: Record<string, unknown> = {},
   { cloudFormationValidation = false }: SynthOptions = {},
-): InventoryApp & { outdir: string } {
+): InventoryApp & Outdir {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-infra-test-'));
-  const inventoryApp = createInventoryApp(
-    {
-      outdir,
-      context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...extraContext },
-      builtinCloudFormationValidation: cloudFormationValidation,
-    },
-    {},
-  );
-  return { ...inventoryApp, outdir };
+  try {
+    const inventoryApp = createInventoryApp(
+      { outdir, context: appContext(extraContext), builtinCloudFormationValidation: cloudFormationValidation },
+      {},
+    );
+    return { ...inventoryApp, outdir };
+  } catch (error) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * The context a test app is built with: cdk.json's, no bundling, no stack traces in the construct metadata (they go
+ * to the cloud assembly's manifest, never into a template, and capturing them under Jest's source maps costs a third
+ * of a synth), then the test's own.
+ */
+function appContext(extraContext: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...cdkJsonContext(),
+    'aws:cdk:bundling-stacks': [],
+    'aws:cdk:disable-stack-trace': true,
+    'aws:cdk:disable-creation-stack-traces': true,
+    ...extraContext,
+  };
 }
 
 /**
  * Synthesizes both stages as `npm run synth` does, with cdk-nag, but without bundling the functions (the asset
  * contents do not change the template), without the built-in CloudFormation validation unless asked for, and with
  * no AWS environment variables, as on a machine with no AWS config.
+ *
+ * In a jest run of the infra project (test/infra/global-setup.ts) each context is synthesized once: the first file
+ * that asks keeps a copy of the cloud assembly, and later files read its templates and validation report instead of
+ * synthesizing again. Their `app`, `stacks` and `accountStacks` are built (never synthesized) when first read, so use
+ * `templates` for what the templates say. A validated assembly serves a request without validation too (the
+ * validation reads the templates and never changes them; its report then has the validation's findings as well).
  */
 export function synthesizeApp(extraContext: Record<string, unknown> = {}, options: SynthOptions = {}): SynthesizedApp {
+  const cacheRoot = process.env[SYNTH_CACHE_ENV];
+  if (cacheRoot === undefined) return synthesizeFresh(extraContext, options);
+  const key = createHash('sha256')
+    .update(stableJson(appContext(extraContext)))
+    .digest('hex')
+    .slice(0, 16);
+  const validated = join(cacheRoot, `${key}-validated`);
+  const candidates = options.cloudFormationValidation ? [validated] : [validated, join(cacheRoot, key)];
+  const cached = candidates.find((dir) => existsSync(dir));
+  if (cached !== undefined) return readSynthesized(cached, extraContext, options);
+  const synthesized = synthesizeFresh(extraContext, options);
+  publish(synthesized.outdir, options.cloudFormationValidation ? validated : join(cacheRoot, key));
+  return synthesized;
+}
+
+/** Synthesizes the app into a cloud assembly of its own, which `dispose()` removes. */
+function synthesizeFresh(extraContext: Record<string, unknown>, options: SynthOptions): SynthesizedApp & Outdir {
   const { outdir, ...inventoryApp } = buildApp(extraContext, options);
-  inventoryApp.app.synth();
-  return {
-    ...inventoryApp,
-    templates: {
-      staging: Template.fromStack(inventoryApp.stacks.staging),
-      production: Template.fromStack(inventoryApp.stacks.production),
-    },
-    accountTemplates: Object.fromEntries(
-      [...inventoryApp.accountStacks.values()].map((stack) => [stack.node.id, Template.fromStack(stack)]),
-    ),
-    validationReport: JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')),
-    dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  try {
+    inventoryApp.app.synth();
+    return {
+      ...inventoryApp,
+      outdir,
+      templates: {
+        staging: Template.fromStack(inventoryApp.stacks.staging),
+        production: Template.fromStack(inventoryApp.stacks.production),
+      },
+      accountTemplates: Object.fromEntries(
+        [...inventoryApp.accountStacks.values()].map((stack) => [stack.node.id, Template.fromStack(stack)]),
+      ),
+      validationReport: readValidationReport(outdir),
+      dispose: () => rmSync(outdir, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Copies a cloud assembly to `dir` whole or not at all; when another worker got there first, its copy stays. */
+function publish(outdir: string, dir: string): void {
+  const staging = mkdtempSync(`${dir}.partial-`);
+  cpSync(outdir, staging, { recursive: true });
+  try {
+    renameSync(staging, dir);
+  } catch {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** A synthesized app from a cached cloud assembly; its constructs are built when first read. */
+function readSynthesized(dir: string, extraContext: Record<string, unknown>, options: SynthOptions): SynthesizedApp {
+  const stageStacks = new Set<string>(STAGES.map(stackName));
+  const assembly = new CloudAssembly(dir);
+  const templateOf = (id: string) => Template.fromJSON(assembly.getStackArtifact(id).template);
+  let built: InventoryApp | undefined;
+  const constructs = (): InventoryApp => {
+    if (built === undefined) {
+      const { outdir, ...inventoryApp } = buildApp(extraContext, options);
+      rmSync(outdir, { recursive: true, force: true });
+      built = inventoryApp;
+    }
+    return built;
   };
+  return {
+    get app() {
+      return constructs().app;
+    },
+    get stacks() {
+      return constructs().stacks;
+    },
+    get accountStacks() {
+      return constructs().accountStacks;
+    },
+    templates: { staging: templateOf(stackName('staging')), production: templateOf(stackName('production')) },
+    accountTemplates: Object.fromEntries(
+      assembly.stacks
+        .filter((stack) => !stageStacks.has(stack.hierarchicalId))
+        .map((stack) => [stack.hierarchicalId, Template.fromJSON(stack.template)]),
+    ),
+    validationReport: readValidationReport(dir),
+    // The cache outlives the file: test/infra/global-teardown.ts removes it after the run.
+    dispose: () => undefined,
+  };
+}
+
+function readValidationReport(dir: string): SynthesizedApp['validationReport'] {
+  return JSON.parse(readFileSync(join(dir, 'validation-report.json'), 'utf8'));
+}
+
+/** JSON with every object's keys sorted, so that the same context gives the same cache key whatever its order. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b)))
+      : item,
+  );
 }
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
