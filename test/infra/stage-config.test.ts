@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInventoryApp } from '../../infra/constructs/inventory-app';
@@ -251,13 +251,14 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
     };
 
     it('exits non-zero on `cdk synth PetStoreInventory-production` with a real account and no alarm destination, naming the setting', async () => {
+      // Arrange: an output directory of its own, so parallel runs never share one
+      const outdir = mkdtempSync(join(tmpdir(), 'petstore-guard-test-'));
+
       // Act
-      const result = await cdk(
-        ['synth', 'PetStoreInventory-production', '--quiet', '-o', join(tmpdir(), 'petstore-guard-test.out')],
-        {
-          PETSTORE_PRODUCTION_ACCOUNT: '123456789012',
-        },
-      );
+      const result = await cdk(['synth', 'PetStoreInventory-production', '--quiet', '-o', outdir], {
+        PETSTORE_PRODUCTION_ACCOUNT: '123456789012',
+      });
+      rmSync(outdir, { recursive: true, force: true });
 
       // Assess
       expect(result.code).not.toBe(0);
