@@ -32,6 +32,10 @@ const BODY_MEMBERS = [...Object.keys(MEMBERS), 'reference'];
 /** What one change of a batch may say: a PATCH body and its petId. */
 const CHANGE_MEMBERS = ['petId', ...BODY_MEMBERS];
 
+/** The shape of a PATCH body and of a batch's, as messages about a missing or empty body ask for it. */
+export const UPDATE_SHAPE = '{"quantity": <integer>} or {"adjustBy": <integer>}';
+export const CHANGES_SHAPE = '{"changes": [{"petId": <integer>, "adjustBy": <integer>}, ...]}';
+
 /** Most changes one `POST /inventory/changes` applies: DynamoDB's TransactWriteItems takes at most 100 actions. */
 export const MAX_CHANGES = 100;
 
@@ -43,7 +47,7 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** Parses the body of `PATCH /inventory/{petId}` by docs/api.md's rules. @throws ValidationError naming the rule */
 export function parseInventoryUpdate(text: string): InventoryChange & ChangeNote {
-  const json = parseBody(text, '{"quantity": <integer>} or {"adjustBy": <integer>}');
+  const json = parseBody(text, UPDATE_SHAPE);
   const body = json.value;
   if (!isJsonObject(body)) {
     throw new ValidationError('The request body must be a JSON object with the member quantity or adjustBy.');
@@ -57,7 +61,7 @@ export function parseInventoryUpdate(text: string): InventoryChange & ChangeNote
  * body plus its petId, a petId at most once. @throws ValidationError naming the rule and the change (`changes[i]`)
  */
 export function parseInventoryChanges(text: string): PetChange[] {
-  const json = parseBody(text, '{"changes": [{"petId": <integer>, "adjustBy": <integer>}, ...]}');
+  const json = parseBody(text, CHANGES_SHAPE);
   const body = json.value;
   if (!isJsonObject(body)) {
     throw new ValidationError('The request body must be a JSON object with the member changes.');
