@@ -12,18 +12,13 @@ import { metrics } from '../observability/metrics';
 import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of `POST /inventory/changes`. */
-export interface ApplyInventoryChangesDeps {
-  repository: Pick<InventoryRepository, 'applyChanges'>;
-  /** Runs a request with an `Idempotency-Key` once per key. */
-  idempotent: IdempotentRunner;
-}
-
 /**
  * `POST /inventory/changes` (applyInventoryChanges): 1 to 100 changes, all or nothing, every rule of the body checked
  * before anything is written; the answer of a failure is the first failing change's, naming it.
  */
-export function createHandler(deps: Deps<ApplyInventoryChangesDeps>) {
+export function createHandler(
+  deps: Deps<{ repository: Pick<InventoryRepository, 'applyChanges'>; idempotent: IdempotentRunner }>,
+) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function applyInventoryChanges(event, context) {
     const idempotencyKey = parseIdempotencyKey(event);

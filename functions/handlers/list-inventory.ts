@@ -25,18 +25,13 @@ export const ENTRIES_PER_CHUNK = 1024;
  */
 const THROTTLE_WINDOW_MS = 60_000;
 
-/** Dependencies of `GET /inventory`. */
-export interface ListInventoryDeps {
-  repository: InventoryRepository;
-}
-
 /**
  * `GET /inventory` (listInventory): the entries in petId order, streamed as they are read, gzipped when the client
  * accepts it (functions/http/content-encoding.ts). The first batch is read before the status is sent, so a storage
  * failure then is still a 503 Error body; a failure after it aborts the stream. With `limit` (and `after`) it
  * answers one page, read whole before it is sent, with a `Link: <…>; rel="next"` header (RFC 8288) when more follow.
  */
-export function createHandler(deps: Deps<ListInventoryDeps>) {
+export function createHandler(deps: Deps<{ repository: InventoryRepository }>) {
   const resolve = resolveDeps(deps);
   return createStreamingApiHandler(async function listInventory(event, context) {
     const stopWatch = watchTimeBudget(context);
