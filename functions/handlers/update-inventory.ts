@@ -14,7 +14,9 @@ import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** `PATCH /inventory/{petId}` (updateInventory): sets or adjusts the quantity, checks in docs/api.md's order. */
-export function createHandler(deps: Deps<{ repository: InventoryRepository; idempotent: IdempotentRunner }>) {
+export function createHandler(
+  deps: Deps<{ repository: Pick<InventoryRepository, 'applyChange'>; idempotent: IdempotentRunner }>,
+) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function updateInventory(event, context) {
     const petId = parsePetId(event.pathParameters?.petId);
