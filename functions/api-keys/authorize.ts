@@ -12,38 +12,22 @@ export class UnauthorizedError extends Error {
   }
 }
 
-/**
- * The resource a policy must cover: every method and path of the stage. API Gateway caches the policy per token
- * and reuses it for every route, so a policy scoped to the called method would turn the next route into a 403.
- */
-export function stageWideResource(methodArn: string): string {
-  const [arnPrefix, apiPath] = splitOnce(methodArn, ':execute-api:');
-  const parts = apiPath.split('/');
-  const [regionAccountApi, stage] = [parts[0], parts[1]];
-  if (!arnPrefix || !regionAccountApi || !stage) throw new Error('methodArn is not an execute-api ARN');
-  return `${arnPrefix}:execute-api:${regionAccountApi}/${stage}/*/*`;
-}
+/** A method ARN up to its stage: `arn:<partition>:execute-api:<region>:<account>:<api>/<stage>`. */
+const STAGE_ARN = /^(arn:[^:]+:execute-api:[^:]+:[^:]+:[^/]+\/[^/]+)(?:\/|$)/;
 
 /**
- * The resources a `read` key's policy allows: each read (GET) route of the stage, a `{param}` segment as `*`. It is
- * cached per key like a write key's stage-wide policy, and every call it does not cover is API Gateway's 403.
+ * The resources the policy of a key of `scope` allows. A `write` key's covers every method and path of the stage:
+ * API Gateway caches the policy per token and reuses it for every route, so a policy scoped to the called method
+ * would turn the next route into a 403. A `read` key's lists each read (GET) route, a `{param}` segment as `*`,
+ * cached per key as well, and every call it does not cover is API Gateway's 403.
  */
-export function readRouteResources(methodArn: string): string[] {
-  const stageWide = stageWideResource(methodArn);
-  const stageBase = stageWide.slice(0, -'/*/*'.length);
-  return ROUTES.filter((route) => route.method === 'GET').map(
-    (route) => `${stageBase}/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}`,
-  );
-}
-
-/** The resources the policy of a key of `scope` allows. */
 export function allowedResources(scope: ApiKeyScope, methodArn: string): string | string[] {
-  return scope === 'read' ? readRouteResources(methodArn) : stageWideResource(methodArn);
-}
-
-function splitOnce(value: string, separator: string): [string, string] {
-  const index = value.indexOf(separator);
-  return index < 0 ? ['', ''] : [value.slice(0, index), value.slice(index + separator.length)];
+  const stage = STAGE_ARN.exec(methodArn)?.[1];
+  if (stage === undefined) throw new Error('methodArn is not an execute-api ARN');
+  if (scope === 'write') return `${stage}/*/*`;
+  return ROUTES.filter((route) => route.method === 'GET').map(
+    (route) => `${stage}/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}`,
+  );
 }
 
 /**

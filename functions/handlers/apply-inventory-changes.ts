@@ -2,7 +2,7 @@ import { METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, once, requireEnv, resolveDeps } from '../config';
 import { lambdaIdempotentRunner, runChange } from '../http/change-request';
 import { type IdempotentRunner, parseIdempotencyKey } from '../http/idempotency';
-import { MAX_BATCH_BODY_BYTES, readJsonBody } from '../http/json-body';
+import { BATCH_BODY, readJsonBody } from '../http/json-body';
 import { createApiHandler } from '../http/middleware';
 import { jsonResponse } from '../http/responses';
 import { inventoryItemJson } from '../inventory/json';
@@ -12,24 +12,13 @@ import { metrics } from '../observability/metrics';
 import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of `POST /inventory/changes`. */
-export interface ApplyInventoryChangesDeps {
-  repository: Pick<InventoryRepository, 'applyChanges'>;
-  /** Runs a request with an `Idempotency-Key` once per key. */
-  idempotent: IdempotentRunner;
-}
-
-/** The batch's body rule (docs/api.md, "Limits"). */
-const BATCH_BODY = {
-  maxBytes: MAX_BATCH_BODY_BYTES,
-  shape: '{"changes": [{"petId": <integer>, "adjustBy": <integer>}, ...]}',
-};
-
 /**
  * `POST /inventory/changes` (applyInventoryChanges): 1 to 100 changes, all or nothing, every rule of the body checked
  * before anything is written; the answer of a failure is the first failing change's, naming it.
  */
-export function createHandler(deps: Deps<ApplyInventoryChangesDeps>) {
+export function createHandler(
+  deps: Deps<{ repository: Pick<InventoryRepository, 'applyChanges'>; idempotent: IdempotentRunner }>,
+) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function applyInventoryChanges(event, context) {
     const idempotencyKey = parseIdempotencyKey(event);

@@ -11,18 +11,13 @@ import { annotateTrace } from '../observability/tracer';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of the bearer-token authorizer. */
-export interface AuthorizerDeps {
-  keys: ApiKeyRepository;
-}
-
 /**
  * The TOKEN Lambda authorizer. It throws exactly `Unauthorized` for a bad key (API Gateway: 401) and anything else
  * for a failure to decide (API Gateway: AUTHORIZER_CONFIGURATION_ERROR, which the stack maps to 503). The token is
  * never logged. Every decision is counted: a refused key is a thrown error to Lambda, so its `Errors` metric cannot
  * tell a refusal from an outage, and `AuthorizerUnavailable` can, stage-wide and per version.
  */
-export function createHandler(deps: Deps<AuthorizerDeps>) {
+export function createHandler(deps: Deps<{ keys: ApiKeyRepository }>) {
   const resolve = resolveDeps(deps);
   return observed(middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()).handler(
     async function authorizeBearerToken(event) {

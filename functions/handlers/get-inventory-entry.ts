@@ -10,13 +10,8 @@ import { metrics } from '../observability/metrics';
 import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of `GET /inventory/{petId}`. */
-export interface GetInventoryEntryDeps {
-  repository: Pick<InventoryRepository, 'get'>;
-}
-
 /** `GET /inventory/{petId}` (getInventoryEntry): one entry, strongly consistent, so a writer reads its write. */
-export function createHandler(deps: Deps<GetInventoryEntryDeps>) {
+export function createHandler(deps: Deps<{ repository: Pick<InventoryRepository, 'get'> }>) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function getInventoryEntry(event) {
     const petId = parsePetId(event.pathParameters?.petId);

@@ -25,18 +25,13 @@ export const ENTRIES_PER_CHUNK = 1024;
  */
 const THROTTLE_WINDOW_MS = 60_000;
 
-/** Dependencies of `GET /inventory`. */
-export interface ListInventoryDeps {
-  repository: InventoryRepository;
-}
-
 /**
  * `GET /inventory` (listInventory): the entries in petId order, streamed as they are read, gzipped when the client
  * accepts it (functions/http/content-encoding.ts). The first batch is read before the status is sent, so a storage
  * failure then is still a 503 Error body; a failure after it aborts the stream. With `limit` (and `after`) it
  * answers one page, read whole before it is sent, with a `Link: <…>; rel="next"` header (RFC 8288) when more follow.
  */
-export function createHandler(deps: Deps<ListInventoryDeps>) {
+export function createHandler(deps: Deps<{ repository: Pick<InventoryRepository, 'list'> }>) {
   const resolve = resolveDeps(deps);
   return createStreamingApiHandler(async function listInventory(event, context) {
     const stopWatch = watchTimeBudget(context);
@@ -79,7 +74,10 @@ async function* endingWith(chunks: AsyncIterable<string>, done: () => void): Asy
 }
 
 /** One page, read whole before it is sent; one entry more than asked tells whether another page follows. */
-async function onePage(repository: InventoryRepository, query: ListOptions & { limit: number }): Promise<ListAnswer> {
+async function onePage(
+  repository: Pick<InventoryRepository, 'list'>,
+  query: ListOptions & { limit: number },
+): Promise<ListAnswer> {
   const items: InventoryItem[] = [];
   for await (const batch of repository.list({ ...query, limit: query.limit + 1 })) items.push(...batch);
   const page = items.slice(0, query.limit);
@@ -98,7 +96,7 @@ async function onePage(repository: InventoryRepository, query: ListOptions & { l
 }
 
 /** The whole list, streamed; its first batch is read first, so a list that cannot start is an Error body. */
-async function wholeList(repository: InventoryRepository, query: ListOptions): Promise<ListAnswer> {
+async function wholeList(repository: Pick<InventoryRepository, 'list'>, query: ListOptions): Promise<ListAnswer> {
   const batches = repository.list(query)[Symbol.asyncIterator]();
   const first = await batches.next();
   metrics.addMetric(METRIC_NAMES.inventoryListStreamStarted, 'Count', 1);

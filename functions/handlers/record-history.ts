@@ -12,16 +12,11 @@ import { HistoryTable } from '../store/history-table';
 import { toChangeOrigin, toInventoryItem } from '../store/inventory-row';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of the history function. */
-export interface RecordHistoryDeps {
-  history: HistoryRecorder;
-}
-
 /**
  * The history function: one row per change of quantity or status in a batch of the table's stream, written in
  * parallel; records it could not write are batch item failures, which the event source mapping retries.
  */
-export function createHandler(deps: Deps<RecordHistoryDeps>) {
+export function createHandler(deps: Deps<{ history: HistoryRecorder }>) {
   const resolve = resolveDeps(deps);
   return observed(middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()).handler(async function recordHistory(event) {
     const { history } = resolve();

@@ -13,15 +13,10 @@ import { metrics } from '../observability/metrics';
 import { InventoryTable } from '../store/inventory-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of `PATCH /inventory/{petId}`. */
-export interface UpdateInventoryDeps {
-  repository: InventoryRepository;
-  /** Runs a request with an `Idempotency-Key` once per key. */
-  idempotent: IdempotentRunner;
-}
-
 /** `PATCH /inventory/{petId}` (updateInventory): sets or adjusts the quantity, checks in docs/api.md's order. */
-export function createHandler(deps: Deps<UpdateInventoryDeps>) {
+export function createHandler(
+  deps: Deps<{ repository: Pick<InventoryRepository, 'applyChange'>; idempotent: IdempotentRunner }>,
+) {
   const resolve = resolveDeps(deps);
   return createApiHandler(async function updateInventory(event, context) {
     const petId = parsePetId(event.pathParameters?.petId);

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mediaTypeOf } from '../../service/integration-request';
 import { ValidationError } from '../inventory/errors';
+import { CHANGES_SHAPE, UPDATE_SHAPE } from '../inventory/update';
 import { headerValue } from './headers';
 import { HttpError } from './http-error';
 
@@ -19,11 +20,9 @@ export interface JsonBodyRule {
   shape: string;
 }
 
-/** The PATCH's body rule. */
-export const UPDATE_BODY: JsonBodyRule = {
-  maxBytes: MAX_BODY_BYTES,
-  shape: '{"quantity": <integer>} or {"adjustBy": <integer>}',
-};
+/** The PATCH's body rule, and the batch's (docs/api.md, "Limits"). */
+export const UPDATE_BODY: JsonBodyRule = { maxBytes: MAX_BODY_BYTES, shape: UPDATE_SHAPE };
+export const BATCH_BODY: JsonBodyRule = { maxBytes: MAX_BATCH_BODY_BYTES, shape: CHANGES_SHAPE };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 

@@ -53,9 +53,6 @@ export class AdjustmentConflictError extends Error {
 /** Storage was throttled, timed out or could not be reached: the client may retry. */
 export class StorageUnavailableError extends Error {
   override readonly name = 'StorageUnavailableError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /**

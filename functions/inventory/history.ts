@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ChangeOrigin, ChangeReason, ChangeSource, InventoryItem, PetStatus } from './types';
 
 /** Who made a change; `unknown` when the writer put no {@link ChangeOrigin} of its own on the entry. */
@@ -48,7 +49,7 @@ export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
   const { before, after } = write;
   if (!after) return undefined;
   if (before && before.quantity === after.quantity && before.status === after.status) return undefined;
-  const origin = after.origin && !sameOrigin(after.origin, before?.origin) ? after.origin : undefined;
+  const origin = after.origin && !isDeepStrictEqual(after.origin, before?.origin) ? after.origin : undefined;
   return {
     petId: after.petId,
     // A writer's clock string that is not a date would make the row's TTL NaN and the write fail: the stream's own.
@@ -64,19 +65,6 @@ export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
     ...(origin?.reason === undefined ? {} : { reason: origin.reason }),
     ...(origin?.reference === undefined ? {} : { reference: origin.reference }),
   };
-}
-
-function sameOrigin(a: ChangeOrigin, b: ChangeOrigin | undefined): boolean {
-  return (
-    b !== undefined &&
-    a.source === b.source &&
-    a.actor === b.actor &&
-    a.at === b.at &&
-    a.requestId === b.requestId &&
-    a.adjustBy === b.adjustBy &&
-    a.reason === b.reason &&
-    a.reference === b.reference
-  );
 }
 
 /** The storage port of the history: one row per change, keyed by the change's position in the table's stream. */

@@ -1,5 +1,5 @@
 import { ValidationError } from './errors';
-import { describeJsonType, type JsonWithLiterals } from './json-literals';
+import { describeJsonType, INTEGER_LITERAL, type JsonWithLiterals } from './json-literals';
 import { parsePetId, petIdRule } from './pet-id';
 import { integerRule, parseIntegerLiteral } from './quantity';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from './types';
@@ -17,23 +17,25 @@ export function fieldRule(name: string, field: ItemField): string {
 export function parseFieldText(name: string, field: ItemField, text: string): string | number {
   if (field.kind === 'int64') return parsePetId(text, name);
   if (field.kind === 'integer') return parseIntegerLiteral(text, name, field);
-  if (!field.values.includes(text)) throw new ValidationError(`${fieldRule(name, field)}; got ${JSON.stringify(text)}`);
+  if (!field.values.includes(text))
+    throw new ValidationError(`${fieldRule(name, field)}; got ${JSON.stringify(text)}.`);
   return text;
 }
 
-/** Reads a field from a parsed JSON member, a number from its literal so int64 digits stay exact. */
+/**
+ * Reads a field from a parsed JSON member, a number from its literal so int64 digits stay exact: the one reader of
+ * an entry's (or a change's) JSON members, for the API's bodies and answers and the CLI's import alike.
+ */
 export function parseFieldMember(json: JsonWithLiterals, holder: object, name: string, field: ItemField) {
   const value = (holder as Record<string, unknown>)[name];
-  if (field.kind === 'enum') {
-    if (typeof value !== 'string')
-      throw new ValidationError(`${fieldRule(name, field)}; got ${describeJsonType(value)}`);
-    return parseFieldText(name, field, value);
-  }
-  if (typeof value !== 'number') {
-    const rule = field.kind === 'int64' ? `${name} must be a JSON integer` : fieldRule(name, field);
-    throw new ValidationError(`${rule}, got ${shown(value)}`);
-  }
-  return parseFieldText(name, field, json.literalOf(holder, name) ?? '');
+  if (typeof value !== (field.kind === 'enum' ? 'string' : 'number'))
+    throw new ValidationError(`${fieldRule(name, field)}; got ${describeJsonType(value)}.`);
+  if (field.kind === 'enum') return parseFieldText(name, field, value as string);
+  const literal = json.literalOf(holder, name) ?? '';
+  // A path's petId may carry leading zeros; a JSON literal may carry a fraction or exponent, which no int64 has.
+  if (field.kind === 'int64' && !INTEGER_LITERAL.test(literal))
+    throw new ValidationError(`${fieldRule(name, field)}, written without a fraction or exponent; got ${literal}.`);
+  return parseFieldText(name, field, literal);
 }
 
 /**
@@ -56,9 +58,4 @@ export function readItemFields(
     }
   }
   return problems.length === before ? (item as InventoryItem) : undefined;
-}
-
-/** A value as someone fixing the input wants to see it: a primitive as written, else its kind. */
-function shown(value: unknown): string {
-  return ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : describeJsonType(value);
 }

@@ -1,6 +1,5 @@
 import { ValidationError } from './errors';
 import { INTEGER_LITERAL } from './json-literals';
-import { INVENTORY_ITEM_FIELDS } from './types';
 
 /** The integers a field takes: its bounds, and whether 0 is refused. */
 export interface IntegerRange {
@@ -9,17 +8,9 @@ export interface IntegerRange {
   nonZero?: boolean;
 }
 
-/** A stock quantity: 0 to the int32 maximum. */
-export const QUANTITY: IntegerRange = INVENTORY_ITEM_FIELDS.quantity;
-
 /** The rule a field's integers follow, as messages state it. */
 export function integerRule(field: string, range: IntegerRange): string {
   return `${field} must be an integer${range.nonZero ? ' other than 0' : ''} from ${range.min} to ${range.max}`;
-}
-
-/** The rule a stock quantity follows, as messages state it. */
-export function quantityRule(field = 'quantity'): string {
-  return integerRule(field, QUANTITY);
 }
 
 /** Reads an integer from its literal (JSON or CSV): `5.0`, `1e2`, `+5`, `-0` and `05` are refused, not rounded. */

@@ -11,8 +11,8 @@ export const MAX_QUANTITY = 2_147_483_647;
 export type FieldKind =
   /** An int64 kept as its canonical decimal digits (JavaScript numbers are exact only to 2^53). */
   | { kind: 'int64' }
-  /** An integer from `min` to `max`, which fits a JavaScript number. */
-  | { kind: 'integer'; min: number; max: number }
+  /** An integer from `min` to `max` (0 refused when `nonZero`), which fits a JavaScript number. */
+  | { kind: 'integer'; min: number; max: number; nonZero?: boolean }
   /** One of a fixed set of strings. */
   | { kind: 'enum'; values: readonly string[] };
 

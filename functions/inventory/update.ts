@@ -1,35 +1,40 @@
 import { atChange, ValidationError } from './errors';
+import { parseFieldMember } from './item-fields';
 import {
   describeJsonType,
-  INTEGER_LITERAL,
   isJsonObject,
   type JsonWithLiterals,
   parseJsonWithLiterals,
   topLevelParts,
 } from './json-literals';
-import { parsePetId, petIdRule } from './pet-id';
-import { type IntegerRange, integerRule, parseIntegerLiteral, QUANTITY, quantityRule } from './quantity';
+import { integerRule } from './quantity';
 import {
   CHANGE_REASONS,
   type ChangeNote,
-  type ChangeReason,
+  INVENTORY_ITEM_FIELDS,
   type InventoryChange,
+  type ItemField,
   MAX_QUANTITY,
   type PetChange,
 } from './types';
 
-/** The body's integer members and their ranges: `quantity` (with `expectedQuantity`) or `adjustBy`. */
-const MEMBERS: Readonly<Record<string, IntegerRange>> = {
-  quantity: QUANTITY,
-  expectedQuantity: QUANTITY,
-  adjustBy: { min: -MAX_QUANTITY, max: MAX_QUANTITY, nonZero: true },
-};
+/** The body's members read as fields: `quantity` (with `expectedQuantity`) or `adjustBy`, and the `reason`. */
+const MEMBERS = {
+  quantity: INVENTORY_ITEM_FIELDS.quantity,
+  expectedQuantity: INVENTORY_ITEM_FIELDS.quantity,
+  adjustBy: { kind: 'integer', min: -MAX_QUANTITY, max: MAX_QUANTITY, nonZero: true },
+  reason: { kind: 'enum', values: CHANGE_REASONS },
+} as const satisfies Record<string, ItemField>;
 
 /** What a PATCH body may say, in the order messages list it. */
-const BODY_MEMBERS = [...Object.keys(MEMBERS), 'reason', 'reference'];
+const BODY_MEMBERS = [...Object.keys(MEMBERS), 'reference'];
 
 /** What one change of a batch may say: a PATCH body and its petId. */
 const CHANGE_MEMBERS = ['petId', ...BODY_MEMBERS];
+
+/** The shape of a PATCH body and of a batch's, as messages about a missing or empty body ask for it. */
+export const UPDATE_SHAPE = '{"quantity": <integer>} or {"adjustBy": <integer>}';
+export const CHANGES_SHAPE = '{"changes": [{"petId": <integer>, "adjustBy": <integer>}, ...]}';
 
 /** Most changes one `POST /inventory/changes` applies: DynamoDB's TransactWriteItems takes at most 100 actions. */
 export const MAX_CHANGES = 100;
@@ -42,7 +47,7 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** Parses the body of `PATCH /inventory/{petId}` by docs/api.md's rules. @throws ValidationError naming the rule */
 export function parseInventoryUpdate(text: string): InventoryChange & ChangeNote {
-  const json = parseBody(text, '{"quantity": <integer>} or {"adjustBy": <integer>}');
+  const json = parseBody(text, UPDATE_SHAPE);
   const body = json.value;
   if (!isJsonObject(body)) {
     throw new ValidationError('The request body must be a JSON object with the member quantity or adjustBy.');
@@ -56,7 +61,7 @@ export function parseInventoryUpdate(text: string): InventoryChange & ChangeNote
  * body plus its petId, a petId at most once. @throws ValidationError naming the rule and the change (`changes[i]`)
  */
 export function parseInventoryChanges(text: string): PetChange[] {
-  const json = parseBody(text, '{"changes": [{"petId": <integer>, "adjustBy": <integer>}, ...]}');
+  const json = parseBody(text, CHANGES_SHAPE);
   const body = json.value;
   if (!isJsonObject(body)) {
     throw new ValidationError('The request body must be a JSON object with the member changes.');
@@ -97,7 +102,7 @@ function readPetChange(json: JsonWithLiterals, change: unknown, source: string, 
   }
   let petId: string;
   try {
-    petId = readPetId(json, change);
+    petId = parseFieldMember(json, change, 'petId', INVENTORY_ITEM_FIELDS.petId) as string;
   } catch (error) {
     throw atChange(error as Error, index);
   }
@@ -107,16 +112,6 @@ function readPetChange(json: JsonWithLiterals, change: unknown, source: string, 
   } catch (error) {
     throw atChange(error as Error, index, petId);
   }
-}
-
-/** A change's petId: a JSON integer literal in the int64 range, read from its digits so that none is rounded. */
-function readPetId(json: JsonWithLiterals, change: Record<string, unknown>): string {
-  const value = change.petId;
-  if (typeof value !== 'number') throw new ValidationError(`${petIdRule()}; got ${describeJsonType(value)}.`);
-  const literal = json.literalOf(change, 'petId') ?? '';
-  if (!INTEGER_LITERAL.test(literal))
-    throw new ValidationError(`${petIdRule()}, written without a fraction or exponent; got ${literal}.`);
-  return parsePetId(literal);
 }
 
 /** The body as JSON with the literals it was written as. */
@@ -146,7 +141,8 @@ function requireMembers(holder: object, source: string, allowed: readonly string
 
 /** What a PATCH body says, its members known and each once: the change, then its reason and reference. */
 function readChange(json: JsonWithLiterals, body: Record<string, unknown>): InventoryChange & ChangeNote {
-  const read = (field: string) => readMember(json, body, field);
+  const read = (member: 'quantity' | 'expectedQuantity' | 'adjustBy') =>
+    parseFieldMember(json, body, member, MEMBERS[member]) as number;
   let change: InventoryChange;
   if ('adjustBy' in body) {
     if ('quantity' in body || 'expectedQuantity' in body)
@@ -156,26 +152,19 @@ function readChange(json: JsonWithLiterals, body: Record<string, unknown>): Inve
     change = { adjustBy: read('adjustBy') };
   } else if (!('quantity' in body)) {
     throw new ValidationError(
-      `quantity or adjustBy is required (expectedQuantity goes with quantity); ${quantityRule()}.`,
+      `quantity or adjustBy is required (expectedQuantity goes with quantity); ${integerRule('quantity', MEMBERS.quantity)}.`,
     );
   } else {
     const quantity = read('quantity');
     change = 'expectedQuantity' in body ? { quantity, expectedQuantity: read('expectedQuantity') } : { quantity };
   }
-  return { ...change, ...readNote(body) };
+  return { ...change, ...readNote(json, body) };
 }
 
 /** The optional `reason` and `reference`, as given; absent stays absent. */
-function readNote(body: Record<string, unknown>): ChangeNote {
+function readNote(json: JsonWithLiterals, body: Record<string, unknown>): ChangeNote {
   const note: ChangeNote = {};
-  if ('reason' in body) {
-    const reason = body.reason;
-    if (typeof reason !== 'string' || !(CHANGE_REASONS as readonly string[]).includes(reason))
-      throw new ValidationError(
-        `reason must be one of ${CHANGE_REASONS.join(', ')}; got ${typeof reason === 'string' ? JSON.stringify(reason) : describeJsonType(reason)}.`,
-      );
-    note.reason = reason as ChangeReason;
-  }
+  if ('reason' in body) note.reason = parseFieldMember(json, body, 'reason', MEMBERS.reason) as ChangeNote['reason'];
   if ('reference' in body) note.reference = readReference(body.reference);
   return note;
 }
@@ -192,12 +181,4 @@ function readReference(reference: unknown): string {
       `${rule}; got U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} in it.`,
     );
   return reference;
-}
-
-function readMember(json: JsonWithLiterals, body: Record<string, unknown>, field: string): number {
-  const range = MEMBERS[field] as IntegerRange;
-  const value = body[field];
-  if (typeof value !== 'number')
-    throw new ValidationError(`${integerRule(field, range)}; got ${describeJsonType(value)}.`);
-  return parseIntegerLiteral(json.literalOf(body, field) ?? '', field, range);
 }

@@ -174,7 +174,7 @@ export class InventoryTable implements InventoryRepository {
    */
   async applyChange(petId: string, change: InventoryChange & ChangeNote, origin: ChangeOrigin): Promise<InventoryItem> {
     const { write, signed, refused } = changeWrite(petId, change, origin);
-    const { input, repeat } = entryUpdate(this.tableName, petId, signed, write);
+    const { input, landed } = entryUpdate(this.tableName, petId, signed, write);
     try {
       const result = await this.client.send(new UpdateItemCommand(input));
       if (!result.Attributes) throw new Error('UpdateItem returned no attributes');
@@ -182,7 +182,7 @@ export class InventoryTable implements InventoryRepository {
     } catch (error) {
       if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
         const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
-        if (stored && repeat.landed(stored)) return toInventoryItem(stored);
+        if (stored && landed(stored)) return toInventoryItem(stored);
         const refusal = stored ? refused(toInventoryItem(stored)) : undefined;
         throw refusal ?? new InventoryItemNotFoundError(petId);
       }
@@ -198,8 +198,8 @@ export class InventoryTable implements InventoryRepository {
   async applyChanges(changes: readonly PetChange[], origin: ChangeOrigin): Promise<InventoryItem[]> {
     const writes = changes.map(({ petId, ...change }): ChangeWrite => {
       const { write, signed, refused } = changeWrite(petId, change, origin);
-      const { update, repeat } = entryUpdate(this.tableName, petId, signed, write);
-      return { petId, update, repeat, refused };
+      const { update, landed } = entryUpdate(this.tableName, petId, signed, write);
+      return { petId, update, landed, refused };
     });
     const transaction = (token: string | undefined) =>
       this.client.send(
@@ -233,7 +233,7 @@ export class InventoryTable implements InventoryRepository {
       translateStorageError(error, 'TransactWriteItems');
     const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
     const landed = reasons.some(
-      (reason, index) => reason.Item !== undefined && writes[index]?.repeat.landed(reason.Item) === true,
+      (reason, index) => reason.Item !== undefined && writes[index]?.landed(reason.Item) === true,
     );
     if (landed) return;
     for (const [index, reason] of reasons.entries()) {
@@ -283,7 +283,7 @@ function clientRequestToken(changeId: string): string {
 interface ChangeWrite {
   petId: string;
   update: Update;
-  repeat: ReturnType<typeof entryUpdate>['repeat'];
+  landed: ReturnType<typeof entryUpdate>['landed'];
   refused: (stored: InventoryItem) => Error | undefined;
 }
 

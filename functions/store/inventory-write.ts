@@ -69,54 +69,42 @@ export function changeWrite(
  * The update of an entry's write (InventoryTable's, alone as an UpdateItem `input` or as a transaction's `update`; the
  * bench sends it straight): quantity and `lastChange`, if the entry exists, `write.condition` holds and no attempt of
  * this change landed; a failed condition returns the stored item, and the UpdateItem the new one.
+ *
+ * One change applies once across its attempts (`origin.changeId`, or one drawn per call): the SDK's retry of an
+ * UpdateItem whose answer was lost, or a client's repeat under an Idempotency-Key whose answer was not kept, finds its
+ * change as the entry's last one and applies nothing; `landed` tells that refusal from the others.
  */
 export function entryUpdate(
   tableName: string,
   petId: string,
   origin: ChangeOrigin,
   write: EntryUpdateSpec,
-): { update: Update; input: UpdateItemCommandInput; repeat: ReturnType<typeof unlessRepeated> } {
-  const repeat = unlessRepeated(origin);
-  const conditions = [`attribute_exists(${PET_ID})`, ...(write.condition ? [write.condition] : []), repeat.expression];
+): { update: Update; input: UpdateItemCommandInput; landed: (stored: Record<string, AttributeValue>) => boolean } {
+  const changeId = origin.changeId ?? randomUUID();
+  const at = Date.parse(origin.at);
+  const since = new Date((Number.isNaN(at) ? Date.now() : at) - REPEATED_CHANGE_WINDOW_SECONDS * 1000).toISOString();
+  const notRepeated = `(attribute_not_exists(${LAST_CHANGE}.changeId) OR ${LAST_CHANGE}.changeId <> :changeId OR ${LAST_CHANGE}.#at < :changedSince)`;
   const update: Update = {
     TableName: tableName,
     Key: { [PET_ID]: { N: petId } },
     UpdateExpression: `SET quantity = ${write.quantity}, ${LAST_CHANGE} = :change`,
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: repeat.names,
+    ConditionExpression: [
+      `attribute_exists(${PET_ID})`,
+      ...(write.condition ? [write.condition] : []),
+      notRepeated,
+    ].join(' AND '),
+    ExpressionAttributeNames: { '#at': 'at' },
     ExpressionAttributeValues: {
       ...write.values,
-      ':change': changeOriginAttribute({ ...origin, changeId: repeat.changeId }),
-      ...repeat.values,
+      ':change': changeOriginAttribute({ ...origin, changeId }),
+      ':changeId': { S: changeId },
+      ':changedSince': { S: since },
     },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
-  return { repeat, update, input: { ...update, ReturnValues: 'ALL_NEW' } };
-}
-
-/**
- * The condition that makes a write apply once across the attempts of one change (`origin.changeId`, or one drawn per
- * call): the SDK's retry of an UpdateItem whose answer was lost, or a client's repeat under an Idempotency-Key whose
- * answer was not kept, finds its change as the entry's last one and applies nothing; `landed` tells that refusal.
- */
-export function unlessRepeated(origin: ChangeOrigin): {
-  changeId: string;
-  expression: string;
-  names: Record<string, string>;
-  values: Record<string, AttributeValue>;
-  landed: (stored: Record<string, AttributeValue>) => boolean;
-} {
-  const changeId = origin.changeId ?? randomUUID();
-  const at = Date.parse(origin.at);
-  const since = new Date((Number.isNaN(at) ? Date.now() : at) - REPEATED_CHANGE_WINDOW_SECONDS * 1000).toISOString();
-  return {
-    changeId,
-    expression: `(attribute_not_exists(${LAST_CHANGE}.changeId) OR ${LAST_CHANGE}.changeId <> :changeId OR ${LAST_CHANGE}.#at < :changedSince)`,
-    names: { '#at': 'at' },
-    values: { ':changeId': { S: changeId }, ':changedSince': { S: since } },
-    landed: (stored) => {
-      const last = stored[LAST_CHANGE]?.M;
-      return last?.changeId?.S === changeId && (last.at?.S ?? '') >= since;
-    },
+  const landed = (stored: Record<string, AttributeValue>) => {
+    const last = stored[LAST_CHANGE]?.M;
+    return last?.changeId?.S === changeId && (last.at?.S ?? '') >= since;
   };
+  return { update, input: { ...update, ReturnValues: 'ALL_NEW' }, landed };
 }

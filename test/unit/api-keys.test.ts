@@ -1,4 +1,4 @@
-import { authorize, stageWideResource, UnauthorizedError } from '../../functions/api-keys/authorize';
+import { allowedResources, authorize, UnauthorizedError } from '../../functions/api-keys/authorize';
 import {
   API_KEY_PREFIX,
   BEARER_VALIDATION_REGEX,
@@ -167,9 +167,9 @@ describe('Function: authorizer decision', () => {
   });
 
   it('derives the stage-wide resource from any method ARN of the stage', () => {
-    expect(stageWideResource('arn:aws:execute-api:us-east-1:1:api/v1/PATCH/inventory/9223372036854775807')).toBe(
-      'arn:aws:execute-api:us-east-1:1:api/v1/*/*',
-    );
-    expect(() => stageWideResource('not-an-arn')).toThrow();
+    const methodArn = 'arn:aws:execute-api:us-east-1:1:api/v1/PATCH/inventory/9223372036854775807';
+    expect(allowedResources('write', methodArn)).toBe('arn:aws:execute-api:us-east-1:1:api/v1/*/*');
+    expect(allowedResources('read', methodArn)).toContain('arn:aws:execute-api:us-east-1:1:api/v1/GET/inventory/*');
+    expect(() => allowedResources('write', 'not-an-arn')).toThrow();
   });
 });

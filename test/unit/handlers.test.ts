@@ -250,7 +250,11 @@ describe('Function: updateInventory', () => {
 });
 
 describe('Function: listInventory (streamed)', () => {
-  const list = (repository: InventoryRepository, headers: Record<string, string> = {}, context = aLambdaContext()) =>
+  const list = (
+    repository: Pick<InventoryRepository, 'list'>,
+    headers: Record<string, string> = {},
+    context = aLambdaContext(),
+  ) =>
     callStreaming(createList({ repository }), anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }), context);
 
   // Ordering is the repository's (InventoryTable, tested against DynamoDB Local); the handler keeps its order.
