@@ -6,10 +6,25 @@
 /** A JSON integer literal as the API accepts it: no sign but `-`, no leading zero, fraction or exponent. */
 export const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 
-/** The reviver context JSON.parse passes revivers (Node.js 22 or later; the project runs on 24). */
+/** The reviver context JSON.parse passes revivers on Node.js 22 or later (proposal-json-parse-with-source). */
 interface ReviverContext {
   source?: string;
 }
+
+/**
+ * Throws unless `parse` hands revivers the source text of each primitive. Without it no literal can be read, and
+ * every body would be refused as the client's fault: the module refuses to load instead.
+ */
+export function requireSourceTextAccess(parse: typeof JSON.parse = JSON.parse): void {
+  let source: string | undefined;
+  parse('1', (_key: string, value: unknown, context?: ReviverContext) => {
+    source = context?.source;
+    return value;
+  });
+  if (source !== '1') throw new Error('JSON.parse source-text access is missing: Node.js 22 or later is required');
+}
+
+requireSourceTextAccess();
 
 /** Parsed JSON and the source text of each primitive member. */
 export interface JsonWithLiterals {
