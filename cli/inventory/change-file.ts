@@ -1,7 +1,7 @@
 import { parsePetId } from '../../functions/inventory/pet-id';
 import type { PetChange } from '../../functions/inventory/types';
 import { parseInventoryUpdate } from '../../functions/inventory/update';
-import { type CsvRow, check, firstOfEachPetId, type LineProblem, readCsvTable, stripBom } from './csv';
+import { type CsvRow, check, type LineProblem, readCsvTable, stripBom } from './csv';
 
 /** A change of a file and the line it is on. */
 export interface LocatedChange {
@@ -27,15 +27,20 @@ const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 export function parseChangeFile(text: string): { changes: LocatedChange[]; problems: LineProblem[] } {
   const { rows, problems } = readCsvTable(stripBom(text), REQUIRED, OPTIONAL);
   const changes: LocatedChange[] = [];
+  // Every row whose petId reads counts, so a pet named twice is reported even when one of its rows has other problems.
+  const firstLine = new Map<string, number>();
   for (const row of rows) {
     const errors: string[] = [];
     const petId = check(errors, () => parsePetId(row.fields.petId));
+    const earlier = petId === undefined ? undefined : firstLine.get(petId);
+    if (earlier !== undefined) errors.push(`petId ${petId} is already on line ${earlier}`);
+    else if (petId !== undefined) firstLine.set(petId, row.line);
     const change = readChange(row, errors);
-    if (petId !== undefined && change !== undefined) changes.push({ line: row.line, change: { ...change, petId } });
+    if (petId !== undefined && change !== undefined && errors.length === 0)
+      changes.push({ line: row.line, change: { ...change, petId } });
     else problems.push({ line: row.line, message: errors.join('; ') });
   }
-  const unique = firstOfEachPetId(changes, ({ change }) => change.petId, problems);
-  return { changes: unique, problems: problems.sort((a, b) => a.line - b.line) };
+  return { changes, problems: problems.sort((a, b) => a.line - b.line) };
 }
 
 /** One row's change (its petId aside) as the PATCH body its cells make, read by the PATCH's rules. */

@@ -80,6 +80,18 @@ describe('Function: parseChangeFile (a change file for inventory apply)', () => 
     ]);
   });
 
+  it('names a pet given twice even when its first row has another problem, and a repeat with its own problems', () => {
+    const text = ['petId,adjustBy,quantity,reason', '1,2,,arrived', '1,3,,received', '1,abc,,'].join('\n');
+
+    const { changes, problems } = parseChangeFile(text);
+
+    expect(changes).toEqual([]);
+    expect(problems.map((problem) => problem.line)).toEqual([2, 3, 4]);
+    expect(problems[0]?.message).toMatch(/^reason must be one of/);
+    expect(problems[1]?.message).toBe('petId 1 is already on line 2');
+    expect(problems[2]?.message).toMatch(/^petId 1 is already on line 2; adjustBy must be/);
+  });
+
   it('refuses a header naming an unknown column, and an empty file, reading no rows', () => {
     expect(parseChangeFile('petId,adjustBy,note\n1,2,x\n')).toEqual({
       changes: [],
