@@ -5,7 +5,7 @@ import {
   parseJsonWithLiterals,
   topLevelParts,
 } from '../../functions/inventory/json-literals';
-import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
+import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '../../functions/inventory/types';
 import { check, firstOfEachPetId, type LineProblem, readCsvTable, stripBom } from './csv';
 
 /** File formats `inventory import` reads. */
@@ -96,10 +96,17 @@ function parseJsonItem(text: string): InventoryItem {
   if (unknown.length > 0)
     errors.push(`unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}`);
   if (topLevelParts(text).length !== Object.keys(record).length) errors.push('a member is repeated');
-  const item = readItemFields(
-    (name, field) => (name in record ? parseFieldMember(json, record, name, field) : undefined),
-    errors,
-  );
+  const readMember = (name: string, field: ItemField) => {
+    try {
+      return parseFieldMember(json, record, name, field);
+    } catch (error) {
+      // The API's rule says "got a string"; the operator fixing the file wants the value.
+      const member = record[name];
+      if (typeof member !== 'string' || field.kind === 'enum') throw error;
+      throw new Error((error as Error).message.replace(/got a string\.$/, `got the string ${JSON.stringify(member)}`));
+    }
+  };
+  const item = readItemFields((name, field) => (name in record ? readMember(name, field) : undefined), errors);
   if (!item || errors.length > 0) throw new Error(errors.join('; '));
   return item;
 }

@@ -124,7 +124,7 @@ describe('Function: parseImport (JSON)', () => {
     const byLine = new Map(problems.map((problem) => [problem.line, problem.message]));
     expect([...byLine.keys()]).toEqual([3, 4, 7, 8, 9, 10, 11, 12]);
     expect(byLine.get(3)).toBe(
-      'petId must be a decimal integer from -9223372036854775808 to 9223372036854775807; got a string',
+      'petId must be a decimal integer from -9223372036854775808 to 9223372036854775807; got the string "2"',
     );
     expect(byLine.get(4)).toMatch(/quantity must be an integer .*got 1e0/);
     expect(byLine.get(7)).toBe('unknown member "note"');
