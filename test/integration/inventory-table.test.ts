@@ -115,7 +115,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     ]);
   });
 
-  it("books each page at the most its pageLimit entries can cost (31 units for 2,500), at the list's pace", async () => {
+  it("books the first page at the most its 2,500 entries can cost (31 units), at the list's pace", async () => {
     // Prepare: a pace of 16 units/s on a virtual clock: a booking of 31 waits 937.5 ms (one second's worth at once).
     await putItems(client, tables.inventory, paddedItems(5));
     const clock = virtualClock();
@@ -767,6 +767,18 @@ describe('Store: InventoryTable paces a list of 4,000 entries against DynamoDB L
     expect(ordered.at(-1)?.at).toBeGreaterThan(((sent - (ordered.at(-1)?.units ?? 0)) / rate - 1) * 1000);
   });
 
+  it('asks 2,500 entries of the first page, for a quick first byte, and 5,000 of each later one', async () => {
+    const recorder = recordingClient(client);
+    const repository = new InventoryTable({ client: recorder.client, tableName });
+
+    expect(await listAll(repository)).toHaveLength(4000);
+    // (DynamoDB Local ends these 1 KB items' pages at 1 MB, before the Limit: more pages than 4,000 entries need.)
+    const [first, ...later] = recorder.sends.map((send) => send.limit);
+    expect(first).toBe(2500);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((limit) => limit === 5000)).toBe(true);
+  });
+
   it('reads at full speed, without waiting, when no pace is set', async () => {
     const clock = virtualClock();
     const repository = new InventoryTable({ client, tableName, pageLimit: 100, clock });
@@ -805,14 +817,15 @@ async function throttledTable(
 
 /** A client that records when each call was sent (from `start()`) and the read units it reports. */
 function recordingClient(target: DynamoDBClient) {
-  const sends: { at: number; units: number; command: string }[] = [];
+  const sends: { at: number; units: number; command: string; limit?: number }[] = [];
   let started = Date.now();
   const client = new Proxy(target, {
     get(object, property, receiver) {
       if (property !== 'send') return Reflect.get(object, property, receiver);
       return async (command: Parameters<DynamoDBClient['send']>[0], options?: object) => {
         const at = Date.now() - started;
-        const record = { at, units: Number.NaN, command: command.constructor.name };
+        const { Limit: limit } = command.input as { Limit?: number };
+        const record = { at, units: Number.NaN, command: command.constructor.name, limit };
         sends.push(record);
         const page = (await object.send(command, options)) as { ConsumedCapacity?: { CapacityUnits?: number } };
         record.units = page.ConsumedCapacity?.CapacityUnits ?? Number.NaN;

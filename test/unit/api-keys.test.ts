@@ -166,10 +166,17 @@ describe('Function: authorizer decision', () => {
     await expect(authorize(keys, `Bearer ${key}`, METHOD_ARN)).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 
-  it('derives the stage-wide resource from any method ARN of the stage', () => {
+  it('allows a write key every method of the stage and a read key its GET routes, from any method ARN of it', () => {
     const methodArn = 'arn:aws:execute-api:us-east-1:1:api/v1/PATCH/inventory/9223372036854775807';
-    expect(allowedResources('write', methodArn)).toBe('arn:aws:execute-api:us-east-1:1:api/v1/*/*');
-    expect(allowedResources('read', methodArn)).toContain('arn:aws:execute-api:us-east-1:1:api/v1/GET/inventory/*');
+    const stage = 'arn:aws:execute-api:us-east-1:1:api/v1';
+    expect(allowedResources('write', methodArn)).toBe(`${stage}/*/*`);
+    expect(allowedResources('read', methodArn)).toEqual([
+      `${stage}/GET/inventory`,
+      `${stage}/GET/inventory/*`,
+      `${stage}/GET/inventory/*/history`,
+      `${stage}/GET/pets/*`,
+      `${stage}/GET/store/orders`,
+    ]);
     expect(() => allowedResources('write', 'not-an-arn')).toThrow();
   });
 });
