@@ -123,7 +123,8 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
     close: async () => {
       // A streamed answer's connection is never idle: close it too.
       server.closeAllConnections();
-      await server[Symbol.asyncDispose]();
+      // A second signal while stopping closes again: that one has nothing left to do.
+      if (server.listening) await server[Symbol.asyncDispose]();
     },
   };
 }

@@ -38,7 +38,7 @@ export function deliverer({ handler, batchSize, retryAttempts, log }: DeliverySe
       if (failure !== undefined) {
         const [first, last] = [batch[0]?.dynamodb?.SequenceNumber, batch.at(-1)?.dynamodb?.SequenceNumber];
         log(
-          `history: gave up on ${batch.length} stream records (${first}..${last}) after ${shard.attempts} attempts: ${failure}`,
+          `history: gave up on a batch of ${batch.length} stream records (${first}..${last}) after ${shard.attempts} attempts: ${failure}`,
         );
       }
       shard.pending.splice(0, batch.length);

@@ -142,7 +142,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     const poison = sequences(events[0])[0];
     expect(events.slice(0, 3).map((event) => sequences(event))).toEqual([[poison], [poison], [poison]]);
     expect(lines).toEqual([
-      `history: gave up on 1 stream records (${poison}..${poison}) after 3 attempts: batch item failures reported`,
+      `history: gave up on a batch of 1 stream records (${poison}..${poison}) after 3 attempts: batch item failures reported`,
     ]);
   });
 
@@ -158,7 +158,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     await waitFor(() => lines.length === 1, 10_000);
     // Assess
     expect(events).toHaveLength(1 + HISTORY_STREAM_MAPPING.retryAttempts);
-    expect(lines[0]).toContain(`gave up on 1 stream records`);
+    expect(lines[0]).toContain(`gave up on a batch of 1 stream records`);
     expect(lines[0]).toContain(`after ${1 + HISTORY_STREAM_MAPPING.retryAttempts} attempts`);
   });
 
