@@ -36,7 +36,7 @@ interface ProbeReports {
 }
 
 /** Options of one probe process. */
-export interface ProbeOptions {
+interface ProbeOptions {
   /** Environment of the function (table names, endpoint); merged over this process's. */
   env?: Record<string, string>;
   events?: readonly unknown[];

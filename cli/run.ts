@@ -1,4 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { API_KEY_SCOPES } from '../functions/api-keys/key';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { applyInventoryChanges } from './commands/apply-changes';
 import { type CommandContext, writeLine } from './commands/context';
@@ -27,7 +28,7 @@ const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
 /** Every command, by its words (`keys create`); test/infra/permissions.test.ts evaluates what each needs on a stage. */
 export const COMMANDS: Record<string, CommandSpec> = {
   'keys create': {
-    usage: 'keys create --name NAME [--scope read|write]',
+    usage: `keys create --name NAME [--scope ${API_KEY_SCOPES.join('|')}]`,
     summary:
       'issue an API key (write: every route, the default; read: GET only); prints the key alone on the last line',
     action: createKey,

@@ -39,7 +39,7 @@ export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> 
 }
 
 /** What a write did. */
-export interface WriteResult {
+interface WriteResult {
   written: number;
   /** BatchWriteItem calls that re-sent unprocessed items. */
   retries: number;

@@ -1,4 +1,3 @@
-import { delimiter, dirname } from 'node:path';
 import { startTestStack, type TestStack } from '../helpers/local-stack';
 import { runProcess } from '../helpers/process';
 
@@ -27,7 +26,6 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
       env: {
         ...env,
         ...(apiKey === undefined ? {} : { PETSTORE_API_KEY: apiKey }),
-        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
       },
     });
   };
