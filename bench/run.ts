@@ -62,7 +62,7 @@ const FULL: Profile = {
 const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
   full: FULL,
   large: { ...FULL, lists: [...FULL.lists, [1_000_000, 2]] },
-  // Every scenario, path and size once or twice: a check that the bench runs, not figures.
+  // Every scenario, path and size, in few rounds: a check that the bench runs, not figures.
   smoke: {
     coldRuns: 1,
     patchIterations: 5,

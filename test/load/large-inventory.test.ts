@@ -25,7 +25,7 @@ function largeInventory(): InventoryItem[] {
   }));
 }
 
-describe('[large] GET /inventory past the old 6 MB limit (streamed)', () => {
+describe("[large] GET /inventory past 6 MB, a buffered Lambda answer's limit (streamed)", () => {
   let stack: TestStack;
   let expected: string;
   /** In front of DynamoDB Local for the functions (it throttles nothing): every request they send, in order. */
