@@ -1,8 +1,11 @@
+import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { inventoryItemJson } from '../functions/inventory/json';
+import { LIST_PARTITION, MODEL_PROJECTION } from '../functions/store/inventory-row';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { installLambdaStreamingRuntime, invokeStreamingHandler } from '../local/lambda/streaming';
+import { INVENTORY_LIST_INDEX } from '../service/names';
 import { comparePetIds } from '../test/fixtures/builders';
 import { type MemoryFigure, NAIVE_HANDLER, probeMemory } from './functions';
 import { closeHttp, httpCall } from './http';
@@ -25,6 +28,11 @@ export interface ListFigure {
   handlerTtfbMsMedian: number;
   handlerMsMedian: number;
   naiveMsMedian: number;
+  /**
+   * DynamoDB's ordered Query of the list index alone, in its own 1 MB pages, nothing serialized: what the petId order
+   * costs before the handler does anything, the list's floor against the naive handler's unsorted Scan.
+   */
+  queryMsMedian: number;
   /** Through npm start over HTTP, without and with gzip: first body byte and last byte. */
   gatewayTtfbMsMedian: number;
   gatewayMsMedian: number;
@@ -50,6 +58,8 @@ interface ListOptions {
   bundle: string;
   naive: ApiHandler;
   env: Record<string, string>;
+  /** Reads the list index alone, as the handler's Query does but with nothing after it. */
+  queryIndex: () => Promise<number>;
 }
 
 /**
@@ -57,7 +67,14 @@ interface ListOptions {
  * `seeded`; with the memory figure of the largest.
  */
 export async function measureLists(
-  bench: { baseUrl: string; apiKey: string; bundle: string; env: Record<string, string> },
+  bench: {
+    baseUrl: string;
+    apiKey: string;
+    bundle: string;
+    env: Record<string, string>;
+    client: DynamoDBClient;
+    tableName: string;
+  },
   sizes: readonly (readonly [number, number])[],
   seed: (from: number, to: number) => Promise<void>,
   seeded: number,
@@ -70,6 +87,7 @@ export async function measureLists(
     bundle: bench.bundle,
     naive: (await import(NAIVE_HANDLER)).handler,
     env: bench.env,
+    queryIndex: () => queryListIndex(bench.client, bench.tableName),
   };
   const list: ListFigure[] = [];
   let largest: MemoryFigure | undefined;
@@ -90,15 +108,37 @@ export async function measureLists(
   return { list, largestListMemory: largest };
 }
 
+/** Every page of the list index's ordered Query, the model's attributes only; the entries read. */
+async function queryListIndex(client: DynamoDBClient, tableName: string): Promise<number> {
+  let entries = 0;
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: INVENTORY_LIST_INDEX.name,
+        KeyConditionExpression: '#list = :list',
+        ProjectionExpression: MODEL_PROJECTION.expression,
+        ExpressionAttributeNames: { '#list': INVENTORY_LIST_INDEX.partition.name, ...MODEL_PROJECTION.names },
+        ExpressionAttributeValues: { ':list': { N: LIST_PARTITION } },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    entries += page.Items?.length ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return entries;
+}
+
 /** The exact body GET /inventory must answer for entries 1..n: ordered by petId, every digit. */
 function expectedListBody(entries: number): string {
   const items = benchInventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
   return `[${items.map(inventoryItemJson).join(',')}]`;
 }
 
-/** `GET /inventory` at `entries`, four ways alternating, then each path's peak memory. */
+/** `GET /inventory` at `entries`, five ways alternating, then each path's peak memory. */
 async function measureList(options: ListOptions, entries: number, rounds: number): Promise<[ListFigure, MemoryFigure]> {
-  const times = await listTimes(options, rounds, expectedListBody(entries));
+  const times = await listTimes(options, rounds, entries);
   if (!times.exact) throw new Error(`GET /inventory at ${entries} entries did not answer every entry exactly`);
   const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];
   const probe = { env: options.env, events, memoryMb: LIST_INVENTORY_MEMORY_MB };
@@ -117,7 +157,8 @@ async function measureList(options: ListOptions, entries: number, rounds: number
 
 type Coding = 'identity' | 'gzip';
 
-async function listTimes(options: ListOptions, rounds: number, expectedBody: string) {
+async function listTimes(options: ListOptions, rounds: number, entries: number) {
+  const expectedBody = expectedListBody(entries);
   const samples = new Map<string, number[]>();
   const push = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
   const bytes = { identity: 0, gzip: 0, naive: 0 };
@@ -155,13 +196,20 @@ async function listTimes(options: ListOptions, rounds: number, expectedBody: str
     if (result.statusCode !== 200) throw new Error(`naive list answered ${result.statusCode}`);
     bytes.naive = Buffer.byteLength(result.body);
   };
-  await alternate(rounds, [inProcess, naive, viaGateway('identity'), viaGateway('gzip')]);
+  const query = async () => {
+    const started = performance.now();
+    const read = await options.queryIndex();
+    push('query', performance.now() - started);
+    if (read !== entries) throw new Error(`the list index gave ${read} entries of ${entries}`);
+  };
+  await alternate(rounds, [inProcess, naive, query, viaGateway('identity'), viaGateway('gzip')]);
   const at = (name: string) => round(median(samples.get(name) ?? []));
   return {
     rounds,
     handlerTtfbMsMedian: at('handlerTtfb'),
     handlerMsMedian: at('handler'),
     naiveMsMedian: at('naive'),
+    queryMsMedian: at('query'),
     gatewayTtfbMsMedian: at('identityTtfb'),
     gatewayMsMedian: at('identity'),
     gatewayGzipTtfbMsMedian: at('gzipTtfb'),
@@ -183,6 +231,7 @@ export function listTable(list: readonly ListFigure[]): string {
     ['handler last byte ms', (l) => l.handlerMsMedian],
     ['naive ms', (l) => l.naiveMsMedian],
     ['handler/naive', (l) => `${handlerVsNaive(l)}x`],
+    ['ordered Query alone/naive', (l) => `${ratio(l.queryMsMedian, l.naiveMsMedian)}x`],
     ['npm start first/last byte ms', (l) => `${l.gatewayTtfbMsMedian} / ${l.gatewayMsMedian}`],
     ['npm start gzip first/last byte ms', (l) => `${l.gatewayGzipTtfbMsMedian} / ${l.gatewayGzipMsMedian}`],
     ['identity', (l) => kb(l.identityBytes)],

@@ -138,7 +138,14 @@ async function measureAll(
   const reads = await measureReads(client, profile.readUnitsEntries);
   const listBundle = bundles.find((bundle) => bundle.handler === 'list-inventory');
   if (!listBundle) throw new Error('no list-inventory bundle');
-  const listed = { baseUrl: api.baseUrl, apiKey: api.apiKey, bundle: listBundle.file, env: functionEnv };
+  const listed = {
+    baseUrl: api.baseUrl,
+    apiKey: api.apiKey,
+    bundle: listBundle.file,
+    env: functionEnv,
+    client,
+    tableName: LOCAL_TABLE_NAMES.inventory,
+  };
   const { list, largestListMemory } = await measureLists(listed, profile.lists, seed, firstSize);
   const memory = bundles.map((bundle) =>
     bundle.handler === 'list-inventory' ? largestListMemory : otherMemory.find((m) => m.function === bundle.handler),
