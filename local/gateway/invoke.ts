@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
@@ -44,25 +45,22 @@ export const TIMED_OUT = Symbol('timed out');
 
 // A late result or error is dropped, as a stopped Lambda instance never delivers one.
 async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolveTimedOut) => {
-    // Unref'd and cleared on return: a pending timeout never keeps the process (or a test run) alive.
-    timer = setTimeout(resolveTimedOut, timeoutMs, TIMED_OUT).unref();
-  });
+  const returned = new AbortController();
+  // Unref'd and ended on return: a pending timeout never keeps the process (or a test run) alive.
+  const timedOut = sleep(timeoutMs, TIMED_OUT, { ref: false, signal: returned.signal });
   try {
     return await Promise.race([Promise.resolve().then(invoke), timedOut]);
   } finally {
-    clearTimeout(timer);
+    returned.abort();
   }
 }
 
-/** How the functions are found and how long each may run. */
 export interface Functions {
   load: HandlerLoader;
   timeoutOf: (name: string) => number;
 }
 
-/** Loads the function of module `name` and invokes it with `event` up to its timeout: see {@link invokeWithin}. */
+/** Loads the function of module `name` and invokes it with `event` up to its timeout. */
 export async function invokeFunction(functions: Functions, name: string, functionName: string, event: unknown) {
   const handler = await functions.load(name);
   const timeoutMs = functions.timeoutOf(name);

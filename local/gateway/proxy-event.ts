@@ -15,7 +15,6 @@ export interface RouteRequest {
   requestId: string;
 }
 
-/** The proxy event API Gateway sends for one request. */
 export function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
   const { route, req, auth } = request;
   const rawHeaders = req.rawHeaders;

@@ -26,7 +26,6 @@ export interface StreamPollerOptions {
   log?: (line: string) => void;
 }
 
-/** A running poller. */
 export interface StreamPoller {
   /** Stops polling and waits for the current poll to finish. */
   stop(): Promise<void>;

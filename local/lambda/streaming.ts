@@ -34,7 +34,6 @@ export function installLambdaStreamingRuntime(): void {
   scope.awslambda = { ...scope.awslambda, streamifyResponse, HttpResponseStream };
 }
 
-/** Whether the runtime would call this handler as a streaming one. */
 export function isStreamingHandler(handler: unknown): boolean {
   return (
     typeof handler === 'function' &&
@@ -52,7 +51,6 @@ export interface StreamedHttpResponse {
 
 type StreamingHandler = (event: unknown, responseStream: Writable, context: unknown) => unknown;
 
-/** A running streaming invocation: see {@link invokeStreamingHandler}. */
 export interface StreamingInvocation {
   response: Promise<StreamedHttpResponse>;
   completion: Promise<void>;
@@ -108,9 +106,7 @@ export interface WholeAnswer {
   headers?: Record<string, string>;
   /** The body as text (as sent: still gzipped when Content-Encoding says so). */
   body?: string;
-  /** Body bytes as sent. */
   bodyBytes: number;
-  /** Whether the handler streamed its answer. */
   streamed: boolean;
 }
 
