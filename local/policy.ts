@@ -7,10 +7,7 @@ export function arnMatches(pattern: string, arn: string): boolean {
   return new RegExp(`${regex}$`).test(arn);
 }
 
-/**
- * Evaluates an authorizer policy for one method ARN as API Gateway does: an explicit Deny wins, then an Allow,
- * else the call is denied.
- */
+/** Evaluates an authorizer policy for one method ARN as API Gateway does: an explicit Deny wins, then an Allow. */
 export function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): boolean {
   let allowed = false;
   for (const statement of result.policyDocument.Statement) {

@@ -1,8 +1,5 @@
-/**
- * `npm start`: DynamoDB Local, the tables, a demo inventory and an API key, the local gateway serving the real
- * handlers on http://127.0.0.1:${PORT:-3000}/v1, and the history function fed from the inventory table's stream.
- * Ctrl-C stops everything cleanly.
- */
+// `npm start`: DynamoDB Local, the tables, a demo inventory, a key, the gateway on http://127.0.0.1:${PORT:-3000}/v1
+// and the history function on the stream (docs/development.md).
 import { join } from 'node:path';
 import { intEnv, numberEnv, PORT_NUMBER } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
@@ -44,9 +41,8 @@ async function main(): Promise<void> {
   try {
     await ensureTables(client, tables);
     configureFunctionEnvironment(dynamo.endpoint, tables);
-    // It reads the stream from its oldest record, so the demo inventory's creation is on record too.
-    // PETSTORE_HISTORY=0 leaves it off: the benchmark's seeding would have it compete with the API for the CPU.
-    // The function is loaded only now, with the environment set, as Powertools reads it at import.
+    // From the stream's oldest record, so the demo inventory is on record too; imported now that the environment is
+    // set (Powertools reads it at import). PETSTORE_HISTORY=0: the bench's seeding would compete with it for the CPU.
     const recordHistory = process.env.PETSTORE_HISTORY !== '0';
     if (recordHistory) {
       const streamArn = await inventoryStreamArn(client, tables.inventory);
@@ -81,9 +77,8 @@ async function main(): Promise<void> {
     console.log(`Try: curl -H "Authorization: Bearer ${key}" ${gateway.url}/inventory`);
     console.log(`Pet Store Inventory API ready on ${gateway.url} in ${Date.now() - started} ms (Ctrl-C to stop)`);
   } catch (error) {
-    console.error(`npm start failed: ${(error as Error).message}`);
     await stop();
-    process.exit(1);
+    throw error;
   }
 }
 

@@ -26,12 +26,8 @@ interface TableShape {
   listIndex?: boolean;
 }
 
-/**
- * Creates the service's tables that are missing (CreateTable answers an existing one with ResourceInUseException),
- * with the stack's key schemas, the inventory table's stream (new and old images) and its list index. The idempotency
- * table gets no TTL here: the records carry their expiry, which Powertools checks itself. `inventoryStream: false`
- * leaves the stream off (tests that do not read it).
- */
+/** Creates the missing tables as the stack defines them, but the idempotency table's TTL: Powertools checks the
+ * expiry its records carry. `inventoryStream: false` leaves the stream off (tests that do not read it). */
 export async function ensureTables(
   client: DynamoDBClient,
   names: TableNames,

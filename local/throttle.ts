@@ -1,12 +1,8 @@
 import { numberEnv } from '../functions/config';
 import type { ThrottleSettings } from '../service/stage-limits';
 
-/**
- * The stage's default method throttling, as API Gateway applies it ("Throttle requests to your REST APIs for better
- * throughput in API Gateway"): a token bucket per method (the API Gateway method a request resolves to, e.g.
- * `GET /inventory` or the `ANY /{proxy+}` catch-all) that holds at most `burstLimit` tokens, refills at `rateLimit`
- * tokens a second and starts full; a request takes a token or is refused with 429. Undefined when throttling is off.
- */
+/** The stage's method throttling: a full token bucket per API Gateway method, `burstLimit` deep, refilled at
+ * `rateLimit` a second ("Throttle requests to your REST APIs"). Undefined when off. */
 export function createThrottle(
   settings: ThrottleSettings | undefined,
   clock: () => number = () => performance.now(),
@@ -26,10 +22,7 @@ export function createThrottle(
   };
 }
 
-/**
- * The throttling `npm start` applies: the given stage limits unless `PETSTORE_RATE_LIMIT` / `PETSTORE_BURST_LIMIT`
- * override them; either set to `0` turns throttling off (load tests, the bench).
- */
+/** The stage's limits unless `PETSTORE_RATE_LIMIT` / `PETSTORE_BURST_LIMIT` say otherwise; either `0` turns it off. */
 export function throttlingFromEnv(
   stageDefault: ThrottleSettings,
   env: NodeJS.ProcessEnv = process.env,

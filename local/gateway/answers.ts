@@ -50,11 +50,8 @@ export function methodNotAllowedAnswer(
   };
 }
 
-/**
- * Sends a buffered answer (Node sends no body to HEAD). A base64 body is decoded only for a media type in the
- * API's binaryMediaTypes ("Binary media types for REST APIs in API Gateway"); the stage configures none, so the text
- * goes out as it came.
- */
+/** A base64 body goes out as text: the stage has no binaryMediaTypes to decode it for ("Binary media types for
+ * REST APIs in API Gateway"). Node sends no body to HEAD. */
 export function sendAnswer(res: ServerResponse, reply: APIGatewayProxyResult): void {
   const payload = Buffer.from(reply.body ?? '', 'utf8');
   const headers = Object.entries(reply.headers ?? {}).map(([name, value]) => [name, String(value)]);
@@ -62,11 +59,8 @@ export function sendAnswer(res: ServerResponse, reply: APIGatewayProxyResult): v
   res.end(payload);
 }
 
-/**
- * Sends a streamed answer as a stage does: the prelude's status and headers, then the body in chunks as the function
- * writes it. A function that fails after its prelude leaves the response cut off: the connection is closed without
- * the terminating chunk, so the client sees an incomplete body, never a whole one.
- */
+/** A function that fails after its prelude closes the connection without the terminating chunk: the client sees
+ * an incomplete body, never a whole one. */
 export function sendStreamed(res: ServerResponse, reply: StreamedHttpResponse): Promise<void> {
   res.writeHead(reply.statusCode, reply.headers);
   return pipeline(reply.body, res).catch(() => {

@@ -12,18 +12,14 @@ export type Authorize = (
   methodArn: string,
 ) => Promise<APIGatewayAuthorizerResult | GatewayResponseType>;
 
-/** The stage's authorizer settings. */
 export interface AuthorizerSettings extends Functions {
   /** Milliseconds a decision is reused for the same token; 0 turns the cache off. */
   ttlMs: number;
   now: () => number;
 }
 
-/**
- * The stage's TOKEN authorizer: the Authorization header checked against the identity validation expression, the
- * real authorizer function run on the rest, its decision cached per token for the TTL and its policy evaluated
- * against the method ARN ("Use API Gateway Lambda authorizers").
- */
+/** The stage's TOKEN authorizer: the validation expression, then the function, its decision cached per token and
+ * its policy evaluated against the method ARN ("Use API Gateway Lambda authorizers"). */
 export function createAuthorizer(settings: AuthorizerSettings): { authorize: Authorize; clear(): void } {
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
   const validation = new RegExp(BEARER_VALIDATION_REGEX);
@@ -46,10 +42,7 @@ export function createAuthorizer(settings: AuthorizerSettings): { authorize: Aut
   return { authorize, clear: () => cache.clear() };
 }
 
-/**
- * Runs the authorizer function up to its timeout. `Unauthorized` thrown is a 401; any other error or a time-out is a
- * 500 AuthorizerConfigurationException on a stage (AUTHORIZER_CONFIGURATION_ERROR).
- */
+// `Unauthorized` thrown is a 401; any other error or a time-out is the stage's AUTHORIZER_CONFIGURATION_ERROR.
 async function runAuthorizer(
   event: APIGatewayTokenAuthorizerEvent,
   functions: Functions,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
@@ -33,10 +34,7 @@ export async function importHandler(name: string): Promise<LambdaHandler<unknown
   return mod.handler as LambdaHandler<unknown, unknown>;
 }
 
-/**
- * A function's timeout as the stack sets it: the route's own, else DEFAULT_FUNCTION_TIMEOUT_SECONDS; the authorizer's
- * AUTHORIZER_TIMEOUT_SECONDS.
- */
+/** A function's timeout in milliseconds, as the stack sets it. */
 export function defaultFunctionTimeoutMs(name: string): number {
   if (name === AUTHORIZER_HANDLER) return AUTHORIZER_TIMEOUT_SECONDS * 1000;
   const route = ROUTES.find((candidate) => candidate.handler === name);
@@ -45,30 +43,24 @@ export function defaultFunctionTimeoutMs(name: string): number {
 
 export const TIMED_OUT = Symbol('timed out');
 
-/**
- * Invokes a buffered function as Lambda does, up to its timeout: its result (or its error), or TIMED_OUT if it has
- * not returned by then. Its late result or error is dropped, as a stopped Lambda instance never delivers one.
- */
+// A late result or error is dropped, as a stopped Lambda instance never delivers one.
 async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolveTimedOut) => {
-    // Unref'd and cleared on return: a pending timeout never keeps the process (or a test run) alive.
-    timer = setTimeout(resolveTimedOut, timeoutMs, TIMED_OUT).unref();
-  });
+  const returned = new AbortController();
+  // Unref'd and ended on return: a pending timeout never keeps the process (or a test run) alive.
+  const timedOut = sleep(timeoutMs, TIMED_OUT, { ref: false, signal: returned.signal });
   try {
     return await Promise.race([Promise.resolve().then(invoke), timedOut]);
   } finally {
-    clearTimeout(timer);
+    returned.abort();
   }
 }
 
-/** How the functions are found and how long each may run. */
 export interface Functions {
   load: HandlerLoader;
   timeoutOf: (name: string) => number;
 }
 
-/** Loads the function of module `name` and invokes it with `event` up to its timeout: see {@link invokeWithin}. */
+/** Loads the function of module `name` and invokes it with `event` up to its timeout. */
 export async function invokeFunction(functions: Functions, name: string, functionName: string, event: unknown) {
   const handler = await functions.load(name);
   const timeoutMs = functions.timeoutOf(name);
@@ -78,10 +70,7 @@ export async function invokeFunction(functions: Functions, name: string, functio
 
 type RouteAnswer = APIGatewayProxyResult | StreamedHttpResponse | GatewayResponseType;
 
-/**
- * Invokes a route's function through its Lambda proxy integration. A function that throws, times out or cannot be
- * loaded is a failed integration (INTEGRATION_FAILURE), as is an event over Lambda's payload limit (6 MB).
- */
+/** A function that throws, times out or cannot be loaded is INTEGRATION_FAILURE, as is an event over Lambda's 6 MB. */
 export async function invokeRoute(request: RouteRequest, functions: Functions): Promise<RouteAnswer> {
   const event = proxyEvent(request);
   if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_PAYLOAD_BYTES) return 'INTEGRATION_FAILURE';
@@ -95,10 +84,8 @@ export async function invokeRoute(request: RouteRequest, functions: Functions): 
   }
 }
 
-/**
- * The STREAM integration (InvokeWithResponseStream): the answer passes on from the prelude as it comes. Lambda stops
- * the function at its timeout: before the prelude the integration failed, after it the response is cut off.
- */
+// Lambda stops a streaming function at its timeout: before the prelude the integration failed, after it the response
+// is cut off.
 async function invokeStreaming(functions: Functions, route: Route, event: APIGatewayProxyEvent) {
   const handler = await functions.load(route.handler);
   if (!isStreamingHandler(handler)) throw new Error(`${route.handler} does not stream its response`);

@@ -15,16 +15,13 @@ export interface RouteRequest {
   requestId: string;
 }
 
-/** The proxy event API Gateway sends for one request. */
 export function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
   const { route, req, auth } = request;
   const rawHeaders = req.rawHeaders;
   const headers = valueMaps(
     Array.from({ length: rawHeaders.length / 2 }, (_, i) => rawHeaders.slice(2 * i, 2 * i + 2)),
   );
-  // "The semicolon character (;) is not supported for any request URL query string and results in the data being
-  // split" (Amazon API Gateway important notes, REST APIs): a literal `;` separates parameters as `&` does.
-  const query = valueMaps([...new URLSearchParams(request.rawQuery.replaceAll(';', '&'))]);
+  const query = valueMaps([...new URLSearchParams(request.rawQuery)]);
   return apiGatewayProxyEvent({
     resource: route.path,
     path: request.stagePath,
@@ -43,10 +40,8 @@ export function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
   });
 }
 
-/**
- * Names and values as the proxy event carries them: the last value of each name, and every value in order (null
- * when there are none). Prototype-less objects, so that a name such as `__proto__` is one like any other.
- */
+// The last value of each name and every value in order (null when none), in prototype-less objects so that a name
+// such as `__proto__` is one like any other.
 function valueMaps(pairs: readonly (readonly string[])[]) {
   if (pairs.length === 0) return { last: null, all: null };
   const last: Record<string, string> = Object.create(null);

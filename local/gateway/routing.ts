@@ -27,7 +27,7 @@ function safeDecode(segment: string): string {
 
 const isParameter = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 
-/** Orders two route paths of one length as API Gateway picks a resource: at the first difference, a static segment wins. */
+/** Orders route paths of one length as API Gateway picks a resource: a static segment wins at the first difference. */
 function staticFirst(a: string, b: string): number {
   const [partsOfA, partsOfB] = [a.split('/'), b.split('/')];
   const at = partsOfA.findIndex((part, i) => isParameter(part) !== isParameter(partsOfB[i] ?? ''));
@@ -45,11 +45,8 @@ export interface RouteMatch {
   apiMethod: string;
 }
 
-/**
- * Resolves a request on the stage by the route table (service/routes.ts) as API Gateway does: first the resource
- * (`/inventory/changes` before `/inventory/{petId}`), then the method on it. Paths no route has fall to the
- * catch-all `ANY /{proxy+}`.
- */
+/** Resolves a request as API Gateway does: first the resource (`/inventory/changes` before `/inventory/{petId}`),
+ * then the method on it; paths no route has fall to the catch-all `ANY /{proxy+}`. */
 export function routeRequest(
   method: string,
   stagePath: string,

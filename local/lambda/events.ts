@@ -9,11 +9,8 @@ export type ProxyEventOverrides = Partial<Omit<APIGatewayProxyEvent, 'requestCon
   requestContext?: Partial<APIGatewayProxyEvent['requestContext']>;
 };
 
-/**
- * A REST API Lambda proxy event (payload format 1.0), `GET /inventory` unless overridden. The request context holds
- * what the functions read (the request id and the authorizer's context) and what names the route; the other members
- * API Gateway fills (identity, request time, domain) no function reads, so they are left out.
- */
+/** A REST API Lambda proxy event, `GET /inventory` unless overridden; it leaves out the request context members no
+ * function reads (identity, domain). */
 export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGatewayProxyEvent {
   const { requestContext, ...rest } = overrides;
   const resource = rest.resource ?? '/inventory';

@@ -21,12 +21,8 @@ export interface DeliverySettings {
   log: (line: string) => void;
 }
 
-/**
- * Invokes the handler with batches of a shard's pending records until none is left or one is to be retried. A batch
- * the function throws on or reports any failure of is retried whole: the history function writes each record's row
- * by its sequence number, so a row written twice is the same row, and the history ends as Lambda's checkpoint at the
- * lowest failure would leave it.
- */
+/** A failed batch is retried whole, where Lambda resumes at the lowest failure: the history function keys each row
+ * by its record's sequence number, so a row written twice is the same row and the history ends the same. */
 export function deliverer({ handler, batchSize, retryAttempts, log }: DeliverySettings) {
   let invocation = 0;
   return async (shard: PendingRecords) => {

@@ -26,7 +26,6 @@ export interface StreamPollerOptions {
   log?: (line: string) => void;
 }
 
-/** A running poller. */
 export interface StreamPoller {
   /** Stops polling and waits for the current poll to finish. */
   stop(): Promise<void>;
@@ -43,12 +42,8 @@ interface Shard extends PendingRecords {
 
 const drained = (shard: Shard | undefined) => shard === undefined || (shard.closed && shard.pending.length === 0);
 
-/**
- * What `npm start` runs in place of Lambda's event source mapping on the inventory table's stream: it reads
- * DynamoDB Local's stream with the DynamoDB Streams API and invokes the history function with the
- * DynamoDBStreamEvent Lambda would send ("Using Lambda with DynamoDB"): shards in order, a parent before its
- * children, a failed batch retried and given up after the retries.
- */
+/** Lambda's event source mapping on DynamoDB Local's stream ("Using Lambda with DynamoDB"): shards in order, a
+ * parent before its children, a failed batch retried, then given up. */
 export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const client = new DynamoDBStreamsClient({
     endpoint: options.endpoint,
@@ -130,10 +125,7 @@ async function readShard(client: DynamoDBStreamsClient, streamArn: string, shard
   }
 }
 
-/**
- * A DynamoDB Streams GetRecords record as the Lambda event carries it: the same members and attribute-value JSON,
- * with the stream's ARN and the creation time in epoch seconds (the Streams API gives a date).
- */
+// The Lambda event's record adds the stream's ARN and has the creation time in epoch seconds, not a date.
 function toLambdaRecord(record: StreamsRecord, streamArn: string): DynamoDBRecord {
   const created = record.dynamodb?.ApproximateCreationDateTime;
   return {

@@ -1,17 +1,5 @@
-/**
- * A stand-in for the Lambda Node.js runtime's response streaming, for whatever runs a streaming handler outside
- * Lambda: the local gateway (`npm start`), the tests and the bench probes. It never ships in a bundle (local/).
- *
- * It follows the runtime's documented contract ("Writing response streaming-enabled Lambda functions"):
- * `awslambda.streamifyResponse(handler)` marks the handler, which the runtime then calls as
- * `handler(event, responseStream, context)`; `awslambda.HttpResponseStream.from(stream, prelude)` sets the HTTP
- * prelude (status, headers) that API Gateway's STREAM integration answers with ("Set up a Lambda proxy integration
- * with payload response streaming in API Gateway"). In process the prelude is handed over as it is, without its wire
- * form (JSON and 8 NUL bytes). A handler that rejects after its prelude ends the response with an error, as the
- * runtime does.
- *
- * Erasable TypeScript and Node built-ins only: `bench/probe.mjs` imports it with Node's own type stripping.
- */
+// The Lambda runtime's response streaming ("Writing response streaming-enabled Lambda functions"), outside Lambda.
+// Erasable TypeScript and Node built-ins only: `bench/probe.mjs` imports it with Node's own type stripping.
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 
 const HANDLER_STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
@@ -39,17 +27,13 @@ export function streamifyResponse<T extends object>(handler: T): T {
   return handler;
 }
 
-/**
- * Defines the `awslambda` global the Lambda runtime defines, unless something already did. Call it before a
- * streaming handler's module is loaded: middy reads the global when the handler is built, at import.
- */
+/** Defines the runtime's `awslambda` global unless defined: middy reads it when a handler is built, at import. */
 export function installLambdaStreamingRuntime(): void {
   const scope = globalThis as { awslambda?: Record<string, unknown> };
   if (typeof scope.awslambda?.streamifyResponse === 'function') return;
   scope.awslambda = { ...scope.awslambda, streamifyResponse, HttpResponseStream };
 }
 
-/** Whether the runtime would call this handler as a streaming one. */
 export function isStreamingHandler(handler: unknown): boolean {
   return (
     typeof handler === 'function' &&
@@ -67,22 +51,15 @@ export interface StreamedHttpResponse {
 
 type StreamingHandler = (event: unknown, responseStream: Writable, context: unknown) => unknown;
 
-/** A running streaming invocation: see {@link invokeStreamingHandler}. */
 export interface StreamingInvocation {
   response: Promise<StreamedHttpResponse>;
   completion: Promise<void>;
-  /**
-   * Stops the function as Lambda does at its timeout: before the prelude `response` rejects with `reason`, after it
-   * `body` is destroyed; whatever the handler writes or returns later goes nowhere.
-   */
+  /** Stops the function as Lambda does at its timeout; whatever it writes or returns later goes nowhere. */
   stop(reason: Error): void;
 }
 
-/**
- * Invokes a streaming handler as the runtime does and reads its output as API Gateway does. `response` resolves
- * with the prelude, and rejects when the function fails (or ends) before one: API Gateway then has no response to
- * send, only an integration failure. A failure after it destroys `body`.
- */
+/** `response` resolves with the prelude and rejects when the function fails or ends before one (API Gateway then
+ * has only an integration failure); a failure after the prelude destroys `body`. */
 export function invokeStreamingHandler(handler: unknown, event: unknown, context: unknown): StreamingInvocation {
   const stream = new PassThrough();
   const body = new PassThrough();
@@ -106,11 +83,8 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
     stream.pipe(body);
   });
   stream.on('error', fail);
-  // The reader (the client, through the gateway) went away before the end. Lambda does not tell the function:
-  // "streamed responses are not interrupted or stopped when the invoking client connection is broken" (AWS Lambda
-  // Developer Guide, "Response streaming for Lambda functions",
-  // https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html). Its writes are taken and
-  // dropped, it runs to its end, and the invocation succeeds. A failure of the runtime's own stream is `stop`.
+  // A client gone before the end does not stop the function ("Response streaming for Lambda functions"): its writes
+  // are dropped and it runs to its end.
   body.on('close', () => {
     if (body.writableFinished || failed) return;
     stream.unpipe(body);
@@ -126,25 +100,17 @@ export function invokeStreamingHandler(handler: unknown, event: unknown, context
   return { response, completion, stop: fail };
 }
 
-/**
- * A handler's answer read whole, for callers that only need the end result (bench probes, bundle tests): a buffered
- * handler's return value as it is, a streamed one's status, headers and body.
- */
+/** A handler's answer read whole (bench probes, bundle tests): a buffered one's return value, a streamed one's. */
 export interface WholeAnswer {
   statusCode?: number;
   headers?: Record<string, string>;
   /** The body as text (as sent: still gzipped when Content-Encoding says so). */
   body?: string;
-  /** Body bytes as sent. */
   bodyBytes: number;
-  /** Whether the handler streamed its answer. */
   streamed: boolean;
 }
 
-/**
- * Invokes any handler as the runtime would and reads its answer to the end: a streaming one through
- * {@link invokeStreamingHandler}, a buffered one by its return value. Rejects when a streamed body is cut off.
- */
+/** Invokes any handler as the runtime would and reads its answer to the end; rejects when a body is cut off. */
 export async function invokeToEnd(
   handler: unknown,
   event: unknown,

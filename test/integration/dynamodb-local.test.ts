@@ -36,7 +36,7 @@ describe('Local DynamoDB: a port already in use', () => {
   });
 
   it('refuses to start DynamoDB Local on it, naming the port and DYNAMODB_PORT, before spawning anything', async () => {
-    await expect(startDynamoDbLocal({ port, readyTimeoutMs: 5_000 })).rejects.toThrow(
+    await expect(startDynamoDbLocal({ port })).rejects.toThrow(
       new RegExp(`^DynamoDB Local cannot start: port ${port} is in use .*set DYNAMODB_PORT to a free port$`),
     );
   });
