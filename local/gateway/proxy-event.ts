@@ -21,7 +21,8 @@ export function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
   const headers = valueMaps(
     Array.from({ length: rawHeaders.length / 2 }, (_, i) => rawHeaders.slice(2 * i, 2 * i + 2)),
   );
-  const query = valueMaps([...new URLSearchParams(request.rawQuery)]);
+  // "The semicolon character (;) ... results in the data being split" (API Gateway important notes, REST APIs).
+  const query = valueMaps([...new URLSearchParams(request.rawQuery.replaceAll(';', '&'))]);
   return apiGatewayProxyEvent({
     resource: route.path,
     path: request.stagePath,
