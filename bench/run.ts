@@ -1,7 +1,6 @@
 /**
- * `npm run bench [-- --smoke | --large] [--out FILE]`: what users pay for, as ratios of interleaved runs (absolute
- * times drift on a shared machine), measured on the synthesized bundles and through `npm start`. Writes
- * bench/results.json, which `npm run bench:doc` puts into docs/performance.md.
+ * `npm run bench [-- --smoke | --large] [--out FILE]`: ratios of interleaved runs (absolute times drift on a shared
+ * machine), on the synthesized bundles and through `npm start`; `npm run bench:doc` puts its results in the docs.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';

@@ -101,9 +101,8 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: LinePr
 }
 
 /**
- * A CSV table whose header names exactly `columns` and any of `optional`, each once and in any order: each data
- * row's fields by column name (an optional column the header leaves out is absent), and every problem with its line.
- * A missing or wrong header reads no rows.
+ * The rows of a CSV table whose header names each of `columns` and any of `optional` once, in any order (a column left
+ * out is absent from the fields), and every problem with its line. A missing or wrong header reads no rows.
  */
 export function readCsvTable<C extends string, O extends string = never>(
   text: string,
