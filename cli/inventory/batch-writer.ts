@@ -57,7 +57,8 @@ export class IncompleteWriteError extends Error {
 
 /**
  * BatchWriteItem puts, `concurrency` calls in flight, unprocessed items re-sent with jittered back-off; a throttled or
- * failed call is the SDK client's to retry. @throws IncompleteWriteError when a batch fails for good; none starts after
+ * failed call is the SDK client's to retry.
+ * @throws IncompleteWriteError when a batch fails for good; no new batch starts after that.
  */
 export async function writeInventory<T extends InventoryItem>(
   items: readonly T[],
