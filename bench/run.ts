@@ -16,7 +16,7 @@ import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamod
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
 import { measureColdStarts, measureFunctionMemory } from './functions';
 import { closeHttp } from './http';
-import { benchInventory } from './inventory';
+import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
 import { measureLists } from './list';
 import {
   BATCH_SCENARIOS,
@@ -76,9 +76,6 @@ const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
     readUnitsEntries: 100,
   },
 };
-
-/** The small inventory of the cold-path phase. */
-const COLD_PATH_INVENTORY = 7;
 
 const { values: args } = parseArgs({
   options: {
