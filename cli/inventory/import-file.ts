@@ -11,12 +11,6 @@ import { check, type LineProblem, readCsvTable, repeatedPetId, stripBom } from '
 /** File formats `inventory import` reads. */
 export type ImportFormat = 'csv' | 'json';
 
-/** The rows of an import file, each validated; `problems` empty means every row is good. */
-export interface ParsedImport {
-  items: InventoryItem[];
-  problems: LineProblem[];
-}
-
 /**
  * The columns of a CSV file and the members of a JSON entry: the entry's fields. A CSV names every column (an
  * optional field's cell may be empty); a JSON entry may leave an optional member out.
@@ -33,7 +27,7 @@ export function detectFormat(path: string, text: string): ImportFormat {
 }
 
 /** Validates an import file with the API's own rules and no petId twice; every problem comes with its line. */
-export function parseImport(text: string, format: ImportFormat): ParsedImport {
+export function parseImport(text: string, format: ImportFormat): { items: InventoryItem[]; problems: LineProblem[] } {
   const { rows, problems } = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
   const seen = new Map<string, number>();
   const items: InventoryItem[] = [];
