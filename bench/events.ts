@@ -2,7 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-row';
 import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from '../local/lambda/events';
 import { HISTORY_STREAM_MAPPING } from '../service/names';
-import { benchInventory } from './inventory';
+import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
 
 let streamSequence = 10n ** 20n;
 
@@ -57,8 +57,8 @@ export function functionCalls(key: string): Record<string, FunctionCalls> {
   const get = (resource: string, path: string) => (i: number) =>
     apiGatewayProxyEvent({ resource, path, pathParameters: { petId: '1' }, requestContext: { requestId: `g-${i}` } });
   const batch = HISTORY_STREAM_MAPPING.batchSize;
-  // The entries the store holds whenever these run: the cold-path phase's seven.
-  const seeded = benchInventory(0, 7).map((item) => item.petId);
+  // Entries the store holds whenever these run.
+  const seeded = benchInventory(0, COLD_PATH_INVENTORY).map((item) => item.petId);
   return {
     'list-inventory': { first: apiGatewayProxyEvent(), scenario: 'GET /inventory at each list size', events: [] },
     'update-inventory': calls('20 PATCH', 20, (i) =>

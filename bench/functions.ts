@@ -35,11 +35,10 @@ interface ProbeReports {
   invoke: { maxRssInitKb: number; maxRssKb: number; heapUsedPeakKb: number; invocations: ProbeOutcome[] };
 }
 
-/** Options of one probe process. */
+/** One probe process: the function's environment (merged over this process's), its events, its limits. */
 interface ProbeOptions {
-  /** Environment of the function (table names, endpoint); merged over this process's. */
-  env?: Record<string, string>;
-  events?: readonly unknown[];
+  env: Record<string, string>;
+  events: readonly unknown[];
   /** The function's memory size, as its context reports it. @default 256 */
   memoryMb?: number;
   /** V8's old-space limit (`--max-old-space-size`), to tell memory a function needs from garbage not yet collected. */
@@ -56,7 +55,7 @@ async function runProbe<M extends keyof ProbeReports>(
   // In a file: a batch of stream records is larger than one environment variable may be (128 KiB on Linux).
   const eventsDir = mkdtempSync(join(tmpdir(), 'probe-events-'));
   const eventsFile = join(eventsDir, 'events.json');
-  writeFileSync(eventsFile, JSON.stringify(options.events ?? []));
+  writeFileSync(eventsFile, JSON.stringify(options.events));
   const env = {
     ...process.env,
     ...options.env,

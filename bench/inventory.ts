@@ -1,5 +1,8 @@
 import type { InventoryItem, PetStatus } from '../functions/inventory/types';
 
+/** The small inventory seeded before the cold-path phase, there in every later one. */
+export const COLD_PATH_INVENTORY = 7;
+
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const MASK64 = (1n << 64n) - 1n;
 

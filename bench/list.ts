@@ -48,50 +48,34 @@ export interface ListFigure {
   naivePeakRssMb: number;
 }
 
-/** What the list is measured on: `npm start`, the list's deployed bundle, the functions' environment. */
-interface ListOptions {
-  gatewayUrl: string;
-  authHeader: Record<string, string>;
-  /** The list handler, in-process, and the deployed bundle of it, probed for memory. */
-  handler: unknown;
+/** What the list is measured on: `npm start`, the list's deployed bundle, the functions' environment, its table. */
+interface ListBench {
+  baseUrl: string;
+  apiKey: string;
   bundle: string;
-  naive: ApiHandler;
   env: Record<string, string>;
-  /** The handler's reads alone: every page of the list, nothing after them. */
-  readList: () => Promise<number>;
+  client: DynamoDBClient;
+  tableName: string;
 }
+
+/** The bench and, in-process, the list handler and the naive one. */
+type ListOptions = ListBench & { handler: unknown; naive: ApiHandler };
 
 /**
  * The list at each `[entries, rounds]` of `sizes`, `seed` writing entries from+1..to as the size grows beyond
  * `seeded`; with the memory figure of the largest.
  */
 export async function measureLists(
-  bench: {
-    baseUrl: string;
-    apiKey: string;
-    bundle: string;
-    env: Record<string, string>;
-    client: DynamoDBClient;
-    tableName: string;
-  },
+  bench: ListBench,
   sizes: readonly (readonly [number, number])[],
   seed: (from: number, to: number) => Promise<void>,
   seeded: number,
 ) {
   installLambdaStreamingRuntime();
   const options: ListOptions = {
-    gatewayUrl: bench.baseUrl,
-    authHeader: { Authorization: `Bearer ${bench.apiKey}` },
+    ...bench,
     handler: (await import('../functions/handlers/list-inventory')).handler,
-    bundle: bench.bundle,
     naive: (await import(NAIVE_HANDLER)).handler,
-    env: bench.env,
-    readList: async () => {
-      let entries = 0;
-      for await (const page of new InventoryTable({ client: bench.client, tableName: bench.tableName }).list())
-        entries += page.length;
-      return entries;
-    },
   };
   const list: ListFigure[] = [];
   let largest: MemoryFigure | undefined;
@@ -153,8 +137,8 @@ async function listTimes(options: ListOptions, rounds: number, entries: number) 
   };
   const viaGateway = (coding: Coding) => async () => {
     const check = exact[coding] === undefined;
-    const headers = { ...options.authHeader, 'Accept-Encoding': coding };
-    const response = await httpCall(`${options.gatewayUrl}/inventory`, { headers, keepText: check });
+    const headers = { Authorization: `Bearer ${options.apiKey}`, 'Accept-Encoding': coding };
+    const response = await httpCall(`${options.baseUrl}/inventory`, { headers, keepText: check });
     if (response.status !== 200) throw new Error(`GET /inventory (${coding}) answered ${response.status}`);
     if (check) exact[coding] = response.text === expectedBody;
     push(`${coding}Ttfb`, response.ttfbMs);
@@ -178,9 +162,12 @@ async function listTimes(options: ListOptions, rounds: number, entries: number) 
     if (result.statusCode !== 200) throw new Error(`naive list answered ${result.statusCode}`);
     bytes.naive = Buffer.byteLength(result.body);
   };
+  // The handler's reads alone: every page of the list, nothing after them.
+  const table = new InventoryTable({ client: options.client, tableName: options.tableName });
   const query = async () => {
     const started = performance.now();
-    const read = await options.readList();
+    let read = 0;
+    for await (const page of table.list()) read += page.length;
     push('query', performance.now() - started);
     if (read !== entries) throw new Error(`the list index gave ${read} entries of ${entries}`);
   };

@@ -1,8 +1,6 @@
 /**
- * The timed scenarios of the PATCH table: each a small function of a {@link ScenarioContext}, one entry in
- * {@link PATCH_SCENARIOS}; the rows that compare two of them, and their targets, one entry each in
- * {@link PATCH_RATIOS}. `npm run bench` runs them all through `npm start`; `npm run bench:stage` runs those that
- * only call the API against a stage.
+ * The PATCH table's timed scenarios ({@link PATCH_SCENARIOS}) and the ratios between them ({@link PATCH_RATIOS}): all
+ * through `npm start` in `npm run bench`; those that only call the API against a stage in `npm run bench:stage`.
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
@@ -79,7 +77,7 @@ export interface Ratio {
   target?: { name: string; limit: number; quantiles: readonly ('p50' | 'p99')[] };
 }
 
-export const PATCH_RATIOS: readonly Ratio[] = [
+const PATCH_RATIOS: readonly Ratio[] = [
   {
     row: 'gateway / raw',
     of: ['plain'],

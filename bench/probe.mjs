@@ -1,9 +1,5 @@
-// Runs in a fresh `node` process so that module init, the first call and peak memory are those of one function
-// instance (a cold start). bench/functions.ts starts it and reads its result, the stdout line after PROBE_RESULT.
-//   node bench/probe.mjs cold <module>     -> {"initMs","firstCallMs","statusCode","failedItems","error"}
-//   node bench/probe.mjs invoke <module>   -> {"maxRssInitKb","maxRssKb","heapUsedPeakKb","invocations":[...]}
-// Events come as a JSON array in the file PROBE_EVENTS_FILE names, the Lambda context (less its functions) as JSON
-// in PROBE_CONTEXT. Bundles (.js, CommonJS) are required as Lambda's runtime does; ES modules (.mjs) are imported.
+// `node bench/probe.mjs cold|invoke MODULE`: one function instance in a fresh process (a cold start), started by
+// bench/functions.ts (ProbeReports), which passes PROBE_EVENTS_FILE and PROBE_CONTEXT and reads the PROBE_RESULT line.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +10,7 @@ const [mode, modulePath] = process.argv.slice(2);
 const lambda = await import(new URL('../local/lambda/streaming.ts', import.meta.url).href);
 lambda.installLambdaStreamingRuntime();
 const started = performance.now();
+// A bundle is CommonJS, required as Lambda's runtime does; the naive handler is an ES module.
 const mod = modulePath.endsWith('.mjs')
   ? await import(pathToFileURL(modulePath).href)
   : createRequire(import.meta.url)(modulePath);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { importActor } from '../cli/commands/inventory';
+import { importActor, importAttributes } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-row';
@@ -20,11 +20,7 @@ export interface ReadUnitsFigure {
   unitsPerMillionEntries: number;
 }
 
-const importToItem = () => {
-  const actor = importActor('stock.csv', process.env);
-  return (item: InventoryItem) =>
-    signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
-};
+const importToItem = () => importAttributes(importActor('stock.csv', process.env));
 
 /**
  * On a table of its own: the list's read units for `entries` entries as each writer stores them, then the import

@@ -1,7 +1,6 @@
 /**
- * `npm run bench [-- --smoke | --large] [--out FILE]`: what users pay for, as ratios of interleaved runs (absolute
- * times drift on a shared machine), measured on the synthesized bundles and through `npm start`. Writes
- * bench/results.json, which `npm run bench:doc` puts into docs/performance.md.
+ * `npm run bench [-- --smoke | --large] [--out FILE]`: ratios of interleaved runs (absolute times drift on a shared
+ * machine), on the synthesized bundles and through `npm start`; `npm run bench:doc` puts its results in the docs.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -17,7 +16,7 @@ import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamod
 import { type LocalApiProcess, startLocalApiProcess } from '../test/helpers/api-process';
 import { measureColdStarts, measureFunctionMemory } from './functions';
 import { closeHttp } from './http';
-import { benchInventory } from './inventory';
+import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
 import { measureLists } from './list';
 import {
   BATCH_SCENARIOS,
@@ -77,9 +76,6 @@ const PROFILES: Record<'full' | 'large' | 'smoke', Profile> = {
     readUnitsEntries: 100,
   },
 };
-
-/** The small inventory of the cold-path phase. */
-const COLD_PATH_INVENTORY = 7;
 
 const { values: args } = parseArgs({
   options: {

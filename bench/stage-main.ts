@@ -1,7 +1,6 @@
 /**
- * `npm run bench:stage -- --url … --pet …` (docs/deploying.md): the PATCH scenarios that only call the API
- * (bench/patch.ts), against a deployed stage over HTTPS. The pet's stock ends as it started, but each write is real
- * (in its history; keys kept 24 hours).
+ * `npm run bench:stage -- --url … --pet …` (docs/deploying.md): bench/patch.ts's API-only scenarios on a stage.
+ * The pet's stock ends as it started, but each write is real (in its history; keys kept 24 hours).
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -15,10 +15,7 @@ export type ApiGatewayClientFactory = (region: string) => Pick<APIGatewayClient,
 export const createApiGatewayClient: ApiGatewayClientFactory = (region) => new APIGatewayClient({ region });
 
 /** Flushes a stage's authorizer cache, so a revoked key is refused at once. @throws CliError naming the reason */
-export async function flushAuthorizerCache(
-  api: StageApi,
-  createClient: ApiGatewayClientFactory = createApiGatewayClient,
-): Promise<void> {
+export async function flushAuthorizerCache(api: StageApi, createClient: ApiGatewayClientFactory): Promise<void> {
   const client = createClient(api.region);
   try {
     await client.send(new FlushStageAuthorizersCacheCommand({ restApiId: api.restApiId, stageName: api.stageName }));

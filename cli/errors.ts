@@ -8,7 +8,6 @@ export class CliError extends Error {
   override readonly name = 'CliError';
 }
 
-/** Exit codes of `npm run cli`. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** The first line of a message, trimmed: errors are shown on one line. */

@@ -3,7 +3,6 @@ export interface OutputStream {
   write(chunk: string): unknown;
   /** True when a person is watching (enables the progress bar). */
   isTTY?: boolean;
-  /** Terminal width, when known. */
   columns?: number;
 }
 
@@ -16,8 +15,6 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Directory relative file paths are read from. */
   cwd: string;
-  /** Milliseconds clock (progress and throughput). @default Date.now */
-  now?: () => number;
   /** Waits this many milliseconds (`keys revoke`'s second flush). @default a timer */
   sleep?: (ms: number) => Promise<void>;
 }

@@ -82,7 +82,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
 };
 
 /** The help text of `npm run cli -- help`. */
-export function usageText(): string {
+function usageText(): string {
   const width = Math.max(...Object.values(COMMANDS).map((command) => command.usage.length));
   return [
     'Usage: npm run cli -- <command> [options]',
@@ -200,16 +200,12 @@ export async function run(argv: readonly string[], io: CliIo, dependencies: RunD
     const targetOptions = { stage: values.stage, endpoint: values.endpoint } as TargetOptions;
     // Validate the target options before a command spends time on its input.
     checkTargetOptions(targetOptions);
-    const resolve = () =>
-      resolveTarget(targetOptions, io.env, dependencies.readStackOutputs, dependencies.createApiGateway);
+    const { readStackOutputs, createApiGateway } = dependencies;
     await command.action({
       io,
       options: values,
       positionals,
-      target: async () => {
-        target ??= await resolve();
-        return target;
-      },
+      target: async () => (target ??= await resolveTarget(targetOptions, io.env, readStackOutputs, createApiGateway)),
     });
     return EXIT.ok;
   } catch (error) {

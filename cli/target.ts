@@ -38,14 +38,13 @@ const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
 /** Reads a stack's outputs; injected in tests (there is no AWS here). */
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
 
-/** Where a command acts (docs/cli.md, "Where it acts"): the local DynamoDB, `--endpoint`, or a stage's stack. */
+/** Where a command acts (docs/cli.md, "Where it acts"), its options already checked by checkTargetOptions. */
 export async function resolveTarget(
   options: TargetOptions,
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader = describeStackOutputs,
   createApiGateway: ApiGatewayClientFactory = createApiGatewayClient,
 ): Promise<Target> {
-  checkTargetOptions(options);
   if (options.stage !== undefined) return resolveStage(options.stage as Stage, env, readStackOutputs, createApiGateway);
   return resolveLocal(options.endpoint, env);
 }
@@ -183,8 +182,8 @@ function stackError(error: unknown, stack: string, region: string): CliError {
 }
 
 /**
- * Runs `action` on a table once DescribeTable found it: a wrong endpoint, stage or table name is one clear line before a
- * command starts, not an SDK error halfway. A failure is one {@link storageError} line.
+ * Runs `action` on a table once DescribeTable found it: a wrong endpoint, stage or table name is one clear line before
+ * a command starts, not an SDK error halfway. A failure is one {@link storageError} line.
  */
 export async function onTable<T>(target: Target, tableName: string, action: () => Promise<T>): Promise<T> {
   try {

@@ -1,8 +1,5 @@
-// The naive baseline: what a first version of these functions often looks like. The SDK and middy are imported
-// unbundled from node_modules; the list is one sequential Scan of the model's attributes, unmarshalled by the
-// document client, and JSON.stringify, with no sort. Numbers are unmarshalled as NumberValue (`wrapNumbers`) and
-// written as their digits, so ids past 2^53 stay exact. The client is built on first use, as the service's handlers
-// do, so init compares imports with imports.
+// The naive baseline, a typical first version: SDK and middy unbundled, one sequential Scan, JSON.stringify, no sort;
+// ids past 2^53 kept exact; the client built on first use, as the handlers build theirs, so init compares imports.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, NumberValue, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';

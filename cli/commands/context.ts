@@ -53,7 +53,6 @@ export function alignedColumns(rows: readonly (readonly string[])[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Writes one line to a stream. */
 export function writeLine(stream: CliIo['stdout'], line: string): void {
   stream.write(`${line}\n`);
 }

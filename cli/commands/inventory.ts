@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createInventoryClient, InventoryApiError } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
@@ -58,9 +59,8 @@ export async function importInventory(context: CommandContext): Promise<void> {
       `${tableName} is production's inventory table: each listed entry is replaced whole; run again with --yes`,
     );
   }
-  const now = io.now ?? Date.now;
-  const started = now();
-  const progress = createProgress(io.stderr, items.length, now);
+  const started = Date.now();
+  const progress = createProgress(io.stderr, items.length);
   const actor = importActor(file, io.env);
   const result = await onTable(target, tableName, async () => {
     try {
@@ -68,7 +68,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
         client: target.client,
         tableName,
         concurrency,
-        toItem: (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() }),
+        toItem: importAttributes(actor),
         onProgress: (written) => progress.update(written),
       });
     } catch (error) {
@@ -82,7 +82,7 @@ export async function importInventory(context: CommandContext): Promise<void> {
       progress.finish();
     }
   });
-  const seconds = Math.max(now() - started, 1) / 1000;
+  const seconds = Math.max(Date.now() - started, 1) / 1000;
   writeLine(
     io.stdout,
     `Imported ${result.written} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
@@ -101,6 +101,11 @@ export function importActor(file: string, env: Record<string, string | undefined
     }
   }
   return `import ${file} by ${user}@${hostname()} run ${randomUUID()}`;
+}
+
+/** The stored form of an imported row, signed with the run's actor at the time its batch is sent. */
+export function importAttributes(actor: string): (item: InventoryItem) => Record<string, AttributeValue> {
+  return (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
 }
 
 /** `inventory export`: every entry to stdout, read from `GET /inventory` (a list cut off fails the export). */

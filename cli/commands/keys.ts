@@ -28,7 +28,7 @@ export async function createKey(context: CommandContext): Promise<void> {
   writeLine(context.io.stdout, key);
 }
 
-/** `keys list [--format text|json]`: id, name, scope, created, revoked. Never the key (it is not stored) nor its hash. */
+/** `keys list`: id, name, scope, created, revoked. Never the key (it is not stored) nor its hash. */
 export async function listKeys(context: CommandContext): Promise<void> {
   const target = await context.target();
   const records = await withKeys(target, (keys) => keys.list());

@@ -18,7 +18,6 @@ export interface BatchWriteClient {
   send(command: BatchWriteItemCommand): Promise<BatchWriteItemCommandOutput>;
 }
 
-/** Options of `writeInventory`. */
 export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> {
   client: BatchWriteClient;
   tableName: string;
@@ -38,7 +37,6 @@ export interface WriteInventoryOptions<T extends InventoryItem = InventoryItem> 
   random?: () => number;
 }
 
-/** What a write did. */
 interface WriteResult {
   written: number;
   /** BatchWriteItem calls that re-sent unprocessed items. */
@@ -58,8 +56,8 @@ export class IncompleteWriteError extends Error {
 }
 
 /**
- * BatchWriteItem puts, `concurrency` calls in flight, unprocessed items re-sent with jittered back-off. A throttled or
- * failed call is the client's to retry (the SDK's retry strategy, `maxAttempts` of the DynamoDBClient).
+ * BatchWriteItem puts, `concurrency` calls in flight, unprocessed items re-sent with jittered back-off; a throttled or
+ * failed call is the SDK client's to retry.
  * @throws IncompleteWriteError when a batch fails for good; no new batch starts after that.
  */
 export async function writeInventory<T extends InventoryItem>(

@@ -1,7 +1,7 @@
 import { parsePetId } from '../../functions/inventory/pet-id';
 import type { PetChange } from '../../functions/inventory/types';
 import { parseInventoryUpdate } from '../../functions/inventory/update';
-import { type CsvRow, check, type LineProblem, readCsvTable, stripBom } from './csv';
+import { type CsvRow, check, type LineProblem, readCsvTable, repeatedPetId, stripBom } from './csv';
 
 /** A change of a file and the line it is on. */
 export interface LocatedChange {
@@ -28,13 +28,12 @@ export function parseChangeFile(text: string): { changes: LocatedChange[]; probl
   const { rows, problems } = readCsvTable(stripBom(text), REQUIRED, OPTIONAL);
   const changes: LocatedChange[] = [];
   // Every row whose petId reads counts, so a pet named twice is reported even when one of its rows has other problems.
-  const firstLine = new Map<string, number>();
+  const seen = new Map<string, number>();
   for (const row of rows) {
     const errors: string[] = [];
     const petId = check(errors, () => parsePetId(row.fields.petId));
-    const earlier = petId === undefined ? undefined : firstLine.get(petId);
-    if (earlier !== undefined) errors.push(`petId ${petId} is already on line ${earlier}`);
-    else if (petId !== undefined) firstLine.set(petId, row.line);
+    const repeated = petId === undefined ? undefined : repeatedPetId(seen, petId, row.line);
+    if (repeated !== undefined) errors.push(repeated);
     const change = readChange(row, errors);
     if (petId !== undefined && change !== undefined && errors.length === 0)
       changes.push({ line: row.line, change: { ...change, petId } });

@@ -39,20 +39,11 @@ export function check<T>(errors: string[], read: () => T): T | undefined {
   }
 }
 
-/** The rows whose petId no earlier row has; a problem for each other one (a file names a pet once). */
-export function firstOfEachPetId<T extends { line: number }>(
-  rows: readonly T[],
-  petIdOf: (row: T) => string,
-  problems: LineProblem[],
-): T[] {
-  const firstLine = new Map<string, number>();
-  return rows.filter((row) => {
-    const petId = petIdOf(row);
-    const earlier = firstLine.get(petId);
-    if (earlier === undefined) firstLine.set(petId, row.line);
-    else problems.push({ line: row.line, message: `petId ${petId} is already on line ${earlier}` });
-    return earlier === undefined;
-  });
+/** The problem of a row naming a pet an earlier row named (a file names a pet once); `seen` keeps each first line. */
+export function repeatedPetId(seen: Map<string, number>, petId: string, line: number): string | undefined {
+  const earlier = seen.get(petId);
+  if (earlier === undefined) seen.set(petId, line);
+  return earlier === undefined ? undefined : `petId ${petId} is already on line ${earlier}`;
 }
 
 /**
@@ -101,9 +92,8 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: LinePr
 }
 
 /**
- * A CSV table whose header names exactly `columns` and any of `optional`, each once and in any order: each data
- * row's fields by column name (an optional column the header leaves out is absent), and every problem with its line.
- * A missing or wrong header reads no rows.
+ * The rows of a CSV table whose header names each of `columns` and any of `optional` once, in any order (a column left
+ * out is absent from the fields), and every problem with its line. A missing or wrong header reads no rows.
  */
 export function readCsvTable<C extends string, O extends string = never>(
   text: string,

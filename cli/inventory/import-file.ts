@@ -6,16 +6,10 @@ import {
   topLevelParts,
 } from '../../functions/inventory/json-literals';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '../../functions/inventory/types';
-import { check, firstOfEachPetId, type LineProblem, readCsvTable, stripBom } from './csv';
+import { check, type LineProblem, readCsvTable, repeatedPetId, stripBom } from './csv';
 
 /** File formats `inventory import` reads. */
 export type ImportFormat = 'csv' | 'json';
-
-/** The rows of an import file, each validated; `problems` empty means every row is good. */
-export interface ParsedImport {
-  items: InventoryItem[];
-  problems: LineProblem[];
-}
 
 /**
  * The columns of a CSV file and the members of a JSON entry: the entry's fields. A CSV names every column (an
@@ -33,10 +27,16 @@ export function detectFormat(path: string, text: string): ImportFormat {
 }
 
 /** Validates an import file with the API's own rules and no petId twice; every problem comes with its line. */
-export function parseImport(text: string, format: ImportFormat): ParsedImport {
+export function parseImport(text: string, format: ImportFormat): { items: InventoryItem[]; problems: LineProblem[] } {
   const { rows, problems } = format === 'csv' ? parseCsvImport(stripBom(text)) : parseJsonImport(stripBom(text));
-  const unique = firstOfEachPetId(rows, ({ item }) => item.petId, problems);
-  return { items: unique.map((row) => row.item), problems: problems.sort((a, b) => a.line - b.line) };
+  const seen = new Map<string, number>();
+  const items: InventoryItem[] = [];
+  for (const { line, item } of rows) {
+    const repeated = repeatedPetId(seen, item.petId, line);
+    if (repeated === undefined) items.push(item);
+    else problems.push({ line, message: repeated });
+  }
+  return { items, problems: problems.sort((a, b) => a.line - b.line) };
 }
 
 interface LocatedItem {
