@@ -4,7 +4,7 @@
  * Ctrl-C stops everything cleanly.
  */
 import { join } from 'node:path';
-import { intEnv, numberEnv, PORT_NUMBER } from '../functions/config';
+import { numberEnv, PORT_NUMBER } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { LOCAL_DYNAMODB_PORT, LOCAL_TABLE_NAMES } from '../service/local-dynamodb';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../service/stage-limits';
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
     const throttling = throttlingFromEnv(STAGE_THROTTLING.staging);
     gateway = await startLocalGateway(numberEnv('PORT', 3000, PORT_NUMBER), {
-      authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', AUTHORIZER_CACHE_TTL_SECONDS),
+      authorizerCacheTtlSeconds: numberEnv('AUTHORIZER_CACHE_TTL_SECONDS', AUTHORIZER_CACHE_TTL_SECONDS),
       throttling,
       serveExtra: createDocsHandler(),
     });

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { LIST_NEAR_TIMEOUT_SHARE, METRIC_NAMES } from '../../service/metric-names';
-import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
+import { type Deps, ENV, numberEnv, once, requireEnv, resolveDeps } from '../config';
 import { nextPageLink, type StreamedApiResult } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { batchesOf, inventoryListChunks } from '../inventory/json';
@@ -135,7 +135,7 @@ export const handler = createHandler(
     repository: new InventoryTable({
       client: createLambdaDynamoClient({ retryMode: 'adaptive' }),
       tableName: requireEnv(ENV.inventoryTable),
-      readUnitsPerSecond: intEnv(ENV.listReadUnitsPerSecond, 0),
+      readUnitsPerSecond: numberEnv(ENV.listReadUnitsPerSecond, 0),
       throttleWindowMs: THROTTLE_WINDOW_MS,
     }),
   })),
