@@ -61,7 +61,7 @@ export const PRE_TRAFFIC_DEADLINE_MS = (PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS - PRE_T
  * How long one probe invocation may wait for Lambda's answer (a streamed one's first bytes) before the SDK gives it up
  * and retries: a working version answers a probe within its cold start and one small read.
  */
-export const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
+const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
 
 /**
  * Attempts per probe invocation. A deploy that changes shared code shifts every deployment group at once: each hook
@@ -71,7 +71,7 @@ export const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
  * answer names a Retry-After, so 8 attempts wait ~35 s on average and at most ~106 s before the hook reports Failed,
  * well inside its timeout, where the default 3 wait at most 3 s (13 s with Retry-After).
  */
-export const PROBE_INVOKE_ATTEMPTS = 8;
+const PROBE_INVOKE_ATTEMPTS = 8;
 
 /**
  * The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts of at most

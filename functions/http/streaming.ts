@@ -16,7 +16,7 @@ export type StreamingApiHandler = (
 ) => Promise<StreamedApiResult<Readable>>;
 
 /** Time left when a stream still running gives up, so that its failure is logged before Lambda stops the function. */
-export const STREAM_DEADLINE_MARGIN_MS = 1000;
+const STREAM_DEADLINE_MARGIN_MS = 1000;
 
 /**
  * Wraps a streaming handler body in the shared chain plus content negotiation. Before the first byte, failures are

@@ -8,8 +8,8 @@ import { SelfCheckFailedError } from './self-check';
 export const PENDING_CONFIRMATION = 'PendingConfirmation';
 
 /** How often the subscriptions are listed before "no subscription" fails a deploy, and the pause between lists. */
-export const ALARM_DELIVERY_ATTEMPTS = 3;
-export const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
+const ALARM_DELIVERY_ATTEMPTS = 3;
+const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
 
 /** A subscription's ARN as ListSubscriptionsByTopic gives it, or {@link PENDING_CONFIRMATION} (never its endpoint). */
 export type AlarmSubscription = string;
