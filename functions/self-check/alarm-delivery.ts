@@ -14,7 +14,6 @@ const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
 /** A subscription's ARN as ListSubscriptionsByTopic gives it, or {@link PENDING_CONFIRMATION} (never its endpoint). */
 export type AlarmSubscription = string;
 
-/** What the alarm-delivery check needs. */
 export interface AlarmDeliveryOptions {
   /** The stage's alarm topic, where every alarm publishes. */
   topicArn: string;
@@ -43,9 +42,8 @@ export interface AlarmDeliveryResult {
 }
 
 /**
- * Whether the stage's alarms reach anyone, as SNS says (a deleted subscription is invisible to CloudFormation): passes
- * on a confirmed subscription or an on-call topic, warns on pending ones only, and on none fails where `required`
- * (after {@link ALARM_DELIVERY_ATTEMPTS} lists), warns elsewhere or during a rollback (docs/deploying.md).
+ * Whether the stage's alarms reach anyone, as SNS says (CloudFormation cannot see a deleted subscription); what each
+ * case passes, warns or fails: docs/deploying.md, "Alarm delivery".
  */
 export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise<AlarmDeliveryResult> {
   // Only an outcome that would fail the deploy is worth waiting on.

@@ -40,7 +40,6 @@ export function worstSmokeRunMs(): number {
   return SMOKE_LIST_TIMEOUT_MS + otherRequests * SMOKE_REQUEST_TIMEOUT_MS;
 }
 
-/** Options of {@link runSmokeChecks}. */
 export interface SmokeCheckOptions {
   /** The API's base URL, ending in `/v1` (a trailing slash is ignored). */
   baseUrl: string;
@@ -211,7 +210,6 @@ const COMPARE_AND_SET: Check = {
   },
 };
 
-/** The failed checks of a run. */
 export function failedChecks(results: readonly SmokeCheckResult[]): SmokeCheckResult[] {
   return results.filter((result) => result.problem !== undefined);
 }

@@ -16,7 +16,6 @@ export class SelfCheckFailedError extends Error {
   override readonly name = 'SelfCheckFailedError';
 }
 
-/** What the self-check needs. */
 export interface SelfCheckOptions {
   /** Where the short-lived key is written and deleted (the stage's keys table). */
   keys: ApiKeyRepository;
