@@ -6,7 +6,7 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
 const MAX_PET_ID_CHARACTERS = 1000;
 
 /** The rule a petId (or another int64 field) follows, as messages state it. */
-export function petIdRule(field = 'petId'): string {
+export function petIdRule(field: string): string {
   return `${field} must be a decimal integer from ${MIN_PET_ID} to ${MAX_PET_ID}`;
 }
 
