@@ -25,8 +25,6 @@ export interface AlarmDeliveryOptions {
   listSubscriptions: (topicArn: string) => Promise<AlarmSubscription[]>;
   /** Whether CloudFormation is rolling the stack back: then a failure only warns. @default never */
   rollingBack?: () => Promise<boolean>;
-  /** @default {@link ALARM_DELIVERY_ATTEMPTS} */
-  attempts?: number;
   /** @default {@link ALARM_DELIVERY_RETRY_DELAY_MS} */
   retryDelayMs?: number;
 }
@@ -47,7 +45,7 @@ export interface AlarmDeliveryResult {
  */
 export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise<AlarmDeliveryResult> {
   // Only an outcome that would fail the deploy is worth waiting on.
-  const attempts = options.required ? Math.max(1, options.attempts ?? ALARM_DELIVERY_ATTEMPTS) : 1;
+  const attempts = options.required ? ALARM_DELIVERY_ATTEMPTS : 1;
   let found: { confirmed: number; pending: number } | undefined;
   let problem = '';
   let cause: unknown;
