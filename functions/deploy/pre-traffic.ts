@@ -60,8 +60,8 @@ export const PRE_TRAFFIC_DEADLINE_MS = (PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS - PRE_T
 const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
 
 /**
- * Attempts per probe invocation: every deployment group's hook may invoke at once, and a small account's concurrency
- * ("Lambda quotas") throttles some; the SDK's backoff over 8 attempts waits at most ~106 s, well inside the timeout.
+ * Attempts per probe invocation: every group's hook may invoke at once and a small account throttles some; the SDK's
+ * back-off over 8 attempts waits at most ~106 s (docs/deploying.md, "What a deploy does").
  */
 const PROBE_INVOKE_ATTEMPTS = 8;
 

@@ -18,11 +18,7 @@ export interface JsonWithLiterals {
   literalOf(holder: object, key: string): string | undefined;
 }
 
-/**
- * Parses JSON text and keeps the source literal of every primitive value by the object holding it.
- *
- * @throws SyntaxError when the text is not JSON.
- */
+/** Parses JSON text, keeping the source literal of each primitive by the object holding it. @throws SyntaxError */
 export function parseJsonWithLiterals(text: string): JsonWithLiterals {
   const literals = new WeakMap<object, Map<string, string>>();
   const value: unknown = JSON.parse(
