@@ -1,7 +1,6 @@
 /**
- * The typed client of the Pet Store Inventory API: openapi-fetch over the types `npm run generate:client` writes from
- * openapi.yaml into `client/schema.d.ts`. `petId` is an int64 beyond JSON.parse's exact range, so this client reads
- * and writes it as a `bigint`. Usage: docs/api.md, "The typed client".
+ * The typed client of the API: openapi-fetch over `client/schema.d.ts` (`npm run generate:client`), `petId` a `bigint`
+ * since an int64 is beyond JSON.parse's exact range. Usage: docs/api.md, "The typed client".
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './schema';
@@ -61,7 +60,6 @@ export type InventoryUpdate = components['schemas']['InventoryUpdate'];
 export type InventoryAdjustment = components['schemas']['InventoryAdjustment'];
 /** One change of a pet's stock, as `GET /inventory/{petId}/history` lists it. */
 export type HistoryEntry = components['schemas']['HistoryEntry'];
-/** A pet's status. */
 export type PetStatus = components['schemas']['PetStatus'];
 /** The Error body of every non-2xx response. */
 export type ApiError = components['schemas']['Error'];
@@ -126,7 +124,6 @@ export function exactJsonFetch(baseFetch: typeof fetch = globalThis.fetch): type
   };
 }
 
-/** Options of `createInventoryClient`. */
 export interface InventoryClientOptions {
   /** The stage's base URL, ending in `/v1` (e.g. `http://127.0.0.1:3000/v1`); anything else is refused. */
   baseUrl: string;
@@ -292,9 +289,8 @@ export async function* inventoryPages(
 }
 
 /**
- * One pet's changes page by page, newest first, following `rel="next"` links (`limit` per page: 1 to 1000, the API's
- * default 100 when absent); 429 and 503 are asked again after `Retry-After`. A failure rejects with an error whose
- * `cursor` is where to resume (pass it as `options.cursor`).
+ * One pet's changes page by page, newest first, following `rel="next"` links; 429 and 503 are asked again after
+ * `Retry-After`. A failure rejects with an error whose `cursor` is where to resume (pass it as `options.cursor`).
  */
 export async function* inventoryHistoryPages(
   client: InventoryClient,
@@ -322,9 +318,8 @@ export async function* inventoryHistoryPages(
 }
 
 /**
- * `POST /inventory/changes`: every change applied, or none. Resolves to the entries as stored, in the order of
- * `changes`. Send an `idempotencyKey` (a fresh UUID per batch) to resend it safely after a lost answer.
- * @throws InventoryApiError with the answer: the Error body of the first failing change (`changes[i] (petId N): …`)
+ * `POST /inventory/changes`, all or none: the entries as stored, in order; an `idempotencyKey` (a fresh UUID per
+ * batch) makes a resend safe. @throws InventoryApiError with the first failing change's Error body
  */
 export async function applyInventoryChanges(
   client: InventoryClient,

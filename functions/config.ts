@@ -81,11 +81,6 @@ export function numberEnv(
   return value;
 }
 
-/** Reads an optional non-negative integer environment variable (0 turns a time-out off). */
-export function intEnv(name: string, fallback: number): number {
-  return numberEnv(name, fallback);
-}
-
 /** Builds a value on first use and returns the same one after: module-scope dependencies that tests can bypass. */
 export function once<T>(build: () => T): () => T {
   let built: { value: T } | undefined;

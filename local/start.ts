@@ -1,7 +1,7 @@
 // `npm start`: DynamoDB Local, the tables, a demo inventory, a key, the gateway on http://127.0.0.1:${PORT:-3000}/v1
 // and the history function on the stream (docs/development.md).
 import { join } from 'node:path';
-import { intEnv, numberEnv, PORT_NUMBER } from '../functions/config';
+import { numberEnv, PORT_NUMBER } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { LOCAL_DYNAMODB_PORT, LOCAL_TABLE_NAMES } from '../service/local-dynamodb';
 import { AUTHORIZER_CACHE_TTL_SECONDS, STAGE_THROTTLING } from '../service/stage-limits';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     // Staging's limits, so a client meets 429 locally as it would on the stage; 0 turns throttling off.
     const throttling = throttlingFromEnv(STAGE_THROTTLING.staging);
     gateway = await startLocalGateway(numberEnv('PORT', 3000, PORT_NUMBER), {
-      authorizerCacheTtlSeconds: intEnv('AUTHORIZER_CACHE_TTL_SECONDS', AUTHORIZER_CACHE_TTL_SECONDS),
+      authorizerCacheTtlSeconds: numberEnv('AUTHORIZER_CACHE_TTL_SECONDS', AUTHORIZER_CACHE_TTL_SECONDS),
       throttling,
       serveExtra: createDocsHandler(),
     });

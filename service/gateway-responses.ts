@@ -3,10 +3,8 @@ import { ERROR_CODES, type ErrorCode, RETRY_AFTER_SECONDS } from './error-codes'
 import { ROUTES } from './routes';
 
 /**
- * API Gateway's own answers (those no handler makes) in the spec's Error body: the stack installs each as a gateway
- * response, and the local gateway renders the same templates. A gateway response template only substitutes
- * `$context` variables ("Gateway responses in API Gateway") and cannot read its own status (`$context.status` is
- * access-logging only), so each type gets its own response with its status written into the body.
+ * API Gateway's own answers as Error bodies, installed by the stack and rendered by the local gateway: a template
+ * cannot read its status ("Gateway responses in API Gateway"), so each type has its own, the status written in.
  */
 interface GatewayAnswer {
   code: ErrorCode;
@@ -108,10 +106,8 @@ export const OUTSIDE_THE_STAGE: UnshapedGatewayAnswer = {
 };
 
 /**
- * API Gateway's 413 for a body over its quota, which no gateway response can shape ("Customizing the default
- * gateway response for 413 REQUEST_TOO_LARGE isn't currently supported",
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-known-issues.html). The text is what a
- * stage answers, without CORS headers; clients go by the status.
+ * API Gateway's 413 for a body over its quota, as a stage sends it (no CORS headers): "Customizing the default gateway
+ * response for 413 REQUEST_TOO_LARGE isn't currently supported" (API Gateway's known issues).
  */
 export const BODY_OVER_GATEWAY_LIMIT: UnshapedGatewayAnswer = {
   status: 413,
@@ -144,10 +140,8 @@ export function gatewayResponseHeaders(
 }
 
 /**
- * Response headers a browser lets a script read besides the CORS-safelisted ones (Fetch Standard, "CORS-safelisted
- * response-header name": Cache-Control, Content-Language, Content-Length, Content-Type, Expires, Last-Modified,
- * Pragma): every other header the contract documents, and the request id to quote. The functions' answers expose
- * them (functions/http/cors.ts) and so do API Gateway's own; test/unit/cors-contract.test.ts reads openapi.yaml.
+ * Headers a script may read besides the CORS-safelisted ones (Fetch Standard): every other header the contract
+ * documents and the request id, on the functions' answers and API Gateway's (test/unit/cors-contract.test.ts).
  */
 export const CORS_EXPOSED_HEADERS = [
   'Allow',
@@ -161,9 +155,8 @@ export const CORS_EXPOSED_HEADERS = [
 ] as const;
 
 /**
- * The CORS headers of an answer API Gateway makes itself (a gateway response, a 404/405 mock), which can only be
- * static: the allowed origin with `Vary: Origin` and the exposed headers when exactly one origin is configured, and
- * none with several (a static header cannot echo the one of several that asked).
+ * The CORS headers of an answer API Gateway makes itself, which can only be static: those of the one configured
+ * origin, and none with several (a static header cannot echo the one that asked).
  */
 export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<string, string> {
   const [origin] = corsOrigins;
@@ -194,9 +187,8 @@ export function errorTemplate(code: ErrorCode, message: string): string {
 }
 
 /**
- * Renders a template the way API Gateway substitutes a gateway response's: every `$context.<name>` by its value (an
- * unset one by nothing). Throws on any variable {@link errorTemplate} does not write, such as the access-logging-only
- * `$context.status` ("Variables for data transformations for API Gateway").
+ * Renders a template as API Gateway substitutes a gateway response's (an unset variable by nothing); throws on one
+ * errorTemplate does not write, such as `$context.status` ("Variables for data transformations": access logging only).
  */
 export function renderTemplate(template: string, context: TemplateContext): string {
   const allowed = new Set<string>(Object.values(PLACEHOLDERS));

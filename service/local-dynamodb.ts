@@ -1,6 +1,5 @@
 /** How `npm start`, the tests and the CLI's local target reach DynamoDB Local, without importing local/. */
 
-/** Names of the service's tables. */
 export interface TableNames {
   inventory: string;
   apiKeys: string;

@@ -24,7 +24,7 @@ export const METRIC_NAMES = {
   internalError: 'InternalError',
   /** A route answered 503 because DynamoDB failed or throttled. */
   storageUnavailable: 'StorageUnavailable',
-  /** An entry's quantity was set. */
+  /** Entries changed: one per PATCH, one per change of a batch. */
   inventoryUpdated: 'InventoryUpdated',
   /** The deprecated GET /pets/{petId} was called (who still depends on it before its sunset). */
   deprecatedRouteCalled: 'DeprecatedRouteCalled',

@@ -44,11 +44,9 @@ export const STACK_OUTPUTS = {
   customDomainTarget: 'CustomDomainTarget',
 } as const;
 
-/** The deployed stages. */
 export const STAGES = ['staging', 'production'] as const;
 export type StageName = (typeof STAGES)[number];
 
-/** CloudFormation stack name of a stage. */
 export function stackName(stage: StageName): string {
   return `PetStoreInventory-${stage}`;
 }

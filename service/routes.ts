@@ -1,7 +1,6 @@
 /** Which DynamoDB access a route's function is granted (least privilege). */
 export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write' | 'idempotency:write' | 'history:read';
 
-/** One operation of the API. */
 export interface Route {
   /** The OpenAPI operationId; also names the function in the stack. */
   operationId: string;

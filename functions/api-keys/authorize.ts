@@ -16,10 +16,8 @@ export class UnauthorizedError extends Error {
 const STAGE_ARN = /^(arn:[^:]+:execute-api:[^:]+:[^:]+:[^/]+\/[^/]+)(?:\/|$)/;
 
 /**
- * The resources the policy of a key of `scope` allows. A `write` key's covers every method and path of the stage:
- * API Gateway caches the policy per token and reuses it for every route, so a policy scoped to the called method
- * would turn the next route into a 403. A `read` key's lists each read (GET) route, a `{param}` segment as `*`,
- * cached per key as well, and every call it does not cover is API Gateway's 403.
+ * The resources a key's policy allows: API Gateway reuses it for every route, so a `write` key's covers the whole
+ * stage and a `read` key's every GET route (`{param}` as `*`); whatever it does not cover is a 403.
  */
 export function allowedResources(scope: ApiKeyScope, methodArn: string): string | string[] {
   const stage = STAGE_ARN.exec(methodArn)?.[1];
@@ -31,12 +29,8 @@ export function allowedResources(scope: ApiKeyScope, methodArn: string): string 
 }
 
 /**
- * Decides a TOKEN authorizer request: the key is looked up by its SHA-256 hash, never compared or stored in clear.
- * The table's key lookup is the comparison: a row found by the hash has that hash, so nothing is compared here.
- *
- * @throws UnauthorizedError for a missing, malformed, unknown or revoked key.
- * @throws StorageUnavailableError when the keys table cannot be read (API Gateway then answers
- *   AUTHORIZER_CONFIGURATION_ERROR, 503).
+ * Decides a TOKEN authorizer request by the key's SHA-256 hash: the table's lookup is the comparison, so the key is
+ * never compared or stored in clear. @throws UnauthorizedError for a bad key, StorageUnavailableError for the table
  */
 export async function authorize(
   keys: ApiKeyRepository,

@@ -33,12 +33,8 @@ export interface PreTrafficDeps {
   lambda: Pick<LambdaClient, 'send'>;
   targets: Readonly<Record<string, ProbeTarget>>;
   /**
-   * Whether CloudFormation is rolling the stack back (a deployed stage: its status; see deploy/stack-status.ts). A
-   * rollback may move a `live` alias back to the version that served before through CodeDeploy, and so through this
-   * hook (AWS does not say either way), which may by then be the new hook probing the old version: a failed probe of
-   * a deployment that moves the alias to an OLDER version is then a warning. A forward deployment's failed probe
-   * always fails, even while the stack rolls back (another hook's failure may start the rollback while this one's
-   * probe still runs). @default never
+   * Whether CloudFormation is rolling the stack back (deploy/stack-status.ts): a failed probe of a deployment back to
+   * an OLDER version then only warns; a forward deployment's failed probe always fails. @default never
    */
   rollingBack?: () => Promise<boolean>;
   /** When the check gives up and reports Failed, in ms from its start. @default {@link PRE_TRAFFIC_DEADLINE_MS} */
@@ -61,17 +57,13 @@ export const PRE_TRAFFIC_DEADLINE_MS = (PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS - PRE_T
  * How long one probe invocation may wait for Lambda's answer (a streamed one's first bytes) before the SDK gives it up
  * and retries: a working version answers a probe within its cold start and one small read.
  */
-export const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
+const PROBE_ATTEMPT_TIMEOUT_MS = 60_000;
 
 /**
- * Attempts per probe invocation. A deploy that changes shared code shifts every deployment group at once: each hook
- * runs and invokes its new version together, and on an account whose concurrency is small (a new account's is;
- * "Lambda quotas") some invocations are refused with TooManyRequestsException. The SDK's standard retries back off
- * from a throttle by a random share of 1 s, 2 s, 4 s … (at most 20 s each), and wait up to 5 s longer when the
- * answer names a Retry-After, so 8 attempts wait ~35 s on average and at most ~106 s before the hook reports Failed,
- * well inside its timeout, where the default 3 wait at most 3 s (13 s with Retry-After).
+ * Attempts per probe invocation: every group's hook may invoke at once and a small account throttles some; the SDK's
+ * back-off over 8 attempts waits at most ~106 s (docs/deploying.md, "What a deploy does").
  */
-export const PROBE_INVOKE_ATTEMPTS = 8;
+const PROBE_INVOKE_ATTEMPTS = 8;
 
 /**
  * The hook's Lambda client: the SDK's standard retries, with {@link PROBE_INVOKE_ATTEMPTS} attempts of at most
@@ -96,15 +88,8 @@ export interface PreTrafficVerdict {
 const PROBE_PET_ID = String(MIN_PET_ID);
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook: finds the version this deployment moves the `live` alias to, invokes that
- * version (never the alias: no client traffic is involved) with a request that changes nothing, and reports
- * Succeeded only when it answers as a working version does; anything else (a crash, a 5xx, a timeout, an unknown
- * function, no answer by {@link PRE_TRAFFIC_DEADLINE_MS}) reports Failed, so CodeDeploy rolls the deployment back
- * before any traffic moves. A failed probe of a
- * deployment back to an older version while the stack rolls back is reported Succeeded with the reason marked (see
- * {@link PreTrafficDeps.rollingBack}).
- *
- * @returns the verdict reported, with the reason.
+ * CodeDeploy's BeforeAllowTraffic hook: invokes the version the deployment moves `live` to (never the alias) with a
+ * request that changes nothing; anything but a working answer by the deadline reports Failed, before traffic moves.
  */
 export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTrafficDeps): Promise<PreTrafficVerdict> {
   let verdict: PreTrafficVerdict;

@@ -1,13 +1,8 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { tracer } from '../observability/tracer';
 
-/**
- * What a deploy-time check does while its stack rolls back. An update rollback runs the previous self-check again
- * and may move each `live` alias back through CodeDeploy (AWS does not say), whose pre-traffic hook would then probe
- * the versions being restored; AWS documents no order for an update rollback's resources, and a check that fails then only stops the
- * rollback (UPDATE_ROLLBACK_FAILED: "Continue rolling back an update", AWS CloudFormation User Guide). Both checks
- * therefore ask their stack's status after a failure, and while it is rolling back report the failure as a warning.
- */
+// An update rollback may run the checks again on the versions being restored, where a failure would only stop the
+// rollback (UPDATE_ROLLBACK_FAILED): after a failure both checks ask the stack's status, and then only warn.
 
 /** What a warning that would have been a failure says during a rollback. */
 export const NOT_FAILED_WHILE_ROLLING_BACK = '(not failed: the stack is rolling back)';

@@ -12,10 +12,8 @@ import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /**
- * The TOKEN Lambda authorizer. It throws exactly `Unauthorized` for a bad key (API Gateway: 401) and anything else
- * for a failure to decide (API Gateway: AUTHORIZER_CONFIGURATION_ERROR, which the stack maps to 503). The token is
- * never logged. Every decision is counted: a refused key is a thrown error to Lambda, so its `Errors` metric cannot
- * tell a refusal from an outage, and `AuthorizerUnavailable` can, stage-wide and per version.
+ * The TOKEN authorizer (the token is never logged): `Unauthorized` for a bad key (401), anything else when it cannot
+ * decide (503); each outcome is counted, since Lambda's `Errors` cannot tell a refusal from an outage.
  */
 export function createHandler(deps: Deps<{ keys: ApiKeyRepository }>) {
   const resolve = resolveDeps(deps);

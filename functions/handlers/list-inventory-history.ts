@@ -24,10 +24,8 @@ export interface ListInventoryHistoryDeps {
 }
 
 /**
- * `GET /inventory/{petId}/history` (listInventoryHistory): one page of a pet's changes, newest first, with a
- * `Link: <…>; rel="next"` header (RFC 8288) when older ones follow; 404 when the pet has no entry. The entry and the
- * page are read at once, so an answer waits for one round trip rather than two, and every call (the pre-traffic
- * probe's of a pet without an entry too) uses both of the function's grants.
+ * `GET /inventory/{petId}/history`: a page of a pet's changes, newest first, `Link` to the next; 404 without an entry.
+ * The entry and the page are read at once: one round trip, and every call (the probe's too) uses both grants.
  */
 export function createHandler(deps: Deps<ListInventoryHistoryDeps>) {
   const resolve = resolveDeps(deps);

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { LIST_NEAR_TIMEOUT_SHARE, METRIC_NAMES } from '../../service/metric-names';
-import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
+import { type Deps, ENV, numberEnv, once, requireEnv, resolveDeps } from '../config';
 import { nextPageLink, type StreamedApiResult } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
 import { batchesOf, inventoryListChunks } from '../inventory/json';
@@ -26,10 +26,8 @@ export const ENTRIES_PER_CHUNK = 1024;
 const THROTTLE_WINDOW_MS = 60_000;
 
 /**
- * `GET /inventory` (listInventory): the entries in petId order, streamed as they are read, gzipped when the client
- * accepts it (functions/http/content-encoding.ts). The first batch is read before the status is sent, so a storage
- * failure then is still a 503 Error body; a failure after it aborts the stream. With `limit` (and `after`) it
- * answers one page, read whole before it is sent, with a `Link: <…>; rel="next"` header (RFC 8288) when more follow.
+ * `GET /inventory`: the entries in petId order, streamed as read (the first batch before the status, so a storage
+ * failure is still a 503); with `limit` (and `after`), one page read whole, with a `Link` when more follow.
  */
 export function createHandler(deps: Deps<{ repository: Pick<InventoryRepository, 'list'> }>) {
   const resolve = resolveDeps(deps);
@@ -49,9 +47,8 @@ export function createHandler(deps: Deps<{ repository: Pick<InventoryRepository,
 }
 
 /**
- * Sends InventoryListNearTimeout at once if the list is still running when {@link LIST_NEAR_TIMEOUT_SHARE} of its
- * time is gone (the time left at its start is its timeout), so the alarm sees it while the list runs: Lambda sends
- * an invocation's Duration and Errors only when it ends. Returns what stops the watch.
+ * Sends InventoryListNearTimeout at once when {@link LIST_NEAR_TIMEOUT_SHARE} of the list's time is gone, so the alarm
+ * sees it while the list runs (Lambda sends Duration and Errors only at the end); returns what stops the watch.
  */
 function watchTimeBudget(context: Pick<Context, 'getRemainingTimeInMillis'>): () => void {
   const timer = setTimeout(() => {
@@ -135,7 +132,7 @@ export const handler = createHandler(
     repository: new InventoryTable({
       client: createLambdaDynamoClient({ retryMode: 'adaptive' }),
       tableName: requireEnv(ENV.inventoryTable),
-      readUnitsPerSecond: intEnv(ENV.listReadUnitsPerSecond, 0),
+      readUnitsPerSecond: numberEnv(ENV.listReadUnitsPerSecond, 0),
       throttleWindowMs: THROTTLE_WINDOW_MS,
     }),
   })),

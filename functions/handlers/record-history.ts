@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
-import { type Deps, ENV, intEnv, once, requireEnv, resolveDeps } from '../config';
+import { type Deps, ENV, numberEnv, once, requireEnv, resolveDeps } from '../config';
 import { type EntryWrite, type HistoryRecorder, historyEntryFor, type StoredEntry } from '../inventory/history';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
@@ -84,7 +84,7 @@ export const handler = createHandler(
     history: new HistoryTable({
       client: lambdaDynamoClient(),
       tableName: requireEnv(ENV.historyTable),
-      retentionDays: intEnv(ENV.historyRetentionDays, 90),
+      retentionDays: numberEnv(ENV.historyRetentionDays, 90),
     }),
   })),
 );

@@ -9,7 +9,6 @@ import { runSelfCheck, SelfCheckFailedError } from '../self-check/self-check';
 import { ApiKeyTable } from '../store/api-key-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
-/** Dependencies of the deploy self-check. */
 export interface SelfCheckDeps {
   keys: ApiKeyRepository;
   /** The stage's public base URL, ending in `/v1`. */

@@ -55,7 +55,6 @@ export function parseIdempotencyKey(
 export interface IdempotentRequest {
   /** The API key id: keys are per client, so one client can neither replay nor block another's. */
   keyId: string;
-  /** The client's `Idempotency-Key`. */
   idempotencyKey: string;
   /** The request as the operation understood it (petId and parsed body): a repeat must ask the same. */
   request: Record<string, unknown>;

@@ -21,7 +21,7 @@ export interface JsonBodyRule {
 }
 
 /** The PATCH's body rule, and the batch's (docs/api.md, "Limits"). */
-export const UPDATE_BODY: JsonBodyRule = { maxBytes: MAX_BODY_BYTES, shape: UPDATE_SHAPE };
+const UPDATE_BODY: JsonBodyRule = { maxBytes: MAX_BODY_BYTES, shape: UPDATE_SHAPE };
 export const BATCH_BODY: JsonBodyRule = { maxBytes: MAX_BATCH_BODY_BYTES, shape: CHANGES_SHAPE };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;

@@ -14,7 +14,7 @@ import { toErrorResponse } from './error-mapping';
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** Correlation keys in the log, the common headers, and every thrown error as the Error body, logged and counted. */
-export function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+function httpApi(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     name: 'httpApi',
     before: function appendCorrelationKeys({ event }) {

@@ -16,12 +16,11 @@ export type StreamingApiHandler = (
 ) => Promise<StreamedApiResult<Readable>>;
 
 /** Time left when a stream still running gives up, so that its failure is logged before Lambda stops the function. */
-export const STREAM_DEADLINE_MARGIN_MS = 1000;
+const STREAM_DEADLINE_MARGIN_MS = 1000;
 
 /**
- * Wraps a streaming handler body in the shared chain plus content negotiation. Before the first byte, failures are
- * Error bodies; after it, a failure (a chunk that cannot be produced, the deadline) destroys the stream, and is logged
- * and counted as `ResponseStreamAborted`.
+ * The shared chain plus content negotiation around a streaming body: before the first byte a failure is an Error body;
+ * after it, it destroys the stream and is logged and counted as `ResponseStreamAborted`.
  */
 export function createStreamingApiHandler(handler: StreamingApiHandler) {
   const chain = middy<APIGatewayProxyEvent, StreamedApiResult>({

@@ -7,7 +7,7 @@ import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem, type ItemField } from '.
 // An entry read field by field from INVENTORY_ITEM_FIELDS, whether from a CSV row, a JSON object or an API answer.
 
 /** The rule a field's values follow, as messages state it. */
-export function fieldRule(name: string, field: ItemField): string {
+function fieldRule(name: string, field: ItemField): string {
   if (field.kind === 'enum') return `${name} must be one of ${field.values.join(', ')}`;
   if (field.kind === 'integer') return integerRule(name, field);
   return petIdRule(name);

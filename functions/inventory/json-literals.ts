@@ -11,21 +11,6 @@ interface ReviverContext {
   source?: string;
 }
 
-/**
- * Throws unless `parse` hands revivers the source text of each primitive. Without it no literal can be read, and
- * every body would be refused as the client's fault: the module refuses to load instead.
- */
-export function requireSourceTextAccess(parse: typeof JSON.parse = JSON.parse): void {
-  let source: string | undefined;
-  parse('1', (_key: string, value: unknown, context?: ReviverContext) => {
-    source = context?.source;
-    return value;
-  });
-  if (source !== '1') throw new Error('JSON.parse source-text access is missing: Node.js 22 or later is required');
-}
-
-requireSourceTextAccess();
-
 /** Parsed JSON and the source text of each primitive member. */
 export interface JsonWithLiterals {
   value: unknown;
@@ -33,11 +18,7 @@ export interface JsonWithLiterals {
   literalOf(holder: object, key: string): string | undefined;
 }
 
-/**
- * Parses JSON text and keeps the source literal of every primitive value by the object holding it.
- *
- * @throws SyntaxError when the text is not JSON.
- */
+/** Parses JSON text, keeping the source literal of each primitive by the object holding it. @throws SyntaxError */
 export function parseJsonWithLiterals(text: string): JsonWithLiterals {
   const literals = new WeakMap<object, Map<string, string>>();
   const value: unknown = JSON.parse(

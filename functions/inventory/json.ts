@@ -49,15 +49,13 @@ export async function* inventoryListChunks(
   yield opened ? ']' : '[]';
 }
 
-/** Splits entries into batches of `size`. */
 export function* batchesOf<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
 }
 
 /**
- * A pet's changes as `GET /inventory/{petId}/history` answers them (openapi.yaml, HistoryEntry): without the petId the
- * path names, `null` where a change had no request id, reason or reference, `adjustBy` only for an adjustment. Every
- * number fits a JavaScript number exactly, so JSON.stringify writes them.
+ * A pet's changes as the history route answers them (openapi.yaml, HistoryEntry): no petId, `null` for a missing
+ * request id, reason or reference; every number fits a JavaScript number, so JSON.stringify writes them.
  */
 export function historyEntriesJson(entries: readonly HistoryEntry[]): string {
   return JSON.stringify(

@@ -3,10 +3,10 @@ import { MAX_PET_ID, MIN_PET_ID } from './types';
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 /** The longest petId as written: a plain-digit path stays under the firewall's 1,024-byte URI rule (docs/api.md). */
-export const MAX_PET_ID_CHARACTERS = 1000;
+const MAX_PET_ID_CHARACTERS = 1000;
 
 /** The rule a petId (or another int64 field) follows, as messages state it. */
-export function petIdRule(field = 'petId'): string {
+export function petIdRule(field: string): string {
   return `${field} must be a decimal integer from ${MIN_PET_ID} to ${MAX_PET_ID}`;
 }
 

@@ -12,9 +12,8 @@ export interface InventoryRepository {
    */
   applyChange(petId: string, change: InventoryChange & ChangeNote, origin: ChangeOrigin): Promise<InventoryItem>;
   /**
-   * Applies every change or none (one transaction), each signed with `origin` and its own note and delta, and answers
-   * the entries as read right after, in the order of `changes`. A change that cannot be applied throws the error its
-   * PATCH would, naming its position (errors.ts, `atChange`).
+   * Applies every change or none (one transaction) and answers the entries as read right after, in order; a change
+   * that cannot be applied throws its PATCH's error, naming its position (errors.ts, `atChange`).
    */
   applyChanges(changes: readonly PetChange[], origin: ChangeOrigin): Promise<InventoryItem[]>;
 }

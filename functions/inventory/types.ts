@@ -20,9 +20,8 @@ export type FieldKind =
 export type ItemField = FieldKind & { optional?: true };
 
 /**
- * The fields of one inventory entry, in the order the API writes them: the one definition the entry's type, its
- * table row (both ways), its JSON (both ways) and the CLI's files derive from. openapi.yaml's InventoryItem lists the
- * same fields, the optional ones outside `required` (test/unit/contract-sync.test.ts holds them together).
+ * The fields of one inventory entry, in the order the API writes them; the entry's type, row, JSON and the CLI's
+ * files derive from it, and openapi.yaml's InventoryItem lists the same (test/unit/contract-sync.test.ts checks it).
  */
 export const INVENTORY_ITEM_FIELDS = {
   /** ID of the pet: the service returns 9223372036854775807 with the same digits it received. */

@@ -39,7 +39,6 @@ export const CHANGES_SHAPE = '{"changes": [{"petId": <integer>, "adjustBy": <int
 /** Most changes one `POST /inventory/changes` applies: DynamoDB's TransactWriteItems takes at most 100 actions. */
 export const MAX_CHANGES = 100;
 
-/** Longest `reference`, in characters. */
 export const MAX_REFERENCE_CHARACTERS = 255;
 
 /** A control character (general category Cc: U+0000–U+001F, U+007F–U+009F), which a reference may not hold. */

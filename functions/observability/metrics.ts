@@ -14,11 +14,10 @@ export const metrics = new Metrics({
 });
 
 /**
- * Counts `name` once under the default dimensions plus the executing version (AWS_LAMBDA_FUNCTION_VERSION), sent at
- * once in a record of its own: every metric of an EMF record shares its dimension sets, so the count the stage-wide
- * alarm reads keeps its own. Nothing where no version is set (locally).
+ * Counts `name` once with the executing version as a dimension, in an EMF record of its own (a record's metrics share
+ * their dimension sets, so the stage-wide count keeps its own); nothing where no version is set (locally).
  */
-export function countForThisVersion(name: string, env: NodeJS.ProcessEnv = process.env): void {
-  const version = env.AWS_LAMBDA_FUNCTION_VERSION;
+export function countForThisVersion(name: string): void {
+  const version = process.env.AWS_LAMBDA_FUNCTION_VERSION;
   if (version) metrics.singleMetric().addDimension(VERSION_DIMENSION, version).addMetric(name, 'Count', 1);
 }

@@ -8,13 +8,12 @@ import { SelfCheckFailedError } from './self-check';
 export const PENDING_CONFIRMATION = 'PendingConfirmation';
 
 /** How often the subscriptions are listed before "no subscription" fails a deploy, and the pause between lists. */
-export const ALARM_DELIVERY_ATTEMPTS = 3;
-export const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
+const ALARM_DELIVERY_ATTEMPTS = 3;
+const ALARM_DELIVERY_RETRY_DELAY_MS = 10_000;
 
 /** A subscription's ARN as ListSubscriptionsByTopic gives it, or {@link PENDING_CONFIRMATION} (never its endpoint). */
 export type AlarmSubscription = string;
 
-/** What the alarm-delivery check needs. */
 export interface AlarmDeliveryOptions {
   /** The stage's alarm topic, where every alarm publishes. */
   topicArn: string;
@@ -26,8 +25,6 @@ export interface AlarmDeliveryOptions {
   listSubscriptions: (topicArn: string) => Promise<AlarmSubscription[]>;
   /** Whether CloudFormation is rolling the stack back: then a failure only warns. @default never */
   rollingBack?: () => Promise<boolean>;
-  /** @default {@link ALARM_DELIVERY_ATTEMPTS} */
-  attempts?: number;
   /** @default {@link ALARM_DELIVERY_RETRY_DELAY_MS} */
   retryDelayMs?: number;
 }
@@ -43,13 +40,12 @@ export interface AlarmDeliveryResult {
 }
 
 /**
- * Whether the stage's alarms reach anyone, as SNS says (a deleted subscription is invisible to CloudFormation): passes
- * on a confirmed subscription or an on-call topic, warns on pending ones only, and on none fails where `required`
- * (after {@link ALARM_DELIVERY_ATTEMPTS} lists), warns elsewhere or during a rollback (docs/deploying.md).
+ * Whether the stage's alarms reach anyone, as SNS says (CloudFormation cannot see a deleted subscription); what each
+ * case passes, warns or fails: docs/deploying.md, "Alarm delivery".
  */
 export async function checkAlarmDelivery(options: AlarmDeliveryOptions): Promise<AlarmDeliveryResult> {
   // Only an outcome that would fail the deploy is worth waiting on.
-  const attempts = options.required ? Math.max(1, options.attempts ?? ALARM_DELIVERY_ATTEMPTS) : 1;
+  const attempts = options.required ? ALARM_DELIVERY_ATTEMPTS : 1;
   let found: { confirmed: number; pending: number } | undefined;
   let problem = '';
   let cause: unknown;

@@ -5,10 +5,10 @@ import { type JsonWithLiterals, parseJsonWithLiterals } from '../inventory/json-
 import { type InventoryItem, MIN_PET_ID } from '../inventory/types';
 
 /** Milliseconds each request may take: room for the cold start of the function it reaches. */
-export const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
+const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Milliseconds the list check's page of one entry may take: a cold start, the authorizer and a paced Query. */
-export const SMOKE_LIST_TIMEOUT_MS = 30_000;
+const SMOKE_LIST_TIMEOUT_MS = 30_000;
 
 /** The pets the 404 checks may use, in order: the smallest int64s; one that has an entry is skipped, never changed. */
 export const ABSENT_PET_CANDIDATES: readonly string[] = Array.from({ length: 8 }, (_, index) =>
@@ -40,7 +40,6 @@ export function worstSmokeRunMs(): number {
   return SMOKE_LIST_TIMEOUT_MS + otherRequests * SMOKE_REQUEST_TIMEOUT_MS;
 }
 
-/** Options of {@link runSmokeChecks}. */
 export interface SmokeCheckOptions {
   /** The API's base URL, ending in `/v1` (a trailing slash is ignored). */
   baseUrl: string;
@@ -211,7 +210,6 @@ const COMPARE_AND_SET: Check = {
   },
 };
 
-/** The failed checks of a run. */
 export function failedChecks(results: readonly SmokeCheckResult[]): SmokeCheckResult[] {
   return results.filter((result) => result.problem !== undefined);
 }

@@ -7,7 +7,7 @@ import { failedChecks, runSmokeChecks, type SmokeCheckResult, worstSmokeRunMs } 
 /** How long failing checks are retried while a new deployment settles (a fresh host name takes seconds). */
 export const SELF_CHECK_SETTLE_MS = 60_000;
 /** Pause between two runs of the checks while settling. */
-export const SELF_CHECK_RETRY_DELAY_MS = 5_000;
+const SELF_CHECK_RETRY_DELAY_MS = 5_000;
 /** Time the key's deletion may take after the last run (the DynamoDB client's bounded retries fit in it). */
 const DELETE_MARGIN_MS = 10_000;
 
@@ -16,7 +16,6 @@ export class SelfCheckFailedError extends Error {
   override readonly name = 'SelfCheckFailedError';
 }
 
-/** What the self-check needs. */
 export interface SelfCheckOptions {
   /** Where the short-lived key is written and deleted (the stage's keys table). */
   keys: ApiKeyRepository;

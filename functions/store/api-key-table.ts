@@ -65,7 +65,6 @@ export function toApiKeyRecord(item: Record<string, AttributeValue>): ApiKeyReco
   if (typeof name !== 'string') throw refuse('name');
   if (!isText(createdAt)) throw refuse('createdAt');
   if (revokedAt !== undefined && !isText(revokedAt)) throw refuse('revokedAt');
-  // A row without a scope has DEFAULT_API_KEY_SCOPE.
   if (!isApiKeyScope(scope)) throw refuse('scope');
   return { keyHash, keyId, name, createdAt, scope, ...(revokedAt === undefined ? {} : { revokedAt }) };
 }

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ENV, intEnv } from '../config';
+import { ENV, numberEnv } from '../config';
 
 /** Where an adapter of one table works. */
 export interface TableOptions {
@@ -32,11 +32,11 @@ export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBC
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.region ? { region: options.region } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
-    maxAttempts: Math.max(1, options.maxAttempts ?? intEnv(ENV.dynamoMaxAttempts, 3)),
+    maxAttempts: Math.max(1, options.maxAttempts ?? numberEnv(ENV.dynamoMaxAttempts, 3)),
     retryMode: options.retryMode ?? 'standard',
     requestHandler: {
-      connectionTimeout: options.connectionTimeoutMs ?? intEnv(ENV.dynamoConnectionTimeoutMs, 1000),
-      requestTimeout: options.requestTimeoutMs ?? intEnv(ENV.dynamoRequestTimeoutMs, 2000),
+      connectionTimeout: options.connectionTimeoutMs ?? numberEnv(ENV.dynamoConnectionTimeoutMs, 1000),
+      requestTimeout: options.requestTimeoutMs ?? numberEnv(ENV.dynamoRequestTimeoutMs, 2000),
       // Without this the SDK only logs a warning when requestTimeout passes and keeps waiting: a paused table
       // would hold the function until its own time-out.
       throwOnRequestTimeout: true,

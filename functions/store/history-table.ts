@@ -6,7 +6,6 @@ import { CHANGE_REASONS, type ChangeReason, isPetStatus, type PetStatus } from '
 import type { TableOptions } from './dynamo-client';
 import { MalformedRowError, translateStorageError } from './storage-errors';
 
-/** Options of {@link HistoryTable}. */
 export interface HistoryTableOptions extends TableOptions {
   /** Days a row is kept (the table's TTL attribute). @default 90 */
   retentionDays?: number;
@@ -36,9 +35,8 @@ const PET_ID = HISTORY_TABLE_KEY.partition.name;
 const SEQUENCE = HISTORY_TABLE_KEY.sort.name;
 
 /**
- * The history table: partition `petId`, sort key the stream sequence number zero-padded (text order is number order).
- * A row derives from its stream record alone, so a record delivered twice is one row. Its one reader serves the API
- * (`GET /inventory/{petId}/history`) and the operator CLI (`inventory history`).
+ * The history table: partition `petId`, sort key the zero-padded stream sequence number (text order is number order);
+ * a row derives from its stream record alone, so a record delivered twice is one row.
  */
 export class HistoryTable implements HistoryRecorder {
   private readonly client: DynamoDBClient;
@@ -76,10 +74,8 @@ export class HistoryTable implements HistoryRecorder {
   }
 
   /**
-   * One pet's changes as {@link HistoryQuery} asks, read page by page as the caller takes them. Eventually
-   * consistent: half the read units of a strong read (the API's reads share the table's read cap with nothing else
-   * to spare), and a row lands seconds after its change anyway, written from the stream. A row that breaks the
-   * model is a {@link MalformedRowError}.
+   * One pet's changes as {@link HistoryQuery} asks, page by page as the caller takes them; eventually consistent (half
+   * a strong read's units), since a row lands seconds after its change anyway. A broken row is a MalformedRowError.
    */
   async *changes(petId: string, query: HistoryQuery = {}): AsyncGenerator<HistoryRow> {
     const { newestFirst = false, after, pageSize } = query;

@@ -33,7 +33,6 @@ interface ListRead {
   pace: ReadPace;
 }
 
-/** Options of {@link InventoryTable}. */
 export interface InventoryTableOptions extends TableOptions {
   /** Read units per second one list may average (from `ConsumedCapacity`). @default 0: full speed */
   readUnitsPerSecond?: number;
@@ -168,9 +167,8 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * Sets or adjusts an existing entry's quantity in one conditional UpdateItem, its rule checked on the stored value:
-   * no race. A failed condition returns the stored item, which tells the cases apart without a second read: a repeat
-   * that landed answers it, a refusal is the change's conflict, no item is 404.
+   * One conditional UpdateItem, its rule checked on the stored value (no race); a failed condition returns the stored
+   * item, which tells a landed repeat, a conflict and a 404 apart without a second read.
    */
   async applyChange(petId: string, change: InventoryChange & ChangeNote, origin: ChangeOrigin): Promise<InventoryItem> {
     const { write, signed, refused } = changeWrite(petId, change, origin);
@@ -191,9 +189,8 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * Applies the changes in one TransactWriteItems of the very writes {@link applyChange} sends, then reads the entries
-   * in one TransactGetItems (serializable, so strongly consistent). A cancelled transaction is told apart by its
-   * first failing change in request order: its stored item (ALL_OLD) makes it a repeat, a conflict or a 404.
+   * One TransactWriteItems of the very writes {@link applyChange} sends, then one TransactGetItems (serializable, so
+   * strongly consistent); a cancelled transaction is told apart by its first failing change's stored item.
    */
   async applyChanges(changes: readonly PetChange[], origin: ChangeOrigin): Promise<InventoryItem[]> {
     const writes = changes.map(({ petId, ...change }): ChangeWrite => {
@@ -209,9 +206,8 @@ export class InventoryTable implements InventoryRepository {
         }),
       );
     try {
-      // Named after the change, so that attempts of one request within DynamoDB's 10-minute window are one
-      // transaction. A resend carries another moment (`at`), which DynamoDB refuses under the same token: it is sent
-      // again without one, and each entry's changeId then tells a change that landed from one still to apply.
+      // Named after the change, so a request's attempts are one transaction; a resend carries another `at`, which
+      // DynamoDB refuses under the same token, so it goes again without one and each entry's changeId tells it apart.
       const token = origin.changeId === undefined ? undefined : clientRequestToken(origin.changeId);
       await transaction(token).catch((error: unknown) => {
         if ((error as Error | undefined)?.name !== 'IdempotentParameterMismatchException') throw error;
@@ -224,9 +220,8 @@ export class InventoryTable implements InventoryRepository {
   }
 
   /**
-   * Throws the error of a failed transaction: the first change in request order that made DynamoDB cancel it, unless
-   * one entry still has this change as its last one. The transaction applied all or none, so then it landed: a
-   * repeat, whose caller reads the entries.
+   * Throws the error of the first change that cancelled the transaction, unless an entry has this change as its last:
+   * all or none applied, so then it landed (a repeat) and the caller reads the entries.
    */
   private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): void {
     if ((error as Error | undefined)?.name !== 'TransactionCanceledException')

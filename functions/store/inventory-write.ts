@@ -20,9 +20,8 @@ export interface EntryUpdateSpec {
 }
 
 /**
- * What one change (set, compare-and-set or adjust) writes, with the origin it signs (its reason and reference, an
- * adjustment's delta), and the error its failed condition means on the stored entry (undefined: only a missing entry
- * fails it, 404).
+ * What one change (set, compare-and-set or adjust) writes, the origin it signs, and the error its failed condition
+ * means on the stored entry (undefined: only a missing entry fails it, 404).
  */
 export function changeWrite(
   petId: string,
@@ -66,13 +65,8 @@ export function changeWrite(
 }
 
 /**
- * The update of an entry's write (InventoryTable's, alone as an UpdateItem `input` or as a transaction's `update`; the
- * bench sends it straight): quantity and `lastChange`, if the entry exists, `write.condition` holds and no attempt of
- * this change landed; a failed condition returns the stored item, and the UpdateItem the new one.
- *
- * One change applies once across its attempts (`origin.changeId`, or one drawn per call): the SDK's retry of an
- * UpdateItem whose answer was lost, or a client's repeat under an Idempotency-Key whose answer was not kept, finds its
- * change as the entry's last one and applies nothing; `landed` tells that refusal from the others.
+ * An entry's write, alone (`input`) or in a transaction (`update`), if it exists and `write.condition` holds; a change
+ * applies once across its attempts (`origin.changeId`): a retry finds it as the entry's last, and `landed` says so.
  */
 export function entryUpdate(
   tableName: string,

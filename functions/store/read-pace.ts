@@ -14,7 +14,6 @@ const THROTTLE_BASE_MS = 500;
 const THROTTLE_MAX_MS = 5_000;
 const THROTTLE_MIN_MS = 100;
 
-/** Options of a {@link ReadPace}. */
 export interface ReadPaceOptions {
   /** Read units per second the read may average, one second's worth at once; 0 reads at full speed. */
   unitsPerSecond: number;

@@ -188,7 +188,7 @@ describe('Self-check: alarm delivery through the SDK (Query-protocol stand-ins)'
       topicArn: TOPIC,
       onCallTopic: false,
       required: true,
-      attempts: 1,
+      retryDelayMs: 0,
       listSubscriptions: snsSubscriptionLister(new SNSClient({ ...bounds, endpoint: sns.url })),
     }).catch((error: unknown) => error);
     expect((failure as Error).message).toBe(

@@ -1,4 +1,4 @@
-import { intEnv, numberEnv, PORT_NUMBER } from '../../functions/config';
+import { numberEnv, PORT_NUMBER } from '../../functions/config';
 import { throttlingFromEnv } from '../../local/throttle';
 import { LOCAL_DYNAMODB_PORT } from '../../service/local-dynamodb';
 
@@ -32,11 +32,11 @@ describe('Function: numberEnv (the one parser of numeric environment variables)'
     expect(numberEnv(LOCAL_DYNAMODB_PORT.variable, LOCAL_DYNAMODB_PORT.fallback, PORT_NUMBER, {})).toBe(8000);
   });
 
-  it("is what intEnv and npm start's throttling read with", () => {
+  it("reads process.env unless given another, and is what npm start's throttling reads with", () => {
     process.env.H17_INT_ENV_TEST = '12';
-    expect(intEnv('H17_INT_ENV_TEST', 3)).toBe(12);
+    expect(numberEnv('H17_INT_ENV_TEST', 3)).toBe(12);
     process.env.H17_INT_ENV_TEST = '-12';
-    expect(() => intEnv('H17_INT_ENV_TEST', 3)).toThrow('H17_INT_ENV_TEST must be a whole number of at least 0');
+    expect(() => numberEnv('H17_INT_ENV_TEST', 3)).toThrow('H17_INT_ENV_TEST must be a whole number of at least 0');
     delete process.env.H17_INT_ENV_TEST;
     expect(() => throttlingFromEnv({ rateLimit: 20, burstLimit: 40 }, { PETSTORE_BURST_LIMIT: '4.5' })).toThrow(
       'PETSTORE_BURST_LIMIT must be a whole number of at least 0; got "4.5"',
