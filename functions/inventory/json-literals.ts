@@ -11,6 +11,21 @@ interface ReviverContext {
   source?: string;
 }
 
+/**
+ * Throws unless `parse` hands revivers the source text of each primitive. Without it no literal can be read, and
+ * every body would be refused as the client's fault: the module refuses to load instead.
+ */
+export function requireSourceTextAccess(parse: typeof JSON.parse = JSON.parse): void {
+  let source: string | undefined;
+  parse('1', (_key: string, value: unknown, context?: ReviverContext) => {
+    source = context?.source;
+    return value;
+  });
+  if (source !== '1') throw new Error('JSON.parse source-text access is missing: Node.js 22 or later is required');
+}
+
+requireSourceTextAccess();
+
 /** Parsed JSON and the source text of each primitive member. */
 export interface JsonWithLiterals {
   value: unknown;

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../functions/inventory/errors';
+import { requireSourceTextAccess } from '../../functions/inventory/json-literals';
 import { parseInventoryChanges, parseInventoryUpdate } from '../../functions/inventory/update';
 
 function refusal(text: string, parse: (text: string) => unknown = parseInventoryUpdate): ValidationError {
@@ -300,5 +301,31 @@ describe('Domain: parseInventoryChanges', () => {
   it.each(['', '  ', '{"changes":[', 'changes'])('refuses %p as empty or malformed', (text) => {
     const error = refusal(text, parseInventoryChanges);
     expect(error.code).toBe(text.trim() === '' ? 'VALIDATION_FAILED' : 'MALFORMED_JSON');
+  });
+});
+
+describe('Domain: JSON.parse source-text access', () => {
+  const parseWithoutSource: typeof JSON.parse = (text, reviver) =>
+    JSON.parse(
+      text,
+      reviver &&
+        function (this: unknown, key: string, value: unknown) {
+          return reviver.call(this, key, value);
+        },
+    );
+
+  it('is there on the Node.js the project runs on', () => {
+    expect(() => requireSourceTextAccess()).not.toThrow();
+  });
+
+  it('fails loudly with an Error naming the Node.js requirement, never a ValidationError, when it is missing', () => {
+    let thrown: unknown;
+    try {
+      requireSourceTextAccess(parseWithoutSource);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toEqual(new Error('JSON.parse source-text access is missing: Node.js 22 or later is required'));
+    expect(thrown).not.toBeInstanceOf(ValidationError);
   });
 });
