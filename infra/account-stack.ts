@@ -18,8 +18,6 @@ const API_GATEWAY_LOGS_POLICY = 'service-role/AmazonAPIGatewayPushToCloudWatchLo
  * of the account may log through them.
  */
 export class ApiGatewayAccountStack extends Stack {
-  readonly cloudWatchRole: Role;
-
   constructor(scope: Construct, id: string, props: ApiGatewayAccountStackProps) {
     super(scope, id, {
       ...props,
@@ -27,24 +25,24 @@ export class ApiGatewayAccountStack extends Stack {
       description: 'Pet store inventory: API Gateway CloudWatch Logs role of this account and region',
     });
 
-    this.cloudWatchRole = new Role(this, 'ApiGatewayCloudWatchRole', {
+    const cloudWatchRole = new Role(this, 'ApiGatewayCloudWatchRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       description: 'Lets API Gateway write access and execution logs of the REST APIs in this region',
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName(API_GATEWAY_LOGS_POLICY)],
     });
-    this.cloudWatchRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    Validations.of(this.cloudWatchRole).acknowledge({
+    cloudWatchRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    Validations.of(cloudWatchRole).acknowledge({
       id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${API_GATEWAY_LOGS_POLICY}]`,
       reason:
         'The policy API Gateway documents for its account-level role, which serves every REST API of the region, ' +
         'writing to log groups API Gateway names itself: it cannot name them in advance.',
     });
 
-    const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: this.cloudWatchRole.roleArn });
+    const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: cloudWatchRole.roleArn });
     account.applyRemovalPolicy(RemovalPolicy.RETAIN);
 
     new CfnOutput(this, 'ApiGatewayCloudWatchRoleArn', {
-      value: this.cloudWatchRole.roleArn,
+      value: cloudWatchRole.roleArn,
       description: 'The role API Gateway writes logs with in this account and region',
     });
   }

@@ -75,7 +75,7 @@ type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemova
  * change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
-  readonly config: StageConfig;
+  private readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
   /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */

@@ -5,7 +5,6 @@ import {
   type CfnMethod,
   DomainName,
   EndpointType,
-  IdentitySource,
   type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -104,7 +103,6 @@ export class InventoryApi extends Construct {
     const accessLogs = new LogGroup(this, 'AccessLogs', logs);
     const authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler: props.authorizerFunction.live,
-      identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_VALIDATION_REGEX,
       // Also how long a revoked key keeps working where no flush reached it.
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
@@ -124,10 +122,9 @@ export class InventoryApi extends Construct {
         accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
         tracingEnabled: true,
         metricsEnabled: true,
-        // Errors only, never bodies (dataTrace would log the Authorization header); the account stack provides
-        // the CloudWatch role execution logging needs.
+        // Errors only, never bodies (CDK leaves dataTrace off: it would log the Authorization header); the account
+        // stack provides the CloudWatch role execution logging needs.
         loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
       },
       defaultMethodOptions: { authorizer },
       ...(corsOrigins.length > 0
@@ -228,13 +225,11 @@ export class InventoryApi extends Construct {
     const domainName = new DomainName(this, 'DomainName', {
       domainName: domain.domainName,
       certificate: Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
-      endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
     new BasePathMapping(this, 'BasePathMapping', {
       domainName,
       restApi: this.api,
-      stage: this.api.deploymentStage,
       basePath: API_STAGE_NAME,
     });
     if (domain.hostedZone) {

@@ -3,7 +3,6 @@ import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
   AlarmStatusWidget,
-  ComparisonOperator,
   Dashboard,
   GraphWidget,
   type IMetric,
@@ -74,7 +73,7 @@ function throttleEvents(
 }
 
 /** A table and its read cap. */
-export interface MonitoredTable {
+interface MonitoredTable {
   table: Table;
   /** The table's `maxReadRequestUnits`; none (an uncapped table): no read-capacity alarm. */
   maxReadRequestUnits?: number;
@@ -113,7 +112,7 @@ const TABLE_OPERATIONS = [
 ];
 
 /** How many periods an alarm looks at, and how many of them must breach. */
-export interface Evaluation {
+interface Evaluation {
   evaluationPeriods: number;
   datapointsToAlarm: number;
 }
@@ -170,7 +169,7 @@ interface AlarmSpec {
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
-  readonly alarms: Alarm[] = [];
+  private readonly alarms: Alarm[] = [];
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
   private readonly actions: SnsAction[];
@@ -220,7 +219,6 @@ export class Monitoring extends Construct {
       threshold: spec.threshold,
       evaluationPeriods: evaluation.evaluationPeriods,
       datapointsToAlarm: evaluation.datapointsToAlarm,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription: `${spec.description}. Runbook: docs/deploying.md, "Alarm runbooks", ${spec.runbook ?? id}.`,
     });
@@ -276,7 +274,7 @@ export class Monitoring extends Construct {
     const { config, period } = this;
     const { stage } = this.props;
     const requests = stage.metricCount({ statistic: 'Sum', period });
-    const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
+    const serverErrors = stage.metricServerError({ period });
     const notImplemented = Object.fromEntries(
       ROUTES.filter((route) => route.notImplemented).map((route, index) => [
         `ni${index}`,
@@ -318,7 +316,7 @@ export class Monitoring extends Construct {
     return [
       new GraphWidget({
         title: 'API requests and errors',
-        left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
+        left: [requests, stage.metricClientError({ period }), serverErrors],
         right: [serverErrorRate, faults],
         width: 12,
       }),
@@ -411,13 +409,13 @@ export class Monitoring extends Construct {
   private watchFunction(name: string, fn: InventoryFunction): GraphWidget {
     const { period } = this;
     const pascal = pascalCase(name);
-    const errors = fn.metricErrors({ statistic: 'Sum', period });
-    const throttles = fn.metricThrottles({ statistic: 'Sum', period });
+    const errors = fn.metricErrors({ period });
+    const throttles = fn.metricThrottles({ period });
     const evaluation = lambdaEventEvaluation(fn, period);
     if (name !== AUTHORIZER_HANDLER)
       this.alarm(`${pascal}ErrorsAlarm`, {
         metric: errors,
-        threshold: this.config.functionErrors,
+        threshold: 1,
         description: `The ${name} function crashed or timed out`,
         runbook: '<Function>ErrorsAlarm',
         evaluation,
@@ -431,7 +429,7 @@ export class Monitoring extends Construct {
     });
     return new GraphWidget({
       title: `${name}: invocations, errors, throttles`,
-      left: [fn.metricInvocations({ statistic: 'Sum', period }), errors, throttles],
+      left: [fn.metricInvocations({ period }), errors, throttles],
       right: [fn.metricDuration({ statistic: 'p99', period })],
       width: 12,
     });
@@ -452,7 +450,6 @@ export class Monitoring extends Construct {
       description: `The history is ${historyLagAlarm.toHumanString()} or more behind the inventory table's stream`,
     });
     const failedRecords = history.failedRecords.metricApproximateNumberOfMessagesVisible({
-      statistic: 'Maximum',
       period,
       label: 'History: batches given up on (on-failure queue)',
     });
@@ -506,7 +503,7 @@ export class Monitoring extends Construct {
       period,
     });
     const readUnitsPerSecond = readUnitsPerSecondOf(
-      table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }),
+      table.metricConsumedReadCapacityUnits({ period }),
       `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
       period,
     );
@@ -542,9 +539,7 @@ export class Monitoring extends Construct {
     const { config, period } = this;
     const { table, indexName, maxReadRequestUnits } = this.props.listIndex;
     const indexMetric = (metricName: string) =>
-      new Metric({
-        namespace: 'AWS/DynamoDB',
-        metricName,
+      table.metric(metricName, {
         dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
         statistic: 'Sum',
         period,

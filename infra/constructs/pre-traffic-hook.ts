@@ -7,9 +7,6 @@ import { PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS, type ProbeTarget } from '../../functi
 import { InventoryFunction, type InventoryFunctionProps } from './inventory-function';
 import { STACK_STATUS_ACTIONS } from './self-check';
 
-/** The pre-traffic hook's module under `functions/handlers/`. */
-export const PRE_TRAFFIC_HOOK_HANDLER = 'pre-traffic-hook';
-
 /** One function the hook probes, and the safe request it sends. */
 export interface PreTrafficTarget {
   function: InventoryFunction;
@@ -35,7 +32,7 @@ export class PreTrafficHook extends InventoryFunction {
     super(scope, id, {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      handler: PRE_TRAFFIC_HOOK_HANDLER,
+      handler: 'pre-traffic-hook',
       description:
         'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',
       // Past the check's deadline, so a hung probe is still reported Failed.

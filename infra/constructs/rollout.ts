@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type CfnElement, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, type CfnAlarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, type CfnAlarm, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -32,7 +32,7 @@ export interface InventoryRolloutProps {
 }
 
 /** The AWS managed policy CodeDeploy needs to shift Lambda aliases (CDK attaches it to every Lambda group's role). */
-export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
+const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
 
 /**
  * Every function's `live` alias moves to the new version through CodeDeploy: one application, one deployment group
@@ -77,7 +77,7 @@ export class InventoryRollout extends Construct {
         role,
         alarms: [this.newVersionAlarm(name, fn, props.faultMetrics[name], props.stageName, props.period)],
         preHook: props.preTrafficHook,
-        autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+        autoRollback: { stoppedDeployment: true },
       });
       // The alias's CodeDeploy update policy names the group; the dependency is also made explicit, so the group
       // (and its new gate, see versionAlarm) is updated before the alias starts a deployment.
@@ -155,7 +155,6 @@ export class InventoryRollout extends Construct {
       threshold: 1,
       evaluationPeriods,
       datapointsToAlarm: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription:
         `The version being deployed ${text.what} while CodeDeploy shifted traffic to it: the deploy rolls ` +
