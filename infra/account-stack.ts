@@ -13,9 +13,8 @@ export interface ApiGatewayAccountStackProps extends Omit<StackProps, 'env' | 's
 const API_GATEWAY_LOGS_POLICY = 'service-role/AmazonAPIGatewayPushToCloudWatchLogs';
 
 /**
- * API Gateway's account-level CloudWatch Logs role, which a stage with logging needs first. The setting is one per
- * account and region, so the stages share this stack; role and setting are retained on deletion, since other APIs
- * of the account may log through them.
+ * API Gateway's CloudWatch Logs role, one per account and region: the stages there share it, and it is retained on
+ * deletion, since other APIs may log through it (docs/deploying.md, "Before the first deploy").
  */
 export class ApiGatewayAccountStack extends Stack {
   constructor(scope: Construct, id: string, props: ApiGatewayAccountStackProps) {

@@ -69,10 +69,8 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
 type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'>;
 
 /**
- * One stage: the tables, a function per route plus the authorizer (each behind a `live` alias that CodeDeploy
- * shifts), the REST API (behind a web ACL where configured), the stock history, the self-check and the alarms.
- * The construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `IdempotencyTable`, `History/Table`) must never
- * change: a new ID is a new table.
+ * One stage (docs/deploying.md). The construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `IdempotencyTable`,
+ * `History/Table`) must never change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
   private readonly config: StageConfig;
@@ -194,13 +192,18 @@ export class InventoryStack extends Stack {
       idempotencyTable: this.idempotencyTable.tableArn,
       historyTable: this.history.table.tableArn,
     };
+    const concurrency = this.config.listReservedConcurrency;
+    const listSizing = {
+      memorySize: LIST_INVENTORY_MEMORY_MB,
+      reservedConcurrentExecutions: typeof concurrency === 'number' ? concurrency : undefined,
+    };
     for (const route of ROUTES) {
       const fn = new InventoryFunction(this, functionId(route.operationId), {
         ...defaults,
         handler: route.handler,
         description: `${route.method} ${route.path} (${route.operationId})`,
         environment: this.routeEnvironment(route),
-        ...(route.operationId === 'listInventory' ? this.listSizing() : {}),
+        ...(route.operationId === 'listInventory' ? listSizing : {}),
         timeout: route.timeoutSeconds ? Duration.seconds(route.timeoutSeconds) : undefined,
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
@@ -227,15 +230,6 @@ export class InventoryStack extends Stack {
       if (config.petsSunsetAt) environment[ENV.petsSunsetAt] = config.petsSunsetAt;
     }
     return environment;
-  }
-
-  /** The list's memory, and its reserved concurrency where the stage sets a number. */
-  private listSizing(): Pick<InventoryFunctionProps, 'memorySize' | 'reservedConcurrentExecutions'> {
-    const concurrency = this.config.listReservedConcurrency;
-    return {
-      memorySize: LIST_INVENTORY_MEMORY_MB,
-      reservedConcurrentExecutions: typeof concurrency === 'number' ? concurrency : undefined,
-    };
   }
 
   /** The TOKEN authorizer's function: it may only look a key up by its hash. */

@@ -89,15 +89,11 @@ export interface StageConfig {
    * functions answer 503 with Retry-After): a client storm costs at most this much.
    */
   maxReadRequestUnits: { inventory: number; inventoryListIndex: number; apiKeys: number; history: number };
-  /**
-   * Read units per second one list may average (`LIST_READ_UNITS_PER_SECOND`): half the list index's cap, so a
-   * list alone is never throttled, and a second list still fits.
-   */
+  /** Read units per second one list may average (`LIST_READ_UNITS_PER_SECOND`): {@link listReadPace}. */
   listReadUnitsPerSecond: number;
   /**
-   * Concurrency reserved for the list function (`<stage>:listReservedConcurrency`): at most this many lists run at
-   * once, and the other functions keep the rest of the account's concurrency; `off` runs without one, on purpose.
-   * Why a list needs it and why no number is assumed: docs/deploying.md, "List concurrency". @default unset
+   * Concurrency reserved for the list function, also its most; `off` runs without one, on purpose (docs/deploying.md,
+   * "List concurrency"). @default unset
    */
   listReservedConcurrency?: number | 'off';
   /** Whether a real account needs `listReservedConcurrency` said (a number or `off`) before it synthesizes. */
@@ -277,11 +273,8 @@ export function missingSettings(config: StageConfig): string[] {
 }
 
 /**
- * The production guard of every path: a stage whose account is real and whose configuration is incomplete is
- * refused by any synth or deploy of the app (plain `cdk synth`/`cdk deploy` included); the placeholder account is
- * never deployable, so offline synth with it keeps working.
- *
- * @throws Error naming the settings to set.
+ * Refuses any synth or deploy of a real account's incomplete stage, naming the settings to set; the placeholder
+ * account, never deployable, keeps offline synth working (docs/deploying.md, "Before the first deploy").
  */
 export function assertComplete(config: StageConfig): void {
   if (config.env.account === PLACEHOLDER_ACCOUNT) return;
@@ -293,10 +286,8 @@ export function assertComplete(config: StageConfig): void {
 }
 
 /**
- * Refuses a deploy that would leave nobody told of an alarm, or that targets the placeholder account: called by the
- * app when `-c deploying=<stage>` (the `npm run deploy:<stage>` scripts) names this stage.
- *
- * @throws Error naming the settings to set.
+ * Refuses, naming the settings to set, a deploy of an incomplete stage or of the placeholder account: the app calls it
+ * when `-c deploying=<stage>` (the `npm run deploy:<stage>` scripts) names this stage.
  */
 export function assertDeployable(config: StageConfig): void {
   const { stage } = config;

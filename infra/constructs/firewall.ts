@@ -39,9 +39,8 @@ export const BLOCKING_MANAGED_LABELS = {
 } as const;
 
 /**
- * `POST /inventory/changes` as WAF sees it (the URI path with the stage): a batch of 100 changes is far over the
- * PATCH's 1024 bytes, so its body is exempt from the size rule and the core rule set's `SizeRestrictions_BODY`
- * (over 8 KB); its function refuses a body over 65,536 bytes with the Error body itself.
+ * `POST /inventory/changes` as WAF sees it (with the stage): 100 changes are far over the PATCH's 1024 bytes, so its
+ * body is exempt from both size rules (ours, the core rule set's 8 KB); its function refuses one over 65,536 bytes.
  */
 export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
 
@@ -65,9 +64,8 @@ const IS_BATCH: CfnWebACL.StatementProperty = {
 };
 
 /**
- * Every label of a managed namespace, but a batch's body size. Each core rule set rule blocks within the group, so a
- * request carries at most one of its labels: a batch over 8 KB carries that one only, and the group's later body
- * rules do not inspect it (the function parses every byte as strict JSON).
+ * Every label of a managed namespace but a batch's body size: the group stops at its first match, so such a batch
+ * skips its later body rules, and the function parses every byte as strict JSON instead.
  */
 function blockingNamespace(key: string): CfnWebACL.StatementProperty {
   const batchBodySize: CfnWebACL.StatementProperty = {

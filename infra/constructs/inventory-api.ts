@@ -61,9 +61,8 @@ const ACCESS_LOG_FIELDS = {
   responseLength: '$context.responseLength',
   responseLatency: '$context.responseLatency',
   integrationStatus: '$context.integration.status',
-  // For a streamed answer (the list) the integration latency runs to the stream's end; these tell a slow first byte
-  // from a long stream ("Troubleshoot issues with response streaming in API Gateway", access logging:
-  // https://docs.aws.amazon.com/apigateway/latest/developerguide/response-streaming-troubleshoot.html).
+  // A streamed answer's integration latency runs to its end; these tell a slow first byte from a long stream
+  // ("Troubleshoot issues with response streaming in API Gateway").
   integrationLatency: '$context.integration.latency',
   responseTransferMode: '$context.integration.responseTransferMode',
   timeToAllHeaders: '$context.integration.timeToAllHeaders',
@@ -245,9 +244,8 @@ export class InventoryApi extends Construct {
 }
 
 /**
- * CDK's CORS preflight MOCKs pass an OPTIONS with a Content-Type other than JSON through and answer 500
- * (aws/aws-cdk#18297); NEVER makes it 415, as on the 404/405 mocks (a browser's preflight has no Content-Type). CDK
- * leaves a property override out of the Deployment's logical id, so the id is told here, or the stage keeps the old.
+ * CDK's preflight MOCKs answer an OPTIONS with a non-JSON Content-Type 500 (aws/aws-cdk#18297); NEVER makes it 415.
+ * An override is not in the Deployment's logical id, so it is added there, or the stage keeps the old methods.
  */
 export function refuseUnmappedPreflightBodies(api: RestApi): void {
   for (const method of api.methods) {

@@ -24,10 +24,7 @@ export interface InventoryRolloutProps {
   trafficShifting: TrafficShifting;
   /** Period of the new versions' error alarms (the stage's alarm period). */
   period: Duration;
-  /**
-   * CodeDeploy's BeforeAllowTraffic hook: invokes each new version with a safe request before any traffic
-   * moves to it, and fails the deployment if it answers wrong.
-   */
+  /** CodeDeploy's BeforeAllowTraffic hook of every group. */
   preTrafficHook: IFunction;
 }
 
@@ -35,13 +32,8 @@ export interface InventoryRolloutProps {
 const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
 
 /**
- * Every function's `live` alias moves to the new version through CodeDeploy: one application, one deployment group
- * per function, all with the stage's traffic shifting. Before any traffic moves, the pre-traffic hook invokes the
- * new version; while traffic shifts, the group watches only the new version's own alarm (its Lambda `Errors` as
- * executed through the alias, by `ExecutedVersion`, or its own count of faults by `version`), so an incident of the
- * old version or of the stage never blocks a deploy, the hotfix included; the stage-wide alarms page. A deployment
- * that fails, is stopped, or whose alarm fires is rolled back, which fails the CloudFormation update and rolls every
- * other alias back too.
+ * Each `live` alias moves to its new version through CodeDeploy, gated by the pre-traffic hook and that version's own
+ * alarm; a deployment that fails, is stopped or alarms rolls back (docs/deploying.md, "What a deploy does").
  */
 export class InventoryRollout extends Construct {
   readonly application: LambdaApplication;
@@ -86,11 +78,8 @@ export class InventoryRollout extends Construct {
   }
 
   /**
-   * The gate of the version this deploy publishes. By default its Lambda `Errors` invoked through the `live` alias:
-   * Lambda reports alias invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old
-   * version's errors during the canary are not counted, and a function whose timeout is longer than a period is read
-   * back past it ({@link lambdaEventEvaluation}). With a `faultMetric`, the function's own count of faults as that
-   * version emits it (its `version` dimension).
+   * The gate of the version this deploy publishes: its Lambda `Errors` through `live` by `ExecutedVersion` (the old
+   * version's are not counted), or, with a `faultMetric`, its own count of faults by `version`.
    */
   private newVersionAlarm(
     name: string,
@@ -132,16 +121,8 @@ export class InventoryRollout extends Construct {
   }
 
   /**
-   * A gate of one version: in ALARM from its first bad point among the last `evaluationPeriods`.
-   *
-   * Each version gets an alarm of its own, not the same alarm with new dimensions: CloudWatch keeps an alarm's state
-   * when its configuration is updated (PutMetricAlarm: "When you update an existing alarm, its state is left
-   * unchanged", https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html). After the
-   * deploy, the alarm goes on watching the live version; if that version fails, the alarm is in ALARM, and an
-   * updated alarm would still be in ALARM when the hotfix's deployment starts, so CodeDeploy would roll the hotfix
-   * back. A logical id that follows the version's makes CloudFormation create a new alarm (INSUFFICIENT_DATA until
-   * its first evaluation), point the deployment group at it before the alias moves, and delete the old one when the
-   * update completes. A deploy that leaves the function's version as it is keeps its alarm.
+   * A gate of one version, with a logical ID of its own: an updated alarm keeps its state (PutMetricAlarm), so a reused
+   * gate in ALARM would roll the hotfix back (docs/deploying.md, "What a deploy does": the gate alarm).
    */
   private versionAlarm(
     id: string,

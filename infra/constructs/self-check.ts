@@ -38,10 +38,8 @@ export interface SelfCheckProps extends Pick<InventoryFunctionProps, 'logRetenti
 const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceProvider';
 
 /**
- * The deploy self-check: a function that calls the stage as a client would (the CLI's smoke checks, with a key that
- * exists only for the run), invoked by a CDK trigger after the API, the functions and their roles are deployed. A
- * failed check fails the deployment, which rolls back. The trigger runs when it is created or updated: its
- * `StageFingerprint` hashes every other resource, so any deploy that changes something runs the check.
+ * The deploy self-check, run by a CDK trigger (docs/deploying.md, "Self-check after deploy"): its `StageFingerprint`
+ * hashes every other resource, so any deploy that changes something runs the check.
  */
 export class SelfCheck extends Construct {
   readonly function: InventoryFunction;
