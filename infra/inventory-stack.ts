@@ -4,7 +4,6 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
-import { METRIC_NAMES } from '../service/metric-names';
 import {
   API_KEYS_TABLE_KEY,
   IDEMPOTENCY_TABLE_KEY,
@@ -155,7 +154,6 @@ export class InventoryStack extends Stack {
       period: config.alarms.period,
       preTrafficHook,
       functions: this.functions,
-      faultMetrics: { [AUTHORIZER_HANDLER]: METRIC_NAMES.authorizerUnavailable },
     });
     preTrafficHook.allowVerdicts(this.rollout.application);
     this.addOutputs();

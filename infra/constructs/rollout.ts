@@ -5,7 +5,14 @@ import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION, VERSION_DIMENSION } from '../../service/metric-names';
+import {
+  METRIC_NAMES,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  STAGE_DIMENSION,
+  VERSION_DIMENSION,
+} from '../../service/metric-names';
+import { AUTHORIZER_HANDLER } from '../../service/routes';
 import type { TrafficShifting } from '../stage-config';
 import { type InventoryFunction, pascalCase } from './inventory-function';
 import { lambdaEventEvaluation } from './monitoring';
@@ -14,11 +21,6 @@ import { lambdaEventEvaluation } from './monitoring';
 export interface InventoryRolloutProps {
   /** Each function behind a `live` alias, by a readable name. */
   functions: ReadonlyMap<string, InventoryFunction>;
-  /**
-   * By function name, where its Lambda `Errors` are no fault (the authorizer's refused keys are thrown `Unauthorized`
-   * errors): the count of its own faults it emits per version (service/metric-names.ts, with the `version` dimension).
-   */
-  faultMetrics: Readonly<Record<string, string>>;
   /** The stage name: the `stage` dimension of the functions' own metrics. */
   stageName: string;
   trafficShifting: TrafficShifting;
@@ -67,7 +69,7 @@ export class InventoryRollout extends Construct {
         alias: fn.live,
         deploymentConfig,
         role,
-        alarms: [this.newVersionAlarm(name, fn, props.faultMetrics[name], props.stageName, props.period)],
+        alarms: [this.newVersionAlarm(name, fn, props)],
         preHook: props.preTrafficHook,
         autoRollback: { stoppedDeployment: true },
       });
@@ -79,18 +81,13 @@ export class InventoryRollout extends Construct {
 
   /**
    * The gate of the version this deploy publishes: its Lambda `Errors` through `live` by `ExecutedVersion` (the old
-   * version's are not counted), or, with a `faultMetric`, its own count of faults by `version`.
+   * version's are not counted); the authorizer's refused keys are thrown errors, so its gate counts its own faults.
    */
-  private newVersionAlarm(
-    name: string,
-    fn: InventoryFunction,
-    faultMetric: string | undefined,
-    stageName: string,
-    period: Duration,
-  ): Alarm {
+  private newVersionAlarm(name: string, fn: InventoryFunction, { stageName, period }: InventoryRolloutProps): Alarm {
     const version = fn.currentVersion.version;
-    if (faultMetric) {
+    if (name === AUTHORIZER_HANDLER) {
       const id = `${pascalCase(name)}NewVersionUnavailableAlarm`;
+      const faultMetric = METRIC_NAMES.authorizerUnavailable;
       const metric = new Metric({
         namespace: METRICS_NAMESPACE,
         metricName: faultMetric,
@@ -100,15 +97,12 @@ export class InventoryRollout extends Construct {
       });
       return this.versionAlarm(id, fn, metric, 1, { what: `counted ${faultMetric}`, runbook: id });
     }
-    const metric = new Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'Errors',
+    const metric = fn.metricErrors({
       dimensionsMap: {
         FunctionName: fn.functionName,
         Resource: `${fn.functionName}:${fn.live.aliasName}`,
         ExecutedVersion: version,
       },
-      statistic: 'Sum',
       period,
     });
     return this.versionAlarm(
