@@ -76,8 +76,8 @@ export class InventoryStack extends Stack {
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
   /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
-  readonly idempotencyTable: Table;
-  readonly history: InventoryHistory;
+  private readonly idempotencyTable: Table;
+  private readonly history: InventoryHistory;
   /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;

@@ -45,7 +45,7 @@ export const BLOCKING_MANAGED_LABELS = {
 export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
 
 /** The core rule set's label for a body over 8 KB (AWS WAF Developer Guide, "Baseline rule groups"). */
-export const CORE_RULE_SET_BODY_SIZE_LABEL = 'awswaf:managed:aws:core-rule-set:SizeRestrictions_Body';
+const CORE_RULE_SET_BODY_SIZE_LABEL = 'awswaf:managed:aws:core-rule-set:SizeRestrictions_Body';
 
 /** Matches a request whose `field` is exactly `value`. */
 function exactly(field: 'method' | 'uriPath', value: string): CfnWebACL.StatementProperty {
@@ -84,7 +84,7 @@ function blockingNamespace(key: string): CfnWebACL.StatementProperty {
 }
 
 /** The Error bodies WAF answers with, by custom-response-body key. */
-export const FIREWALL_RESPONSES = {
+const FIREWALL_RESPONSES = {
   denied: {
     code: 'ACCESS_DENIED',
     message: 'The request was refused by the firewall.',
