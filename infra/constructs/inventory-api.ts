@@ -126,17 +126,16 @@ export class InventoryApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
       },
       defaultMethodOptions: { authorizer },
-      ...(corsOrigins.length > 0
-        ? {
-            defaultCorsPreflightOptions: {
+      defaultCorsPreflightOptions:
+        corsOrigins.length > 0
+          ? {
               allowOrigins: [...corsOrigins],
               allowMethods: [...CORS_PREFLIGHT.allowMethods],
               allowHeaders: [...CORS_PREFLIGHT.allowHeaders],
               maxAge: Duration.seconds(CORS_PREFLIGHT.maxAgeSeconds),
               statusCode: CORS_PREFLIGHT.status,
-            },
-          }
-        : {}),
+            }
+          : undefined,
     });
 
     // Created before the stage, so API Gateway never creates it first (with no retention) and the stack owns it.
