@@ -141,6 +141,8 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
   const get = (key: string) => lookup(`${stage}:${key}`, settingEnvName(stage, key));
   const count = (key: string, unit: string) => positiveInteger(get(key), `${stage}:${key}`, unit);
+  // Staging may follow the CLI's credentials; production never guesses its account.
+  const fromCli = (envName: string) => (stage === 'staging' ? lookup(undefined, envName) : undefined);
   const production = stage === 'production';
   // They bound what a client storm costs; what a list of the largest inventory needs of them is worked out in
   // docs/deploying.md, "Why these read caps".
@@ -150,7 +152,10 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
 
   return {
     stage,
-    env: stageEnv(stage, get, lookup),
+    env: {
+      account: get('account') ?? fromCli('CDK_DEFAULT_ACCOUNT') ?? PLACEHOLDER_ACCOUNT,
+      region: get('region') ?? fromCli('CDK_DEFAULT_REGION') ?? DEFAULT_REGION,
+    },
     throttling: STAGE_THROTTLING[stage],
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
     alarms: alarmConfig(production, get),
@@ -182,15 +187,6 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
 /** The environment variable of a stage's setting: `alarmEmail` of production is `PETSTORE_PRODUCTION_ALARM_EMAIL`. */
 function settingEnvName(stage: StageName, key: string): string {
   return `PETSTORE_${stage.toUpperCase()}_${key.replace(/[A-Z]/g, '_$&').toUpperCase()}`;
-}
-
-/** A stage's account and region: its own settings, for staging the CLI's credentials, else the placeholders. */
-function stageEnv(stage: StageName, get: (key: string) => string | undefined, lookup: Lookup): StageConfig['env'] {
-  const fromCli = (envName: string) => (stage === 'staging' ? lookup(undefined, envName) : undefined);
-  return {
-    account: get('account') ?? fromCli('CDK_DEFAULT_ACCOUNT') ?? PLACEHOLDER_ACCOUNT,
-    region: get('region') ?? fromCli('CDK_DEFAULT_REGION') ?? DEFAULT_REGION,
-  };
 }
 
 /** The stage's alarm thresholds, with the e-mail and topic it reads. */
