@@ -13,13 +13,10 @@ export interface ApiGatewayAccountStackProps extends Omit<StackProps, 'env' | 's
 const API_GATEWAY_LOGS_POLICY = 'service-role/AmazonAPIGatewayPushToCloudWatchLogs';
 
 /**
- * API Gateway's account-level CloudWatch Logs role, which a stage with logging needs first. The setting is one per
- * account and region, so the stages share this stack; role and setting are retained on deletion, since other APIs
- * of the account may log through them.
+ * API Gateway's CloudWatch Logs role, one per account and region: the stages there share it, and it is retained on
+ * deletion, since other APIs may log through it (docs/deploying.md, "Before the first deploy").
  */
 export class ApiGatewayAccountStack extends Stack {
-  readonly cloudWatchRole: Role;
-
   constructor(scope: Construct, id: string, props: ApiGatewayAccountStackProps) {
     super(scope, id, {
       ...props,
@@ -27,24 +24,24 @@ export class ApiGatewayAccountStack extends Stack {
       description: 'Pet store inventory: API Gateway CloudWatch Logs role of this account and region',
     });
 
-    this.cloudWatchRole = new Role(this, 'ApiGatewayCloudWatchRole', {
+    const cloudWatchRole = new Role(this, 'ApiGatewayCloudWatchRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       description: 'Lets API Gateway write access and execution logs of the REST APIs in this region',
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName(API_GATEWAY_LOGS_POLICY)],
     });
-    this.cloudWatchRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    Validations.of(this.cloudWatchRole).acknowledge({
+    cloudWatchRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    Validations.of(cloudWatchRole).acknowledge({
       id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${API_GATEWAY_LOGS_POLICY}]`,
       reason:
         'The policy API Gateway documents for its account-level role, which serves every REST API of the region, ' +
         'writing to log groups API Gateway names itself: it cannot name them in advance.',
     });
 
-    const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: this.cloudWatchRole.roleArn });
+    const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: cloudWatchRole.roleArn });
     account.applyRemovalPolicy(RemovalPolicy.RETAIN);
 
     new CfnOutput(this, 'ApiGatewayCloudWatchRoleArn', {
-      value: this.cloudWatchRole.roleArn,
+      value: cloudWatchRole.roleArn,
       description: 'The role API Gateway writes logs with in this account and region',
     });
   }

@@ -5,10 +5,8 @@ import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodej
 export const PROJECT_ROOT = join(import.meta.dirname, '..');
 
 /**
- * How every function is bundled (esbuild, never Docker): CJS with `module` before `main` loads fastest. The SDK is
- * bundled, so each function ships the version it was tested with, with credentials from the environment only
- * (functions/store/lambda-credentials.ts). The source map ships but is not loaded, which would cost every cold start
- * (docs/performance.md, "Source maps"); `npm run cli -- stack map` maps a logged stack.
+ * How every function is bundled: CJS with `module` before `main` loads fastest; the SDK ships as tested, credentials
+ * from the environment only (docs/performance.md, "The AWS SDK in the functions"); the source map ships, unloaded.
  */
 export const BUNDLING: BundlingOptions = {
   minify: true,

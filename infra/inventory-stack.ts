@@ -4,7 +4,6 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
-import { METRIC_NAMES } from '../service/metric-names';
 import {
   API_KEYS_TABLE_KEY,
   IDEMPOTENCY_TABLE_KEY,
@@ -69,18 +68,16 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
 type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'>;
 
 /**
- * One stage: the tables, a function per route plus the authorizer (each behind a `live` alias that CodeDeploy
- * shifts), the REST API (behind a web ACL where configured), the stock history, the self-check and the alarms.
- * The construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `IdempotencyTable`, `History/Table`) must never
- * change: a new ID is a new table.
+ * One stage (docs/deploying.md). The construct IDs of the tables (`InventoryTable`, `ApiKeysTable`, `IdempotencyTable`,
+ * `History/Table`) must never change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
-  readonly config: StageConfig;
+  private readonly config: StageConfig;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
   /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
-  readonly idempotencyTable: Table;
-  readonly history: InventoryHistory;
+  private readonly idempotencyTable: Table;
+  private readonly history: InventoryHistory;
   /** Functions by operationId, plus `authorizer` and `history`. */
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
@@ -157,7 +154,6 @@ export class InventoryStack extends Stack {
       period: config.alarms.period,
       preTrafficHook,
       functions: this.functions,
-      faultMetrics: { [AUTHORIZER_HANDLER]: METRIC_NAMES.authorizerUnavailable },
     });
     preTrafficHook.allowVerdicts(this.rollout.application);
     this.addOutputs();
@@ -194,13 +190,18 @@ export class InventoryStack extends Stack {
       idempotencyTable: this.idempotencyTable.tableArn,
       historyTable: this.history.table.tableArn,
     };
+    const concurrency = this.config.listReservedConcurrency;
+    const listSizing = {
+      memorySize: LIST_INVENTORY_MEMORY_MB,
+      reservedConcurrentExecutions: typeof concurrency === 'number' ? concurrency : undefined,
+    };
     for (const route of ROUTES) {
       const fn = new InventoryFunction(this, functionId(route.operationId), {
         ...defaults,
         handler: route.handler,
         description: `${route.method} ${route.path} (${route.operationId})`,
         environment: this.routeEnvironment(route),
-        ...(route.operationId === 'listInventory' ? this.listSizing() : {}),
+        ...(route.operationId === 'listInventory' ? listSizing : {}),
         timeout: route.timeoutSeconds ? Duration.seconds(route.timeoutSeconds) : undefined,
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
@@ -227,15 +228,6 @@ export class InventoryStack extends Stack {
       if (config.petsSunsetAt) environment[ENV.petsSunsetAt] = config.petsSunsetAt;
     }
     return environment;
-  }
-
-  /** The list's memory, and its reserved concurrency where the stage sets a number. */
-  private listSizing(): Pick<InventoryFunctionProps, 'memorySize' | 'reservedConcurrentExecutions'> {
-    const concurrency = this.config.listReservedConcurrency;
-    return {
-      memorySize: LIST_INVENTORY_MEMORY_MB,
-      reservedConcurrentExecutions: typeof concurrency === 'number' ? concurrency : undefined,
-    };
   }
 
   /** The TOKEN authorizer's function: it may only look a key up by its hash. */

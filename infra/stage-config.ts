@@ -36,8 +36,6 @@ export interface AlarmConfig {
   minRequests: number;
   /** Alarm when a buffered route's p99 latency reaches this many milliseconds (streamed routes: see below). */
   p99LatencyMs: number;
-  /** Alarm when a route function reports at least this many errors (crashes, timeouts) in a period. */
-  functionErrors: number;
   /** Alarm when one GET /inventory answer lists this many entries: the list nears what the function can hold. */
   listedEntries: number;
   /** Alarm when a table's consumed read units per second reach this fraction of its read cap. */
@@ -91,15 +89,11 @@ export interface StageConfig {
    * functions answer 503 with Retry-After): a client storm costs at most this much.
    */
   maxReadRequestUnits: { inventory: number; inventoryListIndex: number; apiKeys: number; history: number };
-  /**
-   * Read units per second one list may average (`LIST_READ_UNITS_PER_SECOND`): half the list index's cap, so a
-   * list alone is never throttled, and a second list still fits.
-   */
+  /** Read units per second one list may average (`LIST_READ_UNITS_PER_SECOND`): {@link listReadPace}. */
   listReadUnitsPerSecond: number;
   /**
-   * Concurrency reserved for the list function (`<stage>:listReservedConcurrency`): at most this many lists run at
-   * once, and the other functions keep the rest of the account's concurrency; `off` runs without one, on purpose.
-   * Why a list needs it and why no number is assumed: docs/deploying.md, "List concurrency". @default unset
+   * Concurrency reserved for the list function, also its most; `off` runs without one, on purpose (docs/deploying.md,
+   * "List concurrency"). @default unset
    */
   listReservedConcurrency?: number | 'off';
   /** Whether a real account needs `listReservedConcurrency` said (a number or `off`) before it synthesizes. */
@@ -141,21 +135,14 @@ export function contextLookup(tryGetContext: (key: string) => unknown, env: Node
 }
 
 /**
- * The configuration of a stage. Account and region come from context `<stage>:account` / `<stage>:region` or the
- * environment `PETSTORE_<STAGE>_ACCOUNT` / `PETSTORE_<STAGE>_REGION`; staging also falls back to the CLI's
- * credentials (`CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION`); production never guesses (pin it before deploying).
- * Without any of these, the account is {@link PLACEHOLDER_ACCOUNT} and the region {@link DEFAULT_REGION}.
- * The optional alarm e-mail and topic, sunset date, CORS origins (comma-separated), custom domain and history
- * retention read `<stage>:alarmEmail`, `<stage>:alarmTopicArn`, `<stage>:petsSunsetAt`, `<stage>:corsOrigins`,
- * `<stage>:domainName`, `<stage>:certificateArn`, `<stage>:hostedZoneId`, `<stage>:hostedZoneName`,
- * `<stage>:historyRetentionDays` the same way, and so does the list's reserved concurrency,
- * `<stage>:listReservedConcurrency`.
+ * The configuration of a stage: each setting from context `<stage>:<key>`, else `PETSTORE_<STAGE>_<KEY>` (the keys and
+ * fallbacks: docs/deploying.md, "Before the first deploy" and "Stage configuration").
  */
 export function stageConfig(stage: StageName, lookup: Lookup = () => undefined): StageConfig {
   const get = (key: string) => lookup(`${stage}:${key}`, settingEnvName(stage, key));
-  const sunsetAt = get('petsSunsetAt');
-  const customDomain = readCustomDomain(get);
-  const listReservedConcurrency = readListConcurrency(stage, get('listReservedConcurrency'));
+  const count = (key: string, unit: string) => positiveInteger(get(key), `${stage}:${key}`, unit);
+  // Staging may follow the CLI's credentials; production never guesses its account.
+  const fromCli = (envName: string) => (stage === 'staging' ? lookup(undefined, envName) : undefined);
   const production = stage === 'production';
   // They bound what a client storm costs; what a list of the largest inventory needs of them is worked out in
   // docs/deploying.md, "Why these read caps".
@@ -165,28 +152,32 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
 
   return {
     stage,
-    env: stageEnv(stage, get, lookup),
+    env: {
+      account: get('account') ?? fromCli('CDK_DEFAULT_ACCOUNT') ?? PLACEHOLDER_ACCOUNT,
+      region: get('region') ?? fromCli('CDK_DEFAULT_REGION') ?? DEFAULT_REGION,
+    },
     throttling: STAGE_THROTTLING[stage],
     logRetention: production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
     alarms: alarmConfig(production, get),
     maxReadRequestUnits,
     listReadUnitsPerSecond: listReadPace(maxReadRequestUnits.inventoryListIndex),
-    ...(listReservedConcurrency === undefined ? {} : { listReservedConcurrency }),
+    listReservedConcurrency:
+      get('listReservedConcurrency') === 'off'
+        ? 'off'
+        : count('listReservedConcurrency', 'concurrent executions, or off'),
     // A read key could otherwise hold the account's concurrency with lists its client abandoned.
     listConcurrencyRequired: production,
     history: {
-      retentionDays:
-        positiveInteger(get('historyRetentionDays'), `${stage}:historyRetentionDays`, 'days') ??
-        (production ? 730 : 90),
+      retentionDays: count('historyRetentionDays', 'days') ?? (production ? 730 : 90),
       // Normally under a second; a minute behind in production means the history function is failing or throttled.
       iteratorAgeAlarm: production ? Duration.minutes(1) : Duration.minutes(5),
     },
     // Staging goes through the same CodeDeploy machinery at once, so a broken deployment setup fails there first.
     trafficShifting: production ? 'CANARY_10PERCENT_5MINUTES' : 'ALL_AT_ONCE',
-    ...(production ? { firewall: { requestsPerIpPerMinute: 600 } } : {}),
-    ...(sunsetAt ? { petsSunsetAt: sunsetAt } : {}),
+    firewall: production ? { requestsPerIpPerMinute: 600 } : undefined,
+    petsSunsetAt: get('petsSunsetAt'),
     corsOrigins: parseAllowedOrigins(get('corsOrigins')),
-    ...(customDomain ? { customDomain } : {}),
+    customDomain: readCustomDomain(get),
     stateful: production
       ? { removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true }
       : { removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false },
@@ -198,24 +189,12 @@ function settingEnvName(stage: StageName, key: string): string {
   return `PETSTORE_${stage.toUpperCase()}_${key.replace(/[A-Z]/g, '_$&').toUpperCase()}`;
 }
 
-/** A stage's account and region: its own settings, for staging the CLI's credentials, else the placeholders. */
-function stageEnv(stage: StageName, get: (key: string) => string | undefined, lookup: Lookup): StageConfig['env'] {
-  const fromCli = (envName: string) => (stage === 'staging' ? lookup(undefined, envName) : undefined);
-  return {
-    account: get('account') ?? fromCli('CDK_DEFAULT_ACCOUNT') ?? PLACEHOLDER_ACCOUNT,
-    region: get('region') ?? fromCli('CDK_DEFAULT_REGION') ?? DEFAULT_REGION,
-  };
-}
-
 /** The stage's alarm thresholds, with the e-mail and topic it reads. */
 function alarmConfig(production: boolean, get: (key: string) => string | undefined): AlarmConfig {
-  const email = get('alarmEmail');
-  const topicArn = get('alarmTopicArn');
   return {
     serverErrorRate: production ? 0.01 : 0.05,
     minRequests: production ? 20 : 10,
     p99LatencyMs: production ? 1000 : 2000,
-    functionErrors: 1,
     // Three quarters of the largest list a client reading it plain can get: Lambda streams at most 200 MB
     // (docs/performance.md, "Largest inventory"); gzipped lists go far further.
     listedEntries: 2_500_000,
@@ -224,16 +203,10 @@ function alarmConfig(production: boolean, get: (key: string) => string | undefin
     period: production ? Duration.minutes(1) : Duration.minutes(5),
     evaluationPeriods: production ? 3 : 2,
     datapointsToAlarm: 2,
-    ...(email ? { email } : {}),
-    ...(topicArn ? { topicArn } : {}),
+    email: get('alarmEmail'),
+    topicArn: get('alarmTopicArn'),
     destinationRequired: production,
   };
-}
-
-/** `<stage>:listReservedConcurrency`: a positive integer, `off`, or unset. */
-function readListConcurrency(stage: StageName, raw: string | undefined): number | 'off' | undefined {
-  if (raw === 'off') return 'off';
-  return positiveInteger(raw, `${stage}:listReservedConcurrency`, 'concurrent executions, or off');
 }
 
 /** A positive integer setting, or undefined when unset. @throws Error naming the setting and its unit */
@@ -267,7 +240,7 @@ function readCustomDomain(get: (key: string) => string | undefined): CustomDomai
   return {
     domainName,
     certificateArn,
-    ...(hostedZoneId && zoneName ? { hostedZone: { hostedZoneId, zoneName } } : {}),
+    hostedZone: hostedZoneId && zoneName ? { hostedZoneId, zoneName } : undefined,
   };
 }
 
@@ -296,11 +269,8 @@ export function missingSettings(config: StageConfig): string[] {
 }
 
 /**
- * The production guard of every path: a stage whose account is real and whose configuration is incomplete is
- * refused by any synth or deploy of the app (plain `cdk synth`/`cdk deploy` included); the placeholder account is
- * never deployable, so offline synth with it keeps working.
- *
- * @throws Error naming the settings to set.
+ * Refuses any synth or deploy of a real account's incomplete stage, naming the settings to set; the placeholder
+ * account, never deployable, keeps offline synth working (docs/deploying.md, "Before the first deploy").
  */
 export function assertComplete(config: StageConfig): void {
   if (config.env.account === PLACEHOLDER_ACCOUNT) return;
@@ -312,10 +282,8 @@ export function assertComplete(config: StageConfig): void {
 }
 
 /**
- * Refuses a deploy that would leave nobody told of an alarm, or that targets the placeholder account: called by the
- * app when `-c deploying=<stage>` (the `npm run deploy:<stage>` scripts) names this stage.
- *
- * @throws Error naming the settings to set.
+ * Refuses, naming the settings to set, a deploy of an incomplete stage or of the placeholder account: the app calls it
+ * when `-c deploying=<stage>` (the `npm run deploy:<stage>` scripts) names this stage.
  */
 export function assertDeployable(config: StageConfig): void {
   const { stage } = config;

@@ -19,9 +19,7 @@ export function cdkJsonContext(): Record<string, unknown> {
 export interface DeployedBundle {
   /** The module under `functions/handlers/`. */
   handler: string;
-  /** The asset directory. */
-  dir: string;
-  /** `dir/index.js`, the file Lambda loads. */
+  /** The asset directory's `index.js`, the file Lambda loads. */
   file: string;
   bytes: number;
 }
@@ -65,9 +63,8 @@ export function synthesizeDeployedBundles(): DeployedBundles {
       const logicalId = Stack.of(fn).resolve((fn.node.defaultChild as CfnResource).logicalId) as string;
       const assetPath = template.Resources[logicalId]?.Metadata?.['aws:asset:path'];
       if (!assetPath) throw new Error(`No bundled asset for ${fn.node.path}`);
-      const dir = join(outdir, assetPath);
-      const file = join(dir, 'index.js');
-      return { handler: fn.handlerModule, dir, file, bytes: statSync(file).size };
+      const file = join(outdir, assetPath, 'index.js');
+      return { handler: fn.handlerModule, file, bytes: statSync(file).size };
     });
   return {
     bundles,

@@ -39,14 +39,13 @@ export const BLOCKING_MANAGED_LABELS = {
 } as const;
 
 /**
- * `POST /inventory/changes` as WAF sees it (the URI path with the stage): a batch of 100 changes is far over the
- * PATCH's 1024 bytes, so its body is exempt from the size rule and the core rule set's `SizeRestrictions_BODY`
- * (over 8 KB); its function refuses a body over 65,536 bytes with the Error body itself.
+ * `POST /inventory/changes` as WAF sees it (with the stage): 100 changes are far over the PATCH's 1024 bytes, so its
+ * body is exempt from both size rules (ours, the core rule set's 8 KB); its function refuses one over 65,536 bytes.
  */
 export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
 
 /** The core rule set's label for a body over 8 KB (AWS WAF Developer Guide, "Baseline rule groups"). */
-export const CORE_RULE_SET_BODY_SIZE_LABEL = 'awswaf:managed:aws:core-rule-set:SizeRestrictions_Body';
+const CORE_RULE_SET_BODY_SIZE_LABEL = 'awswaf:managed:aws:core-rule-set:SizeRestrictions_Body';
 
 /** Matches a request whose `field` is exactly `value`. */
 function exactly(field: 'method' | 'uriPath', value: string): CfnWebACL.StatementProperty {
@@ -65,9 +64,8 @@ const IS_BATCH: CfnWebACL.StatementProperty = {
 };
 
 /**
- * Every label of a managed namespace, but a batch's body size. Each core rule set rule blocks within the group, so a
- * request carries at most one of its labels: a batch over 8 KB carries that one only, and the group's later body
- * rules do not inspect it (the function parses every byte as strict JSON).
+ * Every label of a managed namespace but a batch's body size: the group stops at its first match, so such a batch
+ * skips its later body rules, and the function parses every byte as strict JSON instead.
  */
 function blockingNamespace(key: string): CfnWebACL.StatementProperty {
   const batchBodySize: CfnWebACL.StatementProperty = {
@@ -86,7 +84,7 @@ function blockingNamespace(key: string): CfnWebACL.StatementProperty {
 }
 
 /** The Error bodies WAF answers with, by custom-response-body key. */
-export const FIREWALL_RESPONSES = {
+const FIREWALL_RESPONSES = {
   denied: {
     code: 'ACCESS_DENIED',
     message: 'The request was refused by the firewall.',

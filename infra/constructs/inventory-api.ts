@@ -5,7 +5,6 @@ import {
   type CfnMethod,
   DomainName,
   EndpointType,
-  IdentitySource,
   type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -62,9 +61,8 @@ const ACCESS_LOG_FIELDS = {
   responseLength: '$context.responseLength',
   responseLatency: '$context.responseLatency',
   integrationStatus: '$context.integration.status',
-  // For a streamed answer (the list) the integration latency runs to the stream's end; these tell a slow first byte
-  // from a long stream ("Troubleshoot issues with response streaming in API Gateway", access logging:
-  // https://docs.aws.amazon.com/apigateway/latest/developerguide/response-streaming-troubleshoot.html).
+  // A streamed answer's integration latency runs to its end; these tell a slow first byte from a long stream
+  // ("Troubleshoot issues with response streaming in API Gateway").
   integrationLatency: '$context.integration.latency',
   responseTransferMode: '$context.integration.responseTransferMode',
   timeToAllHeaders: '$context.integration.timeToAllHeaders',
@@ -104,7 +102,6 @@ export class InventoryApi extends Construct {
     const accessLogs = new LogGroup(this, 'AccessLogs', logs);
     const authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler: props.authorizerFunction.live,
-      identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_VALIDATION_REGEX,
       // Also how long a revoked key keeps working where no flush reached it.
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
@@ -124,23 +121,21 @@ export class InventoryApi extends Construct {
         accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
         tracingEnabled: true,
         metricsEnabled: true,
-        // Errors only, never bodies (dataTrace would log the Authorization header); the account stack provides
-        // the CloudWatch role execution logging needs.
+        // Errors only, never bodies (CDK leaves dataTrace off: it would log the Authorization header); the account
+        // stack provides the CloudWatch role execution logging needs.
         loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
       },
       defaultMethodOptions: { authorizer },
-      ...(corsOrigins.length > 0
-        ? {
-            defaultCorsPreflightOptions: {
+      defaultCorsPreflightOptions:
+        corsOrigins.length > 0
+          ? {
               allowOrigins: [...corsOrigins],
               allowMethods: [...CORS_PREFLIGHT.allowMethods],
               allowHeaders: [...CORS_PREFLIGHT.allowHeaders],
               maxAge: Duration.seconds(CORS_PREFLIGHT.maxAgeSeconds),
               statusCode: CORS_PREFLIGHT.status,
-            },
-          }
-        : {}),
+            }
+          : undefined,
     });
 
     // Created before the stage, so API Gateway never creates it first (with no retention) and the stack owns it.
@@ -228,13 +223,11 @@ export class InventoryApi extends Construct {
     const domainName = new DomainName(this, 'DomainName', {
       domainName: domain.domainName,
       certificate: Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
-      endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
     new BasePathMapping(this, 'BasePathMapping', {
       domainName,
       restApi: this.api,
-      stage: this.api.deploymentStage,
       basePath: API_STAGE_NAME,
     });
     if (domain.hostedZone) {
@@ -250,9 +243,8 @@ export class InventoryApi extends Construct {
 }
 
 /**
- * CDK's CORS preflight MOCKs pass an OPTIONS with a Content-Type other than JSON through and answer 500
- * (aws/aws-cdk#18297); NEVER makes it 415, as on the 404/405 mocks (a browser's preflight has no Content-Type). CDK
- * leaves a property override out of the Deployment's logical id, so the id is told here, or the stage keeps the old.
+ * CDK's preflight MOCKs answer an OPTIONS with a non-JSON Content-Type 500 (aws/aws-cdk#18297); NEVER makes it 415.
+ * An override is not in the Deployment's logical id, so it is added there, or the stage keeps the old methods.
  */
 export function refuseUnmappedPreflightBodies(api: RestApi): void {
   for (const method of api.methods) {

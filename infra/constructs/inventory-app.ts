@@ -22,10 +22,8 @@ export interface InventoryApp {
 }
 
 /**
- * One {@link InventoryStack} per stage, each after the {@link ApiGatewayAccountStack} of its account and region, with
- * cdk-nag's AwsSolutions checks (an unacknowledged finding fails synth). Every synth refuses a real account's
- * incomplete stage, whichever stack the command names; `deploying=<stage>` (`npm run deploy:<stage>`) also refuses the
- * placeholder account. With the placeholder account, synth works offline with no configuration.
+ * One {@link InventoryStack} per stage after its account's {@link ApiGatewayAccountStack}, with cdk-nag's checks; an
+ * incomplete stage is refused first ({@link assertComplete}, {@link assertDeployable}).
  */
 export function createInventoryApp(props: AppProps = {}, env: NodeJS.ProcessEnv = process.env): InventoryApp {
   const app = new App(props);

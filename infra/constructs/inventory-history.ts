@@ -25,9 +25,8 @@ export interface InventoryHistoryProps {
 }
 
 /**
- * The stock change history: the inventory table's stream feeds the history function's `live` alias (shifted by
- * CodeDeploy like every function), which writes one row per change. What the mapping gives up on goes to an
- * encrypted queue that an alarm watches. The construct IDs `Table` and `FailedRecords` must never change.
+ * The stock change history (docs/deploying.md, "The history"). The construct IDs `Table` and `FailedRecords` must
+ * never change: a new ID is a new table or queue.
  */
 export class InventoryHistory extends Construct {
   readonly table: Table;

@@ -3,7 +3,6 @@ import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
   AlarmStatusWidget,
-  ComparisonOperator,
   Dashboard,
   GraphWidget,
   type IMetric,
@@ -32,17 +31,8 @@ import { type InventoryFunction, pascalCase } from './inventory-function';
 import type { InventoryHistory } from './inventory-history';
 
 /**
- * The throttle events of a table or index as one series, for its alarm and graph. DynamoDB counts ReadThrottleEvents
- * and WriteThrottleEvents, described as requests beyond provisioned capacity, and, apart, one count per cause: the
- * on-demand maximum a table sets itself (`maxReadRequestUnits`, these tables' read cap), a partition's limit, the
- * account's per-table limit ("CloudWatch throttling metrics",
- * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TroubleshootingThrottling-cloudwatch.html). It does
- * not say whether the general counts include the per-cause ones. The largest of them in each period (per direction,
- * reads plus writes) is exact if they do and a lower bound if they do not: a throttle is never missed (the alarms'
- * threshold is 1) and never counted twice. Each series is filled with 0: DynamoDB sends them only when there are
- * throttles, and an alarm on an AWS/DynamoDB metric keeps its state while it is missing (PutMetricAlarm,
- * TreatMissingData), so after one burst it would stay in ALARM and never page again. At most 7 metrics, within an
- * alarm's 10.
+ * A table's or index's throttles: per direction the largest of DynamoDB's general and per-cause counts, so none is
+ * missed or counted twice ("CloudWatch throttling metrics"), each FILLed with 0 (docs/deploying.md, "Observability").
  */
 function throttleEvents(
   metric: (metricName: string) => IMetric,
@@ -73,8 +63,7 @@ function throttleEvents(
   });
 }
 
-/** A table and its read cap. */
-export interface MonitoredTable {
+interface MonitoredTable {
   table: Table;
   /** The table's `maxReadRequestUnits`; none (an uncapped table): no read-capacity alarm. */
   maxReadRequestUnits?: number;
@@ -112,32 +101,26 @@ const TABLE_OPERATIONS = [
   Operation.BATCH_WRITE_ITEM,
 ];
 
-/** How many periods an alarm looks at, and how many of them must breach. */
-export interface Evaluation {
+interface Evaluation {
   evaluationPeriods: number;
   datapointsToAlarm: number;
 }
 
 /**
- * Counts of events that should never happen (a crash, a throttle, a key check that could not run, a list near its
- * time-out) alarm on the first period that has one: a lone event breaches one period, and an M-of-N alarm needs M
- * of them, so it would never page. Rates, latencies and levels alarm when M of N periods breach, so that one slow or
- * failing minute is not an outage ("Evaluating an alarm", CloudWatch user guide). test/infra/alarm-evaluation.ts
- * evaluates both kinds as CloudWatch does.
+ * Events that should never happen alarm on the first period with one: an M-of-N alarm would never page on a lone
+ * event ("Evaluating an alarm"; docs/deploying.md, "Observability").
  */
 const ONCE: Evaluation = { evaluationPeriods: 1, datapointsToAlarm: 1 };
 
 /**
- * An event alarm on a function's Lambda metrics: Lambda stamps an invocation's Duration and Errors with its start and
- * sends them at its end ("Working with Lambda function metrics"), so for a function whose timeout is longer than a
- * period the alarm reads back past the timeout to see a point that came that late, and pages on one.
+ * An event alarm on a function's Lambda metrics, stamped with a run's start and sent at its end ("Working with Lambda
+ * function metrics"): for a timeout longer than a period, it reads back past the timeout.
  */
 export function lambdaEventEvaluation(fn: InventoryFunction, period: Duration): Evaluation {
   if (!fn.timeout || fn.timeout.toSeconds() <= period.toSeconds()) return ONCE;
   return { evaluationPeriods: Math.ceil(fn.timeout.toSeconds() / period.toSeconds()) + 1, datapointsToAlarm: 1 };
 }
 
-/** One alarm of the stage. */
 interface AlarmSpec {
   metric: IMetric;
   threshold: number;
@@ -150,27 +133,12 @@ interface AlarmSpec {
 }
 
 /**
- * The stage's alarms, all into one KMS-encrypted SNS topic (plus the configured e-mail and topic), and a dashboard.
- *
- * - What a client notices: API 5xx rate without the designed 501s, each buffered route's p99 latency, and a
- *   streamed list still running near its time-out (its latency runs to the last byte, so a large list is slow by
- *   design).
- * - Our own faults: the functions' InternalError + StorageUnavailable per request; route function crashes (Lambda
- *   `Errors`; the handlers turn every thrown error into a response, so an `Errors` is a crash or timeout); the
- *   authorizer's AuthorizerUnavailable (never its `Errors`: a refused key is a thrown `Unauthorized`).
- * - Limits ahead: the largest list answered, each table's read units against its cap, throttles, system errors.
- * - The history: its function's crashes, how far behind the inventory table's stream it is (`IteratorAge`), and
- *   any batch of stream records it gave up on (a message in its on-failure queue).
- *
- * The rate and latency alarms only count periods with at least `minRequests` requests. Every operand of a math
- * alarm that CloudWatch may leave empty (a metric with no data point in a period) is `FILL`ed with 0, so a sum of
- * sparse metrics still has a value. These alarms page; deploys roll back on each new version's own alarms
- * (InventoryRollout). Each alarm is created in this construct, so it keeps its `Monitoring<Name>` logical ID, which
- * names the alarm.
+ * The stage's alarms, into one KMS-encrypted topic, and its dashboard (docs/deploying.md, "Observability" and "Alarm
+ * runbooks"). Each alarm is created here, so its `Monitoring<Name>` logical ID, which names it, stays.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
-  readonly alarms: Alarm[] = [];
+  private readonly alarms: Alarm[] = [];
   /** The authorizer could not check keys (clients get 503). */
   readonly authorizerUnavailableAlarm: Alarm;
   private readonly actions: SnsAction[];
@@ -220,7 +188,6 @@ export class Monitoring extends Construct {
       threshold: spec.threshold,
       evaluationPeriods: evaluation.evaluationPeriods,
       datapointsToAlarm: evaluation.datapointsToAlarm,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription: `${spec.description}. Runbook: docs/deploying.md, "Alarm runbooks", ${spec.runbook ?? id}.`,
     });
@@ -267,16 +234,14 @@ export class Monitoring extends Construct {
   }
 
   /**
-   * What a client notices: 5xx and fault rates, and each buffered route's p99 latency (API Gateway's per-method
-   * metrics, which the stage's `metricsEnabled` turns on). A streamed route's latency runs to its last byte, so it
-   * is watched by its budget (ListInventoryNearTimeoutAlarm). The 501 routes' 5xx are left out: they answer so by
-   * design.
+   * What a client notices: 5xx and fault rates without the designed 501s, and each buffered route's p99 latency (a
+   * streamed route's runs to its last byte: ListInventoryNearTimeoutAlarm watches it).
    */
   private watchApi(): GraphWidget[] {
     const { config, period } = this;
     const { stage } = this.props;
     const requests = stage.metricCount({ statistic: 'Sum', period });
-    const serverErrors = stage.metricServerError({ statistic: 'Sum', period });
+    const serverErrors = stage.metricServerError({ period });
     const notImplemented = Object.fromEntries(
       ROUTES.filter((route) => route.notImplemented).map((route, index) => [
         `ni${index}`,
@@ -318,7 +283,7 @@ export class Monitoring extends Construct {
     return [
       new GraphWidget({
         title: 'API requests and errors',
-        left: [requests, stage.metricClientError({ statistic: 'Sum', period }), serverErrors],
+        left: [requests, stage.metricClientError({ period }), serverErrors],
         right: [serverErrorRate, faults],
         width: 12,
       }),
@@ -411,13 +376,13 @@ export class Monitoring extends Construct {
   private watchFunction(name: string, fn: InventoryFunction): GraphWidget {
     const { period } = this;
     const pascal = pascalCase(name);
-    const errors = fn.metricErrors({ statistic: 'Sum', period });
-    const throttles = fn.metricThrottles({ statistic: 'Sum', period });
+    const errors = fn.metricErrors({ period });
+    const throttles = fn.metricThrottles({ period });
     const evaluation = lambdaEventEvaluation(fn, period);
     if (name !== AUTHORIZER_HANDLER)
       this.alarm(`${pascal}ErrorsAlarm`, {
         metric: errors,
-        threshold: this.config.functionErrors,
+        threshold: 1,
         description: `The ${name} function crashed or timed out`,
         runbook: '<Function>ErrorsAlarm',
         evaluation,
@@ -431,7 +396,7 @@ export class Monitoring extends Construct {
     });
     return new GraphWidget({
       title: `${name}: invocations, errors, throttles`,
-      left: [fn.metricInvocations({ statistic: 'Sum', period }), errors, throttles],
+      left: [fn.metricInvocations({ period }), errors, throttles],
       right: [fn.metricDuration({ statistic: 'p99', period })],
       width: 12,
     });
@@ -452,7 +417,6 @@ export class Monitoring extends Construct {
       description: `The history is ${historyLagAlarm.toHumanString()} or more behind the inventory table's stream`,
     });
     const failedRecords = history.failedRecords.metricApproximateNumberOfMessagesVisible({
-      statistic: 'Maximum',
       period,
       label: 'History: batches given up on (on-failure queue)',
     });
@@ -506,7 +470,7 @@ export class Monitoring extends Construct {
       period,
     });
     const readUnitsPerSecond = readUnitsPerSecondOf(
-      table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }),
+      table.metricConsumedReadCapacityUnits({ period }),
       `${name} read units per second${maxReadRequestUnits === undefined ? '' : ` (cap ${maxReadRequestUnits})`}`,
       period,
     );
@@ -542,9 +506,7 @@ export class Monitoring extends Construct {
     const { config, period } = this;
     const { table, indexName, maxReadRequestUnits } = this.props.listIndex;
     const indexMetric = (metricName: string) =>
-      new Metric({
-        namespace: 'AWS/DynamoDB',
-        metricName,
+      table.metric(metricName, {
         dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
         statistic: 'Sum',
         period,

@@ -7,9 +7,6 @@ import { PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS, type ProbeTarget } from '../../functi
 import { InventoryFunction, type InventoryFunctionProps } from './inventory-function';
 import { STACK_STATUS_ACTIONS } from './self-check';
 
-/** The pre-traffic hook's module under `functions/handlers/`. */
-export const PRE_TRAFFIC_HOOK_HANDLER = 'pre-traffic-hook';
-
 /** One function the hook probes, and the safe request it sends. */
 export interface PreTrafficTarget {
   function: InventoryFunction;
@@ -23,9 +20,8 @@ export interface PreTrafficHookProps extends Pick<InventoryFunctionProps, 'logRe
 }
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook of every deployment group: invokes each new version with a safe request
- * before it takes traffic. It may invoke the stage's own functions (any version), read its stack's status, read which
- * version a deployment moves, and report its verdict ({@link allowVerdicts}).
+ * CodeDeploy's BeforeAllowTraffic hook of every deployment group: invokes each new version with a safe request before
+ * it takes traffic (docs/deploying.md, "What a deploy does"); {@link allowVerdicts} grants what it does.
  */
 export class PreTrafficHook extends InventoryFunction {
   private readonly targets: readonly InventoryFunction[];
@@ -35,7 +31,7 @@ export class PreTrafficHook extends InventoryFunction {
     super(scope, id, {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
-      handler: PRE_TRAFFIC_HOOK_HANDLER,
+      handler: 'pre-traffic-hook',
       description:
         'CodeDeploy BeforeAllowTraffic hook: invokes each new version with a safe request before it takes traffic',
       // Past the check's deadline, so a hung probe is still reported Failed.
@@ -84,10 +80,8 @@ export class PreTrafficHook extends InventoryFunction {
         resources: this.targets.map((fn) => `${fn.functionArn}:*`),
       }),
     );
-    // Which resource CodeDeploy authorizes these two reads on is documented two ways: the Service Authorization
-    // Reference lists no resource type ("you must specify all resources (*)"), CodeDeploy's permissions reference names
-    // the deployment group. A grant on the groups alone would, on the first reading, leave the hook unable to find the
-    // version it checks, and every deploy would roll back; `*` holds on both.
+    // The Service Authorization Reference lists no resource type for these reads, CodeDeploy's permissions reference
+    // names the deployment group: only `*` holds on both, and a grant that fails would roll every deploy back.
     this.addToRolePolicy(
       new PolicyStatement({
         actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],

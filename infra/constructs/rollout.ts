@@ -1,11 +1,18 @@
 import { createHash } from 'node:crypto';
 import { type CfnElement, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, type CfnAlarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, type CfnAlarm, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION, VERSION_DIMENSION } from '../../service/metric-names';
+import {
+  METRIC_NAMES,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  STAGE_DIMENSION,
+  VERSION_DIMENSION,
+} from '../../service/metric-names';
+import { AUTHORIZER_HANDLER } from '../../service/routes';
 import type { TrafficShifting } from '../stage-config';
 import { type InventoryFunction, pascalCase } from './inventory-function';
 import { lambdaEventEvaluation } from './monitoring';
@@ -14,34 +21,21 @@ import { lambdaEventEvaluation } from './monitoring';
 export interface InventoryRolloutProps {
   /** Each function behind a `live` alias, by a readable name. */
   functions: ReadonlyMap<string, InventoryFunction>;
-  /**
-   * By function name, where its Lambda `Errors` are no fault (the authorizer's refused keys are thrown `Unauthorized`
-   * errors): the count of its own faults it emits per version (service/metric-names.ts, with the `version` dimension).
-   */
-  faultMetrics: Readonly<Record<string, string>>;
   /** The stage name: the `stage` dimension of the functions' own metrics. */
   stageName: string;
   trafficShifting: TrafficShifting;
   /** Period of the new versions' error alarms (the stage's alarm period). */
   period: Duration;
-  /**
-   * CodeDeploy's BeforeAllowTraffic hook: invokes each new version with a safe request before any traffic
-   * moves to it, and fails the deployment if it answers wrong.
-   */
+  /** CodeDeploy's BeforeAllowTraffic hook of every group. */
   preTrafficHook: IFunction;
 }
 
 /** The AWS managed policy CodeDeploy needs to shift Lambda aliases (CDK attaches it to every Lambda group's role). */
-export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
+const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
 
 /**
- * Every function's `live` alias moves to the new version through CodeDeploy: one application, one deployment group
- * per function, all with the stage's traffic shifting. Before any traffic moves, the pre-traffic hook invokes the
- * new version; while traffic shifts, the group watches only the new version's own alarm (its Lambda `Errors` as
- * executed through the alias, by `ExecutedVersion`, or its own count of faults by `version`), so an incident of the
- * old version or of the stage never blocks a deploy, the hotfix included; the stage-wide alarms page. A deployment
- * that fails, is stopped, or whose alarm fires is rolled back, which fails the CloudFormation update and rolls every
- * other alias back too.
+ * Each `live` alias moves to its new version through CodeDeploy, gated by the pre-traffic hook and that version's own
+ * alarm; a deployment that fails, is stopped or alarms rolls back (docs/deploying.md, "What a deploy does").
  */
 export class InventoryRollout extends Construct {
   readonly application: LambdaApplication;
@@ -75,9 +69,9 @@ export class InventoryRollout extends Construct {
         alias: fn.live,
         deploymentConfig,
         role,
-        alarms: [this.newVersionAlarm(name, fn, props.faultMetrics[name], props.stageName, props.period)],
+        alarms: [this.newVersionAlarm(name, fn, props)],
         preHook: props.preTrafficHook,
-        autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+        autoRollback: { stoppedDeployment: true },
       });
       // The alias's CodeDeploy update policy names the group; the dependency is also made explicit, so the group
       // (and its new gate, see versionAlarm) is updated before the alias starts a deployment.
@@ -86,22 +80,14 @@ export class InventoryRollout extends Construct {
   }
 
   /**
-   * The gate of the version this deploy publishes. By default its Lambda `Errors` invoked through the `live` alias:
-   * Lambda reports alias invocations by `FunctionName`, `Resource` (`name:alias`) and `ExecutedVersion`, so the old
-   * version's errors during the canary are not counted, and a function whose timeout is longer than a period is read
-   * back past it ({@link lambdaEventEvaluation}). With a `faultMetric`, the function's own count of faults as that
-   * version emits it (its `version` dimension).
+   * The gate of the version this deploy publishes: its Lambda `Errors` through `live` by `ExecutedVersion` (the old
+   * version's are not counted); the authorizer's refused keys are thrown errors, so its gate counts its own faults.
    */
-  private newVersionAlarm(
-    name: string,
-    fn: InventoryFunction,
-    faultMetric: string | undefined,
-    stageName: string,
-    period: Duration,
-  ): Alarm {
+  private newVersionAlarm(name: string, fn: InventoryFunction, { stageName, period }: InventoryRolloutProps): Alarm {
     const version = fn.currentVersion.version;
-    if (faultMetric) {
+    if (name === AUTHORIZER_HANDLER) {
       const id = `${pascalCase(name)}NewVersionUnavailableAlarm`;
+      const faultMetric = METRIC_NAMES.authorizerUnavailable;
       const metric = new Metric({
         namespace: METRICS_NAMESPACE,
         metricName: faultMetric,
@@ -111,15 +97,12 @@ export class InventoryRollout extends Construct {
       });
       return this.versionAlarm(id, fn, metric, 1, { what: `counted ${faultMetric}`, runbook: id });
     }
-    const metric = new Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'Errors',
+    const metric = fn.metricErrors({
       dimensionsMap: {
         FunctionName: fn.functionName,
         Resource: `${fn.functionName}:${fn.live.aliasName}`,
         ExecutedVersion: version,
       },
-      statistic: 'Sum',
       period,
     });
     return this.versionAlarm(
@@ -132,16 +115,8 @@ export class InventoryRollout extends Construct {
   }
 
   /**
-   * A gate of one version: in ALARM from its first bad point among the last `evaluationPeriods`.
-   *
-   * Each version gets an alarm of its own, not the same alarm with new dimensions: CloudWatch keeps an alarm's state
-   * when its configuration is updated (PutMetricAlarm: "When you update an existing alarm, its state is left
-   * unchanged", https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html). After the
-   * deploy, the alarm goes on watching the live version; if that version fails, the alarm is in ALARM, and an
-   * updated alarm would still be in ALARM when the hotfix's deployment starts, so CodeDeploy would roll the hotfix
-   * back. A logical id that follows the version's makes CloudFormation create a new alarm (INSUFFICIENT_DATA until
-   * its first evaluation), point the deployment group at it before the alias moves, and delete the old one when the
-   * update completes. A deploy that leaves the function's version as it is keeps its alarm.
+   * A gate of one version, with a logical ID of its own: an updated alarm keeps its state (PutMetricAlarm), so a reused
+   * gate in ALARM would roll the hotfix back (docs/deploying.md, "What a deploy does": the gate alarm).
    */
   private versionAlarm(
     id: string,
@@ -155,7 +130,6 @@ export class InventoryRollout extends Construct {
       threshold: 1,
       evaluationPeriods,
       datapointsToAlarm: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription:
         `The version being deployed ${text.what} while CodeDeploy shifted traffic to it: the deploy rolls ` +

@@ -22,8 +22,8 @@ export interface SelfCheckProps extends Pick<InventoryFunctionProps, 'logRetenti
   api: InventoryApi;
   /** The functions behind the API: the check runs once they and their roles are updated. */
   functions: Iterable<IFunction>;
-  /** What else the stage must have in place first (the web ACL association, where there is one). @default none */
-  after?: readonly Construct[];
+  /** What else the stage must have in place first (the web ACL association, where there is one). */
+  after: readonly Construct[];
   /** Where the short-lived key is written. */
   apiKeysTable: ITable;
   /** The check asks SNS whether the alarms reach anyone (functions/self-check/alarm-delivery.ts). */
@@ -38,17 +38,15 @@ export interface SelfCheckProps extends Pick<InventoryFunctionProps, 'logRetenti
 const TRIGGER_PROVIDER_ID = 'AWSCDK.TriggerCustomResourceProviderCustomResourceProvider';
 
 /**
- * The deploy self-check: a function that calls the stage as a client would (the CLI's smoke checks, with a key that
- * exists only for the run), invoked by a CDK trigger after the API, the functions and their roles are deployed. A
- * failed check fails the deployment, which rolls back. The trigger runs when it is created or updated: its
- * `StageFingerprint` hashes every other resource, so any deploy that changes something runs the check.
+ * The deploy self-check, run by a CDK trigger (docs/deploying.md, "Self-check after deploy"): its `StageFingerprint`
+ * hashes every other resource, so any deploy that changes something runs the check.
  */
 export class SelfCheck extends Construct {
   readonly function: InventoryFunction;
 
   constructor(scope: Construct, id: string, props: SelfCheckProps) {
     super(scope, id);
-
+    const stack = Stack.of(this);
     this.function = new InventoryFunction(this, 'Function', {
       handler: 'self-check',
       description: 'Deploy self-check: calls the stage as a client with a short-lived key, after each deployment',
@@ -61,17 +59,16 @@ export class SelfCheck extends Construct {
         [ENV.apiKeysTable]: props.apiKeysTable.tableName,
         // The stage's own URL, not a custom domain whose DNS may still be settling.
         [ENV.selfCheckBaseUrl]: props.api.stageUrl,
+        // A rollback runs the previous self-check again; its stack's status tells it so, and then a failed check
+        // only warns (a failure could only leave the stack UPDATE_ROLLBACK_FAILED).
+        [ENV.stackId]: stack.stackId,
+        [ENV.alarmTopicArn]: props.alarmTopic.topicArn,
+        [ENV.alarmOnCallTopic]: String(props.alarmOnCallTopic),
+        [ENV.alarmDeliveryRequired]: String(props.alarmDeliveryRequired),
       },
     });
     // It writes its short-lived key and deletes it: nothing else, not even a read.
     props.apiKeysTable.grant(this.function, 'dynamodb:PutItem', 'dynamodb:DeleteItem');
-    // A rollback runs the previous self-check again; its stack's status tells it so, and then a failed check only
-    // warns (a failure could only leave the stack UPDATE_ROLLBACK_FAILED).
-    const stack = Stack.of(this);
-    this.function.addEnvironment(ENV.stackId, stack.stackId);
-    this.function.addEnvironment(ENV.alarmTopicArn, props.alarmTopic.topicArn);
-    this.function.addEnvironment(ENV.alarmOnCallTopic, String(props.alarmOnCallTopic));
-    this.function.addEnvironment(ENV.alarmDeliveryRequired, String(props.alarmDeliveryRequired));
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [stack.stackId] }),
     );
@@ -83,20 +80,18 @@ export class SelfCheck extends Construct {
     const trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
       timeout: Duration.minutes(7),
-      // An update with it off would skip the run.
-      executeOnHandlerChange: true,
       executeAfter: [
         props.api,
         ...functions,
         ...functions.flatMap((fn) => (fn.role ? [fn.role] : [])),
-        ...(props.after ?? []),
+        ...props.after,
         // Its subscriptions too.
         props.alarmTopic,
       ],
     });
     // The trigger's provider, a function CDK adds once per stack, would log to a group Lambda creates and keeps
     // forever; it logs into one the stack owns instead (its role, AWSLambdaBasicExecutionRole, may write to any).
-    const provider = Stack.of(this).node.tryFindChild(TRIGGER_PROVIDER_ID)?.node.tryFindChild('Handler');
+    const provider = stack.node.tryFindChild(TRIGGER_PROVIDER_ID)?.node.tryFindChild('Handler');
     if (!CfnResource.isCfnResource(provider))
       throw new Error(`no ${TRIGGER_PROVIDER_ID}/Handler: CDK's Trigger changed`);
     const providerLogs = new LogGroup(this, 'TriggerProviderLogGroup', {
@@ -107,7 +102,7 @@ export class SelfCheck extends Construct {
     const triggerResource = trigger.node.findChild('Default').node.defaultChild as CfnResource;
     triggerResource.addPropertyOverride(
       STAGE_FINGERPRINT_PROPERTY,
-      Lazy.string({ produce: () => stackFingerprint(Stack.of(this), triggerResource) }),
+      Lazy.string({ produce: () => stackFingerprint(stack, triggerResource) }),
     );
   }
 }
