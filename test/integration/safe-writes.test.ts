@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { run } from '../../cli/run';
@@ -25,6 +23,7 @@ import {
   testClient,
   testEndpoint,
 } from '../helpers/local-stack';
+import { serveOnLoopback } from '../helpers/loopback-server';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const ROUTE = '/inventory/{petId}';
@@ -341,21 +340,19 @@ describe('CLI: inventory get', () => {
 
   it("exits 1 quoting an answer that is not an Error body (API Gateway's own plain-text 413) instead of undefined", async () => {
     // Prepare: a stand-in for the stage answering as API Gateway does past its size limits.
-    const server = createServer((_req, res) => {
+    const server = await serveOnLoopback((_req, res) => {
       res.writeHead(BODY_OVER_GATEWAY_LIMIT.status, BODY_OVER_GATEWAY_LIMIT.headers);
       res.end(BODY_OVER_GATEWAY_LIMIT.body);
     });
-    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-    const { port } = server.address() as AddressInfo;
     try {
       // Act
-      const outcome = await cli(['inventory', 'get', '-1', '--url', `http://127.0.0.1:${port}/v1`, '--key', stack.key]);
+      const outcome = await cli(['inventory', 'get', '-1', '--url', `${server.url}/v1`, '--key', stack.key]);
       // Assess
       expect(outcome.code).toBe(1);
       expect(outcome.stderr).toContain(`answered 413, not an Error body: ${BODY_OVER_GATEWAY_LIMIT.body}`);
       expect(outcome.stderr).not.toContain('undefined');
     } finally {
-      await new Promise<void>((closed) => server.close(() => closed()));
+      await server.close();
     }
   });
 });
