@@ -1,4 +1,4 @@
-import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ApiKeyAdminTable } from '../../cli/api-key-admin-table';
 import { generateApiKey, hashApiKey } from '../../functions/api-keys/key';
 import { ApiKeyTable } from '../../functions/store/api-key-table';
@@ -22,15 +22,18 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
   });
   afterAll(() => client.destroy());
 
+  /** Writes `row` as it is, past every adapter. */
+  const putRow = (tableName: string, row: Record<string, AttributeValue>) =>
+    client.send(new PutItemCommand({ TableName: tableName, Item: row }));
+
   it('ApiKeyTable refuses a key row with no name, on lookup and on list, instead of a record with a blank name', async () => {
     // Prepare
     const keyHash = hashApiKey('psk_malformed-row');
-    await client.send(
-      new PutItemCommand({
-        TableName: tables.apiKeys,
-        Item: { keyHash: { S: keyHash }, keyId: { S: 'key_nameless' }, createdAt: { S: '2026-11-23T10:00:00.000Z' } },
-      }),
-    );
+    await putRow(tables.apiKeys, {
+      keyHash: { S: keyHash },
+      keyId: { S: 'key_nameless' },
+      createdAt: { S: '2026-11-23T10:00:00.000Z' },
+    });
     const keys = new ApiKeyAdminTable({ client, tableName: tables.apiKeys });
     // Act: both outcomes are settled together, so neither rejection is left without a handler while the other is
     // asserted (an unhandled rejection fails the test whichever call settles first).
@@ -46,16 +49,11 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
 
   it("revokes a key beside another key's malformed row: a leaked key's revocation never waits for a repair", async () => {
     // Prepare: a malformed row of its own (no name) and a good key beside it.
-    await client.send(
-      new PutItemCommand({
-        TableName: tables.apiKeys,
-        Item: {
-          keyHash: { S: hashApiKey('psk_malformed-neighbour') },
-          keyId: { S: 'key_neighbour' },
-          createdAt: { S: '2026-11-23T10:00:00.000Z' },
-        },
-      }),
-    );
+    await putRow(tables.apiKeys, {
+      keyHash: { S: hashApiKey('psk_malformed-neighbour') },
+      keyId: { S: 'key_neighbour' },
+      createdAt: { S: '2026-11-23T10:00:00.000Z' },
+    });
     const keys = new ApiKeyAdminTable({ client, tableName: tables.apiKeys });
     await expect(keys.list()).rejects.toMatchObject({ name: 'MalformedRowError' });
     const { record } = generateApiKey('leaked');
@@ -70,12 +68,12 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
 
   it('ApiKeyTable refuses a key row whose createdAt is a number rather than a timestamp string', async () => {
     const keyHash = hashApiKey('psk_numeric-created-at');
-    await client.send(
-      new PutItemCommand({
-        TableName: tables.apiKeys,
-        Item: { keyHash: { S: keyHash }, keyId: { S: 'key_numeric' }, name: { S: 'n' }, createdAt: { N: '1' } },
-      }),
-    );
+    await putRow(tables.apiKeys, {
+      keyHash: { S: keyHash },
+      keyId: { S: 'key_numeric' },
+      name: { S: 'n' },
+      createdAt: { N: '1' },
+    });
     await expect(new ApiKeyTable({ client, tableName: tables.apiKeys }).findByHash(keyHash)).rejects.toMatchObject({
       name: 'MalformedRowError',
       attribute: 'createdAt',
@@ -83,9 +81,7 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
   });
 
   it('InventoryTable refuses the row an update returns when it has no status', async () => {
-    await client.send(
-      new PutItemCommand({ TableName: tables.inventory, Item: { petId: { N: '77' }, quantity: { N: '1' } } }),
-    );
+    await putRow(tables.inventory, { petId: { N: '77' }, quantity: { N: '1' } });
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
     const update = inventory.applyChange(
       '77',
@@ -100,22 +96,17 @@ describe('Store: every adapter refuses a row that breaks its model with Malforme
     ['no actor', {}, 'actor'],
     ['a reason the API does not know', { actor: { S: 'key_1' }, reason: { S: 'stolen' } }, 'reason'],
   ])('HistoryTable refuses a history row with %s', async (_, attributes, attribute) => {
-    await client.send(
-      new PutItemCommand({
-        TableName: tables.history,
-        Item: {
-          petId: { N: '78' },
-          sequence: { S: historySortKey('5') },
-          at: { S: '2026-11-23T10:00:00.000Z' },
-          previousQuantity: { NULL: true },
-          quantity: { N: '3' },
-          previousStatus: { NULL: true },
-          status: { S: 'available' },
-          source: { S: 'api' },
-          ...attributes,
-        },
-      }),
-    );
+    await putRow(tables.history, {
+      petId: { N: '78' },
+      sequence: { S: historySortKey('5') },
+      at: { S: '2026-11-23T10:00:00.000Z' },
+      previousQuantity: { NULL: true },
+      quantity: { N: '3' },
+      previousStatus: { NULL: true },
+      status: { S: 'available' },
+      source: { S: 'api' },
+      ...attributes,
+    });
     const listed = new HistoryTable({ client, tableName: tables.history }).listFor('78');
     await expect(listed).rejects.toThrow(MalformedRowError);
     await expect(listed).rejects.toMatchObject({ model: 'HistoryEntry', attribute });

@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createProbeLambdaClient, type PreTrafficDeps, runPreTrafficCheck } from '../../functions/deploy/pre-traffic';
 import { codeDeployStandIn } from '../helpers/codedeploy';
+import { serveOnLoopback } from '../helpers/loopback-server';
 
 /**
  * Lambda's Invoke as documented (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html): the payload with
@@ -13,7 +12,7 @@ import { codeDeployStandIn } from '../helpers/codedeploy';
  */
 async function startLambdaEndpoint(throttled: number, hangs = false) {
   const invocations: string[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const server = await serveOnLoopback(async (req, res) => {
     for await (const _ of req) {
       // Drain the request body.
     }
@@ -27,16 +26,7 @@ async function startLambdaEndpoint(throttled: number, hangs = false) {
     res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '7' });
     res.end(JSON.stringify({ batchItemFailures: [] }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    invocations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { endpoint: server.url, invocations, close: server.close };
 }
 
 const CLIENT_CONFIG = {
@@ -46,12 +36,12 @@ const CLIENT_CONFIG = {
 const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
 const TARGETS = { history: { history: true } } as const;
 
-/**
- * Runs the hook once against a stand-in that throttles the first three invocations, one more than the SDK's default
- * 3 attempts can outlast, with the Lambda client `clientFor` builds for the stand-in's endpoint.
- */
-async function checkThrottledThrice(clientFor: (endpoint: string) => PreTrafficDeps['lambda']) {
-  const lambda = await startLambdaEndpoint(3);
+/** Runs the hook once against `standIn`, with the Lambda client `clientFor` builds for the stand-in's endpoint. */
+async function checkAgainst(
+  standIn: ReturnType<typeof startLambdaEndpoint>,
+  clientFor: (endpoint: string) => PreTrafficDeps['lambda'],
+) {
+  const lambda = await standIn;
   const deploy = codeDeployStandIn('history');
   try {
     const verdict = await runPreTrafficCheck(EVENT, {
@@ -66,9 +56,12 @@ async function checkThrottledThrice(clientFor: (endpoint: string) => PreTrafficD
 }
 
 describe('Pre-traffic hook: a probe throttled by a small account concurrency (real SDK retries, Lambda stand-in)', () => {
+  /** Throttles the first three invocations, one more than the SDK's default 3 attempts can outlast. */
+  const throttlingThrice = () => startLambdaEndpoint(3);
+
   it('retries a throttled probe invocation and reports Succeeded once the new version answers', async () => {
     // Act
-    const { verdict, reported, invocations } = await checkThrottledThrice((endpoint) =>
+    const { verdict, reported, invocations } = await checkAgainst(throttlingThrice(), (endpoint) =>
       createProbeLambdaClient({ ...CLIENT_CONFIG, endpoint }),
     );
     // Assess
@@ -80,7 +73,8 @@ describe('Pre-traffic hook: a probe throttled by a small account concurrency (re
 
   it("reports Failed, naming the throttle, when the default client's 3 attempts are all refused", async () => {
     // Act
-    const { verdict, reported, invocations } = await checkThrottledThrice(
+    const { verdict, reported, invocations } = await checkAgainst(
+      throttlingThrice(),
       (endpoint) => new LambdaClient({ ...CLIENT_CONFIG, endpoint }),
     );
     // Assess
@@ -91,28 +85,19 @@ describe('Pre-traffic hook: a probe throttled by a small account concurrency (re
   });
 
   it('gives up an invocation that never answers after its per-attempt time-out, retries it, then reports Failed', async () => {
-    // Prepare: a stand-in that takes every invocation and never answers.
-    const lambda = await startLambdaEndpoint(0, true);
-    const deploy = codeDeployStandIn('history');
-    try {
-      // Act: the hook's client with 3 attempts of 100 ms each.
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: deploy,
-        lambda: createProbeLambdaClient({
-          ...CLIENT_CONFIG,
-          endpoint: lambda.endpoint,
-          maxAttempts: 3,
-          requestHandler: { requestTimeout: 100, throwOnRequestTimeout: true },
-        }),
-        targets: TARGETS,
-      });
-      // Assess
-      expect(verdict.status).toBe('Failed');
-      expect(verdict.reason).toMatch(/100 ms requestTimeout/);
-      expect(deploy.reported.map(({ status }) => status)).toEqual(['Failed']);
-      expect(lambda.invocations).toHaveLength(3);
-    } finally {
-      await lambda.close();
-    }
+    // Act: a stand-in that takes every invocation and never answers; the hook's client with 3 attempts of 100 ms each.
+    const { verdict, reported, invocations } = await checkAgainst(startLambdaEndpoint(0, true), (endpoint) =>
+      createProbeLambdaClient({
+        ...CLIENT_CONFIG,
+        endpoint,
+        maxAttempts: 3,
+        requestHandler: { requestTimeout: 100, throwOnRequestTimeout: true },
+      }),
+    );
+    // Assess
+    expect(verdict.status).toBe('Failed');
+    expect(verdict.reason).toMatch(/100 ms requestTimeout/);
+    expect(reported).toEqual(['Failed']);
+    expect(invocations).toHaveLength(3);
   });
 });

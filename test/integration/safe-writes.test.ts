@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { run } from '../../cli/run';
@@ -25,6 +23,7 @@ import {
   testClient,
   testEndpoint,
 } from '../helpers/local-stack';
+import { serveOnLoopback } from '../helpers/loopback-server';
 import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const ROUTE = '/inventory/{petId}';
@@ -48,17 +47,26 @@ afterAll(async () => {
   await stack.close();
 });
 
-describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB Local)', () => {
-  const get = (petId: string, headers: Record<string, string> = stack.authHeader) =>
-    call(stack.url, 'GET', `/inventory/${petId}`, { headers, route: ROUTE });
-  const patch = (petId: string, body: string, headers: Record<string, string> = {}) =>
-    call(stack.url, 'PATCH', `/inventory/${petId}`, {
-      headers: { ...jsonHeaders(stack.authHeader), ...headers },
-      body,
-      route: ROUTE,
-    });
-  const quantityOf = async (petId: string) => ((await get(petId)).json as { quantity: number }).quantity;
+const get = (petId: string, headers: Record<string, string> = stack.authHeader) =>
+  call(stack.url, 'GET', `/inventory/${petId}`, { headers, route: ROUTE });
+/** A JSON PATCH with the write key, unless `headers` (an Authorization among them) say otherwise. */
+const patch = (petId: string, body: string, headers: Record<string, string> = {}) =>
+  call(stack.url, 'PATCH', `/inventory/${petId}`, {
+    headers: { ...jsonHeaders(stack.authHeader), ...headers },
+    body,
+    route: ROUTE,
+  });
+const quantityOf = async (petId: string) => ((await get(petId)).json as { quantity: number }).quantity;
 
+/** Runs `act`, asserting it left the inventory table as it found it, and returns what `act` returned. */
+async function leavingInventoryUnchanged<T>(act: () => Promise<T>): Promise<T> {
+  const before = await snapshotTable(stack.client, stack.tables.inventory);
+  const result = await act();
+  expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
+  return result;
+}
+
+describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB Local)', () => {
   describe('GET /inventory/{petId}', () => {
     it('answers 200 with the entry, every digit of an int64 petId kept', async () => {
       const response = await get('9223372036854775807');
@@ -109,8 +117,7 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
     });
 
     it('answers 409 CONFLICT naming the current quantity and changes nothing when the stock would go below 0', async () => {
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const response = await patch('2', '{"adjustBy":-4}');
+      const response = await leavingInventoryUnchanged(() => patch('2', '{"adjustBy":-4}'));
       expect(response.status).toBe(409);
       expect(response.json).toEqual({
         code: 'CONFLICT',
@@ -118,22 +125,17 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
           'The stored quantity of petId 2 is 3; adjusting it by -4 would take it below 0, so nothing was changed.',
         status: 409,
       });
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
     it('answers 409 and changes nothing when the stock would pass 2147483647', async () => {
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const response = await patch('1', '{"adjustBy":2147483636}');
+      const response = await leavingInventoryUnchanged(() => patch('1', '{"adjustBy":2147483636}'));
       expect(response.status).toBe(409);
       expect((response.json as { message: string }).message).toMatch(/is 12; .* above 2147483647/);
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
     it('answers 404 for a pet without an entry and creates none', async () => {
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const response = await patch('424242', '{"adjustBy":1}');
+      const response = await leavingInventoryUnchanged(() => patch('424242', '{"adjustBy":1}'));
       expect(response.status).toBe(404);
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
     it.each([
@@ -150,11 +152,9 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       '{"adjustBy":1,"adjustBy":2}',
       '{"adjustBy":1,"note":"x"}',
     ])('answers 400 VALIDATION_FAILED to %p and changes nothing', async (body) => {
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const response = await patch('1', body);
+      const response = await leavingInventoryUnchanged(() => patch('1', body));
       expect(response.status).toBe(400);
       expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
     it('applies 16 clients x 5 simultaneous {"adjustBy":1} exactly: every answer 200, the stock up by 80', async () => {
@@ -212,10 +212,11 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
     it('answers 422 IDEMPOTENCY_KEY_REUSED to the same key with another body or another petId, and changes nothing', async () => {
       const key = newKey();
       await patch('1', '{"adjustBy":1}', withKey(key));
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const otherBody = await patch('1', '{"adjustBy":5}', withKey(key));
-      const otherPet = await patch('2', '{"adjustBy":1}', withKey(key));
-      for (const response of [otherBody, otherPet]) {
+      const refusals = await leavingInventoryUnchanged(async () => [
+        await patch('1', '{"adjustBy":5}', withKey(key)),
+        await patch('2', '{"adjustBy":1}', withKey(key)),
+      ]);
+      for (const response of refusals) {
         expect(response.status).toBe(422);
         expect(response.json).toEqual({
           code: 'IDEMPOTENCY_KEY_REUSED',
@@ -224,7 +225,6 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
           status: 422,
         });
       }
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
       // The refusals left the first answer in place.
       expect((await patch('1', '{"adjustBy":1}', withKey(key))).headers.get('idempotent-replayed')).toBe('true');
     });
@@ -256,12 +256,10 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       ['256 characters', 'k'.repeat(256)],
       ['not ASCII', 'clé-1'],
     ])('answers 400 VALIDATION_FAILED to an Idempotency-Key that is %s, and changes nothing', async (_, key) => {
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const response = await patch('1', '{"adjustBy":1}', withKey(key));
+      const response = await leavingInventoryUnchanged(() => patch('1', '{"adjustBy":1}', withKey(key)));
       expect(response.status).toBe(400);
       expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
       expect((response.json as { message: string }).message).toMatch(/Idempotency-Key must be/);
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
     it('accepts a key of 255 printable ASCII characters', async () => {
@@ -296,7 +294,7 @@ describe('API: keys that may only read (local gateway evaluating the authorizer 
 
   it('lists the inventory and reads one entry with a read key', async () => {
     const list = await call(stack.url, 'GET', '/inventory', { headers: readKey, route: '/inventory' });
-    const one = await call(stack.url, 'GET', '/inventory/1', { headers: readKey, route: ROUTE });
+    const one = await get('1', readKey);
     expect(list.status).toBe(200);
     expect(one.status).toBe(200);
     expect(one.json).toMatchObject({ petId: 1, status: 'available' });
@@ -307,34 +305,16 @@ describe('API: keys that may only read (local gateway evaluating the authorizer 
   it.each(['{"adjustBy":1}', '{"quantity":0}'])(
     "answers a read key's PATCH %p with 403 ACCESS_DENIED and the Error body, and changes nothing",
     async (body) => {
-      const before = await snapshotTable(stack.client, stack.tables.inventory);
-      const response = await call(stack.url, 'PATCH', '/inventory/1', {
-        headers: jsonHeaders(readKey),
-        body,
-        route: ROUTE,
-      });
+      const response = await leavingInventoryUnchanged(() => patch('1', body, readKey));
       expect(response.status).toBe(403);
       expect(response.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
-      expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     },
   );
 
   it('keeps the read policy per key: after a read key was refused, a write key still writes, and the other way round', async () => {
-    const refused = await call(stack.url, 'PATCH', '/inventory/1', {
-      headers: jsonHeaders(readKey),
-      body: '{"adjustBy":1}',
-      route: ROUTE,
-    });
-    const written = await call(stack.url, 'PATCH', '/inventory/1', {
-      headers: jsonHeaders(stack.authHeader),
-      body: '{"adjustBy":1}',
-      route: ROUTE,
-    });
-    const refusedAgain = await call(stack.url, 'PATCH', '/inventory/1', {
-      headers: jsonHeaders(readKey),
-      body: '{"adjustBy":1}',
-      route: ROUTE,
-    });
+    const refused = await patch('1', '{"adjustBy":1}', readKey);
+    const written = await patch('1', '{"adjustBy":1}');
+    const refusedAgain = await patch('1', '{"adjustBy":1}', readKey);
     expect([refused.status, written.status, refusedAgain.status]).toEqual([403, 200, 403]);
   });
 });
@@ -360,21 +340,19 @@ describe('CLI: inventory get', () => {
 
   it("exits 1 quoting an answer that is not an Error body (API Gateway's own plain-text 413) instead of undefined", async () => {
     // Prepare: a stand-in for the stage answering as API Gateway does past its size limits.
-    const server = createServer((_req, res) => {
+    const server = await serveOnLoopback((_req, res) => {
       res.writeHead(BODY_OVER_GATEWAY_LIMIT.status, BODY_OVER_GATEWAY_LIMIT.headers);
       res.end(BODY_OVER_GATEWAY_LIMIT.body);
     });
-    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-    const { port } = server.address() as AddressInfo;
     try {
       // Act
-      const outcome = await cli(['inventory', 'get', '-1', '--url', `http://127.0.0.1:${port}/v1`, '--key', stack.key]);
+      const outcome = await cli(['inventory', 'get', '-1', '--url', `${server.url}/v1`, '--key', stack.key]);
       // Assess
       expect(outcome.code).toBe(1);
       expect(outcome.stderr).toContain(`answered 413, not an Error body: ${BODY_OVER_GATEWAY_LIMIT.body}`);
       expect(outcome.stderr).not.toContain('undefined');
     } finally {
-      await new Promise<void>((closed) => server.close(() => closed()));
+      await server.close();
     }
   });
 });
@@ -448,65 +426,78 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
   const CLAIM_MS = 3000;
 
   /**
-   * Pet 77 at 10 behind the update handler, whose idempotency store refuses (throttles) the first write that keeps
-   * an answer, after the change landed. The first call's claim lasts its deadline (CLAIM_MS); one attempt per store
-   * call, so no back-off comes near it (middy would answer for the function at its time-out).
+   * Pet `petId` at 10 behind the update handler, where `throttled` (its idempotency store or its inventory table)
+   * refuses its first UpdateItem, with no retry; requests go under one Idempotency-Key.
    */
-  async function answerNotKept() {
+  async function updateHandlerThrottling(petId: string, throttled: 'idempotency' | 'inventory') {
     const tables = await freshTables(client);
-    await putItems(client, tables.inventory, [{ petId: '77', quantity: 10, status: 'available' }]);
+    await putItems(client, tables.inventory, [{ petId, quantity: 10, status: 'available' }]);
     const endpoint = await startThrottlingEndpoint(
       testEndpoint(),
       (operation, index) => operation === 'UpdateItem' && index === 0,
     );
-    const storeClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
+    const throttledClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
+    const clientOf = (table: typeof throttled) => (table === throttled ? throttledClient : client);
     const notKept: Error[] = [];
     const handler = createUpdateHandler({
-      repository: new InventoryTable({ client, tableName: tables.inventory }),
+      repository: new InventoryTable({ client: clientOf('inventory'), tableName: tables.inventory }),
       idempotent: createIdempotentRunner({
-        persistenceStore: idempotencyTable({ client: storeClient, tableName: tables.idempotency as string }),
+        persistenceStore: idempotencyTable({
+          client: clientOf('idempotency'),
+          tableName: tables.idempotency as string,
+        }),
         operation: 'updateInventory',
         onAnswerNotKept: (error) => notKept.push(error),
       }),
     });
     const send = (body: string, context = lambdaContext()) =>
       handler(
-        inventoryUpdateEvent('77', body, {
-          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'answer-not-kept' },
+        inventoryUpdateEvent(petId, body, {
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `throttled-${throttled}` },
         }),
         context,
       );
     const stored = async () => {
       const { Item } = await client.send(
-        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '77' } }, ConsistentRead: true }),
+        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
       );
       return Number(Item?.quantity?.N);
     };
+    const throttledCalls = () => endpoint.calls.filter((call) => call.throttled).map((call) => call.operation);
+    const close = async () => {
+      throttledClient.destroy();
+      await endpoint.close();
+    };
+    return { send, stored, throttledCalls, close, notKept };
+  }
+
+  /**
+   * Pet 77 behind a store that cannot keep the first answer. The first call's claim lasts its deadline (CLAIM_MS);
+   * one attempt per store call, so no back-off comes near it (middy would answer for the function at its time-out).
+   */
+  async function answerNotKept() {
+    const update = await updateHandlerThrottling('77', 'idempotency');
     /** Sends the first request, whose answer is not kept, and waits until its claim has lapsed. */
     const firstThenClaimLapse = async (body: string) => {
       const claimEnds = Date.now() + CLAIM_MS;
-      const first = await send(body, lambdaContext({ timeoutMs: CLAIM_MS }));
-      const quantityAfterFirst = await stored();
-      const whileClaimed = await send(body);
+      const first = await update.send(body, lambdaContext({ timeoutMs: CLAIM_MS }));
+      const quantityAfterFirst = await update.stored();
+      const whileClaimed = await update.send(body);
       await new Promise((resolve) => setTimeout(resolve, claimEnds + 100 - Date.now()));
       return { first, quantityAfterFirst, whileClaimed };
     };
-    const close = async () => {
-      storeClient.destroy();
-      await endpoint.close();
-    };
-    return { endpoint, send, stored, firstThenClaimLapse, close, notKept };
+    return { ...update, firstThenClaimLapse };
   }
 
   it('gives the first answer even when it could not be kept (200, applied once), then 409 while its claim lasts, then the entry as that change left it', async () => {
-    const { endpoint, send, stored, firstThenClaimLapse, close, notKept } = await answerNotKept();
+    const { send, stored, throttledCalls, firstThenClaimLapse, close, notKept } = await answerNotKept();
     try {
       // Act
       const { first, quantityAfterFirst, whileClaimed } = await firstThenClaimLapse('{"adjustBy":5}');
       const afterClaim = await send('{"adjustBy":5}');
       const replay = await send('{ "adjustBy": 5 }');
       // Assess
-      expect(endpoint.calls.filter((call) => call.throttled).map((call) => call.operation)).toEqual(['UpdateItem']);
+      expect(throttledCalls()).toEqual(['UpdateItem']);
       // The change landed and its answer is known: the client gets it, not a 503 that would send it to retry.
       expect(first.statusCode).toBe(200);
       expect(JSON.parse(first.body)).toEqual({ petId: 77, quantity: 15, status: 'available' });
@@ -539,36 +530,15 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
   });
 
   it('keeps no 5xx under an Idempotency-Key: a 503 while the inventory write fails, then a repeat applies the change once (200, not replayed), then a third replays it', async () => {
-    // Prepare: pet 78 at 10 behind the update handler, whose inventory table refuses (throttles) its first
-    // UpdateItem, with no retry; the idempotency store answers normally.
-    const tables = await freshTables(client);
-    await putItems(client, tables.inventory, [{ petId: '78', quantity: 10, status: 'available' }]);
-    const endpoint = await startThrottlingEndpoint(
-      testEndpoint(),
-      (operation, index) => operation === 'UpdateItem' && index === 0,
-    );
-    const inventoryClient = testClient({ endpoint: endpoint.url, maxAttempts: 1 });
-    const handler = createUpdateHandler({
-      repository: new InventoryTable({ client: inventoryClient, tableName: tables.inventory }),
-      idempotent: createIdempotentRunner({
-        persistenceStore: idempotencyTable({ client, tableName: tables.idempotency as string }),
-        operation: 'updateInventory',
-      }),
-    });
-    const send = () =>
-      handler(
-        inventoryUpdateEvent('78', '{"adjustBy":5}', {
-          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'not-kept-5xx' },
-        }),
-        lambdaContext(),
-      );
+    // Prepare: the inventory table refuses the first write; the idempotency store answers normally.
+    const { send, stored, throttledCalls, close } = await updateHandlerThrottling('78', 'inventory');
     try {
       // Act
-      const failed = await send();
-      const repeat = await send();
-      const third = await send();
+      const failed = await send('{"adjustBy":5}');
+      const repeat = await send('{"adjustBy":5}');
+      const third = await send('{"adjustBy":5}');
       // Assess
-      expect(endpoint.calls.filter((call) => call.throttled).map((call) => call.operation)).toEqual(['UpdateItem']);
+      expect(throttledCalls()).toEqual(['UpdateItem']);
       expect(failed.statusCode).toBe(503);
       expect(JSON.parse(failed.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
       expect(repeat.statusCode).toBe(200);
@@ -577,13 +547,9 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       expect(third.statusCode).toBe(200);
       expect(third.body).toBe(repeat.body);
       expect(third.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
-      const { Item } = await client.send(
-        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '78' } }, ConsistentRead: true }),
-      );
-      expect(Number(Item?.quantity?.N)).toBe(15);
+      expect(await stored()).toBe(15);
     } finally {
-      inventoryClient.destroy();
-      await endpoint.close();
+      await close();
     }
   });
 

@@ -5,6 +5,7 @@ import {
   ALARM_DELIVERY_CHECK,
   createHandler,
   handler,
+  type SelfCheckDeps,
   type SelfCheckReport,
 } from '../../functions/handlers/self-check';
 import { type AlarmSubscription, PENDING_CONFIRMATION } from '../../functions/self-check/alarm-delivery';
@@ -156,16 +157,26 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
   });
 
   describe('the self-check function, invoked in process', () => {
+    /** The self-check on the stack's keys table and gateway, without settling, unless `deps` says otherwise. */
+    const selfCheckWith = (deps: Partial<SelfCheckDeps>) =>
+      createHandler({ keys, baseUrl: stack.url, settleMs: 0, ...deps });
+
+    /** Runs `check` once, capturing its output, with the keys table as it was before and after. */
+    async function runOnce(check: typeof handler) {
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
+      const { outcome, output } = await capturingOutput(() => check(undefined, aLambdaContext()));
+      return { outcome, output, keysBefore, keysAfter: await snapshotTable(stack.client, stack.tables.apiKeys) };
+    }
+
     it('passes against the local gateway with a key it creates for the run and deletes, and never logs it', async () => {
       // Prepare: the function as deployed, its URL a recording proxy in front of the gateway.
       const seen: string[] = [];
       const requests: string[] = [];
       const proxy = await serve(forwardTo(new URL(stack.url).origin, seen, requests));
       process.env.SELF_CHECK_BASE_URL = proxy.url;
-      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       try {
         // Act
-        const { outcome, output } = await capturingOutput(() => handler(undefined, aLambdaContext()));
+        const { outcome, output, keysBefore, keysAfter } = await runOnce(handler);
         // Assess: the checks ran with one new key (accepted by the authorizer, so it was in the table)...
         expect(outcome).toEqual({ baseUrl: proxy.url, passed: CHECK_NAMES, warnings: [] });
         const usedKeys = [...new Set(seen)];
@@ -180,7 +191,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
           'GET /v1/inventory?limit=1',
         ]);
         // ... which is gone afterwards, and appears in no log line, though the log did speak.
-        expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+        expect(keysAfter).toBe(keysBefore);
         expect(output).toMatch(/self-check key created/);
         expect(output).toMatch(/self-check key deleted/);
         expect(output).toMatch(/self-check passed/);
@@ -193,48 +204,37 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       }
     });
 
-    /** The self-check against the local gateway, on a stage that must page, whose alarm topic has `subscriptions`. */
-    const withAlarmTopic = (subscriptions: AlarmSubscription[]) =>
-      createHandler({
-        keys,
-        baseUrl: stack.url,
-        settleMs: 0,
-        alarmDelivery: {
-          topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
-          onCallTopic: false,
-          required: true,
-          listSubscriptions: async () => subscriptions,
-          retryDelayMs: 0,
-        },
-      });
+    /** The alarm delivery of a stage that must page, whose alarm topic has `subscriptions`. */
+    const alarmTopicWith = (subscriptions: AlarmSubscription[]) => ({
+      topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+      onCallTopic: false,
+      required: true,
+      listSubscriptions: async () => subscriptions,
+      retryDelayMs: 0,
+    });
 
     it("checks alarm delivery first, then the API, and reports a first deploy's unconfirmed e-mail as a warning", async () => {
-      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
-      const { outcome, output } = await capturingOutput(() =>
-        withAlarmTopic([PENDING_CONFIRMATION])(undefined, aLambdaContext()),
+      const { outcome, output, keysBefore, keysAfter } = await runOnce(
+        selfCheckWith({ alarmDelivery: alarmTopicWith([PENDING_CONFIRMATION]) }),
       );
       expect(outcome).toMatchObject({ passed: [ALARM_DELIVERY_CHECK, ...CHECK_NAMES] });
       expect((outcome as SelfCheckReport).warnings).toEqual([expect.stringMatching(/^alarms reach no one until/)]);
       expect(output).toMatch(/"level":"WARN","message":"alarm delivery"/);
-      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+      expect(keysAfter).toBe(keysBefore);
     });
 
     it('fails the deployment when its alarms reach no one on a stage that must page, writing no key', async () => {
-      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
-      const { outcome } = await capturingOutput(() => withAlarmTopic([])(undefined, aLambdaContext()));
+      const { outcome, keysBefore, keysAfter } = await runOnce(selfCheckWith({ alarmDelivery: alarmTopicWith([]) }));
       expect(outcome).toBeInstanceOf(SelfCheckFailedError);
       expect((outcome as Error).message).toMatch(/^Alarm delivery: alarms reach no one/);
-      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+      expect(keysAfter).toBe(keysBefore);
     });
 
     it('fails naming all seven checks when nothing listens (connection refused), and still deletes its key', async () => {
       // Prepare
       const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
-      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       // Act
-      const { outcome } = await capturingOutput(() =>
-        createHandler({ keys, baseUrl, settleMs: 0 })(undefined, aLambdaContext()),
-      );
+      const { outcome, keysBefore, keysAfter } = await runOnce(selfCheckWith({ baseUrl }));
       // Assess
       expect(outcome).toBeInstanceOf(SelfCheckFailedError);
       const error = outcome as Error;
@@ -243,7 +243,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       );
       for (const name of CHECK_NAMES) expect(error.message).toContain(`[${name}]`);
       expect(error.message).toMatch(/ECONNREFUSED/);
-      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+      expect(keysAfter).toBe(keysBefore);
     });
 
     /**
@@ -254,10 +254,9 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
     it('during a rollback reports failed checks as a warning, not a failure, and still deletes its key', async () => {
       // Prepare
       const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
-      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       // Act
-      const { outcome, output } = await capturingOutput(() =>
-        createHandler({ keys, baseUrl, settleMs: 0, rollingBack: async () => true })(undefined, aLambdaContext()),
+      const { outcome, output, keysBefore, keysAfter } = await runOnce(
+        selfCheckWith({ baseUrl, rollingBack: async () => true }),
       );
       // Assess
       expect(outcome).toEqual({
@@ -268,32 +267,24 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         ],
       });
       expect(output).toMatch(/"level":"WARN","message":"self-check failed during a rollback"/);
-      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+      expect(keysAfter).toBe(keysBefore);
     });
 
     it('asks for the stack status once per run when both alarm delivery and the API checks fail, and anew each run', async () => {
       // Prepare: a stage that must page with no subscription, whose API does not answer, during a rollback.
       const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
       let asked = 0;
-      const check = createHandler({
-        keys,
+      const check = selfCheckWith({
         baseUrl,
-        settleMs: 0,
-        alarmDelivery: {
-          topicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
-          onCallTopic: false,
-          required: true,
-          listSubscriptions: async () => [],
-          retryDelayMs: 0,
-        },
+        alarmDelivery: alarmTopicWith([]),
         rollingBack: async () => {
           asked++;
           return true;
         },
       });
       // Act
-      const first = await capturingOutput(() => check(undefined, aLambdaContext()));
-      const second = await capturingOutput(() => check(undefined, aLambdaContext()));
+      const first = await runOnce(check);
+      const second = await runOnce(check);
       // Assess
       for (const { outcome } of [first, second]) {
         expect((outcome as SelfCheckReport).warnings).toEqual([
@@ -318,20 +309,11 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       };
       // Act
       // One after the other: each capture replaces the process's writers and puts back what it found.
-      const failing: Awaited<ReturnType<typeof capturingOutput<SelfCheckReport>>>[] = [];
+      const failing: Awaited<ReturnType<typeof runOnce>>[] = [];
       for (const rollingBack of [notRollingBack, unreadable])
-        failing.push(
-          await capturingOutput(() =>
-            createHandler({ keys, baseUrl, settleMs: 0, rollingBack })(undefined, aLambdaContext()),
-          ),
-        );
+        failing.push(await runOnce(selfCheckWith({ baseUrl, rollingBack })));
       const askedWhenFailing = asked;
-      const { outcome: passing } = await capturingOutput(() =>
-        createHandler({ keys, baseUrl: stack.url, settleMs: 0, rollingBack: notRollingBack })(
-          undefined,
-          aLambdaContext(),
-        ),
-      );
+      const { outcome: passing } = await runOnce(selfCheckWith({ rollingBack: notRollingBack }));
       // Assess
       for (const { outcome } of failing) expect(outcome).toBeInstanceOf(SelfCheckFailedError);
       expect(askedWhenFailing).toBe(2);
@@ -348,12 +330,9 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
         res.end(JSON.stringify({ echo: req.headers }));
       });
-      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       try {
         // Act
-        const { outcome, output } = await capturingOutput(() =>
-          createHandler({ keys, baseUrl: target.url, settleMs: 0 })(undefined, aLambdaContext()),
-        );
+        const { outcome, output, keysBefore, keysAfter } = await runOnce(selfCheckWith({ baseUrl: target.url }));
         // Assess
         expect(outcome).toBeInstanceOf(SelfCheckFailedError);
         const message = (outcome as Error).message;
@@ -371,7 +350,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
         expect(message).not.toContain(key);
         expect(output).not.toContain(key);
         expect(output).not.toMatch(ANY_KEY);
-        expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
+        expect(keysAfter).toBe(keysBefore);
       } finally {
         await target.close();
       }
@@ -390,9 +369,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       });
       try {
         // Act
-        const { outcome } = await capturingOutput(() =>
-          createHandler({ keys, baseUrl: broken.url, settleMs: 0 })(undefined, aLambdaContext()),
-        );
+        const { outcome } = await runOnce(selfCheckWith({ baseUrl: broken.url }));
         // Assess
         expect(outcome).toBeInstanceOf(SelfCheckFailedError);
         const error = outcome as Error;
@@ -453,9 +430,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       });
       try {
         // Act
-        const { outcome } = await capturingOutput(() =>
-          createHandler({ keys: unwritable, baseUrl: target.url, settleMs: 0 })(undefined, aLambdaContext()),
-        );
+        const { outcome } = await runOnce(selfCheckWith({ keys: unwritable, baseUrl: target.url }));
         // Assess
         expect(outcome).toBeInstanceOf(SelfCheckFailedError);
         expect((outcome as Error).message).toBe(
@@ -475,9 +450,7 @@ describe('Self-check: the smoke checks and the deploy self-check against the rea
       };
       const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
       // Act
-      const { outcome } = await capturingOutput(() =>
-        createHandler({ keys: undeletable, baseUrl, settleMs: 0 })(undefined, aLambdaContext()),
-      );
+      const { outcome } = await runOnce(selfCheckWith({ keys: undeletable, baseUrl }));
       // Assess
       expect(outcome).toBeInstanceOf(SelfCheckFailedError);
       const error = outcome as Error;

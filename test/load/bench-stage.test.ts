@@ -46,9 +46,7 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
     // What only `npm run bench` can measure (DynamoDB Local reached directly) is neither run nor held to a target.
     expect(run.stdout).not.toContain('raw UpdateItem');
     expect(run.stdout).not.toContain('Idempotency-Key / plain PATCH');
-    const entry = await fetch(`${api.url}/inventory/9223372036854775807`, {
-      headers: { Authorization: `Bearer ${api.key}` },
-    });
+    const entry = await fetch(`${api.url}/inventory/9223372036854775807`, { headers: api.authHeader });
     expect(await entry.text()).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"available"}');
   });
 
@@ -56,9 +54,7 @@ describe('Benchmark: npm run bench:stage against a running API', () => {
     const run = await benchStage(['--url', api.url, '--key', api.key, '--pet', '404404', '--iterations', '5']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('GET /inventory/404404 answered 404');
-    const entry = await fetch(`${api.url}/inventory/404404`, {
-      headers: { Authorization: `Bearer ${api.key}` },
-    });
+    const entry = await fetch(`${api.url}/inventory/404404`, { headers: api.authHeader });
     expect(entry.status).toBe(404);
   });
 
