@@ -68,6 +68,14 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   });
   afterAll(() => client.destroy());
 
+  /** The entry of `petId` as stored, read consistently. */
+  const storedItem = async (petId: string) => {
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
+    );
+    return Item;
+  };
+
   it('round-trips the int64 extremes and 2^53+1 exactly', async () => {
     // Prepare
     const items: InventoryItem[] = [
@@ -177,10 +185,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     // Act
     await repository.applyChange('6', { quantity: 2 }, ORIGIN);
     // Assess
-    const { Item } = await client.send(
-      new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '6' } }, ConsistentRead: true }),
-    );
-    expect(toChangeOrigin(Item ?? {})).toEqual(ORIGIN);
+    expect(toChangeOrigin((await storedItem('6')) ?? {})).toEqual(ORIGIN);
   });
 
   it('applies a compare-and-set update when the stored quantity is the expected one', async () => {
@@ -228,37 +233,32 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       return { repository, updates, close };
     }
 
-    const storedQuantity = async (petId: string) => {
-      const { Item } = await client.send(
-        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
-      );
-      return Number(Item?.quantity?.N);
-    };
-
-    it('adds an adjustment once when DynamoDB applied it and the answer was lost: the SDK retry answers the entry as it left it', async () => {
+    it.each([
+      {
+        behaviour:
+          'adds an adjustment once when DynamoDB applied it and the answer was lost: the SDK retry answers the entry as it left it',
+        entry: { petId: '11', quantity: 10, status: 'available' as const },
+        change: { adjustBy: 3 },
+        quantity: 13,
+      },
+      {
+        behaviour:
+          'answers a compare-and-set whose answer was lost with the entry it wrote, not 409 for finding its own quantity',
+        entry: { petId: '12', quantity: 10, status: 'pending' as const },
+        change: { quantity: 4, expectedQuantity: 10 },
+        quantity: 4,
+      },
+    ])('$behaviour', async ({ entry, change, quantity }) => {
       // Prepare
-      await putItems(client, tables.inventory, [{ petId: '11', quantity: 10, status: 'available' }]);
+      await putItems(client, tables.inventory, [entry]);
       const { repository, updates, close } = await losingFirstAnswer();
       try {
         // Act
-        const answer = await repository.applyChange('11', { adjustBy: 3 }, ORIGIN);
+        const answer = await repository.applyChange(entry.petId, change, ORIGIN);
         // Assess: two attempts went out, the first answer was lost after DynamoDB Local applied it.
         expect(updates().map((call) => call.lost)).toEqual([true, false]);
-        expect(answer).toEqual({ petId: '11', quantity: 13, status: 'available' });
-        expect(await storedQuantity('11')).toBe(13);
-      } finally {
-        await close();
-      }
-    });
-
-    it('answers a compare-and-set whose answer was lost with the entry it wrote, not 409 for finding its own quantity', async () => {
-      await putItems(client, tables.inventory, [{ petId: '12', quantity: 10, status: 'pending' }]);
-      const { repository, updates, close } = await losingFirstAnswer();
-      try {
-        const answer = await repository.applyChange('12', { quantity: 4, expectedQuantity: 10 }, ORIGIN);
-        expect(updates().map((call) => call.lost)).toEqual([true, false]);
-        expect(answer).toEqual({ petId: '12', quantity: 4, status: 'pending' });
-        expect(await storedQuantity('12')).toBe(4);
+        expect(answer).toEqual({ ...entry, quantity });
+        expect(Number((await storedItem(entry.petId))?.quantity?.N)).toBe(quantity);
       } finally {
         await close();
       }
@@ -323,16 +323,18 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       { petId: '9223372036854775807', quantity: 1, status: 'sold' as const },
     ];
     const lastChangeOf = async (petId: string) => {
-      const { Item } = await client.send(
-        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
-      );
-      return Item ? toChangeOrigin(Item) : undefined;
+      const item = await storedItem(petId);
+      return item ? toChangeOrigin(item) : undefined;
+    };
+    /** The table holding `stock`, and a repository over it. */
+    const stocked = async () => {
+      await putItems(client, tables.inventory, stock);
+      return new InventoryTable({ client, tableName: tables.inventory });
     };
 
     it('applies every change, answers the entries in request order, each signed with its own note and delta', async () => {
       // Prepare
-      await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const repository = await stocked();
       // Act
       const items = await repository.applyChanges(
         [
@@ -359,8 +361,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     });
 
     it("applies none when one cannot be applied, and throws the first failing change's error, naming it", async () => {
-      await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const repository = await stocked();
       const before = await snapshotTable(client, tables.inventory);
       const missing = await repository
         .applyChanges(
@@ -417,8 +418,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     });
 
     it("applies nothing for a changeId that is already every entry's last change, and answers the entries", async () => {
-      await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const repository = await stocked();
       const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-a' };
       const batch = [
         { petId: '21', adjustBy: 2 },
@@ -438,8 +438,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it('counts a batch as landed while one entry still has it as its last change, another change since or not', async () => {
       // Prepare: the batch lands, then pet 22 is changed by another request so that the batch's adjustment no longer fits.
-      await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const repository = await stocked();
       const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-d' };
       const batch = [
         { petId: '21', adjustBy: 1 },
@@ -457,8 +456,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it('applies a resent batch whose first attempt under the same changeId was refused, once what refused it is gone', async () => {
       // Prepare: the first attempt is refused (pet 23 has no entry), then the entry is made.
-      await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
+      const repository = await stocked();
       const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-b' };
       const batch = [
         { petId: '21', adjustBy: 1 },
@@ -519,17 +517,14 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       } as unknown as DynamoDBClient;
     }
 
+    const twoChanges = [
+      { petId: '21', adjustBy: 1 },
+      { petId: '22', adjustBy: 1 },
+    ];
+
     it('throws a concurrent-change error naming the change when another request crossed the transaction', async () => {
       const repository = new InventoryTable({ client: cancelling('TransactionConflict'), tableName: tables.inventory });
-      const error = await repository
-        .applyChanges(
-          [
-            { petId: '21', adjustBy: 1 },
-            { petId: '22', adjustBy: 1 },
-          ],
-          ORIGIN,
-        )
-        .catch((thrown: unknown) => thrown);
+      const error = await repository.applyChanges(twoChanges, ORIGIN).catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(ConcurrentChangeError);
       expect((error as Error).message).toBe(
         'changes[1] (petId 22): Another request changed the entry of petId 22 at the same moment, so nothing was changed; resend the request.',
@@ -538,15 +533,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it('throws StorageUnavailableError (503) when DynamoDB cancels the transaction for throttling', async () => {
       const repository = new InventoryTable({ client: cancelling('ThrottlingError'), tableName: tables.inventory });
-      await expect(
-        repository.applyChanges(
-          [
-            { petId: '21', adjustBy: 1 },
-            { petId: '22', adjustBy: 1 },
-          ],
-          ORIGIN,
-        ),
-      ).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(repository.applyChanges(twoChanges, ORIGIN)).rejects.toBeInstanceOf(StorageUnavailableError);
     });
   });
 
@@ -605,14 +592,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const repository = new InventoryTable({ client: deadClient, tableName: tables.inventory });
     // Act
     const failures = await Promise.all([
-      listAll(repository).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
-      repository.applyChange('1', { quantity: 1 }, ORIGIN).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
+      listAll(repository).catch((error: unknown) => error),
+      repository.applyChange('1', { quantity: 1 }, ORIGIN).catch((error: unknown) => error),
     ]);
     deadClient.destroy();
     // Assess: each gave up after the client's 2 attempts (what bounds its time), not later.
@@ -704,9 +685,7 @@ describe('Store: InventoryTable lists 2,000 entries against DynamoDB Local', () 
         (operation, n) => operation === 'Query' && n % 2 === 0,
         60_000,
         errorType,
-        {
-          pageLimit: 100,
-        },
+        { pageLimit: 100 },
       );
       try {
         // Act
