@@ -20,6 +20,10 @@ import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
 
+/** PATCH /inventory/2 {"quantity":31} and GET /inventory, as API Gateway hands them to the functions. */
+const SET_PET_2_TO_31 = anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' });
+const LIST_INVENTORY = anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null });
+
 const DYNAMODB_FUNCTIONS = [
   'list-inventory',
   'get-inventory-entry',
@@ -195,11 +199,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     const endpoint = await startRecordingEndpoint();
     try {
       // Act
-      const { result } = await invoke(
-        'update-inventory',
-        anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' }),
-        { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url },
-      );
+      const { result } = await invoke('update-inventory', SET_PET_2_TO_31, { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url });
       // Assess: the call went out, carried the session token, and its signature is the one SigV4 gives for
       // these credentials (recomputed with the SDK's own signer over the recorded request).
       expect(result?.statusCode).toBe(200);
@@ -258,21 +258,18 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       '[default]\naws_access_key_id=local\naws_secret_access_key=local\n',
     );
     // Act
-    const { result } = await invoke(
-      'update-inventory',
-      anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' }),
-      { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined, AWS_SESSION_TOKEN: undefined },
-    );
+    const { result } = await invoke('update-inventory', SET_PET_2_TO_31, {
+      AWS_ACCESS_KEY_ID: undefined,
+      AWS_SECRET_ACCESS_KEY: undefined,
+      AWS_SESSION_TOKEN: undefined,
+    });
     // Assess
     expect(result?.statusCode).toBe(500);
     expect(String(result?.body)).not.toContain('credential');
   });
 
   it('lists the inventory with credentials from the environment alone', async () => {
-    const { result, error } = await invoke(
-      'list-inventory',
-      anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
-    );
+    const { result, error } = await invoke('list-inventory', LIST_INVENTORY);
     expect(error).toBeUndefined();
     expect(result?.statusCode).toBe(200);
     expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
@@ -282,7 +279,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
   const listAtStagePace = (endpointUrl: string) =>
     invoke(
       'list-inventory',
-      anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
+      LIST_INVENTORY,
       { AWS_ENDPOINT_URL_DYNAMODB: endpointUrl, LIST_READ_UNITS_PER_SECOND: '500' },
       60_000,
     );
@@ -313,10 +310,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
   }, 90_000);
 
   it('updates an entry and answers the stored item', async () => {
-    const { result } = await invoke(
-      'update-inventory',
-      anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' }),
-    );
+    const { result } = await invoke('update-inventory', SET_PET_2_TO_31);
     expect(result).toMatchObject({ statusCode: 200, body: '{"petId":2,"quantity":31,"status":"pending"}' });
   });
 
