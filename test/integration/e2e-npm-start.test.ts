@@ -31,6 +31,14 @@ function portAccepts(port: number): Promise<boolean> {
   });
 }
 
+/** A DynamoDB client of npm start's DynamoDB Local. */
+const npmStartDynamo = () =>
+  createDynamoClient({
+    endpoint: started.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
 /** Checks every response the client receives against openapi.yaml, as client developers' calls would be. */
 const contractCheck: Middleware = {
   async onResponse({ request, response, schemaPath }) {
@@ -169,11 +177,7 @@ describe('End to end: npm start and the generated client', () => {
 
   it('passes the deploy self-check, which writes a key of its own to the keys table and deletes it', async () => {
     // Prepare: the self-check function as a stage runs it, over npm start's keys table.
-    const dynamo = createDynamoClient({
-      endpoint: started.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const dynamo = npmStartDynamo();
     const keys = new ApiKeyAdminTable({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys });
     try {
       const keysBefore = await keys.list();
@@ -211,19 +215,15 @@ describe('End to end: npm start applies a delivery in one POST /inventory/change
   let dynamo: DynamoDBClient;
 
   beforeAll(async () => {
-    dynamo = createDynamoClient({
-      endpoint: started.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    dynamo = npmStartDynamo();
     await putItems(dynamo, LOCAL_TABLE_NAMES.inventory, DELIVERY_PETS);
   });
 
   afterAll(() => dynamo?.destroy());
 
-  const post = (body: string, key = started.apiKey) =>
+  const post = (body: string, key = started.apiKey, headers: Record<string, string> = {}) =>
     call(started.baseUrl, 'POST', '/inventory/changes', {
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
       body,
       route: ROUTE,
     });
@@ -274,14 +274,8 @@ describe('End to end: npm start applies a delivery in one POST /inventory/change
   it('replays a batch resent with its Idempotency-Key and applies it once', async () => {
     const key = crypto.randomUUID();
     const send = () =>
-      call(started.baseUrl, 'POST', '/inventory/changes', {
-        headers: {
-          Authorization: `Bearer ${started.apiKey}`,
-          'Content-Type': 'application/json',
-          'Idempotency-Key': key,
-        },
-        body: '{"changes":[{"petId":800002,"adjustBy":10,"reason":"received"}]}',
-        route: ROUTE,
+      post('{"changes":[{"petId":800002,"adjustBy":10,"reason":"received"}]}', started.apiKey, {
+        'Idempotency-Key': key,
       });
     const first = await send();
     const again = await send();
