@@ -9,7 +9,7 @@ import {
 } from '../../service/gateway-responses';
 import { withinContract } from '../helpers/contract';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
-import { closeRawAgent, type RawResponse, rawRequest, socketExchange } from '../helpers/raw-http';
+import { closeRawAgent, type RawResponse, rawHttp, rawRequest, socketExchange } from '../helpers/raw-http';
 
 /** How many generated requests each property sends. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -330,14 +330,6 @@ describe('Reliability: generated requests against the local gateway', () => {
     );
   });
 
-  /** One hand-built request: a valid one, or one with what a client seldom sends. */
-  interface RawCase {
-    method: string;
-    target: string;
-    headers: [string, string][];
-    body: string;
-  }
-
   const rawTarget = fc.oneof(
     path,
     fc.constantFrom(
@@ -356,24 +348,20 @@ describe('Reliability: generated requests against the local gateway', () => {
   // Framing Node's HTTP parser refuses never reaches the gateway: Node answers it with its own 400.
   const defect = fc.constantFrom('none', 'inherited header names');
 
+  /** One hand-built request: a valid one, or one with what a client seldom sends. */
   function buildRaw(
     method: string,
     target: string,
     auth: { header?: string },
     requestBody: string,
     flaw: string,
-  ): RawCase {
+  ): string {
     const headers: [string, string][] = [['Host', 'h']];
     if (auth.header !== undefined) headers.push(['Authorization', auth.header]);
     headers.push(['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(requestBody))]);
     headers.push(['Connection', 'close']);
     if (flaw === 'inherited header names') for (const name of INHERITED_NAMES) headers.push([name, 'x']);
-    return { method, target, headers, body: requestBody };
-  }
-
-  function serialize(raw: RawCase): string {
-    const head = [`${raw.method} ${raw.target} HTTP/1.1`, ...raw.headers.map(([n, v]) => `${n}: ${v}`)];
-    return `${head.join('\r\n')}\r\n\r\n${raw.body}`;
+    return rawHttp(`${method} ${target} HTTP/1.1`, headers, requestBody);
   }
 
   it(`answers ${RAW_RUNS} hand-built raw requests (inherited names, odd targets) with no 500, a request id and an Error body on every 4xx`, async () => {
@@ -386,12 +374,11 @@ describe('Reliability: generated requests against the local gateway', () => {
         defect,
         async (method, target, auth, requestBody, flaw) => {
           // Act
-          const raw = buildRaw(method, target, auth, requestBody, flaw);
-          const response = await socketExchange(stack.url, serialize(raw));
+          const response = await socketExchange(stack.url, buildRaw(method, target, auth, requestBody, flaw));
           // Assess
           recordAndCheck(response);
           if (response.status >= 400 && !unshaped(response, target)) expectErrorBody(response);
-          if (response.status === 200) confirm(raw.method, response.text);
+          if (response.status === 200) confirm(method, response.text);
         },
       ),
       { numRuns: RAW_RUNS },

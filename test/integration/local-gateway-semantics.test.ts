@@ -16,7 +16,7 @@ import {
 } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
-import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+import { closeRawAgent, rawHttp, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 import { entriesBreakingAt } from '../helpers/streaming';
 
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -46,12 +46,6 @@ function expectUnshapedAnswer(response: AnyResponse, unshaped: UnshapedGatewayAn
     expect(response.headers[name.toLowerCase()]).toBe(value);
   }
   expect(response.headers['access-control-allow-origin']).toBeUndefined();
-}
-
-/** A raw HTTP/1.1 request; `Connection: close` so that the answer ends the exchange. */
-function rawHttp(requestLine: string, headers: [string, string][], body = ''): string {
-  const lines = [requestLine, ...headers.map(([name, value]) => `${name}: ${value}`)];
-  return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** A raw HTTP/1.1 request with this file's key, which the answer ends (`Connection: close`). */
