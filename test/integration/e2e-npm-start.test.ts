@@ -119,30 +119,24 @@ describe('End to end: npm start and the generated client', () => {
     expect(list.data?.find((item) => item.petId === MAX_INT64)?.quantity).toBe(41);
   });
 
-  it('gets 404 NOT_FOUND as a typed error for a pet without an entry', async () => {
+  it.each([
+    { of: 'a pet without an entry', petId: 424242n, quantity: 1, expected: { code: 'NOT_FOUND', status: 404 } },
+    {
+      of: 'a negative quantity',
+      petId: 1n,
+      quantity: -1,
+      expected: { code: 'VALIDATION_FAILED', status: 400, message: expect.stringContaining('quantity') },
+    },
+  ])('gets $expected.status $expected.code as a typed error for $of', async ({ petId, quantity, expected }) => {
     // Act
     const { data, error, response } = await client.PATCH('/inventory/{petId}', {
-      params: { path: { petId: 424242n } },
-      body: { quantity: 1 },
+      params: { path: { petId } },
+      body: { quantity },
     });
     // Assess
     expect(data).toBeUndefined();
-    expect(response.status).toBe(404);
-    expect(error?.code).toBe('NOT_FOUND');
-    expect(error?.status).toBe(404);
-  });
-
-  it('gets 400 VALIDATION_FAILED as a typed error for a negative quantity', async () => {
-    // Act
-    const { data, error, response } = await client.PATCH('/inventory/{petId}', {
-      params: { path: { petId: 1n } },
-      body: { quantity: -1 },
-    });
-    // Assess
-    expect(data).toBeUndefined();
-    expect(response.status).toBe(400);
-    expect(error?.code).toBe('VALIDATION_FAILED');
-    expect(error?.message).toContain('quantity');
+    expect(response.status).toBe(expected.status);
+    expect(error).toMatchObject(expected);
   });
 
   it('gets 501 with Deprecation from the deprecated pet lookup, checked against the contract', async () => {
