@@ -99,6 +99,12 @@ export interface SocketResponse {
   text: string;
 }
 
+/** The bytes of an HTTP/1.1 request: its request line, `headers` in order and as given, and `body`. */
+export function rawHttp(requestLine: string, headers: [string, string][], body = ''): string {
+  const lines = [requestLine, ...headers.map(([name, value]) => `${name}: ${value}`)];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
 /**
  * Writes `request` as given onto a fresh connection (malformed framing, obs-fold, no Host, ...) and parses the one
  * answer: status line, headers and a Content-Length body. Fails after `timeoutMs`.

@@ -20,6 +20,10 @@ import { startThrottlingEndpoint } from '../helpers/throttling-endpoint';
 
 const run = promisify(execFile);
 
+/** PATCH /inventory/2 {"quantity":31} and GET /inventory, as API Gateway hands them to the functions. */
+const SET_PET_2_TO_31 = anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' });
+const LIST_INVENTORY = anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null });
+
 const DYNAMODB_FUNCTIONS = [
   'list-inventory',
   'get-inventory-entry',
@@ -195,11 +199,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     const endpoint = await startRecordingEndpoint();
     try {
       // Act
-      const { result } = await invoke(
-        'update-inventory',
-        anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' }),
-        { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url },
-      );
+      const { result } = await invoke('update-inventory', SET_PET_2_TO_31, { AWS_ENDPOINT_URL_DYNAMODB: endpoint.url });
       // Assess: the call went out, carried the session token, and its signature is the one SigV4 gives for
       // these credentials (recomputed with the SDK's own signer over the recorded request).
       expect(result?.statusCode).toBe(200);
@@ -258,21 +258,18 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       '[default]\naws_access_key_id=local\naws_secret_access_key=local\n',
     );
     // Act
-    const { result } = await invoke(
-      'update-inventory',
-      anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' }),
-      { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined, AWS_SESSION_TOKEN: undefined },
-    );
+    const { result } = await invoke('update-inventory', SET_PET_2_TO_31, {
+      AWS_ACCESS_KEY_ID: undefined,
+      AWS_SECRET_ACCESS_KEY: undefined,
+      AWS_SESSION_TOKEN: undefined,
+    });
     // Assess
     expect(result?.statusCode).toBe(500);
     expect(String(result?.body)).not.toContain('credential');
   });
 
   it('lists the inventory with credentials from the environment alone', async () => {
-    const { result, error } = await invoke(
-      'list-inventory',
-      anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
-    );
+    const { result, error } = await invoke('list-inventory', LIST_INVENTORY);
     expect(error).toBeUndefined();
     expect(result?.statusCode).toBe(200);
     expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
@@ -282,7 +279,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
   const listAtStagePace = (endpointUrl: string) =>
     invoke(
       'list-inventory',
-      anApiGatewayEvent({ httpMethod: 'GET', resource: '/inventory', body: null }),
+      LIST_INVENTORY,
       { AWS_ENDPOINT_URL_DYNAMODB: endpointUrl, LIST_READ_UNITS_PER_SECOND: '500' },
       60_000,
     );
@@ -313,10 +310,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
   }, 90_000);
 
   it('updates an entry and answers the stored item', async () => {
-    const { result } = await invoke(
-      'update-inventory',
-      anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":31}' }),
-    );
+    const { result } = await invoke('update-inventory', SET_PET_2_TO_31);
     expect(result).toMatchObject({ statusCode: 200, body: '{"petId":2,"quantity":31,"status":"pending"}' });
   });
 
@@ -399,21 +393,20 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     const rows = await new HistoryTable({ client: stack.client, tableName: stack.tables.history }).listFor(
       '9223372036854775807',
     );
-    expect(rows).toEqual([
-      {
-        petId: '9223372036854775807',
-        at: '2026-11-23T10:00:00.000Z',
-        previousQuantity: 2,
-        quantity: 5,
-        previousStatus: 'pending',
-        status: 'pending',
-        source: 'api',
-        actor: 'key_bundle',
-        requestId: 'req-b',
-        reason: 'received',
-        reference: 'delivery 4411',
-      },
-    ]);
+    // The API answers the row as stored, without the petId its path names.
+    const recorded = {
+      at: '2026-11-23T10:00:00.000Z',
+      previousQuantity: 2,
+      quantity: 5,
+      previousStatus: 'pending',
+      status: 'pending',
+      source: 'api',
+      actor: 'key_bundle',
+      requestId: 'req-b',
+      reason: 'received',
+      reference: 'delivery 4411',
+    };
+    expect(rows).toEqual([{ petId: '9223372036854775807', ...recorded }]);
     const read = await invoke(
       'list-inventory-history',
       anApiGatewayEvent({
@@ -424,20 +417,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       }),
     );
     expect(read.result?.statusCode).toBe(200);
-    expect(JSON.parse(String(read.result?.body))).toEqual([
-      {
-        at: '2026-11-23T10:00:00.000Z',
-        source: 'api',
-        actor: 'key_bundle',
-        requestId: 'req-b',
-        quantity: 5,
-        previousQuantity: 2,
-        status: 'pending',
-        previousStatus: 'pending',
-        reason: 'received',
-        reference: 'delivery 4411',
-      },
-    ]);
+    expect(JSON.parse(String(read.result?.body))).toEqual([recorded]);
   });
 
   it('answers the 501 routes', async () => {

@@ -15,6 +15,8 @@ import { freshTables, putItems, snapshotTable, testClient, testEndpoint } from '
 describe('CLI: inventory import', () => {
   let client: DynamoDBClient;
   let dir: string;
+  /** This test's own fresh tables. */
+  let tables: TableNames;
 
   /** Writes `content` to a file in this test's directory and returns its path. */
   const aFile = (name: string, content: string) => {
@@ -23,9 +25,9 @@ describe('CLI: inventory import', () => {
     return path;
   };
 
-  /** Runs the CLI in-process against `tables`. */
+  /** Runs the CLI in-process against the tables `into`. */
   const cli = async (
-    tables: TableNames,
+    into: TableNames,
     argv: string[],
     {
       endpoint = testEndpoint(),
@@ -34,7 +36,7 @@ describe('CLI: inventory import', () => {
     }: { tty?: boolean; endpoint?: string; env?: Record<string, string> } = {},
   ) => {
     const io = aCapturedIo({
-      env: { INVENTORY_TABLE_NAME: tables.inventory, API_KEYS_TABLE_NAME: tables.apiKeys, ...env },
+      env: { INVENTORY_TABLE_NAME: into.inventory, API_KEYS_TABLE_NAME: into.apiKeys, ...env },
       cwd: dir,
       ...options,
     });
@@ -47,6 +49,10 @@ describe('CLI: inventory import', () => {
     dir = mkdtempSync(join(tmpdir(), 'cli-import-'));
   });
 
+  beforeEach(async () => {
+    tables = await freshTables(client);
+  });
+
   afterAll(() => {
     client.destroy();
     rmSync(dir, { recursive: true, force: true });
@@ -54,7 +60,6 @@ describe('CLI: inventory import', () => {
 
   it("asks for --yes when the table is production's, however it was reached (--endpoint and its table name)", async () => {
     // Prepare: a table named as CloudFormation names production's.
-    const tables = await freshTables(client);
     const production = { ...tables, inventory: 'PetStoreInventory-production-InventoryTable1A2B3C-XYZ' };
     const file = aFile('guarded.csv', 'petId,quantity,status\n1,5,available\n');
     // Act
@@ -69,7 +74,6 @@ describe('CLI: inventory import', () => {
   // 3,000 rows are 120 BatchWriteItem calls, 8 in flight.
   it('imports 3,000 rows and a re-run leaves the same stock, nothing duplicated', async () => {
     // Prepare
-    const tables = await freshTables(client);
     const items = manyItems(3_000);
     const file = aFile('3k.csv', csvOf(items));
 
@@ -95,7 +99,6 @@ describe('CLI: inventory import', () => {
 
   it('writes nothing when any row is bad and names each bad line on stderr', async () => {
     // Prepare
-    const tables = await freshTables(client);
     await putItems(client, tables.inventory, [{ petId: '1', quantity: 5, status: 'available' }]);
     const before = await snapshotTable(client, tables.inventory);
     const file = aFile(
@@ -131,7 +134,6 @@ describe('CLI: inventory import', () => {
 
   it('imports the CSV edge cases: BOM, CRLF, quoted fields with commas and quotes, a blank trailing line', async () => {
     // Prepare
-    const tables = await freshTables(client);
     const file = aFile(
       'edge.csv',
       '\uFEFF"petId","quantity","status"\r\n' +
@@ -162,7 +164,6 @@ describe('CLI: inventory import', () => {
 
   it('imports a JSON array with int64 ids exactly', async () => {
     // Prepare
-    const tables = await freshTables(client);
     const file = aFile(
       'stock.json',
       '[{"petId": 9007199254740993, "quantity": 1, "status": "sold"},\n {"petId": -9223372036854775808, "quantity": 2147483647, "status": "pending"}]',
@@ -181,7 +182,6 @@ describe('CLI: inventory import', () => {
 
   it('signs every row it writes with who and why for the history: import, the file, the operator and a run id per run', async () => {
     // Prepare
-    const tables = await freshTables(client);
     const file = aFile('signed.csv', csvOf(manyItems(40)));
     const origins = async () => {
       const page = await client.send(new ScanCommand({ TableName: tables.inventory, ConsistentRead: true }));
@@ -209,7 +209,6 @@ describe('CLI: inventory import', () => {
 
   it('validates and writes nothing with --dry-run', async () => {
     // Prepare
-    const tables = await freshTables(client);
     const file = aFile('dry.csv', csvOf(manyItems(30)));
 
     // Act
@@ -223,7 +222,6 @@ describe('CLI: inventory import', () => {
 
   it('draws a progress bar on stderr when it is a terminal, and the one-line summary on stdout', async () => {
     // Prepare
-    const tables = await freshTables(client);
     const file = aFile('tty.csv', csvOf(manyItems(500)));
 
     // Act

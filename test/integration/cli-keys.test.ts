@@ -147,32 +147,30 @@ describe('CLI: keys', () => {
     ).toBe(200);
   });
 
-  it('exits 1 with one line naming the table when the keys table does not exist', async () => {
+  it.each<{ naming: string; env: Record<string, string>; atTestEndpoint: boolean; message: RegExp }>([
+    {
+      naming: 'the table when the keys table does not exist',
+      env: { API_KEYS_TABLE_NAME: 'no-such-table' },
+      atTestEndpoint: true,
+      message: /^error: Table no-such-table does not exist in DynamoDB at http:\/\/127\.0\.0\.1:\d+: [^\n]+\n$/,
+    },
+    {
+      naming: 'the endpoint when DynamoDB cannot be reached',
+      env: { DYNAMODB_PORT: '9' },
+      atTestEndpoint: false,
+      message:
+        /^error: Cannot reach local DynamoDB at http:\/\/127\.0\.0\.1:9 \(.*ECONNREFUSED.*\): is `npm start` running\?[^\n]*\n$/,
+    },
+  ])('exits 1 with one line naming $naming', async ({ env, atTestEndpoint, message }) => {
     // Prepare
-    const io = aCapturedIo({ env: { API_KEYS_TABLE_NAME: 'no-such-table' } });
+    const io = aCapturedIo({ env });
 
     // Act
-    const code = await run(['keys', 'list', '--endpoint', testEndpoint()], io);
+    const code = await run(['keys', 'list', ...(atTestEndpoint ? ['--endpoint', testEndpoint()] : [])], io);
 
     // Assess
     expect(code).toBe(1);
-    expect(io.stderr.text).toMatch(
-      /^error: Table no-such-table does not exist in DynamoDB at http:\/\/127\.0\.0\.1:\d+: [^\n]+\n$/,
-    );
-  });
-
-  it('exits 1 with one line naming the endpoint when DynamoDB cannot be reached', async () => {
-    // Prepare
-    const io = aCapturedIo({ env: { DYNAMODB_PORT: '9' } });
-
-    // Act
-    const code = await run(['keys', 'list'], io);
-
-    // Assess
-    expect(code).toBe(1);
-    expect(io.stderr.text).toMatch(
-      /^error: Cannot reach local DynamoDB at http:\/\/127\.0\.0\.1:9 \(.*ECONNREFUSED.*\): is `npm start` running\?[^\n]*\n$/,
-    );
+    expect(io.stderr.text).toMatch(message);
   });
 });
 

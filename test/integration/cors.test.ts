@@ -19,6 +19,14 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
     await stack.close();
   });
 
+  /** A browser's preflight of a PATCH from the allowed origin that sends `requestHeaders`. */
+  const preflight = (path: string, requestHeaders: string) =>
+    socketExchange(
+      stack.url,
+      `OPTIONS ${path} HTTP/1.1\r\nHost: h\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: PATCH\r\n` +
+        `Access-Control-Request-Headers: ${requestHeaders}\r\nConnection: close\r\n\r\n`,
+    );
+
   it('lets the allowed origin read successful answers and error answers', async () => {
     const listed = await call(stack.url, 'GET', '/inventory', {
       headers: { ...stack.authHeader, Origin: ORIGIN },
@@ -53,11 +61,7 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
   it.each(['/v1/inventory', '/v1/inventory/7', '/v1/anything/else'])(
     'answers a preflight OPTIONS %s with 204 and the stage preflight headers, without a key',
     async (path) => {
-      const response = await socketExchange(
-        stack.url,
-        `OPTIONS ${path} HTTP/1.1\r\nHost: h\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: PATCH\r\n` +
-          'Access-Control-Request-Headers: authorization,content-type\r\nConnection: close\r\n\r\n',
-      );
+      const response = await preflight(path, 'authorization,content-type');
       expect(response.status).toBe(204);
       expect(response.text).toBe('');
       for (const [name, value] of Object.entries(corsPreflightHeaders([ORIGIN], ORIGIN))) {
@@ -100,11 +104,7 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
 
   it('lets a browser send the retry-safe PATCH: the preflight allows Idempotency-Key, and it reads Idempotent-Replayed', async () => {
     // Prepare
-    const preflight = await socketExchange(
-      stack.url,
-      `OPTIONS /v1/inventory/1 HTTP/1.1\r\nHost: h\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: PATCH\r\n` +
-        'Access-Control-Request-Headers: authorization,content-type,idempotency-key\r\nConnection: close\r\n\r\n',
-    );
+    const preflighted = await preflight('/v1/inventory/1', 'authorization,content-type,idempotency-key');
     const key = `cors-${process.pid}-${Date.now()}`;
     const send = () =>
       call(stack.url, 'PATCH', '/inventory/1', {
@@ -116,7 +116,7 @@ describe('CORS: a stage that allows an origin, through the local gateway', () =>
     const first = await send();
     const replay = await send();
     // Assess
-    const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(',');
+    const allowed = String(preflighted.headers['access-control-allow-headers']).toLowerCase().split(',');
     expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
     expect([first.status, replay.status]).toEqual([200, 200]);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -24,18 +24,15 @@ describe('Bench: DynamoDB Local over HTTPS for the cold-path probes (bench/dynam
 
   it('serves DynamoDB Local on an https URL to a client that trusts its certificate', async () => {
     const client = clientOf(tls.url, tls.certificate);
+    const direct = clientOf(testEndpoint());
     try {
       const over = await client.send(new ListTablesCommand({}));
-      const direct = clientOf(testEndpoint());
-      try {
-        expect(tls.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-        expect(over.$metadata.httpStatusCode).toBe(200);
-        expect(over.TableNames).toEqual((await direct.send(new ListTablesCommand({}))).TableNames);
-      } finally {
-        direct.destroy();
-      }
+      expect(tls.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(over.$metadata.httpStatusCode).toBe(200);
+      expect(over.TableNames).toEqual((await direct.send(new ListTablesCommand({}))).TableNames);
     } finally {
       client.destroy();
+      direct.destroy();
     }
   });
 

@@ -31,6 +31,14 @@ function portAccepts(port: number): Promise<boolean> {
   });
 }
 
+/** A DynamoDB client of npm start's DynamoDB Local. */
+const npmStartDynamo = () =>
+  createDynamoClient({
+    endpoint: started.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
 /** Checks every response the client receives against openapi.yaml, as client developers' calls would be. */
 const contractCheck: Middleware = {
   async onResponse({ request, response, schemaPath }) {
@@ -111,30 +119,24 @@ describe('End to end: npm start and the generated client', () => {
     expect(list.data?.find((item) => item.petId === MAX_INT64)?.quantity).toBe(41);
   });
 
-  it('gets 404 NOT_FOUND as a typed error for a pet without an entry', async () => {
+  it.each([
+    { of: 'a pet without an entry', petId: 424242n, quantity: 1, expected: { code: 'NOT_FOUND', status: 404 } },
+    {
+      of: 'a negative quantity',
+      petId: 1n,
+      quantity: -1,
+      expected: { code: 'VALIDATION_FAILED', status: 400, message: expect.stringContaining('quantity') },
+    },
+  ])('gets $expected.status $expected.code as a typed error for $of', async ({ petId, quantity, expected }) => {
     // Act
     const { data, error, response } = await client.PATCH('/inventory/{petId}', {
-      params: { path: { petId: 424242n } },
-      body: { quantity: 1 },
+      params: { path: { petId } },
+      body: { quantity },
     });
     // Assess
     expect(data).toBeUndefined();
-    expect(response.status).toBe(404);
-    expect(error?.code).toBe('NOT_FOUND');
-    expect(error?.status).toBe(404);
-  });
-
-  it('gets 400 VALIDATION_FAILED as a typed error for a negative quantity', async () => {
-    // Act
-    const { data, error, response } = await client.PATCH('/inventory/{petId}', {
-      params: { path: { petId: 1n } },
-      body: { quantity: -1 },
-    });
-    // Assess
-    expect(data).toBeUndefined();
-    expect(response.status).toBe(400);
-    expect(error?.code).toBe('VALIDATION_FAILED');
-    expect(error?.message).toContain('quantity');
+    expect(response.status).toBe(expected.status);
+    expect(error).toMatchObject(expected);
   });
 
   it('gets 501 with Deprecation from the deprecated pet lookup, checked against the contract', async () => {
@@ -169,11 +171,7 @@ describe('End to end: npm start and the generated client', () => {
 
   it('passes the deploy self-check, which writes a key of its own to the keys table and deletes it', async () => {
     // Prepare: the self-check function as a stage runs it, over npm start's keys table.
-    const dynamo = createDynamoClient({
-      endpoint: started.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const dynamo = npmStartDynamo();
     const keys = new ApiKeyAdminTable({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys });
     try {
       const keysBefore = await keys.list();
@@ -211,19 +209,15 @@ describe('End to end: npm start applies a delivery in one POST /inventory/change
   let dynamo: DynamoDBClient;
 
   beforeAll(async () => {
-    dynamo = createDynamoClient({
-      endpoint: started.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    dynamo = npmStartDynamo();
     await putItems(dynamo, LOCAL_TABLE_NAMES.inventory, DELIVERY_PETS);
   });
 
   afterAll(() => dynamo?.destroy());
 
-  const post = (body: string, key = started.apiKey) =>
+  const post = (body: string, key = started.apiKey, headers: Record<string, string> = {}) =>
     call(started.baseUrl, 'POST', '/inventory/changes', {
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
       body,
       route: ROUTE,
     });
@@ -274,14 +268,8 @@ describe('End to end: npm start applies a delivery in one POST /inventory/change
   it('replays a batch resent with its Idempotency-Key and applies it once', async () => {
     const key = crypto.randomUUID();
     const send = () =>
-      call(started.baseUrl, 'POST', '/inventory/changes', {
-        headers: {
-          Authorization: `Bearer ${started.apiKey}`,
-          'Content-Type': 'application/json',
-          'Idempotency-Key': key,
-        },
-        body: '{"changes":[{"petId":800002,"adjustBy":10,"reason":"received"}]}',
-        route: ROUTE,
+      post('{"changes":[{"petId":800002,"adjustBy":10,"reason":"received"}]}', started.apiKey, {
+        'Idempotency-Key': key,
       });
     const first = await send();
     const again = await send();

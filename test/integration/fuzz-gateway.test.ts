@@ -9,7 +9,7 @@ import {
 } from '../../service/gateway-responses';
 import { withinContract } from '../helpers/contract';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
-import { closeRawAgent, type RawResponse, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+import { closeRawAgent, type RawResponse, rawHttp, rawRequest, socketExchange } from '../helpers/raw-http';
 
 /** How many generated requests each property sends. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -184,10 +184,22 @@ describe('Reliability: generated requests against the local gateway', () => {
     );
   }
 
-  function record(response: RawResponse): void {
+  /** Counts an answer and checks what every answer holds: no 5xx but 501, a request id, nothing internal. */
+  function recordAndCheck(response: RawResponse): void {
     seen.requests++;
     if (response.status >= 500 && response.status !== 501) seen.fiveHundreds++;
     seen.byStatus.set(response.status, (seen.byStatus.get(response.status) ?? 0) + 1);
+    // 501 is the documented answer of the two undefined routes; any other 5xx is a defect.
+    if (response.status !== 501) expect(response.status).toBeLessThan(500);
+    expect(response.headers['x-amzn-requestid']).toMatch(REQUEST_ID);
+    expect(response.text).not.toMatch(STACK_TRACE_OR_SDK);
+  }
+
+  /** The Error body, and nothing else, with the answer's status. */
+  function expectErrorBody(response: RawResponse): void {
+    const error = JSON.parse(response.text) as Record<string, unknown>;
+    expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
+    expect(error.status).toBe(response.status);
   }
 
   /** The model: the table as it starts, changed only by 200 answers to PATCH and to the batch. */
@@ -206,20 +218,12 @@ describe('Reliability: generated requests against the local gateway', () => {
     if (auth.header !== undefined) headers.Authorization = auth.header;
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     const response = await rawRequest(stack.url, { method, path: requestPath, headers, body: requestBody });
-    record(response);
     // Assess
-    // 501 is the documented answer of the two undefined routes; any other 5xx is a defect.
-    if (response.status !== 501) expect(response.status).toBeLessThan(500);
-    expect(response.headers['x-amzn-requestid']).toMatch(REQUEST_ID);
-    expect(response.text).not.toMatch(STACK_TRACE_OR_SDK);
+    recordAndCheck(response);
     if (unshaped(response, requestPath)) return;
     expect(response.headers['cache-control']).toBe('no-store');
     if (requestPath.startsWith('/v1') && !auth.valid) expect(response.status).toBe(401);
-    if (response.status >= 400) {
-      const error = JSON.parse(response.text) as Record<string, unknown>;
-      expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
-      expect(error.status).toBe(response.status);
-    }
+    if (response.status >= 400) expectErrorBody(response);
     if (response.status === 200) confirm(method, response.text);
   }
 
@@ -326,14 +330,6 @@ describe('Reliability: generated requests against the local gateway', () => {
     );
   });
 
-  /** One hand-built request: a valid one, or one with what a client seldom sends. */
-  interface RawCase {
-    method: string;
-    target: string;
-    headers: [string, string][];
-    body: string;
-  }
-
   const rawTarget = fc.oneof(
     path,
     fc.constantFrom(
@@ -352,24 +348,20 @@ describe('Reliability: generated requests against the local gateway', () => {
   // Framing Node's HTTP parser refuses never reaches the gateway: Node answers it with its own 400.
   const defect = fc.constantFrom('none', 'inherited header names');
 
+  /** One hand-built request: a valid one, or one with what a client seldom sends. */
   function buildRaw(
     method: string,
     target: string,
     auth: { header?: string },
     requestBody: string,
     flaw: string,
-  ): RawCase {
+  ): string {
     const headers: [string, string][] = [['Host', 'h']];
     if (auth.header !== undefined) headers.push(['Authorization', auth.header]);
     headers.push(['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(requestBody))]);
     headers.push(['Connection', 'close']);
     if (flaw === 'inherited header names') for (const name of INHERITED_NAMES) headers.push([name, 'x']);
-    return { method, target, headers, body: requestBody };
-  }
-
-  function serialize(raw: RawCase): string {
-    const head = [`${raw.method} ${raw.target} HTTP/1.1`, ...raw.headers.map(([n, v]) => `${n}: ${v}`)];
-    return `${head.join('\r\n')}\r\n\r\n${raw.body}`;
+    return rawHttp(`${method} ${target} HTTP/1.1`, headers, requestBody);
   }
 
   it(`answers ${RAW_RUNS} hand-built raw requests (inherited names, odd targets) with no 500, a request id and an Error body on every 4xx`, async () => {
@@ -382,21 +374,11 @@ describe('Reliability: generated requests against the local gateway', () => {
         defect,
         async (method, target, auth, requestBody, flaw) => {
           // Act
-          const raw = buildRaw(method, target, auth, requestBody, flaw);
-          const response: SocketResponse = await socketExchange(stack.url, serialize(raw));
-          seen.requests++;
-          seen.byStatus.set(response.status, (seen.byStatus.get(response.status) ?? 0) + 1);
-          if (response.status >= 500 && response.status !== 501) seen.fiveHundreds++;
+          const response = await socketExchange(stack.url, buildRaw(method, target, auth, requestBody, flaw));
           // Assess
-          if (response.status !== 501) expect(response.status).toBeLessThan(500);
-          expect(response.headers['x-amzn-requestid']).toMatch(REQUEST_ID);
-          expect(response.text).not.toMatch(STACK_TRACE_OR_SDK);
-          if (response.status >= 400 && !unshaped(response, target)) {
-            const error = JSON.parse(response.text) as Record<string, unknown>;
-            expect(Object.keys(error).sort()).toEqual(['code', 'message', 'status']);
-            expect(error.status).toBe(response.status);
-          }
-          if (response.status === 200) confirm(raw.method, response.text);
+          recordAndCheck(response);
+          if (response.status >= 400 && !unshaped(response, target)) expectErrorBody(response);
+          if (response.status === 200) confirm(method, response.text);
         },
       ),
       { numRuns: RAW_RUNS },

@@ -24,7 +24,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     await history.record(aHistoryEntry({ previousQuantity: 3, quantity: 4 }), '1000');
     await history.record(aHistoryEntry({ petId: '2', quantity: 99 }), '950');
     // Act
-    const listed = await new HistoryTable({ client, tableName: tables.history }).listFor('9223372036854775807');
+    const listed = await history.listFor('9223372036854775807');
     // Assess
     expect(listed.map((entry) => [entry.previousQuantity, entry.quantity])).toEqual([
       [null, 3],
@@ -60,9 +60,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     const history = new HistoryTable({ client, tableName: tables.history });
     await history.record(aHistoryEntry(), '4242');
     await history.record(aHistoryEntry(), '4242');
-    expect(await new HistoryTable({ client, tableName: tables.history }).listFor('9223372036854775807')).toEqual([
-      aHistoryEntry(),
-    ]);
+    expect(await history.listFor('9223372036854775807')).toEqual([aHistoryEntry()]);
   });
 
   it('lists only the changes at or after --since', async () => {
@@ -70,9 +68,7 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     await history.record(aHistoryEntry({ at: '2026-10-31T23:59:59.999Z', quantity: 1 }), '1');
     await history.record(aHistoryEntry({ at: '2026-11-01T00:00:00.000Z', quantity: 2 }), '2');
     await history.record(aHistoryEntry({ at: '2026-11-02T08:00:00.000Z', quantity: 3 }), '3');
-    const listed = await new HistoryTable({ client, tableName: tables.history }).listFor('9223372036854775807', {
-      since: '2026-11-01T00:00:00.000Z',
-    });
+    const listed = await history.listFor('9223372036854775807', { since: '2026-11-01T00:00:00.000Z' });
     expect(listed.map((entry) => entry.quantity)).toEqual([2, 3]);
   });
 

@@ -78,43 +78,46 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
     expect(response.text).toBe('{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending"}]}');
   });
 
-  it('answers 409 naming changes[2] when the last change would go below zero, and leaves every entry as it was', async () => {
+  it.each([
+    {
+      refusal: '409 naming changes[2] when the last change would go below zero',
+      body: changes(
+        { petId: 10, adjustBy: 5 },
+        { petId: 11, quantity: 1 },
+        { petId: 12, adjustBy: -11, reason: 'sold' },
+      ),
+      error: {
+        code: 'CONFLICT',
+        message:
+          'changes[2] (petId 12): The stored quantity of petId 12 is 10; adjusting it by -11 would take it below 0, so nothing was changed.',
+        status: 409,
+      },
+    },
+    {
+      refusal: '409 naming a stale expectedQuantity',
+      body: changes({ petId: 13, adjustBy: 1 }, { petId: 14, quantity: 3, expectedQuantity: 9 }),
+      error: {
+        code: 'CONFLICT',
+        message:
+          'changes[1] (petId 14): The stored quantity of petId 14 is 10, not the expected 9; nothing was changed.',
+        status: 409,
+      },
+    },
+    {
+      refusal: '404 naming the first unknown pet in request order',
+      body: changes({ petId: 15, adjustBy: 1 }, { petId: 424242, quantity: 1 }, { petId: 16, adjustBy: -99 }),
+      error: {
+        code: 'NOT_FOUND',
+        message: 'changes[1] (petId 424242): No inventory entry exists for petId 424242.',
+        status: 404,
+      },
+    },
+  ])('answers $refusal, without Retry-After, and leaves every entry as it was', async ({ body, error }) => {
     const before = await snapshot();
-    const response = await post(
-      changes({ petId: 10, adjustBy: 5 }, { petId: 11, quantity: 1 }, { petId: 12, adjustBy: -11, reason: 'sold' }),
-    );
-    expect(response.status).toBe(409);
-    expect(response.json).toEqual({
-      code: 'CONFLICT',
-      message:
-        'changes[2] (petId 12): The stored quantity of petId 12 is 10; adjusting it by -11 would take it below 0, so nothing was changed.',
-      status: 409,
-    });
+    const response = await post(body);
+    expect(response.status).toBe(error.status);
+    expect(response.json).toEqual(error);
     expect(response.headers.get('retry-after')).toBeNull();
-    expect(await snapshot()).toBe(before);
-  });
-
-  it('answers 409 naming a stale expectedQuantity, and changes nothing', async () => {
-    const before = await snapshot();
-    const response = await post(changes({ petId: 13, adjustBy: 1 }, { petId: 14, quantity: 3, expectedQuantity: 9 }));
-    expect(response.status).toBe(409);
-    expect((response.json as { message: string }).message).toBe(
-      'changes[1] (petId 14): The stored quantity of petId 14 is 10, not the expected 9; nothing was changed.',
-    );
-    expect(await snapshot()).toBe(before);
-  });
-
-  it('answers 404 naming the first unknown pet in request order, and changes nothing', async () => {
-    const before = await snapshot();
-    const response = await post(
-      changes({ petId: 15, adjustBy: 1 }, { petId: 424242, quantity: 1 }, { petId: 16, adjustBy: -99 }),
-    );
-    expect(response.status).toBe(404);
-    expect(response.json).toEqual({
-      code: 'NOT_FOUND',
-      message: 'changes[1] (petId 424242): No inventory entry exists for petId 424242.',
-      status: 404,
-    });
     expect(await snapshot()).toBe(before);
   });
 

@@ -1,22 +1,8 @@
+import type { HistoryEntry } from '../../client/index';
 import type { ChangeOrigin, InventoryChange } from '../../functions/inventory/types';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { call, type TestResponse } from '../helpers/http';
 import { startTestStack, type TestStack } from '../helpers/local-stack';
-
-/** One change as `GET /inventory/{petId}/history` answers it (openapi.yaml, HistoryEntry). */
-interface HistoryEntryBody {
-  at: string;
-  source: string;
-  actor: string;
-  requestId: string | null;
-  quantity: number;
-  previousQuantity: number | null;
-  adjustBy?: number;
-  status: string;
-  previousStatus: string | null;
-  reason: string | null;
-  reference: string | null;
-}
 
 const ROUTE = '/inventory/{petId}/history';
 const LARGEST_PET_ID = '9223372036854775807';
@@ -68,7 +54,7 @@ describe('GET /inventory/{petId}/history (listInventoryHistory)', () => {
     // Assess
     expect(response.status).toBe(200);
     expect(response.headers.get('link')).toBeNull();
-    const entries = response.json as HistoryEntryBody[];
+    const entries = response.json as HistoryEntry[];
     expect(entries.map((entry) => [entry.previousQuantity, entry.quantity, entry.reason, entry.reference])).toEqual([
       [14, 13, null, null],
       [15, 14, 'sold', null],
@@ -105,7 +91,7 @@ describe('GET /inventory/{petId}/history (listInventoryHistory)', () => {
     expect(pages[0]?.headers.get('link')).toMatch(
       new RegExp(`^</v1/inventory/${LARGEST_PET_ID}/history\\?limit=100&cursor=[A-Za-z0-9_-]+>; rel="next"$`),
     );
-    const quantities = pages.flatMap((page) => (page.json as HistoryEntryBody[]).map((entry) => entry.quantity));
+    const quantities = pages.flatMap((page) => (page.json as HistoryEntry[]).map((entry) => entry.quantity));
     expect(quantities).toEqual(Array.from({ length: 250 }, (_, i) => 2 + 249 - i));
   }, 120_000);
 
@@ -174,7 +160,7 @@ describe('GET /inventory/{petId}/history (listInventoryHistory)', () => {
     const response = await historyOf('-5', 1);
     const asReader = await get('/inventory/-5/history', { Authorization: `Bearer ${key}` });
     // Assess
-    expect((response.json as HistoryEntryBody[]).map((entry) => [entry.previousQuantity, entry.quantity])).toEqual([
+    expect((response.json as HistoryEntry[]).map((entry) => [entry.previousQuantity, entry.quantity])).toEqual([
       [null, 4],
     ]);
     expect(asReader.status).toBe(200);

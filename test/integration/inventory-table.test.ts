@@ -59,14 +59,25 @@ const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_test', requestId: 'req
 describe('Store: InventoryTable against DynamoDB Local', () => {
   let client: DynamoDBClient;
   let tables: TableNames;
+  /** The store over this test's fresh inventory table, with the default options. */
+  let table: InventoryTable;
 
   beforeAll(async () => {
     client = testClient();
   });
   beforeEach(async () => {
     tables = await freshTables(client);
+    table = new InventoryTable({ client, tableName: tables.inventory });
   });
   afterAll(() => client.destroy());
+
+  /** The entry of `petId` as stored, read consistently. */
+  const storedItem = async (petId: string) => {
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
+    );
+    return Item;
+  };
 
   it('round-trips the int64 extremes and 2^53+1 exactly', async () => {
     // Prepare
@@ -76,10 +87,9 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       { petId: '9007199254740993', quantity: 3, status: 'sold' },
     ];
     await putItems(client, tables.inventory, items);
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    const listed = await listAll(repository);
-    const updated = await repository.applyChange('9223372036854775807', { quantity: 42 }, ORIGIN);
+    const listed = await listAll(table);
+    const updated = await table.applyChange('9223372036854775807', { quantity: 42 }, ORIGIN);
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
@@ -99,7 +109,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       ids.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
     );
     // Act
-    const listed = await listAll(new InventoryTable({ client, tableName: tables.inventory }));
+    const listed = await listAll(table);
     // Assess
     expect(listed.map((item) => item.petId)).toEqual([
       '-9223372036854775808',
@@ -154,8 +164,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
     await putItems(client, tables.inventory, [{ petId: '5', quantity: 1, status: 'sold', padding: 'keep me' }]);
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
-    const updated = await repository.applyChange('5', { quantity: 0 }, ORIGIN);
+    const updated = await table.applyChange('5', { quantity: 0 }, ORIGIN);
     expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold' });
     expect(await snapshotTable(client, tables.inventory)).toContain('keep me');
   });
@@ -163,30 +172,22 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it('throws InventoryItemNotFoundError and creates nothing for a pet with no entry', async () => {
     await putItems(client, tables.inventory, [{ petId: '1', quantity: 1, status: 'available' }]);
     const before = await snapshotTable(client, tables.inventory);
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
-    await expect(repository.applyChange('2', { quantity: 5 }, ORIGIN)).rejects.toBeInstanceOf(
-      InventoryItemNotFoundError,
-    );
+    await expect(table.applyChange('2', { quantity: 5 }, ORIGIN)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
     expect(await snapshotTable(client, tables.inventory)).toBe(before);
   });
 
   it('writes who and why (lastChange) on the entry in the same update as the quantity', async () => {
     // Prepare
     await putItems(client, tables.inventory, [{ petId: '6', quantity: 1, status: 'available' }]);
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    await repository.applyChange('6', { quantity: 2 }, ORIGIN);
+    await table.applyChange('6', { quantity: 2 }, ORIGIN);
     // Assess
-    const { Item } = await client.send(
-      new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: '6' } }, ConsistentRead: true }),
-    );
-    expect(toChangeOrigin(Item ?? {})).toEqual(ORIGIN);
+    expect(toChangeOrigin((await storedItem('6')) ?? {})).toEqual(ORIGIN);
   });
 
   it('applies a compare-and-set update when the stored quantity is the expected one', async () => {
     await putItems(client, tables.inventory, [{ petId: '7', quantity: 12, status: 'pending' }]);
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
-    const updated = await repository.applyChange('7', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
+    const updated = await table.applyChange('7', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
     expect(updated).toEqual({ petId: '7', quantity: 13, status: 'pending' });
   });
 
@@ -194,9 +195,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     // Prepare
     await putItems(client, tables.inventory, [{ petId: '7', quantity: 12, status: 'pending' }]);
     const before = await snapshotTable(client, tables.inventory);
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
     // Act
-    const refusal = await repository.applyChange('7', { quantity: 11, expectedQuantity: 10 }, ORIGIN).catch((e) => e);
+    const refusal = await table.applyChange('7', { quantity: 11, expectedQuantity: 10 }, ORIGIN).catch((e) => e);
     // Assess
     expect(refusal).toBeInstanceOf(QuantityConflictError);
     expect(refusal).toMatchObject({ petId: '7', expectedQuantity: 10, currentQuantity: 12 });
@@ -204,8 +204,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   });
 
   it('tells a missing entry from a conflict: compare-and-set on a pet with no entry is not found', async () => {
-    const repository = new InventoryTable({ client, tableName: tables.inventory });
-    await expect(repository.applyChange('8', { quantity: 1, expectedQuantity: 0 }, ORIGIN)).rejects.toBeInstanceOf(
+    await expect(table.applyChange('8', { quantity: 1, expectedQuantity: 0 }, ORIGIN)).rejects.toBeInstanceOf(
       InventoryItemNotFoundError,
     );
     expect(await snapshotTable(client, tables.inventory)).toBe('');
@@ -228,37 +227,32 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       return { repository, updates, close };
     }
 
-    const storedQuantity = async (petId: string) => {
-      const { Item } = await client.send(
-        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
-      );
-      return Number(Item?.quantity?.N);
-    };
-
-    it('adds an adjustment once when DynamoDB applied it and the answer was lost: the SDK retry answers the entry as it left it', async () => {
+    it.each([
+      {
+        behaviour:
+          'adds an adjustment once when DynamoDB applied it and the answer was lost: the SDK retry answers the entry as it left it',
+        entry: { petId: '11', quantity: 10, status: 'available' as const },
+        change: { adjustBy: 3 },
+        quantity: 13,
+      },
+      {
+        behaviour:
+          'answers a compare-and-set whose answer was lost with the entry it wrote, not 409 for finding its own quantity',
+        entry: { petId: '12', quantity: 10, status: 'pending' as const },
+        change: { quantity: 4, expectedQuantity: 10 },
+        quantity: 4,
+      },
+    ])('$behaviour', async ({ entry, change, quantity }) => {
       // Prepare
-      await putItems(client, tables.inventory, [{ petId: '11', quantity: 10, status: 'available' }]);
+      await putItems(client, tables.inventory, [entry]);
       const { repository, updates, close } = await losingFirstAnswer();
       try {
         // Act
-        const answer = await repository.applyChange('11', { adjustBy: 3 }, ORIGIN);
+        const answer = await repository.applyChange(entry.petId, change, ORIGIN);
         // Assess: two attempts went out, the first answer was lost after DynamoDB Local applied it.
         expect(updates().map((call) => call.lost)).toEqual([true, false]);
-        expect(answer).toEqual({ petId: '11', quantity: 13, status: 'available' });
-        expect(await storedQuantity('11')).toBe(13);
-      } finally {
-        await close();
-      }
-    });
-
-    it('answers a compare-and-set whose answer was lost with the entry it wrote, not 409 for finding its own quantity', async () => {
-      await putItems(client, tables.inventory, [{ petId: '12', quantity: 10, status: 'pending' }]);
-      const { repository, updates, close } = await losingFirstAnswer();
-      try {
-        const answer = await repository.applyChange('12', { quantity: 4, expectedQuantity: 10 }, ORIGIN);
-        expect(updates().map((call) => call.lost)).toEqual([true, false]);
-        expect(answer).toEqual({ petId: '12', quantity: 4, status: 'pending' });
-        expect(await storedQuantity('12')).toBe(4);
+        expect(answer).toEqual({ ...entry, quantity });
+        expect(Number((await storedItem(entry.petId))?.quantity?.N)).toBe(quantity);
       } finally {
         await close();
       }
@@ -267,17 +261,12 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     it("applies nothing for a changeId that is the entry's last change, and answers the entry as stored (one name, one change)", async () => {
       // Prepare
       await putItems(client, tables.inventory, [{ petId: '13', quantity: 10, status: 'sold' }]);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       const origin = { ...ORIGIN, changeId: 'change-a' };
-      await repository.applyChange('13', { adjustBy: -4 }, origin);
+      await table.applyChange('13', { adjustBy: -4 }, origin);
       const before = await snapshotTable(client, tables.inventory);
       // Act: the same change again, and a set under the same name.
-      const repeat = await repository.applyChange(
-        '13',
-        { adjustBy: -4 },
-        { ...origin, at: '2026-11-23T10:00:05.000Z' },
-      );
-      const set = await repository.applyChange('13', { quantity: 99 }, origin);
+      const repeat = await table.applyChange('13', { adjustBy: -4 }, { ...origin, at: '2026-11-23T10:00:05.000Z' });
+      const set = await table.applyChange('13', { quantity: 99 }, origin);
       // Assess
       expect(repeat).toEqual({ petId: '13', quantity: 6, status: 'sold' });
       expect(set).toEqual({ petId: '13', quantity: 6, status: 'sold' });
@@ -286,22 +275,20 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it('applies a changeId again once another change came in between (the limit docs/api.md states)', async () => {
       await putItems(client, tables.inventory, [{ petId: '14', quantity: 10, status: 'available' }]);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
-      await repository.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
-      await repository.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-b' });
-      const again = await repository.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
+      await table.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
+      await table.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-b' });
+      const again = await table.applyChange('14', { adjustBy: 1 }, { ...ORIGIN, changeId: 'change-a' });
       expect(again.quantity).toBe(13);
     });
 
     it('recognizes a changeId within 24 hours of its change and not after', async () => {
       // Prepare
       await putItems(client, tables.inventory, [{ petId: '15', quantity: 10, status: 'available' }]);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       const first = { ...ORIGIN, changeId: 'change-a', at: '2026-11-23T10:00:00.000Z' };
-      await repository.applyChange('15', { adjustBy: 1 }, first);
+      await table.applyChange('15', { adjustBy: 1 }, first);
       // Act
-      const within = await repository.applyChange('15', { adjustBy: 1 }, { ...first, at: '2026-11-24T10:00:00.000Z' });
-      const after = await repository.applyChange('15', { adjustBy: 1 }, { ...first, at: '2026-11-24T10:00:00.001Z' });
+      const within = await table.applyChange('15', { adjustBy: 1 }, { ...first, at: '2026-11-24T10:00:00.000Z' });
+      const after = await table.applyChange('15', { adjustBy: 1 }, { ...first, at: '2026-11-24T10:00:00.001Z' });
       // Assess
       expect(within.quantity).toBe(11);
       expect(after.quantity).toBe(12);
@@ -309,9 +296,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it("names each call's change itself when the origin has no changeId: two calls are two changes", async () => {
       await putItems(client, tables.inventory, [{ petId: '16', quantity: 10, status: 'available' }]);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
-      await repository.applyChange('16', { adjustBy: 2 }, ORIGIN);
-      const second = await repository.applyChange('16', { adjustBy: 2 }, ORIGIN);
+      await table.applyChange('16', { adjustBy: 2 }, ORIGIN);
+      const second = await table.applyChange('16', { adjustBy: 2 }, ORIGIN);
       expect(second.quantity).toBe(14);
     });
   });
@@ -323,18 +309,15 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       { petId: '9223372036854775807', quantity: 1, status: 'sold' as const },
     ];
     const lastChangeOf = async (petId: string) => {
-      const { Item } = await client.send(
-        new GetItemCommand({ TableName: tables.inventory, Key: { petId: { N: petId } }, ConsistentRead: true }),
-      );
-      return Item ? toChangeOrigin(Item) : undefined;
+      const item = await storedItem(petId);
+      return item ? toChangeOrigin(item) : undefined;
     };
 
     it('applies every change, answers the entries in request order, each signed with its own note and delta', async () => {
       // Prepare
       await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       // Act
-      const items = await repository.applyChanges(
+      const items = await table.applyChanges(
         [
           { petId: '9223372036854775807', adjustBy: 4, reason: 'received', reference: 'delivery 4411' },
           { petId: '21', quantity: 0, expectedQuantity: 10, reason: 'sold' },
@@ -360,9 +343,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it("applies none when one cannot be applied, and throws the first failing change's error, naming it", async () => {
       await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       const before = await snapshotTable(client, tables.inventory);
-      const missing = await repository
+      const missing = await table
         .applyChanges(
           [
             { petId: '21', adjustBy: 1 },
@@ -372,7 +354,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
           ORIGIN,
         )
         .catch((error: unknown) => error);
-      const conflict = await repository
+      const conflict = await table
         .applyChanges(
           [
             { petId: '21', adjustBy: 1 },
@@ -418,16 +400,15 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it("applies nothing for a changeId that is already every entry's last change, and answers the entries", async () => {
       await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-a' };
       const batch = [
         { petId: '21', adjustBy: 2 },
         { petId: '22', adjustBy: 2 },
       ];
-      await repository.applyChanges(batch, origin);
+      await table.applyChanges(batch, origin);
       const before = await snapshotTable(client, tables.inventory);
       // A repeat whose first answer was not kept: another request id and moment, the same change.
-      const repeat = await repository.applyChanges(batch, {
+      const repeat = await table.applyChanges(batch, {
         ...origin,
         requestId: 'req-2',
         at: '2026-11-23T10:00:05.000Z',
@@ -439,17 +420,16 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     it('counts a batch as landed while one entry still has it as its last change, another change since or not', async () => {
       // Prepare: the batch lands, then pet 22 is changed by another request so that the batch's adjustment no longer fits.
       await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-d' };
       const batch = [
         { petId: '21', adjustBy: 1 },
         { petId: '22', adjustBy: -5 },
       ];
-      await repository.applyChanges(batch, origin);
-      await repository.applyChange('22', { quantity: 2 }, ORIGIN);
+      await table.applyChanges(batch, origin);
+      await table.applyChange('22', { quantity: 2 }, ORIGIN);
       const before = await snapshotTable(client, tables.inventory);
       // Act: a repeat after a lost answer, as a client's resend under its Idempotency-Key is.
-      const repeat = await repository.applyChanges(batch, { ...origin, at: '2026-11-23T10:00:05.000Z' });
+      const repeat = await table.applyChanges(batch, { ...origin, at: '2026-11-23T10:00:05.000Z' });
       // Assess: answered as stored, nothing applied, no 409 for pet 22.
       expect(repeat.map((item) => item.quantity)).toEqual([11, 2]);
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
@@ -458,16 +438,15 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     it('applies a resent batch whose first attempt under the same changeId was refused, once what refused it is gone', async () => {
       // Prepare: the first attempt is refused (pet 23 has no entry), then the entry is made.
       await putItems(client, tables.inventory, stock);
-      const repository = new InventoryTable({ client, tableName: tables.inventory });
       const origin = { ...ORIGIN, changeId: 'idempotency-key:batch-b' };
       const batch = [
         { petId: '21', adjustBy: 1 },
         { petId: '23', quantity: 7 },
       ];
-      await expect(repository.applyChanges(batch, origin)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
+      await expect(table.applyChanges(batch, origin)).rejects.toBeInstanceOf(InventoryItemNotFoundError);
       await putItems(client, tables.inventory, [{ petId: '23', quantity: 0, status: 'available' }]);
       // Act: the same change again within DynamoDB's token window, as a client's resend is (another moment).
-      const items = await repository.applyChanges(batch, {
+      const items = await table.applyChanges(batch, {
         ...origin,
         requestId: 'req-2',
         at: '2026-11-23T10:00:05.000Z',
@@ -519,17 +498,14 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       } as unknown as DynamoDBClient;
     }
 
+    const twoChanges = [
+      { petId: '21', adjustBy: 1 },
+      { petId: '22', adjustBy: 1 },
+    ];
+
     it('throws a concurrent-change error naming the change when another request crossed the transaction', async () => {
       const repository = new InventoryTable({ client: cancelling('TransactionConflict'), tableName: tables.inventory });
-      const error = await repository
-        .applyChanges(
-          [
-            { petId: '21', adjustBy: 1 },
-            { petId: '22', adjustBy: 1 },
-          ],
-          ORIGIN,
-        )
-        .catch((thrown: unknown) => thrown);
+      const error = await repository.applyChanges(twoChanges, ORIGIN).catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(ConcurrentChangeError);
       expect((error as Error).message).toBe(
         'changes[1] (petId 22): Another request changed the entry of petId 22 at the same moment, so nothing was changed; resend the request.',
@@ -538,15 +514,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
 
     it('throws StorageUnavailableError (503) when DynamoDB cancels the transaction for throttling', async () => {
       const repository = new InventoryTable({ client: cancelling('ThrottlingError'), tableName: tables.inventory });
-      await expect(
-        repository.applyChanges(
-          [
-            { petId: '21', adjustBy: 1 },
-            { petId: '22', adjustBy: 1 },
-          ],
-          ORIGIN,
-        ),
-      ).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(repository.applyChanges(twoChanges, ORIGIN)).rejects.toBeInstanceOf(StorageUnavailableError);
     });
   });
 
@@ -605,14 +573,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
     const repository = new InventoryTable({ client: deadClient, tableName: tables.inventory });
     // Act
     const failures = await Promise.all([
-      listAll(repository).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
-      repository.applyChange('1', { quantity: 1 }, ORIGIN).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
+      listAll(repository).catch((error: unknown) => error),
+      repository.applyChange('1', { quantity: 1 }, ORIGIN).catch((error: unknown) => error),
     ]);
     deadClient.destroy();
     // Assess: each gave up after the client's 2 attempts (what bounds its time), not later.
@@ -704,9 +666,7 @@ describe('Store: InventoryTable lists 2,000 entries against DynamoDB Local', () 
         (operation, n) => operation === 'Query' && n % 2 === 0,
         60_000,
         errorType,
-        {
-          pageLimit: 100,
-        },
+        { pageLimit: 100 },
       );
       try {
         // Act

@@ -1,27 +1,7 @@
-import { request } from 'node:http';
 import { parse } from 'yaml';
 import { createDocsHandler } from '../../local/docs';
 import { type LocalGateway, startLocalGateway } from '../../local/gateway';
-
-/** A GET with the Host header a browser sends for the name the page was opened with. */
-function getWithHost(
-  gateway: LocalGateway,
-  path: string,
-  host: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-  const url = new URL(gateway.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, headers: { Host: host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { closeRawAgent, rawRequest } from '../helpers/raw-http';
 
 /** The directives of a Content-Security-Policy header. */
 function directives(csp: string): Map<string, string[]> {
@@ -42,7 +22,14 @@ describe('Docs page: "Try it out" calls the gateway from whichever host name the
     gateway = await startLocalGateway(0, { log: () => undefined, serveExtra: createDocsHandler() });
     port = new URL(gateway.url).port;
   });
-  afterAll(() => gateway.close());
+  afterAll(async () => {
+    closeRawAgent();
+    await gateway.close();
+  });
+
+  /** A GET with the Host header a browser sends for the name the page was opened with. */
+  const getWithHost = (path: string, host: string) =>
+    rawRequest(gateway.url, { method: 'GET', path, headers: { Host: host } });
 
   it.each(['localhost', '127.0.0.1'])(
     'opened at http://%s:PORT/docs, it offers that same origin as the first server and its CSP lets the page call it',
@@ -51,9 +38,9 @@ describe('Docs page: "Try it out" calls the gateway from whichever host name the
       const host = `${name}:${port}`;
       const pageUrl = `http://${host}/docs`;
       // Act
-      const page = await getWithHost(gateway, '/docs', host);
-      const init = await getWithHost(gateway, '/docs/init.js', host);
-      const contract = await getWithHost(gateway, '/docs/openapi-local.yaml', host);
+      const page = await getWithHost('/docs', host);
+      const init = await getWithHost('/docs/init.js', host);
+      const contract = await getWithHost('/docs/openapi-local.yaml', host);
       // Assess: the page loads the localized contract, whose first server is the page's own origin...
       expect(page.status).toBe(200);
       expect(init.text).toContain("url: '/docs/openapi-local.yaml'");
@@ -72,7 +59,7 @@ describe('Docs page: "Try it out" calls the gateway from whichever host name the
   );
 
   it('keeps the deployed stages as the other servers', async () => {
-    const contract = await getWithHost(gateway, '/docs/openapi-local.yaml', `localhost:${port}`);
+    const contract = await getWithHost('/docs/openapi-local.yaml', `localhost:${port}`);
     const servers = (parse(contract.text) as { servers: { url: string }[] }).servers;
     expect(servers.slice(1).map((server) => server.url)).toEqual([
       'https://{apiId}.execute-api.{region}.amazonaws.com/v1',
@@ -82,8 +69,8 @@ describe('Docs page: "Try it out" calls the gateway from whichever host name the
 
   it('offers "Try it out" no Idempotency-Key example, so page users never share one key and replay each other', async () => {
     // Act
-    const served = await getWithHost(gateway, '/docs/openapi-local.yaml', `localhost:${port}`);
-    const original = await getWithHost(gateway, '/docs/openapi.yaml', `localhost:${port}`);
+    const served = await getWithHost('/docs/openapi-local.yaml', `localhost:${port}`);
+    const original = await getWithHost('/docs/openapi.yaml', `localhost:${port}`);
     // Assess: the contract keeps its example; the page's copy has none to prefill.
     const parameter = (text: string) =>
       (parse(text) as { components: { parameters: Record<string, Record<string, unknown>> } }).components.parameters

@@ -16,7 +16,7 @@ import {
 } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
-import { closeRawAgent, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
+import { closeRawAgent, rawHttp, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 import { entriesBreakingAt } from '../helpers/streaming';
 
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -48,10 +48,10 @@ function expectUnshapedAnswer(response: AnyResponse, unshaped: UnshapedGatewayAn
   expect(response.headers['access-control-allow-origin']).toBeUndefined();
 }
 
-/** A raw HTTP/1.1 request; `Connection: close` so that the answer ends the exchange. */
-function rawHttp(requestLine: string, headers: [string, string][], body = ''): string {
-  const lines = [requestLine, ...headers.map(([name, value]) => `${name}: ${value}`)];
-  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+/** A raw HTTP/1.1 request with this file's key, which the answer ends (`Connection: close`). */
+function keyedRawHttp(requestLine: string, extra: [string, string][] = [], body = ''): string {
+  const headers: [string, string][] = [['Host', 'h'], ['Authorization', `Bearer ${stack.key}`], ...extra];
+  return rawHttp(requestLine, [...headers, ['Connection', 'close']], body);
 }
 
 /**
@@ -59,16 +59,7 @@ function rawHttp(requestLine: string, headers: [string, string][], body = ''): s
  * framing included), and answers the contract helpers would refuse (a fake function's) are not checked.
  */
 function rawGetWithKey(baseUrl: string, path: string, extra: [string, string][] = []): Promise<SocketResponse> {
-  return socketExchange(
-    baseUrl,
-    rawHttp(`GET ${path} HTTP/1.1`, [
-      ['Host', 'localhost'],
-      ['Authorization', stack.authHeader.Authorization as string],
-      ['Connection', 'close'],
-      ...extra,
-    ]),
-    30_000,
-  );
+  return socketExchange(baseUrl, keyedRawHttp(`GET ${path} HTTP/1.1`, extra), 30_000);
 }
 
 let events: APIGatewayProxyEvent[] = [];
@@ -182,14 +173,6 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
     rawRequest(stack.url, { method: 'GET', path, headers });
 
   /**
-   * "Call an API with an API Gateway Lambda authorizer"
-   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/call-api-with-api-gateway-lambda-authorization.html):
-   * an authorizer that fails otherwise than with `Unauthorized` gets the caller a 500 AuthorizerConfigurationException,
-   * the AUTHORIZER_CONFIGURATION_ERROR type of "Gateway response types for API Gateway"
-   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
-   * which this API answers 503 with Retry-After.
-   */
-  /**
    * "Why do I get API Gateway 401 Unauthorized errors after I create a Lambda authorizer?" (AWS re:Post Knowledge
    * Center, https://repost.aws/knowledge-center/api-gateway-401-error-lambda-authorizer): for a TOKEN authorizer,
    * API Gateway answers 401 without calling the function when the token is missing or does not match the token
@@ -222,6 +205,14 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
     });
   });
 
+  /**
+   * "Call an API with an API Gateway Lambda authorizer"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/call-api-with-api-gateway-lambda-authorization.html):
+   * an authorizer that fails otherwise than with `Unauthorized` gets the caller a 500 AuthorizerConfigurationException,
+   * the AUTHORIZER_CONFIGURATION_ERROR type of "Gateway response types for API Gateway"
+   * (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
+   * which this API answers 503 with Retry-After.
+   */
   describe('authorizer errors', () => {
     it('answers the AUTHORIZER_CONFIGURATION_ERROR response (503, Retry-After) when the authorizer throws anything but Unauthorized', async () => {
       authorizerMode = 'throws';
@@ -361,12 +352,9 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
     // Act
     const response = await socketExchange(
       stack.url,
-      rawHttp('GET /v1/inventory?limit=5&limit=7 HTTP/1.1', [
-        ['Host', 'h'],
-        ['Authorization', `Bearer ${stack.key}`],
+      keyedRawHttp('GET /v1/inventory?limit=5&limit=7 HTTP/1.1', [
         ['X-Repeated', 'first'],
         ['X-Repeated', 'second'],
-        ['Connection', 'close'],
       ]),
     );
     // Assess: the list refuses a repeated limit (its own rule); what matters is what it was given.
@@ -399,16 +387,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
    */
   it('answers HEAD with the status and headers of its answer and no body', async () => {
     // Every byte the gateway sends until it closes the connection.
-    const response = await socketExchange(
-      stack.url,
-      rawHttp('HEAD /v1/inventory HTTP/1.1', [
-        ['Host', 'h'],
-        ['Authorization', `Bearer ${stack.key}`],
-        ['Connection', 'close'],
-      ]),
-      10_000,
-      true,
-    );
+    const response = await socketExchange(stack.url, keyedRawHttp('HEAD /v1/inventory HTTP/1.1'), 10_000, true);
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('GET');
     expect(response.text).toBe('');
@@ -427,12 +406,10 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
       const query = NAMES.map((name, i) => `${name}=${i}`).join('&');
       const response = await socketExchange(
         stack.url,
-        rawHttp(`GET /v1/inventory?${query}&constructor=again HTTP/1.1`, [
-          ['Host', 'h'],
-          ['Authorization', `Bearer ${stack.key}`],
-          ['Connection', 'close'],
-          ...NAMES.map((name) => [name, `header-${name}`] as [string, string]),
-        ]),
+        keyedRawHttp(
+          `GET /v1/inventory?${query}&constructor=again HTTP/1.1`,
+          NAMES.map((name): [string, string] => [name, `header-${name}`]),
+        ),
       );
       // Assess
       expect(response.status).toBe(200);
@@ -452,16 +429,13 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
       const body = '{"quantity":5}';
       const response = await socketExchange(
         stack.url,
-        rawHttp(
+        keyedRawHttp(
           'PATCH /v1/inventory/1?__proto__=1&toString=2 HTTP/1.1',
           [
-            ['Host', 'h'],
-            ['Authorization', `Bearer ${stack.key}`],
             ['Content-Type', 'application/json'],
             ['Content-Length', String(body.length)],
             ['constructor', 'x'],
             ['__proto__', 'y'],
-            ['Connection', 'close'],
           ],
           body,
         ),
@@ -533,25 +507,18 @@ describe('Local gateway: the stage throttling', () => {
     // Act: the clock stands still until it is moved.
     const statuses: number[] = [];
     let throttled: AnyResponse | undefined;
+    const get = (path: string) => rawRequest(gateway.url, { method: 'GET', path, headers: stack.authHeader });
     for (let i = 0; i < 4; i++) {
-      const response = await rawRequest(gateway.url, {
-        method: 'GET',
-        path: '/v1/inventory',
-        headers: stack.authHeader,
-      });
+      const response = await get('/v1/inventory');
       statuses.push(response.status);
       if (response.status === 429) throttled = response;
     }
     const anonymous = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory' });
-    const otherMethod = await rawRequest(gateway.url, {
-      method: 'GET',
-      path: '/v1/store/orders',
-      headers: stack.authHeader,
-    });
+    const otherMethod = await get('/v1/store/orders');
     now += 999;
-    const tooEarly = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory', headers: stack.authHeader });
+    const tooEarly = await get('/v1/inventory');
     now += 1;
-    const later = await rawRequest(gateway.url, { method: 'GET', path: '/v1/inventory', headers: stack.authHeader });
+    const later = await get('/v1/inventory');
     // Assess
     expect(statuses).toEqual([200, 200, 200, 429]);
     expectGatewayAnswer(throttled as AnyResponse, 'THROTTLED');
