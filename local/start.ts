@@ -77,7 +77,8 @@ async function main(): Promise<void> {
     console.log(`Try: curl -H "Authorization: Bearer ${key}" ${gateway.url}/inventory`);
     console.log(`Pet Store Inventory API ready on ${gateway.url} in ${Date.now() - started} ms (Ctrl-C to stop)`);
   } catch (error) {
-    await stop();
+    // A failure to stop must not hide why the start failed.
+    await stop().catch(() => undefined);
     throw error;
   }
 }

@@ -34,7 +34,8 @@ export interface PreTrafficDeps {
   targets: Readonly<Record<string, ProbeTarget>>;
   /**
    * Whether CloudFormation is rolling the stack back (deploy/stack-status.ts): a failed probe of a deployment back to
-   * an OLDER version then only warns; a forward deployment's failed probe always fails. @default never
+   * an OLDER version then only warns; a forward one's always fails (another group's failure may start the rollback
+   * while this probe runs). @default never
    */
   rollingBack?: () => Promise<boolean>;
   /** When the check gives up and reports Failed, in ms from its start. @default {@link PRE_TRAFFIC_DEADLINE_MS} */
@@ -89,7 +90,8 @@ const PROBE_PET_ID = String(MIN_PET_ID);
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: invokes the version the deployment moves `live` to (never the alias) with a
- * request that changes nothing; anything but a working answer by the deadline reports Failed, before traffic moves.
+ * request that changes nothing; anything but a working answer by the deadline reports Failed, before traffic moves
+ * (a rollback's move back to an older version excepted: see {@link PreTrafficDeps.rollingBack}).
  */
 export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTrafficDeps): Promise<PreTrafficVerdict> {
   let verdict: PreTrafficVerdict;

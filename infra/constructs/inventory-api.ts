@@ -243,7 +243,8 @@ export class InventoryApi extends Construct {
 }
 
 /**
- * CDK's preflight MOCKs answer an OPTIONS with a non-JSON Content-Type 500 (aws/aws-cdk#18297); NEVER makes it 415.
+ * CDK's preflight MOCKs answer an OPTIONS with a non-JSON Content-Type 500 (aws/aws-cdk#18297); NEVER makes it 415
+ * (a browser's preflight has no Content-Type).
  * An override is not in the Deployment's logical id, so it is added there, or the stage keeps the old methods.
  */
 export function refuseUnmappedPreflightBodies(api: RestApi): void {

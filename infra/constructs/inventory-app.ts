@@ -22,8 +22,9 @@ export interface InventoryApp {
 }
 
 /**
- * One {@link InventoryStack} per stage after its account's {@link ApiGatewayAccountStack}, with cdk-nag's checks; an
- * incomplete stage is refused first ({@link assertComplete}, {@link assertDeployable}).
+ * One {@link InventoryStack} per stage after its account's {@link ApiGatewayAccountStack}, with cdk-nag's checks.
+ * Refused first: a real account's incomplete stage ({@link assertComplete}), and the stage being deployed if it is
+ * incomplete or on the placeholder account ({@link assertDeployable}).
  */
 export function createInventoryApp(props: AppProps = {}, env: NodeJS.ProcessEnv = process.env): InventoryApp {
   const app = new App(props);

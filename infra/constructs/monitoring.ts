@@ -32,7 +32,8 @@ import type { InventoryHistory } from './inventory-history';
 
 /**
  * A table's or index's throttles: per direction the largest of DynamoDB's general and per-cause counts, so none is
- * missed or counted twice ("CloudWatch throttling metrics"), each FILLed with 0 (docs/deploying.md, "Observability").
+ * missed or counted twice ("CloudWatch throttling metrics"), each FILLed with 0 (docs/deploying.md, "Observability");
+ * at most 7 metrics of an alarm's 10.
  */
 function throttleEvents(
   metric: (metricName: string) => IMetric,
