@@ -15,34 +15,22 @@ function policy(...statements: { Effect: 'Allow' | 'Deny'; Resource: string }[])
   };
 }
 
-const ARN = 'arn:aws:execute-api:us-east-1:1:local/v1/PATCH/inventory/7';
+const API = 'arn:aws:execute-api:us-east-1:1:local';
+const ARN = `${API}/v1/PATCH/inventory/7`;
+/** A statement of `effect` over `resource`, written after the API's ARN. */
+const statement = (effect: 'Allow' | 'Deny', resource: string) => ({ Effect: effect, Resource: `${API}/${resource}` });
 
 describe('Local gateway: policy evaluation', () => {
   it('matches IAM wildcards', () => {
-    expect(arnMatches('arn:aws:execute-api:us-east-1:1:local/v1/*/*', ARN)).toBe(true);
-    expect(arnMatches('arn:aws:execute-api:us-east-1:1:local/v1/GET/*', ARN)).toBe(false);
-    expect(arnMatches('arn:aws:execute-api:us-east-1:1:local/v?/PATCH/inventory/7', ARN)).toBe(true);
+    expect(arnMatches(`${API}/v1/*/*`, ARN)).toBe(true);
+    expect(arnMatches(`${API}/v1/GET/*`, ARN)).toBe(false);
+    expect(arnMatches(`${API}/v?/PATCH/inventory/7`, ARN)).toBe(true);
   });
 
   it('allows only what an Allow statement covers, and an explicit Deny wins', () => {
-    expect(
-      policyAllows(policy({ Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/*/*' }), ARN),
-    ).toBe(true);
-    expect(
-      policyAllows(
-        policy({ Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/GET/inventory' }),
-        ARN,
-      ),
-    ).toBe(false);
-    expect(
-      policyAllows(
-        policy(
-          { Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/*/*' },
-          { Effect: 'Deny', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/PATCH/*' },
-        ),
-        ARN,
-      ),
-    ).toBe(false);
+    expect(policyAllows(policy(statement('Allow', 'v1/*/*')), ARN)).toBe(true);
+    expect(policyAllows(policy(statement('Allow', 'v1/GET/inventory')), ARN)).toBe(false);
+    expect(policyAllows(policy(statement('Allow', 'v1/*/*'), statement('Deny', 'v1/PATCH/*')), ARN)).toBe(false);
     expect(policyAllows(policy(), ARN)).toBe(false);
   });
 });
