@@ -61,11 +61,10 @@ function captureMetricsAndErrors(): { added: string[]; errorLogs: unknown[][] } 
 }
 
 /**
- * Lambda stops a function at its time-out ("Configure Lambda function timeout",
- * https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html), whatever it is doing: emulated here by
- * the time the answer came against the deadline. middy stops the handler EARLY_TIMEOUT_MS before it, and the whole error path must fit in that
- * margin for the client to get the function's own 503 and the operators its log line and metric, instead of a
- * time-out (a Lambda error).
+ * Lambda stops a function at its time-out, whatever it is doing ("Configure Lambda function timeout",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html). middy stops the handler EARLY_TIMEOUT_MS
+ * before it, and the whole error path must fit in that margin for the client to get the function's own 503 (and the
+ * operators its log line and metric) instead of a time-out, a Lambda error.
  */
 describe('Function: updateInventory, storage that never answers', () => {
   const { added, errorLogs } = captureMetricsAndErrors();
@@ -410,15 +409,10 @@ describe('Function: listInventory (streamed)', () => {
           return String(2 * ENTRIES_PER_CHUNK);
         },
       });
-      const repository: InventoryRepository = {
-        list: async function* () {
-          for (let start = 0; start < items.length; start += ENTRIES_PER_CHUNK)
-            yield items.slice(start, start + ENTRIES_PER_CHUNK);
-        },
-        applyChange: async () => timeRunsOutAt,
-        applyChanges: async () => [timeRunsOutAt],
-        get: async () => timeRunsOutAt,
-      };
+      const repository = listOnlyRepository(async function* () {
+        for (let start = 0; start < items.length; start += ENTRIES_PER_CHUNK)
+          yield items.slice(start, start + ENTRIES_PER_CHUNK);
+      });
 
       // Act
       const outcome = await list(repository, {}, context);
