@@ -427,12 +427,9 @@ describe('Function: listInventory (streamed)', () => {
 });
 
 /**
- * A client that hangs up mid-list. Lambda does not stop the function: "streamed responses are not interrupted or
- * stopped when the invoking client connection is broken" (AWS Lambda Developer Guide, "Response streaming for Lambda
- * functions", https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html). The local runtime
- * (local/lambda/streaming.ts) does the same, so the function's own behaviour is what is checked here: it runs to its
- * end and its invocation succeeds, so a client's hang-up is not a function error (no ListInventoryErrorsAlarm page,
- * no canary rollback) and is not reported as an aborted stream.
+ * "Streamed responses are not interrupted or stopped when the invoking client connection is broken" (Lambda Developer
+ * Guide, "Response streaming for Lambda functions"), nor by local/lambda/streaming.ts: a hang-up must not be a function
+ * error (no ListInventoryErrorsAlarm page, no canary rollback) nor an aborted stream.
  */
 describe('Function: listInventory, a client that hangs up mid-list', () => {
   const { added, errorLogs } = captureMetricsAndErrors();

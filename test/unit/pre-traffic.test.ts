@@ -81,14 +81,9 @@ describe('Function: pre-traffic hook', () => {
   });
 
   /**
-   * An update rollback may move each live alias back through CodeDeploy, so through this hook (AWS says neither way),
-   * and documents no order for an update rollback's resources: the new hook may probe the version being restored, and
-   * a Failed verdict would only stop the rollback (UPDATE_ROLLBACK_FAILED; AWS CloudFormation User Guide, "Continue
-   * rolling back an update",
-   * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-updating-stacks-continueupdaterollback.html).
-   * Only a deployment back to an older version is waived: a forward one may still be probed when another alias's
-   * failure has started the rollback. CodeDeploy names both versions of a Lambda target (LambdaFunctionInfo:
-   * currentVersion, targetVersion), and Lambda numbers published versions upwards.
+   * A rollback may probe the version it restores, where Failed would only stop it (UPDATE_ROLLBACK_FAILED;
+   * CloudFormation User Guide, "Continue rolling back an update"): docs/deploying.md, "What a deploy does". Lambda
+   * numbers versions upwards, so a deployment from CodeDeploy's currentVersion to a lower targetVersion is one back.
    */
   describe('while the stack rolls back', () => {
     const crash = () => ({ payload: { errorMessage: 'boom' }, error: 'Unhandled' });
