@@ -121,19 +121,13 @@ describe('Domain: historyEntryFor', () => {
     expect(historyEntryFor({ before: anEntry({ origin: API }), recordedAt: API.at })).toBeUndefined();
   });
 
-  it('credits a change to unknown, at the time DynamoDB recorded it, when the writer left the previous origin', () => {
-    const entry = historyEntryFor({
-      before: anEntry({ origin: API }),
-      after: anEntry({ quantity: 9, origin: API }),
-      recordedAt: '2026-11-23T11:00:00.000Z',
-    });
+  it.each([
+    ['left the previous origin', { before: anEntry({ origin: API }), after: anEntry({ quantity: 9, origin: API }) }],
+    ['put no origin at all', { after: anEntry() }],
+  ])('credits a change to unknown, at the time DynamoDB recorded it, when the writer %s', (_, write) => {
+    const entry = historyEntryFor({ ...write, recordedAt: '2026-11-23T11:00:00.000Z' });
     expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
     expect(entry).not.toHaveProperty('requestId');
-  });
-
-  it('credits a change to unknown when the writer put no origin at all', () => {
-    const entry = historyEntryFor({ after: anEntry(), recordedAt: '2026-11-23T11:00:00.000Z' });
-    expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
   });
 
   it("records the writer's reason and reference, and neither when it gave none", () => {
