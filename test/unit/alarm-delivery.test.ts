@@ -184,13 +184,10 @@ describe('Self-check: alarm delivery through the SDK (Query-protocol stand-ins)'
       status: 403,
       body: queryError(SNS_NS, 'AuthorizationError', 'not authorized'),
     }));
-    const failure = await checkAlarmDelivery({
-      topicArn: TOPIC,
-      onCallTopic: false,
-      required: true,
-      retryDelayMs: 0,
+    const { check } = options([], {
       listSubscriptions: snsSubscriptionLister(new SNSClient({ ...bounds, endpoint: sns.url })),
-    }).catch((error: unknown) => error);
+    });
+    const failure = await checkAlarmDelivery(check).catch((error: unknown) => error);
     expect((failure as Error).message).toBe(
       `Alarm delivery: could not list the subscriptions of the alarm topic ${TOPIC}: AuthorizationErrorException`,
     );

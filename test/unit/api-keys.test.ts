@@ -1,6 +1,7 @@
 import { allowedResources, authorize, UnauthorizedError } from '../../functions/api-keys/authorize';
 import {
   API_KEY_PREFIX,
+  type ApiKeyScope,
   BEARER_VALIDATION_REGEX,
   generateApiKey,
   hashApiKey,
@@ -65,12 +66,14 @@ describe('API keys: format and hashing', () => {
 });
 
 describe('Function: authorizer decision', () => {
-  async function repoWithKey() {
+  /** A key table holding one key named staff-tool, of `scope` (left out: the default scope). */
+  async function repoWithKey(scope?: ApiKeyScope) {
     const keys = new InMemoryApiKeyRepository();
-    const { key, record } = generateApiKey('staff-tool');
+    const { key, record } = generateApiKey('staff-tool', new Date(), scope);
     await keys.create(record);
     return { keys, key, record };
   }
+  const arn = (method: string, path: string) => `arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/${method}${path}`;
 
   it('allows a known key with a policy covering every method and path of the stage', async () => {
     // Prepare
@@ -94,11 +97,7 @@ describe('Function: authorizer decision', () => {
   // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html
   it('gives a read key a policy allowing every GET route of the stage and no write, whatever route it was asked for', async () => {
     // Prepare
-    const keys = new InMemoryApiKeyRepository();
-    const { key, record } = generateApiKey('display', new Date(), 'read');
-    await keys.create(record);
-    const arn = (method: string, path: string) =>
-      `arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/${method}${path}`;
+    const { keys, key } = await repoWithKey('read');
     // Act: asked on a PATCH first, as the first call of a cached policy may be
     const result = await authorize(keys, `Bearer ${key}`, arn('PATCH', '/inventory/1'));
     // Assess
@@ -119,12 +118,10 @@ describe('Function: authorizer decision', () => {
   });
 
   it('gives a write key the stage-wide policy', async () => {
-    const keys = new InMemoryApiKeyRepository();
-    const { key, record } = generateApiKey('staff-tool');
-    await keys.create(record);
+    const { keys, key, record } = await repoWithKey();
     const result = await authorize(keys, `Bearer ${key}`, METHOD_ARN);
     expect(record.scope).toBe('write');
-    expect(policyAllows(result, 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/PATCH/inventory/1')).toBe(true);
+    expect(policyAllows(result, arn('PATCH', '/inventory/1'))).toBe(true);
   });
 
   it('looks a key up by its SHA-256 hash alone: the key itself never reaches storage', async () => {

@@ -12,13 +12,15 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** One task per name, each adding its name to `ran` when it runs. */
+function recording<T>(ran: T[], names: T[]): (() => Promise<void>)[] {
+  return names.map((name) => async () => void ran.push(name));
+}
+
 describe('the benchmark alternation', () => {
   test('runs every task exactly once per round', async () => {
     const ran: string[] = [];
-    const tasks = ['a', 'b', 'c', 'd'].map((name) => async () => {
-      ran.push(name);
-    });
-    await alternate(50, tasks, seeded(1));
+    await alternate(50, recording(ran, ['a', 'b', 'c', 'd']), seeded(1));
     expect(ran).toHaveLength(200);
     for (let round = 0; round < 50; round++)
       expect([...ran.slice(round * 4, round * 4 + 4)].sort()).toEqual(['a', 'b', 'c', 'd']);
@@ -27,13 +29,7 @@ describe('the benchmark alternation', () => {
   test('gives each task other neighbours: no task always runs right after the same one', async () => {
     const ran: string[] = [];
     const names = ['plain', 'cas', 'adjust', 'idempotent', 'raw', 'utility'];
-    await alternate(
-      200,
-      names.map((name) => async () => {
-        ran.push(name);
-      }),
-      seeded(7),
-    );
+    await alternate(200, recording(ran, names), seeded(7));
     const before = new Map<string, Set<string>>();
     for (let i = 1; i < ran.length; i++) {
       const set = before.get(ran[i] as string) ?? new Set<string>();
@@ -46,10 +42,7 @@ describe('the benchmark alternation', () => {
 
   test('leads each round with each task about equally often', async () => {
     const ran: number[] = [];
-    const tasks = [0, 1, 2].map((item) => async () => {
-      ran.push(item);
-    });
-    await alternate(6000, tasks, seeded(3));
+    await alternate(6000, recording(ran, [0, 1, 2]), seeded(3));
     const leads = [0, 1, 2].map((item) => ran.filter((task, i) => i % 3 === 0 && task === item).length);
     for (const count of leads) expect(Math.abs(count - 2000)).toBeLessThan(200);
   });

@@ -1,5 +1,10 @@
 import type { BatchWriteItemCommand, BatchWriteItemCommandOutput, WriteRequest } from '@aws-sdk/client-dynamodb';
-import { IncompleteWriteError, writeInventory } from '../../cli/inventory/batch-writer';
+import {
+  type BatchWriteClient,
+  IncompleteWriteError,
+  type WriteInventoryOptions,
+  writeInventory,
+} from '../../cli/inventory/batch-writer';
 import type { InventoryItem } from '../../functions/inventory/types';
 
 const TABLE = 'inventory-test';
@@ -37,7 +42,9 @@ function aFakeClient(
   };
 }
 
-const noSleep = async () => undefined;
+/** Writes `count` items to TABLE through `client`, sleeping not at all unless `options` give a sleep. */
+const write = (client: BatchWriteClient, count: number, options: Partial<WriteInventoryOptions> = {}) =>
+  writeInventory(items(count), { client, tableName: TABLE, sleep: async () => undefined, ...options });
 
 describe('Function: writeInventory', () => {
   it('writes 25 puts per call with int64 ids as exact Number strings and the list shard of each entry', async () => {
@@ -45,7 +52,7 @@ describe('Function: writeInventory', () => {
     const client = aFakeClient();
 
     // Act
-    const result = await writeInventory(items(60), { client, tableName: TABLE, sleep: noSleep });
+    const result = await write(client, 60);
 
     // Assess
     expect(result).toEqual({ written: 60, retries: 0 });
@@ -71,13 +78,7 @@ describe('Function: writeInventory', () => {
     };
 
     // Act
-    const result = await writeInventory(items(25), {
-      client,
-      tableName: TABLE,
-      baseDelayMs: 100,
-      random: () => 0.999,
-      sleep,
-    });
+    const result = await write(client, 25, { baseDelayMs: 100, random: () => 0.999, sleep });
 
     // Assess
     expect(result).toEqual({ written: 25, retries: 3 });
@@ -92,9 +93,7 @@ describe('Function: writeInventory', () => {
     const randoms = [0, 0.5, 0.999, 0.999];
 
     // Act
-    await writeInventory(items(1), {
-      client,
-      tableName: TABLE,
+    await write(client, 1, {
       baseDelayMs: 100,
       maxDelayMs: 250,
       random: () => randoms.shift() ?? 0,
@@ -112,7 +111,7 @@ describe('Function: writeInventory', () => {
     const client = aFakeClient(() => [], 5);
 
     // Act
-    await writeInventory(items(25 * 20), { client, tableName: TABLE, concurrency: 3, sleep: noSleep });
+    await write(client, 25 * 20, { concurrency: 3 });
 
     // Assess
     expect(client.calls).toHaveLength(20);
@@ -125,13 +124,7 @@ describe('Function: writeInventory', () => {
     const progress: number[] = [];
 
     // Act
-    const result = await writeInventory(items(50), {
-      client,
-      tableName: TABLE,
-      concurrency: 1,
-      sleep: noSleep,
-      onProgress: (written) => progress.push(written),
-    });
+    const result = await write(client, 50, { concurrency: 1, onProgress: (written) => progress.push(written) });
 
     // Assess
     expect(result).toEqual({ written: 50, retries: 1 });
@@ -143,13 +136,7 @@ describe('Function: writeInventory', () => {
     const client = aFakeClient((requests, call) => (call >= 2 ? requests.slice(0, 1) : []));
 
     // Act
-    const outcome = await writeInventory(items(100), {
-      client,
-      tableName: TABLE,
-      concurrency: 1,
-      maxAttempts: 2,
-      sleep: noSleep,
-    }).catch((error: unknown) => error);
+    const outcome = await write(client, 100, { concurrency: 1, maxAttempts: 2 }).catch((error: unknown) => error);
 
     // Assess
     expect(outcome).toBeInstanceOf(IncompleteWriteError);
@@ -164,9 +151,7 @@ describe('Function: writeInventory', () => {
     const client = aFakeClient(() => throttled);
 
     // Act
-    const outcome = await writeInventory(items(30), { client, tableName: TABLE, concurrency: 1, sleep: noSleep }).catch(
-      (error: unknown) => error,
-    );
+    const outcome = await write(client, 30, { concurrency: 1 }).catch((error: unknown) => error);
 
     // Assess
     expect(outcome).toBeInstanceOf(IncompleteWriteError);

@@ -112,12 +112,8 @@ describe('Function: parseChangeFile (a change file for inventory apply)', () => 
   });
 
   it('cuts 250 changes into batches of 100, 100 and 50, in file order', () => {
-    const batches = [
-      ...batchesOf(
-        Array.from({ length: 250 }, (_, i) => i),
-        100,
-      ),
-    ];
+    const changes = Array.from({ length: 250 }, (_, i) => i);
+    const batches = [...batchesOf(changes, 100)];
     expect(batches.map((batch) => [batch[0], batch.at(-1), batch.length])).toEqual([
       [0, 99, 100],
       [100, 199, 100],

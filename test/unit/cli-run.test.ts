@@ -145,16 +145,21 @@ describe('Function: run (failures)', () => {
   });
 });
 
-describe('Function: resolveTarget (--stage)', () => {
-  const outputs = {
-    InventoryTableName: 'PetStoreInventory-staging-InventoryTable-ABC',
-    ApiKeysTableName: 'PetStoreInventory-staging-ApiKeysTable-DEF',
-    InventoryHistoryTableName: 'PetStoreInventory-staging-HistoryTable-GHI',
-    ApiUrl: 'https://example.execute-api.eu-west-1.amazonaws.com/v1',
+/** The outputs of the stack of `stage` in `region`, as the CLI reads them. */
+function stackOutputs(stage: string, region: string) {
+  return {
+    InventoryTableName: `PetStoreInventory-${stage}-InventoryTable-ABC`,
+    ApiKeysTableName: `PetStoreInventory-${stage}-ApiKeysTable-DEF`,
+    InventoryHistoryTableName: `PetStoreInventory-${stage}-HistoryTable-GHI`,
+    ApiUrl: `https://example.execute-api.${region}.amazonaws.com/v1`,
     AuthorizerCacheTtlSeconds: '60',
     RestApiId: 'a1b2c3d4e5',
     ApiStageName: 'v1',
   };
+}
+
+describe('Function: resolveTarget (--stage)', () => {
+  const outputs = stackOutputs('staging', 'eu-west-1');
 
   it('says to redeploy when the stack lacks an output the command reads (the history table)', async () => {
     // Prepare
@@ -244,21 +249,22 @@ function aNetworkError(code: string): Error {
 
 describe('Function: storageError (an endpoint the CLI cannot use)', () => {
   const target = { description: 'DynamoDB at http://10.0.0.9:8000' } as Target;
+  const messageOf = (failure: Error) => storageError(failure, target, 'petstore-inventory').message;
   const unreachable = (code: string) =>
     `Cannot reach DynamoDB at http://10.0.0.9:8000 (${code}): is \`npm start\` running? (or pass --endpoint / set DYNAMODB_PORT)`;
 
   it.each(['ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNREFUSED'])(
     'says it cannot reach the endpoint, with the code, for a %s network error',
     (code) => {
-      expect(storageError(aNetworkError(code), target, 'petstore-inventory').message).toBe(unreachable(code));
+      expect(messageOf(aNetworkError(code))).toBe(unreachable(code));
     },
   );
 
   it("finds the code in a wrapper's cause and in an AggregateError's errors (Node's connect to several addresses)", () => {
     const wrapped = new Error('request failed', { cause: new Error('inner', { cause: aNetworkError('ENETUNREACH') }) });
     const aggregate = new AggregateError([aNetworkError('ENETUNREACH'), aNetworkError('ENETUNREACH')], '');
-    expect(storageError(wrapped, target, 'petstore-inventory').message).toBe(unreachable('ENETUNREACH'));
-    expect(storageError(aggregate, target, 'petstore-inventory').message).toBe(unreachable('ENETUNREACH'));
+    expect(messageOf(wrapped)).toBe(unreachable('ENETUNREACH'));
+    expect(messageOf(aggregate)).toBe(unreachable('ENETUNREACH'));
   });
 
   it('says something other than DynamoDB answered when the SDK found no DynamoDB error in the answer', () => {
@@ -268,14 +274,14 @@ describe('Function: storageError (an endpoint the CLI cannot use)', () => {
       $fault: 'client',
       $metadata: { httpStatusCode: 404 },
     });
-    expect(storageError(answer, target, 'petstore-inventory').message).toBe(
+    expect(messageOf(answer)).toBe(
       'DynamoDB at http://10.0.0.9:8000 answered HTTP 404 without a DynamoDB error: is it a DynamoDB endpoint?',
     );
   });
 
   it('keeps the table in the message for any other error', () => {
     const error = Object.assign(new Error('Requested resource not found'), { name: 'ValidationException' });
-    expect(storageError(error, target, 'petstore-inventory').message).toBe(
+    expect(messageOf(error)).toBe(
       'DynamoDB at http://10.0.0.9:8000, table petstore-inventory: Requested resource not found',
     );
   });
@@ -303,15 +309,7 @@ function aFakeApiGateway(failWith?: Error) {
 }
 
 describe('Function: flushAuthorizerCache (keys revoke --stage)', () => {
-  const outputs = {
-    InventoryTableName: 'PetStoreInventory-production-InventoryTable-ABC',
-    ApiKeysTableName: 'PetStoreInventory-production-ApiKeysTable-DEF',
-    InventoryHistoryTableName: 'PetStoreInventory-production-HistoryTable-GHI',
-    ApiUrl: 'https://example.execute-api.eu-central-1.amazonaws.com/v1',
-    AuthorizerCacheTtlSeconds: '300',
-    RestApiId: 'a1b2c3d4e5',
-    ApiStageName: 'v1',
-  };
+  const outputs = stackOutputs('production', 'eu-central-1');
 
   it('flushes the stage authorizer cache of the API the stack outputs name, in the stack region', async () => {
     // Prepare
@@ -359,21 +357,15 @@ describe('Function: apiUnreachable (the CLI on an API that cannot be reached)', 
   const context = { options: {} } as unknown as CommandContext;
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3000'), { code: 'ECONNREFUSED' });
   const reset = Object.assign(new Error('other side closed'), { code: 'ECONNRESET' });
+  const messageOf = (error: Error) => apiUnreachable(context, 'http://127.0.0.1:3000/v1', error);
 
   it('names the network code and npm start when fetch got no answer at all', () => {
-    const message = apiUnreachable(
-      context,
-      'http://127.0.0.1:3000/v1',
-      new TypeError('fetch failed', { cause: refused }),
-    );
-    expect(message).toBe(
+    expect(messageOf(new TypeError('fetch failed', { cause: refused }))).toBe(
       'could not reach http://127.0.0.1:3000/v1 (ECONNREFUSED): is `npm start` running? (PORT, or pass --url / --stage)',
     );
   });
 
   it('says nothing of reaching when the answer came and its body was cut off (an ECONNRESET mid-list)', () => {
-    expect(
-      apiUnreachable(context, 'http://127.0.0.1:3000/v1', new TypeError('terminated', { cause: reset })),
-    ).toBeUndefined();
+    expect(messageOf(new TypeError('terminated', { cause: reset }))).toBeUndefined();
   });
 });

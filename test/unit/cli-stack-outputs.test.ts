@@ -36,43 +36,42 @@ describe('CLI --stage: reading the stack outputs', () => {
   const endpoint = (url: string) => {
     process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = url;
   };
+  /** Points the SDK at a stand-in answering every call with `status` and `body`. */
+  const answering = async (status: number, body: string) => {
+    standIn = await startQueryStandIn(() => ({ status, body }));
+    endpoint(standIn.url);
+    return standIn;
+  };
 
   it('returns the region and every output of the stack', async () => {
-    standIn = await startQueryStandIn(() => ({
-      status: 200,
-      body:
-        `<DescribeStacksResponse xmlns="${CFN_NS}"><DescribeStacksResult><Stacks><member><StackName>${STACK}</StackName>` +
+    const cloudFormation = await answering(
+      200,
+      `<DescribeStacksResponse xmlns="${CFN_NS}"><DescribeStacksResult><Stacks><member><StackName>${STACK}</StackName>` +
         '<CreationTime>2026-11-25T10:00:00Z</CreationTime><StackStatus>UPDATE_COMPLETE</StackStatus><Outputs>' +
         '<member><OutputKey>ApiUrl</OutputKey><OutputValue>https://abc.execute-api.eu-west-1.amazonaws.com/v1</OutputValue></member>' +
         '</Outputs></member></Stacks></DescribeStacksResult></DescribeStacksResponse>',
-    }));
-    endpoint(standIn.url);
+    );
     await expect(describeStackOutputs(STACK)).resolves.toEqual({
       region: 'eu-west-1',
       outputs: { ApiUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/v1' },
     });
-    expect(standIn.forms.map((form) => [form.get('Action'), form.get('StackName')])).toEqual([
+    expect(cloudFormation.forms.map((form) => [form.get('Action'), form.get('StackName')])).toEqual([
       ['DescribeStacks', STACK],
     ]);
   });
 
   it('says the stack does not exist in the region, and to check AWS_REGION, for a stack CloudFormation does not know', async () => {
-    standIn = await startQueryStandIn(() => ({
-      status: 400,
-      body: queryError(CFN_NS, 'ValidationError', `Stack with id ${STACK} does not exist`),
-    }));
-    endpoint(standIn.url);
+    await answering(400, queryError(CFN_NS, 'ValidationError', `Stack with id ${STACK} does not exist`));
     await expect(describeStackOutputs(STACK)).rejects.toThrow(
       `Stack ${STACK} does not exist in eu-west-1: deploy it first, or check AWS_REGION`,
     );
   });
 
   it("gives AWS's own reason when CloudFormation rejects the key", async () => {
-    standIn = await startQueryStandIn(() => ({
-      status: 403,
-      body: queryError(CFN_NS, 'InvalidClientTokenId', 'The security token included in the request is invalid.'),
-    }));
-    endpoint(standIn.url);
+    await answering(
+      403,
+      queryError(CFN_NS, 'InvalidClientTokenId', 'The security token included in the request is invalid.'),
+    );
     await expect(describeStackOutputs(STACK)).rejects.toThrow(
       `Could not read stack ${STACK} in eu-west-1: The security token included in the request is invalid.`,
     );

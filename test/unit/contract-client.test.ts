@@ -37,6 +37,26 @@ function int64Properties(node: unknown, found = new Set<string>()): Set<string> 
   return found;
 }
 
+const json = (body: string, status = 200, headers: Record<string, string> = {}) =>
+  new Response(body, { status, headers: { 'Content-Type': 'application/json', ...headers } });
+
+/**
+ * A client whose fetch records each request and answers it with the next of `answers`, or with a fresh
+ * `answers()` every time (a body can be read once).
+ */
+function aClient(answers: Response[] | (() => Response), baseUrl = 'http://api.test/v1') {
+  const seen: Request[] = [];
+  const client = createInventoryClient({
+    baseUrl,
+    apiKey: 'psk_k',
+    fetch: async (input: Parameters<typeof fetch>[0]) => {
+      seen.push(input as Request);
+      return typeof answers === 'function' ? answers() : (answers.shift() as Response);
+    },
+  });
+  return { client, seen };
+}
+
 describe('Client: generated types and exact int64', () => {
   it('has client/schema.d.ts generated from the current openapi.yaml', () => {
     // Prepare
@@ -82,15 +102,12 @@ describe('Client: generated types and exact int64', () => {
 
   it('sends expectedQuantity and returns a 409 as a typed CONFLICT error (compare-and-set)', async () => {
     // Prepare
-    const seen: Request[] = [];
-    const fakeFetch = async (input: Parameters<typeof fetch>[0]) => {
-      seen.push(input as Request);
-      return new Response(
+    const { client, seen } = aClient([
+      json(
         '{"code":"CONFLICT","message":"The stored quantity of petId 7 is 14, not the expected 12; nothing was changed.","status":409}',
-        { status: 409, headers: { 'Content-Type': 'application/json' } },
-      );
-    };
-    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+        409,
+      ),
+    ]);
     // Act
     const { data, error, response } = await client.PATCH('/inventory/{petId}', {
       params: { path: { petId: 7n } },
@@ -106,15 +123,10 @@ describe('Client: generated types and exact int64', () => {
 
   it('sends the key as a bearer token and returns the typed data with exact ids', async () => {
     // Prepare
-    const seen: Request[] = [];
-    const fakeFetch = async (input: Parameters<typeof fetch>[0]) => {
-      seen.push(input as Request);
-      return new Response('{"petId":9223372036854775807,"quantity":5,"status":"pending"}', {
-        status: 200,
-        headers: { 'Content-Type': 'application/json' },
-      });
-    };
-    const client = createInventoryClient({ baseUrl: 'http://api.test/v1/', apiKey: 'psk_k', fetch: fakeFetch });
+    const { client, seen } = aClient(
+      [json('{"petId":9223372036854775807,"quantity":5,"status":"pending"}')],
+      'http://api.test/v1/',
+    );
     // Act
     const { data } = await client.PATCH('/inventory/{petId}', {
       params: { path: { petId: 9223372036854775807n } },
@@ -129,20 +141,9 @@ describe('Client: generated types and exact int64', () => {
 });
 
 describe('Client: what it refuses before sending, and what it says of an answer that is not an Error body', () => {
-  /** A fetch that records each request and answers `status` with `body` as `contentType`. */
-  function aRecordingFetch(status: number, body: string, contentType = 'application/json') {
-    const seen: Request[] = [];
-    const fakeFetch = async (input: Parameters<typeof fetch>[0]) => {
-      seen.push(input as Request);
-      return new Response(body, { status, headers: { 'Content-Type': contentType } });
-    };
-    return { seen, fakeFetch };
-  }
-
   it('types the PATCH body as a set or an adjustment, never a mix of the two (the server answers a mix 400)', async () => {
     // Prepare
-    const { seen, fakeFetch } = aRecordingFetch(200, '{"petId":7,"quantity":3,"status":"available"}');
-    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+    const { client, seen } = aClient(() => json('{"petId":7,"quantity":3,"status":"available"}'));
     const path = { params: { path: { petId: 7n } } };
     // Act: tsc (npm run typecheck) checks the @ts-expect-error lines; a line that type-checks fails it.
     await client.PATCH('/inventory/{petId}', { ...path, body: { quantity: 3 } });
@@ -168,8 +169,8 @@ describe('Client: what it refuses before sending, and what it says of an answer 
   it.each(['http://api.test/v1', 'http://api.test/v1/', 'https://api.example.test/v1//'])(
     'takes the base URL %s, which ends in /v1',
     async (baseUrl) => {
-      const { seen, fakeFetch } = aRecordingFetch(200, '[]');
-      await createInventoryClient({ baseUrl, apiKey: 'psk_k', fetch: fakeFetch }).GET('/inventory');
+      const { client, seen } = aClient([json('[]')], baseUrl);
+      await client.GET('/inventory');
       expect(new URL(seen[0]?.url ?? '').pathname).toBe('/v1/inventory');
     },
   );
@@ -187,8 +188,7 @@ describe('Client: what it refuses before sending, and what it says of an answer 
   );
 
   it("says what came back when a page's answer is not an Error body (API Gateway's own 403)", async () => {
-    const { fakeFetch } = aRecordingFetch(403, '{"message":"Forbidden"}');
-    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
+    const { client } = aClient([json('{"message":"Forbidden"}', 403)]);
     const failure = inventoryPages(client, { limit: 10 }).next();
     await expect(failure).rejects.toThrow(new InventoryApiError({ message: 'Forbidden' }, 403));
     await expect(failure).rejects.toMatchObject({
@@ -201,24 +201,15 @@ describe('Client: what it refuses before sending, and what it says of an answer 
 
   it('asks again for a page refused with 429 or 503 after its Retry-After, and goes on to the next page', async () => {
     // Prepare: a 429 (Retry-After: 2), a 503, then the page, then the last page.
-    const answers = [
-      new Response('{"code":"THROTTLED","message":"slow down","status":429}', {
-        status: 429,
-        headers: { 'Content-Type': 'application/json', 'Retry-After': '2' },
+    const { client } = aClient([
+      json('{"code":"THROTTLED","message":"slow down","status":429}', 429, { 'Retry-After': '2' }),
+      json('{"code":"SERVICE_UNAVAILABLE","message":"later","status":503}', 503),
+      json('[{"petId":1,"quantity":2,"status":"available"}]', 200, {
+        Link: '</v1/inventory?limit=1&after=1>; rel="next"',
       }),
-      new Response('{"code":"SERVICE_UNAVAILABLE","message":"later","status":503}', {
-        status: 503,
-        headers: { 'Content-Type': 'application/json' },
-      }),
-      new Response('[{"petId":1,"quantity":2,"status":"available"}]', {
-        status: 200,
-        headers: { 'Content-Type': 'application/json', Link: '</v1/inventory?limit=1&after=1>; rel="next"' },
-      }),
-      new Response('[]', { status: 200, headers: { 'Content-Type': 'application/json' } }),
-    ];
-    const fakeFetch = async () => answers.shift() as Response;
+      json('[]'),
+    ]);
     const waits: number[] = [];
-    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: fakeFetch });
     // Act
     const pages: unknown[] = [];
     for await (const page of inventoryPages(client, { limit: 1, sleep: async (ms) => void waits.push(ms) })) {
@@ -230,23 +221,12 @@ describe('Client: what it refuses before sending, and what it says of an answer 
   });
 
   it('gives up after 4 refusals with an error saying where to resume (after)', async () => {
-    const throttled = () =>
-      new Response('{"code":"THROTTLED","message":"slow down","status":429}', {
-        status: 429,
-        headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
-      });
-    let calls = 0;
-    const client = createInventoryClient({
-      baseUrl: 'http://api.test/v1',
-      apiKey: 'psk_k',
-      fetch: async () => {
-        calls++;
-        return throttled();
-      },
-    });
+    const { client, seen } = aClient(() =>
+      json('{"code":"THROTTLED","message":"slow down","status":429}', 429, { 'Retry-After': '1' }),
+    );
     const failure = inventoryPages(client, { limit: 5, after: 41n, sleep: async () => undefined }).next();
     await expect(failure).rejects.toMatchObject({ status: 429, after: 41n, error: { code: 'THROTTLED' } });
-    expect(calls).toBe(4);
+    expect(seen).toHaveLength(4);
   });
 
   it.each([
@@ -265,11 +245,11 @@ describe('Client: what it refuses before sending, and what it says of an answer 
       /rel="next" link without an integer after/,
     );
     // Through the pages: the error says where to resume, after the last entry given.
-    const page = new Response('[{"petId":9007199254740993,"quantity":2,"status":"available"}]', {
-      status: 200,
-      headers: { 'Content-Type': 'application/json', Link: '</v1/inventory?limit=1>; rel="next"' },
-    });
-    const client = createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: async () => page });
+    const { client } = aClient([
+      json('[{"petId":9007199254740993,"quantity":2,"status":"available"}]', 200, {
+        Link: '</v1/inventory?limit=1>; rel="next"',
+      }),
+    ]);
     const pages = inventoryPages(client, { limit: 1 });
     await pages.next();
     await expect(pages.next()).rejects.toMatchObject({ after: 9007199254740993n });
@@ -277,11 +257,8 @@ describe('Client: what it refuses before sending, and what it says of an answer 
 
   it('shows the start of a long answer that is not JSON, and says when there was no body', async () => {
     const page = `<html>${'x'.repeat(500)}</html>`;
-    const html = aRecordingFetch(502, page, 'text/html');
-    const html502 = inventoryPages(
-      createInventoryClient({ baseUrl: 'http://api.test/v1', apiKey: 'psk_k', fetch: html.fakeFetch }),
-      { limit: 10 },
-    ).next();
+    const { client } = aClient([new Response(page, { status: 502, headers: { 'Content-Type': 'text/html' } })]);
+    const html502 = inventoryPages(client, { limit: 10 }).next();
     await expect(html502).rejects.toThrow(`502, not an Error body: ${page.slice(0, 200)}…`);
     expect(new InventoryApiError(undefined, 504).message).toBe('504, not an Error body: (no body)');
   });
@@ -297,23 +274,6 @@ describe('Client: what it refuses before sending, and what it says of an answer 
 });
 
 describe('Client: the batch of changes and the history of a pet', () => {
-  const json = (body: string, status = 200, headers: Record<string, string> = {}) =>
-    new Response(body, { status, headers: { 'Content-Type': 'application/json', ...headers } });
-
-  /** A client whose fetch records each request and answers the next of `answers`. */
-  function aClient(answers: Response[]) {
-    const seen: Request[] = [];
-    const client = createInventoryClient({
-      baseUrl: 'http://api.test/v1',
-      apiKey: 'psk_k',
-      fetch: async (input: Parameters<typeof fetch>[0]) => {
-        seen.push(input as Request);
-        return answers.shift() as Response;
-      },
-    });
-    return { client, seen };
-  }
-
   const historyEntry = (quantity: number, reason: string | null) => ({
     at: '2026-11-28T10:15:02.114Z',
     source: 'api',

@@ -59,6 +59,10 @@ const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   })),
 );
 
+const operationWithId = (id: string) => operations.find((o) => o.operation.operationId === id)?.operation as Operation;
+const queryParameters = (operation: Operation) =>
+  Object.fromEntries((operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p] as const));
+
 function schema(name: string): Schema {
   return doc.components.schemas?.[name] as Schema;
 }
@@ -164,18 +168,16 @@ describe('Contract: openapi.yaml and the code agree', () => {
 
   it('marks the update experimental and documents 200 on the two inventory operations', () => {
     // Assess
-    const update = operations.find((o) => o.operation.operationId === 'updateInventory')?.operation as Operation;
-    expect(update['x-stability']).toBe('experimental');
+    expect(operationWithId('updateInventory')['x-stability']).toBe('experimental');
     for (const route of ROUTES.filter((r) => r.access.length > 0)) {
-      const operation = operations.find((o) => o.operation.operationId === route.operationId)?.operation as Operation;
-      expect(Object.keys(operation.responses)).toContain('200');
+      expect(Object.keys(operationWithId(route.operationId).responses)).toContain('200');
     }
   });
 
   it('documents the 501 of the unimplemented routes, with Deprecation and Sunset on the deprecated one', () => {
     for (const route of ROUTES.filter((r) => r.access.length === 0)) {
       // Act
-      const operation = operations.find((o) => o.operation.operationId === route.operationId)?.operation as Operation;
+      const operation = operationWithId(route.operationId);
       const notImplemented = response(operation, '501');
       // Assess
       expect(Object.keys(operation.responses).filter((status) => Number(status) < 400)).toEqual([]);
@@ -215,11 +217,11 @@ describe('Contract: openapi.yaml and the code agree', () => {
 
   it('has the body limit and the quantity bounds of the code', () => {
     // Prepare
-    const update = operations.find((o) => o.operation.operationId === 'updateInventory')?.operation as Operation;
+    const update = operationWithId('updateInventory');
     // Assess
     expect(update.requestBody?.description).toContain(`At most ${MAX_BODY_BYTES} bytes`);
     expect(JSON.stringify(response(update, '413'))).toContain(`${MAX_BODY_BYTES} bytes`);
-    const batch = operations.find((o) => o.operation.operationId === 'applyInventoryChanges')?.operation as Operation;
+    const batch = operationWithId('applyInventoryChanges');
     expect(batch.requestBody?.description).toContain(`At most ${MAX_BATCH_BODY_BYTES.toLocaleString('en-US')} bytes`);
     expect(schema('InventoryChanges').properties?.changes).toMatchObject({ minItems: 1, maxItems: MAX_CHANGES });
     expect(schema('ChangeReason').enum).toEqual([...CHANGE_REASONS]);
@@ -247,10 +249,8 @@ describe('Contract: openapi.yaml and the code agree', () => {
 
   it("documents the list's page parameters with the code's bounds and the Link header the function sends", () => {
     // Prepare
-    const list = operations.find((o) => o.operation.operationId === 'listInventory')?.operation as Operation;
-    const query = Object.fromEntries(
-      (list.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p] as const),
-    );
+    const list = operationWithId('listInventory');
+    const query = queryParameters(list);
     // Assess
     expect(Object.keys(query).sort()).toEqual(['after', 'limit']);
     expect(query.limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT });
@@ -263,10 +263,8 @@ describe('Contract: openapi.yaml and the code agree', () => {
 
   it("documents the history's page parameters with the code's bounds and the Link header the function sends", () => {
     // Prepare
-    const history = operations.find((o) => o.operation.operationId === 'listInventoryHistory')?.operation as Operation;
-    const query = Object.fromEntries(
-      (history.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p] as const),
-    );
+    const history = operationWithId('listInventoryHistory');
+    const query = queryParameters(history);
     // Assess
     expect(Object.keys(query).sort()).toEqual(['cursor', 'limit']);
     expect(query.limit?.schema).toMatchObject({

@@ -1,24 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { CORS_EXPOSED_HEADERS, CORS_PREFLIGHT } from '../../service/gateway-responses';
-import { OPENAPI_PATH } from '../helpers/contract';
+import { loadContract, resolveRef } from '../helpers/contract';
 
 type Node = Record<string, unknown>;
 
-/** openapi.yaml, with `$ref`s followed on demand. */
-const contract = parse(readFileSync(OPENAPI_PATH, 'utf8')) as Node;
-function resolve(node: unknown): Node {
-  const ref = (node as { $ref?: string }).$ref;
-  if (ref === undefined) return node as Node;
-  return resolve(
-    ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((at, part) => (at as Node)[part], contract),
-  );
-}
-
-const operations = Object.values(contract.paths as Record<string, Record<string, Node>>).flatMap((item) =>
+const resolve = (node: unknown) => resolveRef(node as Node);
+const operations = Object.values(loadContract().paths as Record<string, Record<string, Node>>).flatMap((item) =>
   Object.values(item).filter((operation) => typeof operation === 'object' && 'responses' in operation),
 );
 

@@ -2,7 +2,6 @@ import { generateApiKey } from '../../functions/api-keys/key';
 import { createHandler as createAuthorizer } from '../../functions/handlers/authorizer';
 import { deprecationHeaders, handler as getPet } from '../../functions/handlers/get-pet';
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
-import { handler as listOrders } from '../../functions/handlers/list-store-orders';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { inventoryItemJson } from '../../functions/inventory/json';
@@ -62,11 +61,10 @@ function captureMetricsAndErrors(): { added: string[]; errorLogs: unknown[][] } 
 }
 
 /**
- * Lambda stops a function at its time-out ("Configure Lambda function timeout",
- * https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html), whatever it is doing: emulated here by
- * the time the answer came against the deadline. middy stops the handler EARLY_TIMEOUT_MS before it, and the whole error path must fit in that
- * margin for the client to get the function's own 503 and the operators its log line and metric, instead of a
- * time-out (a Lambda error).
+ * Lambda stops a function at its time-out, whatever it is doing ("Configure Lambda function timeout",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html). middy stops the handler EARLY_TIMEOUT_MS
+ * before it, and the whole error path must fit in that margin for the client to get the function's own 503 (and the
+ * operators its log line and metric) instead of a time-out, a Lambda error.
  */
 describe('Function: updateInventory, storage that never answers', () => {
   const { added, errorLogs } = captureMetricsAndErrors();
@@ -111,17 +109,18 @@ describe('Function: updateInventory', () => {
     const repository = new InMemoryInventoryRepository([
       anInventoryItem({ petId: '1', quantity: 3, status: 'pending' }),
     ]);
-    return {
-      repository,
-      handler: createUpdate({ repository, idempotent: (_request, _context, operation) => operation() }),
-    };
+    const handler = createUpdate({ repository, idempotent: (_request, _context, operation) => operation() });
+    /** The answer to a PATCH of the sample event with `overrides`. */
+    const update = (overrides: Parameters<typeof anApiGatewayEvent>[0] = {}) =>
+      handler(anApiGatewayEvent(overrides), aLambdaContext());
+    return { repository, update };
   }
 
   it('sets the quantity, keeps the status and answers the stored entry with no-store', async () => {
     // Prepare
-    const { repository, handler } = setup();
+    const { repository, update } = setup();
     // Act
-    const result = await handler(anApiGatewayEvent({ body: '{"quantity":9}' }), aLambdaContext());
+    const result = await update({ body: '{"quantity":9}' });
     // Assess
     expect(result.statusCode).toBe(200);
     expect(result.body).toBe('{"petId":1,"quantity":9,"status":"pending"}');
@@ -130,8 +129,8 @@ describe('Function: updateInventory', () => {
   });
 
   it('sets the quantity when expectedQuantity matches the stored quantity (compare-and-set)', async () => {
-    const { repository, handler } = setup();
-    const result = await handler(anApiGatewayEvent({ body: '{"quantity":4,"expectedQuantity":3}' }), aLambdaContext());
+    const { repository, update } = setup();
+    const result = await update({ body: '{"quantity":4,"expectedQuantity":3}' });
     expect(result.statusCode).toBe(200);
     expect(result.body).toBe('{"petId":1,"quantity":4,"status":"pending"}');
     expect(repository.items.get('1')?.quantity).toBe(4);
@@ -139,9 +138,9 @@ describe('Function: updateInventory', () => {
 
   it('answers 409 CONFLICT naming the current quantity, and changes nothing, for a stale expectedQuantity', async () => {
     // Prepare
-    const { repository, handler } = setup();
+    const { repository, update } = setup();
     // Act
-    const result = await handler(anApiGatewayEvent({ body: '{"quantity":8,"expectedQuantity":7}' }), aLambdaContext());
+    const result = await update({ body: '{"quantity":8,"expectedQuantity":7}' });
     // Assess
     expect(result.statusCode).toBe(409);
     expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -155,8 +154,8 @@ describe('Function: updateInventory', () => {
   });
 
   it('answers 400 VALIDATION_FAILED for a bad expectedQuantity and changes nothing', async () => {
-    const { repository, handler } = setup();
-    const result = await handler(anApiGatewayEvent({ body: '{"quantity":8,"expectedQuantity":-3}' }), aLambdaContext());
+    const { repository, update } = setup();
+    const result = await update({ body: '{"quantity":8,"expectedQuantity":-3}' });
     expect(result.statusCode).toBe(400);
     expect(body(result)).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     expect(body(result).message).toMatch(/^expectedQuantity must be an integer/);
@@ -165,16 +164,13 @@ describe('Function: updateInventory', () => {
 
   it("writes who and why with the change: source api, the caller's key id, the request id and the time", async () => {
     // Prepare
-    const { repository, handler } = setup();
+    const { repository, update } = setup();
     const before = new Date().toISOString();
     // Act
-    await handler(
-      anApiGatewayEvent({
-        body: '{"quantity":9}',
-        requestContext: { requestId: 'req-origin', authorizer: { principalId: 'key_abc', keyId: 'key_abc' } },
-      }),
-      aLambdaContext(),
-    );
+    await update({
+      body: '{"quantity":9}',
+      requestContext: { requestId: 'req-origin', authorizer: { principalId: 'key_abc', keyId: 'key_abc' } },
+    });
     // Assess
     const origin = repository.origins.get('1');
     expect(origin).toMatchObject({ source: 'api', actor: 'key_abc', requestId: 'req-origin' });
@@ -183,29 +179,23 @@ describe('Function: updateInventory', () => {
   });
 
   it('answers 404 NOT_FOUND and creates nothing when the pet has no entry', async () => {
-    const { repository, handler } = setup();
-    const result = await handler(anApiGatewayEvent({ pathParameters: { petId: '2' } }), aLambdaContext());
+    const { repository, update } = setup();
+    const result = await update({ pathParameters: { petId: '2' } });
     expect(result.statusCode).toBe(404);
     expect(body(result)).toEqual({ code: 'NOT_FOUND', message: 'No inventory entry exists for petId 2.', status: 404 });
     expect([...repository.items.keys()]).toEqual(['1']);
   });
 
   it('checks petId before the body: a bad petId with a bad body is a petId error', async () => {
-    const { handler } = setup();
-    const result = await handler(
-      anApiGatewayEvent({ pathParameters: { petId: 'x' }, body: 'garbage', headers: {} }),
-      aLambdaContext(),
-    );
+    const { update } = setup();
+    const result = await update({ pathParameters: { petId: 'x' }, body: 'garbage', headers: {} });
     expect(result.statusCode).toBe(400);
     expect(body(result).message).toMatch(/^petId must be/);
   });
 
   it('checks the body before existence: an invalid body for an unknown pet is 400, not 404', async () => {
-    const { handler } = setup();
-    const result = await handler(
-      anApiGatewayEvent({ pathParameters: { petId: '2' }, body: '{"quantity":-1}' }),
-      aLambdaContext(),
-    );
+    const { update } = setup();
+    const result = await update({ pathParameters: { petId: '2' }, body: '{"quantity":-1}' });
     expect(result.statusCode).toBe(400);
     expect(body(result).code).toBe('VALIDATION_FAILED');
   });
@@ -216,19 +206,19 @@ describe('Function: updateInventory', () => {
     [{ body: '{"quantity":1' }, 400, 'MALFORMED_JSON'],
     [{ body: `{"quantity":1${' '.repeat(2000)}}` }, 413, 'PAYLOAD_TOO_LARGE'],
   ])('answers %p with %p %p and changes nothing', async (overrides, status, code) => {
-    const { repository, handler } = setup();
-    const result = await handler(anApiGatewayEvent(overrides), aLambdaContext());
+    const { repository, update } = setup();
+    const result = await update(overrides);
     expect(result.statusCode).toBe(status);
     expect(body(result)).toMatchObject({ code, status });
     expect(repository.items.get('1')?.quantity).toBe(3);
   });
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After and no internals when storage is unavailable', async () => {
-    const { repository, handler } = setup();
+    const { repository, update } = setup();
     repository.failWith = new StorageUnavailableError('UpdateItem failed', {
       cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { name: 'TimeoutError' }),
     });
-    const result = await handler(anApiGatewayEvent(), aLambdaContext());
+    const result = await update();
     expect(result.statusCode).toBe(503);
     expect(result.headers).toMatchObject({ 'Retry-After': '1', 'Cache-Control': 'no-store' });
     expect(body(result).code).toBe('SERVICE_UNAVAILABLE');
@@ -237,9 +227,9 @@ describe('Function: updateInventory', () => {
   });
 
   it('answers a generic 500 INTERNAL for an unexpected failure, naming only the request id', async () => {
-    const { repository, handler } = setup();
+    const { repository, update } = setup();
     repository.failWith = new TypeError("Cannot read properties of undefined (reading 'N') at toInventoryItem");
-    const result = await handler(anApiGatewayEvent(), aLambdaContext());
+    const result = await update();
     expect(result.statusCode).toBe(500);
     expect(body(result)).toEqual({
       code: 'INTERNAL',
@@ -419,15 +409,10 @@ describe('Function: listInventory (streamed)', () => {
           return String(2 * ENTRIES_PER_CHUNK);
         },
       });
-      const repository: InventoryRepository = {
-        list: async function* () {
-          for (let start = 0; start < items.length; start += ENTRIES_PER_CHUNK)
-            yield items.slice(start, start + ENTRIES_PER_CHUNK);
-        },
-        applyChange: async () => timeRunsOutAt,
-        applyChanges: async () => [timeRunsOutAt],
-        get: async () => timeRunsOutAt,
-      };
+      const repository = listOnlyRepository(async function* () {
+        for (let start = 0; start < items.length; start += ENTRIES_PER_CHUNK)
+          yield items.slice(start, start + ENTRIES_PER_CHUNK);
+      });
 
       // Act
       const outcome = await list(repository, {}, context);
@@ -442,12 +427,9 @@ describe('Function: listInventory (streamed)', () => {
 });
 
 /**
- * A client that hangs up mid-list. Lambda does not stop the function: "streamed responses are not interrupted or
- * stopped when the invoking client connection is broken" (AWS Lambda Developer Guide, "Response streaming for Lambda
- * functions", https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html). The local runtime
- * (local/lambda/streaming.ts) does the same, so the function's own behaviour is what is checked here: it runs to its
- * end and its invocation succeeds, so a client's hang-up is not a function error (no ListInventoryErrorsAlarm page,
- * no canary rollback) and is not reported as an aborted stream.
+ * "Streamed responses are not interrupted or stopped when the invoking client connection is broken" (Lambda Developer
+ * Guide, "Response streaming for Lambda functions"), nor by local/lambda/streaming.ts: a hang-up must not be a function
+ * error (no ListInventoryErrorsAlarm page, no canary rollback) nor an aborted stream.
  */
 describe('Function: listInventory, a client that hangs up mid-list', () => {
   const { added, errorLogs } = captureMetricsAndErrors();
@@ -502,6 +484,8 @@ describe('Function: listInventory, the stream and its pages', () => {
   const ids = ['-9223372036854775808', '-5', '0', '7', '9007199254740993', '9223372036854775807'];
   const repository = new InMemoryInventoryRepository(ids.map((petId) => anInventoryItem({ petId })));
   const petIds = (text: string | undefined) => [...(text ?? '').matchAll(/"petId":(-?\d+)/g)].map((m) => m[1]);
+  const page = (query: Record<string, string>, multi?: Record<string, string[]>) =>
+    callStreaming(createList({ repository }), event(query, multi), aLambdaContext());
 
   it('sends the first batch before the repository has read the next one', async () => {
     // Prepare: a repository whose second batch waits until the test lets it go.
@@ -526,9 +510,9 @@ describe('Function: listInventory, the stream and its pages', () => {
 
   it('answers the first `limit` entries with a Link to the next page (RFC 8288), and the last page with none', async () => {
     // Act
-    const first = await callStreaming(createList({ repository }), event({ limit: '4' }), aLambdaContext());
-    const last = await callStreaming(createList({ repository }), event({ limit: '4', after: '7' }), aLambdaContext());
-    const exact = await callStreaming(createList({ repository }), event({ limit: '2', after: '7' }), aLambdaContext());
+    const first = await page({ limit: '4' });
+    const last = await page({ limit: '4', after: '7' });
+    const exact = await page({ limit: '2', after: '7' });
     // Assess
     expect(first.statusCode).toBe(200);
     expect(petIds(first.text)).toEqual(ids.slice(0, 4));
@@ -540,17 +524,13 @@ describe('Function: listInventory, the stream and its pages', () => {
   });
 
   it('lists everything after `after` without `limit`, as one stream with no Link', async () => {
-    const outcome = await callStreaming(createList({ repository }), event({ after: '-0005' }), aLambdaContext());
+    const outcome = await page({ after: '-0005' });
     expect(petIds(outcome.text)).toEqual(ids.slice(2));
     expect(outcome.headers.Link).toBeUndefined();
   });
 
   it('answers an empty page as [] with no Link', async () => {
-    const outcome = await callStreaming(
-      createList({ repository }),
-      event({ limit: '10', after: '9223372036854775807' }),
-      aLambdaContext(),
-    );
+    const outcome = await page({ limit: '10', after: '9223372036854775807' });
     expect(outcome.text).toBe('[]');
     expect(outcome.headers.Link).toBeUndefined();
   });
@@ -582,16 +562,12 @@ describe('Function: listInventory, the stream and its pages', () => {
   });
 
   it.each(['-1', '0', '10001'])('says what it got for limit=%s, as every range refusal does', async (limit) => {
-    const outcome = await callStreaming(createList({ repository }), event({ limit }), aLambdaContext());
+    const outcome = await page({ limit });
     expect(JSON.parse(outcome.text ?? '{}').message).toBe(`limit must be an integer from 1 to 10000; got ${limit}.`);
   });
 
   it('answers 400 naming the parameter when it is given twice', async () => {
-    const outcome = await callStreaming(
-      createList({ repository }),
-      event({ limit: '3' }, { limit: ['2', '3'] }),
-      aLambdaContext(),
-    );
+    const outcome = await page({ limit: '3' }, { limit: ['2', '3'] });
     expect(outcome.statusCode).toBe(400);
     expect(JSON.parse(outcome.text ?? '{}').message).toBe('limit must be given once.');
   });
@@ -617,12 +593,6 @@ describe('Function: the 501 routes', () => {
     expect(deprecationHeaders({ sunsetAt: 'not a date' })).toEqual({});
   });
 
-  it('answers GET /store/orders with 501 NOT_IMPLEMENTED', async () => {
-    const result = await listOrders(anApiGatewayEvent({ httpMethod: 'GET' }), aLambdaContext());
-    expect(result.statusCode).toBe(501);
-    expect(body(result)).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
-  });
-
   // The API error alarm leaves the routes flagged notImplemented out: each flagged route's deployed handler must
   // really answer 501, whatever routes are added or flagged later.
   it.each(ROUTES.filter((route) => route.notImplemented).map((route) => [`${route.method} ${route.path}`, route]))(
@@ -638,62 +608,44 @@ describe('Function: the 501 routes', () => {
 
 describe('Function: authorizer', () => {
   const methodArn = 'arn:aws:execute-api:us-east-1:1:api/v1/GET/inventory';
+  /** The authorizer's answer to a key no one issued. */
+  const refuseUnknownKey = () =>
+    createAuthorizer({ keys: new InMemoryApiKeyRepository() })(
+      { type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn },
+      aLambdaContext(),
+    );
+  /** The authorizer's answer to a well-formed key while the key table fails. */
+  const checkKeyWithStorageDown = () => {
+    const keys = new InMemoryApiKeyRepository();
+    keys.failWith = new StorageUnavailableError('down');
+    const token = `Bearer ${generateApiKey('x').key}`;
+    return createAuthorizer({ keys })({ type: 'TOKEN', authorizationToken: token, methodArn }, aLambdaContext());
+  };
 
   it('throws exactly "Unauthorized" for a bad key, so API Gateway answers 401', async () => {
-    const handler = createAuthorizer({ keys: new InMemoryApiKeyRepository() });
-    await expect(
-      handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, aLambdaContext()),
-    ).rejects.toThrow(/^Unauthorized$/);
+    await expect(refuseUnknownKey()).rejects.toThrow(/^Unauthorized$/);
   });
 
   it('throws something other than "Unauthorized" when storage fails, so API Gateway answers AUTHORIZER_CONFIGURATION_ERROR (503)', async () => {
-    const keys = new InMemoryApiKeyRepository();
-    keys.failWith = new StorageUnavailableError('down');
-    const handler = createAuthorizer({ keys });
-    const token = `Bearer ${generateApiKey('x').key}`;
-    const outcome = handler({ type: 'TOKEN', authorizationToken: token, methodArn }, aLambdaContext());
+    const outcome = checkKeyWithStorageDown();
     await expect(outcome).rejects.toThrow(Error);
     await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
   });
 
   describe('metrics (the alarm watches AuthorizerUnavailable, never Lambda Errors)', () => {
-    const addMetric = metrics.addMetric;
-    let added: string[];
-    beforeEach(() => {
-      added = [];
-      metrics.addMetric = (name) => {
-        added.push(name);
-        return metrics;
-      };
-    });
-    afterEach(() => {
-      metrics.addMetric = addMetric;
-    });
+    const { added } = captureMetricsAndErrors();
 
     it('counts a refused key as ApiKeyRefused and not as AuthorizerUnavailable', async () => {
-      // Prepare
-      const handler = createAuthorizer({ keys: new InMemoryApiKeyRepository() });
-
       // Act
-      await handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, aLambdaContext()).catch(
-        () => undefined,
-      );
+      await refuseUnknownKey().catch(() => undefined);
 
       // Assess
       expect(added).toEqual([METRIC_NAMES.apiKeyRefused]);
     });
 
     it('counts a key it could not check (storage failed) as AuthorizerUnavailable', async () => {
-      // Prepare
-      const keys = new InMemoryApiKeyRepository();
-      keys.failWith = new StorageUnavailableError('down');
-      const handler = createAuthorizer({ keys });
-
       // Act
-      await handler(
-        { type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey('x').key}`, methodArn },
-        aLambdaContext(),
-      ).catch(() => undefined);
+      await checkKeyWithStorageDown().catch(() => undefined);
 
       // Assess
       expect(added).toEqual([METRIC_NAMES.authorizerUnavailable]);

@@ -65,11 +65,18 @@ function aStreamRecord(
 
 class RecordingHistory implements HistoryRecorder {
   readonly rows = new Map<string, HistoryEntry>();
-  failOn = new Set<string>();
+  constructor(private readonly failOn = new Set<string>()) {}
   async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
     if (this.failOn.has(sequenceNumber)) throw new Error('ProvisionedThroughputExceededException');
     this.rows.set(sequenceNumber, entry);
   }
+}
+
+/** The function's answer to one batch of `records`, and the rows it wrote, failing the writes of `failOn`. */
+async function recordBatch(records: DynamoDBRecord[], failOn: string[] = []) {
+  const history = new RecordingHistory(new Set(failOn));
+  const response = await createHandler({ history })({ Records: records }, aLambdaContext());
+  return { response, rows: history.rows };
 }
 
 describe('Domain: historyEntryFor', () => {
@@ -114,19 +121,13 @@ describe('Domain: historyEntryFor', () => {
     expect(historyEntryFor({ before: anEntry({ origin: API }), recordedAt: API.at })).toBeUndefined();
   });
 
-  it('credits a change to unknown, at the time DynamoDB recorded it, when the writer left the previous origin', () => {
-    const entry = historyEntryFor({
-      before: anEntry({ origin: API }),
-      after: anEntry({ quantity: 9, origin: API }),
-      recordedAt: '2026-11-23T11:00:00.000Z',
-    });
+  it.each([
+    ['left the previous origin', { before: anEntry({ origin: API }), after: anEntry({ quantity: 9, origin: API }) }],
+    ['put no origin at all', { after: anEntry() }],
+  ])('credits a change to unknown, at the time DynamoDB recorded it, when the writer %s', (_, write) => {
+    const entry = historyEntryFor({ ...write, recordedAt: '2026-11-23T11:00:00.000Z' });
     expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
     expect(entry).not.toHaveProperty('requestId');
-  });
-
-  it('credits a change to unknown when the writer put no origin at all', () => {
-    const entry = historyEntryFor({ after: anEntry(), recordedAt: '2026-11-23T11:00:00.000Z' });
-    expect(entry).toMatchObject({ source: 'unknown', actor: 'unknown', at: '2026-11-23T11:00:00.000Z' });
   });
 
   it("records the writer's reason and reference, and neither when it gave none", () => {
@@ -194,62 +195,53 @@ describe('Function: recordHistory', () => {
   );
 
   it('records a replayed record whose time is an ISO 8601 string', async () => {
-    const history = new RecordingHistory();
     const record = aStreamRecord('104', undefined, anEntry({ origin: API }));
     (record.dynamodb as Record<string, unknown>).ApproximateCreationDateTime = '2026-11-23T12:34:56Z';
-    const response = await createHandler({ history })({ Records: [record] }, aLambdaContext());
+    const { response, rows } = await recordBatch([record]);
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(history.rows.has('104')).toBe(true);
+    expect(rows.has('104')).toBe(true);
   });
 
   it('keeps an int64 petId exact from the stream image to the history row', async () => {
-    const history = new RecordingHistory();
     const pet = '9223372036854775807';
-    await createHandler({ history })(
-      { Records: [aStreamRecord('7', undefined, anEntry({ petId: pet, origin: API }))] },
-      aLambdaContext(),
-    );
-    expect(history.rows.get('7')?.petId).toBe(pet);
+    const { rows } = await recordBatch([aStreamRecord('7', undefined, anEntry({ petId: pet, origin: API }))]);
+    expect(rows.get('7')?.petId).toBe(pet);
   });
 
   it('writes one row per change, keyed by its sequence number, skips unchanged rewrites and reports no failure', async () => {
     // Prepare
-    const history = new RecordingHistory();
     const records = [
       aStreamRecord('100', undefined, anEntry({ origin: IMPORT })),
       aStreamRecord('101', anEntry({ origin: IMPORT }), anEntry({ quantity: 4, origin: API })),
       aStreamRecord('102', anEntry({ quantity: 4, origin: API }), anEntry({ quantity: 4, origin: IMPORT })),
     ];
     // Act
-    const response = await createHandler({ history })({ Records: records }, aLambdaContext());
+    const { response, rows } = await recordBatch(records);
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
-    expect([...history.rows.keys()].sort()).toEqual(['100', '101']);
-    expect(history.rows.get('101')).toMatchObject({ previousQuantity: 3, quantity: 4, actor: 'key_1' });
+    expect([...rows.keys()].sort()).toEqual(['100', '101']);
+    expect(rows.get('101')).toMatchObject({ previousQuantity: 3, quantity: 4, actor: 'key_1' });
   });
 
   it('reports the records it could not write by sequence number, so Lambda retries from the lowest', async () => {
     // Prepare
-    const history = new RecordingHistory();
-    history.failOn = new Set(['201', '203']);
     const records = ['200', '201', '202', '203'].map((sequence, i) =>
       aStreamRecord(sequence, anEntry({ quantity: i, origin: IMPORT }), anEntry({ quantity: i + 1, origin: API })),
     );
     // Act
-    const response = await createHandler({ history })({ Records: records }, aLambdaContext());
+    const { response, rows } = await recordBatch(records, ['201', '203']);
     // Assess
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '201' }, { itemIdentifier: '203' }] });
-    expect([...history.rows.keys()].sort()).toEqual(['200', '202']);
+    expect([...rows.keys()].sort()).toEqual(['200', '202']);
   });
 
   it('reports a record whose image breaks the model instead of crashing the batch', async () => {
-    const history = new RecordingHistory();
     const broken = aStreamRecord('300', undefined, anEntry({ origin: API }));
     if (broken.dynamodb?.NewImage) broken.dynamodb.NewImage.quantity = { S: 'lots' };
     const fine = aStreamRecord('301', undefined, anEntry({ petId: '2', origin: API }));
-    const response = await createHandler({ history })({ Records: [broken, fine] }, aLambdaContext());
+    const { response, rows } = await recordBatch([broken, fine]);
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '300' }] });
-    expect([...history.rows.keys()]).toEqual(['301']);
+    expect([...rows.keys()]).toEqual(['301']);
   });
 });
 

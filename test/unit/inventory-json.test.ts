@@ -1,13 +1,12 @@
 import { batchesOf, inventoryItemJson, inventoryListChunks } from '../../functions/inventory/json';
 import type { InventoryItem } from '../../functions/inventory/types';
+import { anInventoryItem, comparePetIds } from '../fixtures/builders';
 
 async function chunksOf(items: readonly InventoryItem[], perChunk: number): Promise<string[]> {
   const chunks: string[] = [];
   for await (const chunk of inventoryListChunks(batchesOf(items, perChunk))) chunks.push(chunk);
   return chunks;
 }
-
-import { anInventoryItem, comparePetIds } from '../fixtures/builders';
 
 describe('Domain: inventory JSON and ordering', () => {
   it('writes int64 petIds as bare numbers with every digit', () => {

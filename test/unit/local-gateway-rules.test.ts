@@ -15,34 +15,22 @@ function policy(...statements: { Effect: 'Allow' | 'Deny'; Resource: string }[])
   };
 }
 
-const ARN = 'arn:aws:execute-api:us-east-1:1:local/v1/PATCH/inventory/7';
+const API = 'arn:aws:execute-api:us-east-1:1:local';
+const ARN = `${API}/v1/PATCH/inventory/7`;
+/** A statement of `effect` over `resource`, written after the API's ARN. */
+const statement = (effect: 'Allow' | 'Deny', resource: string) => ({ Effect: effect, Resource: `${API}/${resource}` });
 
 describe('Local gateway: policy evaluation', () => {
   it('matches IAM wildcards', () => {
-    expect(arnMatches('arn:aws:execute-api:us-east-1:1:local/v1/*/*', ARN)).toBe(true);
-    expect(arnMatches('arn:aws:execute-api:us-east-1:1:local/v1/GET/*', ARN)).toBe(false);
-    expect(arnMatches('arn:aws:execute-api:us-east-1:1:local/v?/PATCH/inventory/7', ARN)).toBe(true);
+    expect(arnMatches(`${API}/v1/*/*`, ARN)).toBe(true);
+    expect(arnMatches(`${API}/v1/GET/*`, ARN)).toBe(false);
+    expect(arnMatches(`${API}/v?/PATCH/inventory/7`, ARN)).toBe(true);
   });
 
   it('allows only what an Allow statement covers, and an explicit Deny wins', () => {
-    expect(
-      policyAllows(policy({ Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/*/*' }), ARN),
-    ).toBe(true);
-    expect(
-      policyAllows(
-        policy({ Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/GET/inventory' }),
-        ARN,
-      ),
-    ).toBe(false);
-    expect(
-      policyAllows(
-        policy(
-          { Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/*/*' },
-          { Effect: 'Deny', Resource: 'arn:aws:execute-api:us-east-1:1:local/v1/PATCH/*' },
-        ),
-        ARN,
-      ),
-    ).toBe(false);
+    expect(policyAllows(policy(statement('Allow', 'v1/*/*')), ARN)).toBe(true);
+    expect(policyAllows(policy(statement('Allow', 'v1/GET/inventory')), ARN)).toBe(false);
+    expect(policyAllows(policy(statement('Allow', 'v1/*/*'), statement('Deny', 'v1/PATCH/*')), ARN)).toBe(false);
     expect(policyAllows(policy(), ARN)).toBe(false);
   });
 });
@@ -109,21 +97,21 @@ describe('Local gateway: routing by service/routes.ts', () => {
  * A token bucket: the burst is the bucket size, the rate refills it; stage settings are default per-method limits.
  */
 describe('Local gateway: throttling as API Gateway applies it', () => {
-  function clock() {
+  /** A throttle on a clock the test moves: `take` asks it to let one request to `method` through. */
+  function aThrottle(limits: { rateLimit: number; burstLimit: number }) {
     let now = 0;
-    return { now: () => now, advance: (ms: number) => (now += ms) };
+    const allow = createThrottle(limits, () => now);
+    return { take: (method = 'GET /inventory') => allow?.(method), advance: (ms: number) => (now += ms) };
   }
 
   it('lets a full bucket of requests through at once, then one per 1/rate seconds', () => {
     // Prepare
-    const time = clock();
-    const allow = createThrottle({ rateLimit: 2, burstLimit: 3 }, time.now);
-    const take = () => allow?.('GET /inventory');
+    const { take, advance } = aThrottle({ rateLimit: 2, burstLimit: 3 });
     // Act
     const burst = [take(), take(), take(), take()];
-    time.advance(499);
+    advance(499);
     const tooEarly = take();
-    time.advance(1);
+    advance(1);
     const refilled = take();
     // Assess
     expect(burst).toEqual([true, true, true, false]);
@@ -132,18 +120,15 @@ describe('Local gateway: throttling as API Gateway applies it', () => {
   });
 
   it('never holds more than the burst, however long the bucket was idle', () => {
-    const time = clock();
-    const allow = createThrottle({ rateLimit: 10, burstLimit: 2 }, time.now);
-    const take = () => allow?.('GET /inventory');
+    const { take, advance } = aThrottle({ rateLimit: 10, burstLimit: 2 });
     take();
-    time.advance(60_000);
+    advance(60_000);
     expect([take(), take(), take()]).toEqual([true, true, false]);
   });
 
   it('keeps one bucket per method, so one busy method does not throttle another', () => {
-    const time = clock();
-    const allow = createThrottle({ rateLimit: 1, burstLimit: 1 }, time.now);
-    expect([allow?.('GET /inventory'), allow?.('GET /inventory'), allow?.('PATCH /inventory/{petId}')]).toEqual([
+    const { take } = aThrottle({ rateLimit: 1, burstLimit: 1 });
+    expect([take('GET /inventory'), take('GET /inventory'), take('PATCH /inventory/{petId}')]).toEqual([
       true,
       false,
       true,

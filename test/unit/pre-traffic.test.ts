@@ -34,6 +34,18 @@ const targets: PreTrafficDeps['targets'] = {
   'stage-AuthorizerFunction-abc': { authorizer: true },
 };
 
+/** The hook's verdict on EVENT over the update and authorizer targets, unless `more` says otherwise. */
+const check = (
+  codeDeploy: PreTrafficDeps['codeDeploy'],
+  lambda: PreTrafficDeps['lambda'],
+  more: Partial<PreTrafficDeps> = {},
+) => runPreTrafficCheck(EVENT, { codeDeploy, lambda, targets, ...more });
+
+/** What the hook reported to CodeDeploy: one status for the hook execution of EVENT. */
+const reported = (status: 'Succeeded' | 'Failed') => [
+  { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status },
+];
+
 describe('Function: pre-traffic hook', () => {
   it('invokes the new version itself with a PATCH that changes nothing and reports Succeeded on its 404', async () => {
     // Prepare
@@ -44,15 +56,13 @@ describe('Function: pre-traffic hook', () => {
     });
 
     // Act
-    const verdict = await runPreTrafficCheck(EVENT, { codeDeploy: cd, lambda: fn, targets });
+    const verdict = await check(cd, fn);
 
     // Assess
     expect(fn.invoked).toEqual(['stage-UpdateInventoryFunction-abc:7']);
     expect(verdict.status).toBe('Succeeded');
     expect(verdict.waived).toBeUndefined();
-    expect(cd.reported).toEqual([
-      { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Succeeded' },
-    ]);
+    expect(cd.reported).toEqual(reported('Succeeded'));
   });
 
   it.each([
@@ -61,21 +71,19 @@ describe('Function: pre-traffic hook', () => {
   ])('reports Failed when the new version answers with %s, so no traffic moves to it', async (_, answer) => {
     const cd = codeDeploy();
 
-    const verdict = await runPreTrafficCheck(EVENT, { codeDeploy: cd, lambda: lambda(() => answer), targets });
+    const verdict = await check(
+      cd,
+      lambda(() => answer),
+    );
 
     expect(verdict.status).toBe('Failed');
-    expect(cd.reported).toEqual([{ deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Failed' }]);
+    expect(cd.reported).toEqual(reported('Failed'));
   });
 
   /**
-   * An update rollback may move each live alias back through CodeDeploy, so through this hook (AWS says neither way),
-   * and documents no order for an update rollback's resources: the new hook may probe the version being restored, and
-   * a Failed verdict would only stop the rollback (UPDATE_ROLLBACK_FAILED; AWS CloudFormation User Guide, "Continue
-   * rolling back an update",
-   * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-updating-stacks-continueupdaterollback.html).
-   * Only a deployment back to an older version is waived: a forward one may still be probed when another alias's
-   * failure has started the rollback. CodeDeploy names both versions of a Lambda target (LambdaFunctionInfo:
-   * currentVersion, targetVersion), and Lambda numbers published versions upwards.
+   * A rollback may probe the version it restores, where Failed would only stop it (UPDATE_ROLLBACK_FAILED;
+   * CloudFormation User Guide, "Continue rolling back an update"): docs/deploying.md, "What a deploy does". Lambda
+   * numbers versions upwards, so a deployment from CodeDeploy's currentVersion to a lower targetVersion is one back.
    */
   describe('while the stack rolls back', () => {
     const crash = () => ({ payload: { errorMessage: 'boom' }, error: 'Unhandled' });
@@ -86,25 +94,18 @@ describe('Function: pre-traffic hook', () => {
     it('reports Succeeded for a failed probe of the older version a rollback moves back to, the reason saying why', async () => {
       const cd = back();
 
-      const verdict = await runPreTrafficCheck(EVENT, { codeDeploy: cd, lambda: lambda(crash), targets, rollingBack });
+      const verdict = await check(cd, lambda(crash), { rollingBack });
 
       expect(verdict).toMatchObject({ status: 'Succeeded', waived: true });
       expect(verdict.reason).toMatch(
         /^stage-UpdateInventoryFunction-abc:7: .*\(not failed: the stack is rolling back\)$/,
       );
-      expect(cd.reported).toEqual([
-        { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Succeeded' },
-      ]);
+      expect(cd.reported).toEqual(reported('Succeeded'));
     });
 
     it('reports Failed for a failed probe of a NEW version even while the stack rolls back (another hook failed first)', async () => {
       // The forward deployment: from 6 to 7, still running when another alias's failure started the rollback.
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: codeDeploy(),
-        lambda: lambda(crash),
-        targets,
-        rollingBack,
-      });
+      const verdict = await check(codeDeploy(), lambda(crash), { rollingBack });
       expect(verdict.status).toBe('Failed');
     });
 
@@ -115,12 +116,7 @@ describe('Function: pre-traffic hook', () => {
           throw new Error('AccessDenied');
         },
       ]) {
-        const verdict = await runPreTrafficCheck(EVENT, {
-          codeDeploy: back(),
-          lambda: lambda(crash),
-          targets,
-          rollingBack: status,
-        });
+        const verdict = await check(back(), lambda(crash), { rollingBack: status });
         expect(verdict.status).toBe('Failed');
       }
     });
@@ -132,8 +128,8 @@ describe('Function: pre-traffic hook', () => {
         return true;
       };
       const passing = lambda(() => ({ payload: { statusCode: 404, body: '{}' } }));
-      await runPreTrafficCheck(EVENT, { codeDeploy: back(), lambda: passing, targets, rollingBack: count });
-      await runPreTrafficCheck(EVENT, { codeDeploy: codeDeploy(), lambda: lambda(crash), targets, rollingBack: count });
+      await check(back(), passing, { rollingBack: count });
+      await check(codeDeploy(), lambda(crash), { rollingBack: count });
       expect(asked).toBe(0);
     });
   });
@@ -141,24 +137,17 @@ describe('Function: pre-traffic hook', () => {
   it('passes an authorizer that refuses an unknown key with Unauthorized, and fails one that cannot check keys', async () => {
     const refuses = lambda(() => ({ payload: { errorMessage: 'Unauthorized' }, error: 'Unhandled' }));
     const broken = lambda(() => ({ payload: { errorMessage: 'AccessDeniedException' }, error: 'Unhandled' }));
-    const deps = (fn: ReturnType<typeof lambda>) => ({
-      codeDeploy: codeDeploy('stage-AuthorizerFunction-abc'),
-      lambda: fn,
-      targets,
-    });
+    const authorizer = () => codeDeploy('stage-AuthorizerFunction-abc');
 
-    expect((await runPreTrafficCheck(EVENT, deps(refuses))).status).toBe('Succeeded');
-    expect((await runPreTrafficCheck(EVENT, deps(broken))).status).toBe('Failed');
+    expect((await check(authorizer(), refuses)).status).toBe('Succeeded');
+    expect((await check(authorizer(), broken)).status).toBe('Failed');
   });
 
   it('reports Failed for a function it has no probe for, rather than letting it through', async () => {
-    const cd = codeDeploy('stage-Unknown-abc');
-
-    const verdict = await runPreTrafficCheck(EVENT, {
-      codeDeploy: cd,
-      lambda: lambda(() => ({ payload: {} })),
-      targets,
-    });
+    const verdict = await check(
+      codeDeploy('stage-Unknown-abc'),
+      lambda(() => ({ payload: {} })),
+    );
 
     expect(verdict).toEqual({ status: 'Failed', reason: 'no probe for function stage-Unknown-abc' });
   });
@@ -195,11 +184,7 @@ describe('Function: pre-traffic hook', () => {
       // Prepare
       const fn = streamingLambda();
       // Act
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: codeDeploy('stage-ListInventoryFunction-abc'),
-        lambda: fn,
-        targets: listTargets,
-      });
+      const verdict = await check(codeDeploy('stage-ListInventoryFunction-abc'), fn, { targets: listTargets });
       // Assess: nothing of the version's stream is left unread (an abandoned stream could count as a failure).
       expect(verdict.status).toBe('Succeeded');
       expect(fn.sent).toHaveLength(1);
@@ -212,9 +197,7 @@ describe('Function: pre-traffic hook', () => {
 
     it('reports Failed when the stream fails after its 200 status (InvokeComplete names an ErrorCode)', async () => {
       // Act
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: codeDeploy('stage-ListInventoryFunction-abc'),
-        lambda: streamingLambda('Unhandled'),
+      const verdict = await check(codeDeploy('stage-ListInventoryFunction-abc'), streamingLambda('Unhandled'), {
         targets: listTargets,
       });
       // Assess
@@ -253,15 +236,13 @@ describe('Function: pre-traffic hook', () => {
     ])('reports Failed, naming the deadline, for %s', async (_, functionName, send) => {
       const cd = codeDeploy(functionName);
 
-      const verdict = await runPreTrafficCheck(EVENT, {
-        codeDeploy: cd,
-        lambda: { send } as unknown as PreTrafficDeps['lambda'],
+      const verdict = await check(cd, { send } as unknown as PreTrafficDeps['lambda'], {
         targets: { ...targets, 'stage-ListInventoryFunction-abc': { route: 'listInventory' } },
         deadlineMs: 50,
       });
 
       expect(verdict).toEqual({ status: 'Failed', reason: "no verdict within the check's deadline of 0.05 s" });
-      expect(cd.reported).toEqual([{ deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status: 'Failed' }]);
+      expect(cd.reported).toEqual(reported('Failed'));
     });
   });
 });

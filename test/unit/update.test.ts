@@ -12,6 +12,10 @@ function refusal(text: string, parse: (text: string) => unknown = parseInventory
   throw new Error(`expected ${text} to be refused`);
 }
 
+const REASON_RULE = 'reason must be one of received, returned, sold, correction, loss, other';
+const REFERENCE_RULE = 'reference must be a string of 1 to 255 characters, none a control character';
+const PETID_RULE = 'petId must be a decimal integer from -9223372036854775808 to 9223372036854775807';
+
 describe('Domain: parseInventoryUpdate', () => {
   it.each([
     ['{"adjustBy":1}', 1],
@@ -136,42 +140,15 @@ describe('Domain: parseInventoryUpdate, reason and reference', () => {
   });
 
   it.each([
-    [
-      '{"adjustBy":3,"reason":"arrived"}',
-      'reason must be one of received, returned, sold, correction, loss, other; got "arrived".',
-    ],
-    [
-      '{"adjustBy":3,"reason":"Received"}',
-      'reason must be one of received, returned, sold, correction, loss, other; got "Received".',
-    ],
-    [
-      '{"adjustBy":3,"reason":null}',
-      'reason must be one of received, returned, sold, correction, loss, other; got null.',
-    ],
-    [
-      '{"adjustBy":3,"reason":1}',
-      'reason must be one of received, returned, sold, correction, loss, other; got a number.',
-    ],
-    [
-      '{"adjustBy":3,"reference":""}',
-      'reference must be a string of 1 to 255 characters, none a control character; got 0 characters.',
-    ],
-    [
-      JSON.stringify({ adjustBy: 3, reference: 'x'.repeat(256) }),
-      'reference must be a string of 1 to 255 characters, none a control character; got 256 characters.',
-    ],
-    [
-      '{"adjustBy":3,"reference":"a\\nb"}',
-      'reference must be a string of 1 to 255 characters, none a control character; got U+000A in it.',
-    ],
-    [
-      '{"adjustBy":3,"reference":"a\\u0085b"}',
-      'reference must be a string of 1 to 255 characters, none a control character; got U+0085 in it.',
-    ],
-    [
-      '{"adjustBy":3,"reference":4411}',
-      'reference must be a string of 1 to 255 characters, none a control character; got a number.',
-    ],
+    ['{"adjustBy":3,"reason":"arrived"}', `${REASON_RULE}; got "arrived".`],
+    ['{"adjustBy":3,"reason":"Received"}', `${REASON_RULE}; got "Received".`],
+    ['{"adjustBy":3,"reason":null}', `${REASON_RULE}; got null.`],
+    ['{"adjustBy":3,"reason":1}', `${REASON_RULE}; got a number.`],
+    ['{"adjustBy":3,"reference":""}', `${REFERENCE_RULE}; got 0 characters.`],
+    [JSON.stringify({ adjustBy: 3, reference: 'x'.repeat(256) }), `${REFERENCE_RULE}; got 256 characters.`],
+    ['{"adjustBy":3,"reference":"a\\nb"}', `${REFERENCE_RULE}; got U+000A in it.`],
+    ['{"adjustBy":3,"reference":"a\\u0085b"}', `${REFERENCE_RULE}; got U+0085 in it.`],
+    ['{"adjustBy":3,"reference":4411}', `${REFERENCE_RULE}; got a number.`],
     ['{"adjustBy":3,"reason":"sold","reason":"loss"}', 'The request body repeats a member; send each member once.'],
   ])('refuses %p with VALIDATION_FAILED: %p', (text, message) => {
     const error = refusal(text);
@@ -227,16 +204,13 @@ describe('Domain: parseInventoryChanges', () => {
     ],
     [
       batch('{"petId":7,"adjustBy":3}', '{"petId":7e0,"adjustBy":1}'),
-      'changes[1]: petId must be a decimal integer from -9223372036854775808 to 9223372036854775807, written without a fraction or exponent; got 7e0.',
+      `changes[1]: ${PETID_RULE}, written without a fraction or exponent; got 7e0.`,
     ],
     [
       batch('{"petId":1,"adjustBy":1}', '{"petId":8,"adjustBy":1,"reason":"arrived"}'),
-      'changes[1] (petId 8): reason must be one of received, returned, sold, correction, loss, other; got "arrived".',
+      `changes[1] (petId 8): ${REASON_RULE}; got "arrived".`,
     ],
-    [
-      batch('{"petId":8,"adjustBy":1,"reference":""}'),
-      'changes[0] (petId 8): reference must be a string of 1 to 255 characters, none a control character; got 0 characters.',
-    ],
+    [batch('{"petId":8,"adjustBy":1,"reference":""}'), `changes[0] (petId 8): ${REFERENCE_RULE}; got 0 characters.`],
     [
       batch(
         '{"petId":1,"adjustBy":1}',
@@ -258,22 +232,13 @@ describe('Domain: parseInventoryChanges', () => {
       batch('{"petId":9,"petId":9,"adjustBy":2}'),
       'changes[0] (petId 9): The change repeats a member; send each member once.',
     ],
-    [
-      batch('{"adjustBy":2}'),
-      'changes[0]: petId must be a decimal integer from -9223372036854775808 to 9223372036854775807; got nothing.',
-    ],
-    [
-      batch('{"petId":"7","adjustBy":2}'),
-      'changes[0]: petId must be a decimal integer from -9223372036854775808 to 9223372036854775807; got a string.',
-    ],
+    [batch('{"adjustBy":2}'), `changes[0]: ${PETID_RULE}; got nothing.`],
+    [batch('{"petId":"7","adjustBy":2}'), `changes[0]: ${PETID_RULE}; got a string.`],
     [
       batch('{"petId":7.0,"adjustBy":2}'),
-      'changes[0]: petId must be a decimal integer from -9223372036854775808 to 9223372036854775807, written without a fraction or exponent; got 7.0.',
+      `changes[0]: ${PETID_RULE}, written without a fraction or exponent; got 7.0.`,
     ],
-    [
-      batch('{"petId":9223372036854775808,"adjustBy":2}'),
-      'changes[0]: petId must be a decimal integer from -9223372036854775808 to 9223372036854775807; it is out of range.',
-    ],
+    [batch('{"petId":9223372036854775808,"adjustBy":2}'), `changes[0]: ${PETID_RULE}; it is out of range.`],
     [
       batch('{"petId":1,"adjustBy":1}', '5'),
       'changes[1]: A change must be a JSON object with petId and quantity or adjustBy; got a number.',
