@@ -32,25 +32,28 @@ export interface TargetOptions {
   endpoint?: string;
 }
 
+/** Target options that {@link checkTargetOptions} passed: a known stage, or an endpoint, or neither. */
+export type CheckedTargetOptions = { stage: Stage; endpoint?: undefined } | { stage?: undefined; endpoint?: string };
+
 /** The stack outputs the CLI reads (every one but the custom domain's). */
 const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
 
 /** Reads a stack's outputs; injected in tests (there is no AWS here). */
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;
 
-/** Where a command acts (docs/cli.md, "Where it acts"), its options already checked by checkTargetOptions. */
+/** Where a command acts (docs/cli.md, "Where it acts"). */
 export async function resolveTarget(
-  options: TargetOptions,
+  options: CheckedTargetOptions,
   env: Record<string, string | undefined>,
   readStackOutputs: StackOutputsReader = describeStackOutputs,
   createApiGateway: ApiGatewayClientFactory = createApiGatewayClient,
 ): Promise<Target> {
-  if (options.stage !== undefined) return resolveStage(options.stage as Stage, env, readStackOutputs, createApiGateway);
+  if (options.stage !== undefined) return resolveStage(options.stage, env, readStackOutputs, createApiGateway);
   return resolveLocal(options.endpoint, env);
 }
 
 /** @throws UsageError for contradictory or unknown target options. */
-export function checkTargetOptions(options: TargetOptions): void {
+export function checkTargetOptions(options: TargetOptions): asserts options is CheckedTargetOptions {
   if (options.stage !== undefined && options.endpoint !== undefined)
     throw new UsageError('--stage and --endpoint cannot be used together');
   if (options.stage !== undefined && !(STAGES as readonly string[]).includes(options.stage))
