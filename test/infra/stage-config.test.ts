@@ -12,6 +12,7 @@ import {
   missingSettings,
   PLACEHOLDER_ACCOUNT,
   STAGES,
+  type StageName,
   stageConfig,
 } from '../../infra/stage-config';
 import { STACK_OUTPUTS, stackName } from '../../service/names';
@@ -26,6 +27,14 @@ import {
   templateMethods,
 } from './synth';
 
+/** A stage's settings as the app reads them from these context values and environment variables. */
+function configFrom(stage: StageName, context: Record<string, string> = {}, env: Record<string, string> = {}) {
+  return stageConfig(
+    stage,
+    contextLookup((key) => context[key], env),
+  );
+}
+
 describe('Stage configuration', () => {
   it("paces the list at half the list index's read cap, in whole units even for an odd cap", () => {
     expect(listReadPace(4000)).toBe(2000);
@@ -38,49 +47,20 @@ describe('Stage configuration', () => {
 
   it('gives both stages an explicit placeholder account and the default region when nothing is configured', () => {
     for (const stage of STAGES) {
-      expect(
-        stageConfig(
-          stage,
-          contextLookup(() => undefined, {}),
-        ).env,
-      ).toEqual({
-        account: PLACEHOLDER_ACCOUNT,
-        region: DEFAULT_REGION,
-      });
+      expect(configFrom(stage).env).toEqual({ account: PLACEHOLDER_ACCOUNT, region: DEFAULT_REGION });
     }
   });
 
   it('takes a stage account and region from context before the environment', () => {
-    const context: Record<string, string> = { 'production:account': '111111111111' };
+    const context = { 'production:account': '111111111111' };
     const env = { PETSTORE_PRODUCTION_ACCOUNT: '222222222222', PETSTORE_PRODUCTION_REGION: 'eu-central-1' };
-    expect(
-      stageConfig(
-        'production',
-        contextLookup((key) => context[key], env),
-      ).env,
-    ).toEqual({
-      account: '111111111111',
-      region: 'eu-central-1',
-    });
+    expect(configFrom('production', context, env).env).toEqual({ account: '111111111111', region: 'eu-central-1' });
   });
 
   it('lets staging follow the CLI credentials but never production', () => {
     const env = { CDK_DEFAULT_ACCOUNT: '333333333333', CDK_DEFAULT_REGION: 'us-east-1' };
-    expect(
-      stageConfig(
-        'staging',
-        contextLookup(() => undefined, env),
-      ).env,
-    ).toEqual({
-      account: '333333333333',
-      region: 'us-east-1',
-    });
-    expect(
-      stageConfig(
-        'production',
-        contextLookup(() => undefined, env),
-      ).env.account,
-    ).toBe(PLACEHOLDER_ACCOUNT);
+    expect(configFrom('staging', {}, env).env).toEqual({ account: '333333333333', region: 'us-east-1' });
+    expect(configFrom('production', {}, env).env.account).toBe(PLACEHOLDER_ACCOUNT);
   });
 
   it('names the stacks PetStoreInventory-staging and PetStoreInventory-production', () => {
@@ -106,15 +86,8 @@ describe('Stage configuration', () => {
       },
     ];
     for (const destination of destinations) {
-      const context: Record<string, string> = { 'production:account': '555555555555', ...destination };
-      expect(() =>
-        assertDeployable(
-          stageConfig(
-            'production',
-            contextLookup((key) => context[key], {}),
-          ),
-        ),
-      ).not.toThrow();
+      const context = { 'production:account': '555555555555', ...destination };
+      expect(() => assertDeployable(configFrom('production', context))).not.toThrow();
     }
   });
 
@@ -122,14 +95,7 @@ describe('Stage configuration', () => {
     expect(() => assertDeployable(stageConfig('staging'))).toThrow(
       /its account is the placeholder 000000000000: set staging:account \(-c staging:account=<id>, or PETSTORE_STAGING_ACCOUNT\)/,
     );
-    expect(() =>
-      assertDeployable(
-        stageConfig(
-          'staging',
-          contextLookup((key) => ({ 'staging:account': '444444444444' })[key as string], {}),
-        ),
-      ),
-    ).not.toThrow();
+    expect(() => assertDeployable(configFrom('staging', { 'staging:account': '444444444444' }))).not.toThrow();
   });
 
   it('marks the deploy scripts with the stage they deploy, so the app checks it (and synth does not)', () => {
@@ -141,23 +107,11 @@ describe('Stage configuration', () => {
   });
 
   it('refuses a custom domain without a certificate', () => {
-    const context: Record<string, string> = { 'staging:domainName': 'inventory.example.com' };
-    expect(() =>
-      stageConfig(
-        'staging',
-        contextLookup((key) => context[key], {}),
-      ),
-    ).toThrow(/certificateArn/);
+    expect(() => configFrom('staging', { 'staging:domainName': 'inventory.example.com' })).toThrow(/certificateArn/);
   });
 
   it.each(['0', '-1', '2.5', 'ten'])('refuses a list reserved concurrency of %p, naming the setting', (value) => {
-    const context: Record<string, string> = { 'production:listReservedConcurrency': value };
-    expect(() =>
-      stageConfig(
-        'production',
-        contextLookup((key) => context[key], {}),
-      ),
-    ).toThrow(
+    expect(() => configFrom('production', { 'production:listReservedConcurrency': value })).toThrow(
       `production:listReservedConcurrency must be a positive integer (concurrent executions, or off); got "${value}"`,
     );
   });
@@ -165,11 +119,7 @@ describe('Stage configuration', () => {
   it('refuses a real production account until the list concurrency is said (a number, or off), naming how', () => {
     // Prepare: an alarm destination, so the list concurrency is all that is missing.
     const base = { 'production:account': '555555555555', 'production:alarmEmail': 'oncall@example.com' };
-    const config = (extra: Record<string, string>) =>
-      stageConfig(
-        'production',
-        contextLookup((key) => ({ ...base, ...extra })[key as string], {}),
-      );
+    const config = (extra: Record<string, string>) => configFrom('production', { ...base, ...extra });
     // Act and assess
     expect(() => assertDeployable(config({}))).toThrow(
       /production has no list concurrency: set production:listReservedConcurrency .*\(-c production:listReservedConcurrency=10, or PETSTORE_PRODUCTION_LIST_RESERVED_CONCURRENCY\)/,
@@ -182,29 +132,19 @@ describe('Stage configuration', () => {
   });
 
   it('refuses custom-domain settings without a domainName, which would make nothing without a word', () => {
-    const context: Record<string, string> = { 'staging:hostedZoneId': 'Z123', 'staging:hostedZoneName': 'example.com' };
-    expect(() =>
-      stageConfig(
-        'staging',
-        contextLookup((key) => context[key], {}),
-      ),
-    ).toThrow(/hostedZoneId, hostedZoneName set without a domainName/);
+    const context = { 'staging:hostedZoneId': 'Z123', 'staging:hostedZoneName': 'example.com' };
+    expect(() => configFrom('staging', context)).toThrow(/hostedZoneId, hostedZoneName set without a domainName/);
   });
 
   it.each(['hostedZoneId', 'hostedZoneName'])(
     'refuses a custom domain with only %s of its hosted zone, which would make no DNS record without a word',
     (only) => {
-      const context: Record<string, string> = {
+      const context = {
         'staging:domainName': 'inventory.example.com',
         'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
         [`staging:${only}`]: only === 'hostedZoneId' ? 'Z123' : 'example.com',
       };
-      expect(() =>
-        stageConfig(
-          'staging',
-          contextLookup((key) => context[key], {}),
-        ),
-      ).toThrow(/needs both hostedZoneId and hostedZoneName, or neither/);
+      expect(() => configFrom('staging', context)).toThrow(/needs both hostedZoneId and hostedZoneName, or neither/);
     },
   );
 });
@@ -219,23 +159,21 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
     // Act and assess: refused before any stack is built, naming the setting.
     expect(() => createInventoryApp({}, env)).toThrow(ALARM_SETTING);
     // With a destination the same settings pass the guard (the app this builds is synthesized further down).
-    const withEmail = stageConfig(
+    const withEmail = configFrom(
       'production',
-      contextLookup(() => undefined, {
+      {},
+      {
         ...env,
         PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com',
         PETSTORE_PRODUCTION_LIST_RESERVED_CONCURRENCY: '10',
-      }),
+      },
     );
     expect(() => assertComplete(withEmail)).not.toThrow();
   });
 
   it('keeps synth working offline on the placeholder account, and never asks staging for a destination', () => {
     expect(() => assertComplete(stageConfig('production'))).not.toThrow();
-    const staging = stageConfig(
-      'staging',
-      contextLookup(() => undefined, { PETSTORE_STAGING_ACCOUNT: '444444444444' }),
-    );
+    const staging = configFrom('staging', {}, { PETSTORE_STAGING_ACCOUNT: '444444444444' });
     expect(() => assertComplete(staging)).not.toThrow();
   });
 
