@@ -50,6 +50,16 @@ function edge(name: string, body: (stage: StageName, stack: () => ResolvedStack)
 
 const ALLOWED = 'Allowed';
 
+/** Evaluates every request and expects `expected` for each; a failure lists the requests answered otherwise. */
+async function expectEach<T>(requests: readonly T[], decide: (request: T) => Promise<string>, expected: string) {
+  const answeredOtherwise: { request: T; result: string }[] = [];
+  for (const request of requests) {
+    const result = await decide(request);
+    if (result !== expected) answeredOtherwise.push({ request, result });
+  }
+  expect(answeredOtherwise).toEqual([]);
+}
+
 /** Resource policies CloudFormation attaches to a resource: every statement of every policy resource naming it. */
 function attachedPolicy(stack: ResolvedStack, type: string, listProperty: string, logicalId: string): PolicyDocument {
   const statements = stack
@@ -127,9 +137,7 @@ edge('CloudWatch → alarm topic', (stage, stack) => {
   it('lets each alarm of the stage publish over TLS', async () => {
     const arns = alarmArns(stack(), topicOf().topicId);
     expect(arns.length).toBeGreaterThan(0);
-    const refused = [];
-    for (const arn of arns) if ((await publish(arn)) !== ALLOWED) refused.push(arn);
-    expect(refused).toEqual([]);
+    await expectEach(arns, (arn) => publish(arn), ALLOWED);
   });
 
   it("refuses the other stage's alarms, another account's alarm and another service", async () => {
@@ -178,12 +186,8 @@ edge('CloudWatch → alarm topic key', (_stage, stack) => {
 
   it('refuses another service principal, and every other use of the key by CloudWatch', async () => {
     expect(await evaluate(keyRequest('kms:GenerateDataKey', 'events.amazonaws.com'))).toBe('ImplicitlyDenied');
-    for (const action of ['kms:Encrypt', 'kms:ReEncryptFrom', 'kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy']) {
-      expect({ action, result: await evaluate(keyRequest(action)) }).toEqual({
-        action,
-        result: 'ImplicitlyDenied',
-      });
-    }
+    const otherUses = ['kms:Encrypt', 'kms:ReEncryptFrom', 'kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'];
+    await expectEach(otherUses, (action) => evaluate(keyRequest(action)), 'ImplicitlyDenied');
   });
 });
 
@@ -284,12 +288,7 @@ edge('API Gateway → route functions', (_stage, stack) => {
         own.replace(`:${stack().account}:`, `:${OTHER_ACCOUNT}:`),
         method.arn(method.apiId, 'test-invoke-stage'),
       ];
-      for (const sourceArn of refused) {
-        expect({ sourceArn, result: await apiGatewayInvoke(stack(), target, sourceArn) }).toEqual({
-          sourceArn,
-          result: 'ImplicitlyDenied',
-        });
-      }
+      await expectEach(refused, (sourceArn) => apiGatewayInvoke(stack(), target, sourceArn), 'ImplicitlyDenied');
     }
   });
 });
@@ -315,16 +314,12 @@ edge('API Gateway → authorizer', (_stage, stack) => {
   it("refuses another authorizer, another API's authorizer, and a method of the API", async () => {
     const { target, arn, apiId, authorizerId } = authorizer();
     const s = stack();
-    for (const sourceArn of [
+    const refused = [
       arn(apiId, 'other01'),
       arn('otherapi01', authorizerId),
       `arn:aws:execute-api:${s.region}:${s.account}:${apiId}/v1/GET/inventory`,
-    ]) {
-      expect({ sourceArn, result: await apiGatewayInvoke(s, target, sourceArn) }).toEqual({
-        sourceArn,
-        result: 'ImplicitlyDenied',
-      });
-    }
+    ];
+    await expectEach(refused, (sourceArn) => apiGatewayInvoke(s, target, sourceArn), 'ImplicitlyDenied');
   });
 });
 
@@ -349,12 +344,8 @@ edge('Stream mapping → inventory stream', (_stage, stack) => {
   it('lets the mapping describe and read the stream, and list streams', async () => {
     const s = stack();
     const { roleId, streamArn } = streamMapping(s);
-    for (const action of ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']) {
-      expect({ action, result: await evaluate(asRole(s, roleId, action, streamArn)) }).toEqual({
-        action,
-        result: ALLOWED,
-      });
-    }
+    const reads = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+    await expectEach(reads, (action) => evaluate(asRole(s, roleId, action, streamArn)), ALLOWED);
     expect(await evaluate(asRole(s, roleId, 'dynamodb:ListStreams', '*'))).toBe(ALLOWED);
   });
 
@@ -364,12 +355,8 @@ edge('Stream mapping → inventory stream', (_stage, stack) => {
     const tableArn = streamArn.replace(/\/stream\/.*$/, '');
     const otherStream = streamArn.replace(/table\/[^/]+\//, 'table/another-table/');
     expect(await evaluate(asRole(s, roleId, 'dynamodb:GetRecords', otherStream))).toBe('ImplicitlyDenied');
-    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem']) {
-      expect({ action, result: await evaluate(asRole(s, roleId, action, tableArn)) }).toEqual({
-        action,
-        result: 'ImplicitlyDenied',
-      });
-    }
+    const tableActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem'];
+    await expectEach(tableActions, (action) => evaluate(asRole(s, roleId, action, tableArn)), 'ImplicitlyDenied');
   });
 });
 
@@ -390,9 +377,11 @@ edge('Stream mapping → on-failure queue', (_stage, stack) => {
 
   it('refuses plain HTTP, reading or purging the queue, and another queue', async () => {
     expect(await send('sqs:SendMessage', false)).toBe('ExplicitlyDenied');
-    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue']) {
-      expect({ action, result: await send(action, true) }).toEqual({ action, result: 'ImplicitlyDenied' });
-    }
+    await expectEach(
+      ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue'],
+      (a) => send(a, true),
+      'ImplicitlyDenied',
+    );
     const other = `arn:aws:sqs:${stack().region}:${stack().account}:another-queue`;
     expect(await send('sqs:SendMessage', true, other)).toBe('ImplicitlyDenied');
   });
@@ -629,7 +618,6 @@ edge('CodeDeploy → aliases and alarms', (stage, stack) => {
 
   it('lets the role read and move each alias, read its rollback alarms and invoke its hooks', async () => {
     const s = stack();
-    const refused: string[] = [];
     for (const d of deployments(s)) {
       const requests = [
         ['lambda:GetAlias', d.aliasArn],
@@ -637,16 +625,12 @@ edge('CodeDeploy → aliases and alarms', (stage, stack) => {
         ...d.alarms.map((alarm) => ['cloudwatch:DescribeAlarms', alarm]),
         ...d.hooks.map((hook) => ['lambda:InvokeFunction', hook]),
       ] as [string, string][];
-      for (const [action, resource] of requests) {
-        if ((await evaluate(asRole(s, d.roleId, action, resource))) !== ALLOWED) refused.push(`${action} ${resource}`);
-      }
+      await expectEach(requests, ([action, resource]) => evaluate(asRole(s, d.roleId, action, resource)), ALLOWED);
     }
-    expect(refused).toEqual([]);
   });
 
   it("lets each hook's own role report its result to its deployment group and invoke the version it checks", async () => {
     const s = stack();
-    const refused: string[] = [];
     for (const d of deployments(s)) {
       for (const hook of d.hooks) {
         const roleId = s.functionRole(s.functionByName(hook));
@@ -663,12 +647,9 @@ edge('CodeDeploy → aliases and alarms', (stage, stack) => {
           // Its own stack's status, after a failed probe: a rollback's probes only warn (deploy/stack-status.ts).
           ['cloudformation:DescribeStacks', s.stackId],
         ] as [string, string][];
-        for (const [action, resource] of requests) {
-          if ((await evaluate(asRole(s, roleId, action, resource))) !== ALLOWED) refused.push(`${action} ${resource}`);
-        }
+        await expectEach(requests, ([action, resource]) => evaluate(asRole(s, roleId, action, resource)), ALLOWED);
       }
     }
-    expect(refused).toEqual([]);
   });
 
   it("refuses a hook's role another application's deployment group and functions outside the deployments", async () => {
@@ -694,13 +675,8 @@ edge('CodeDeploy → aliases and alarms', (stage, stack) => {
         ['cloudformation:CancelUpdateStack', s.stackId],
         ['cloudformation:DescribeStacks', stacks[otherStage].stackId],
       ] as [string, string][];
-      for (const [action, resource] of requests) {
-        expect({ action, resource, result: await evaluate(asRole(s, roleId, action, resource)) }).toEqual({
-          action,
-          resource,
-          result: 'ImplicitlyDenied',
-        });
-      }
+      const decide = ([action, resource]: [string, string]) => evaluate(asRole(s, roleId, action, resource));
+      await expectEach(requests, decide, 'ImplicitlyDenied');
     }
   });
 
@@ -716,13 +692,8 @@ edge('CodeDeploy → aliases and alarms', (stage, stack) => {
         ]),
         ...(d.hooks.includes(d.functionArn) ? [] : [['lambda:InvokeFunction', d.aliasArn]]),
       ] as [string, string][];
-      for (const [action, resource] of requests) {
-        expect({ action, resource, result: await evaluate(asRole(s, d.roleId, action, resource)) }).toEqual({
-          action,
-          resource,
-          result: 'ImplicitlyDenied',
-        });
-      }
+      const decide = ([action, resource]: [string, string]) => evaluate(asRole(s, d.roleId, action, resource));
+      await expectEach(requests, decide, 'ImplicitlyDenied');
     }
   });
 });
@@ -769,12 +740,11 @@ edge('Deploy trigger → self-check', (_stage, stack) => {
       .filter((id) => !refersTo(s.resource(id).Properties?.FunctionName, self))
       .map((id) => s.ref(id));
     expect(others.length).toBeGreaterThan(0);
-    for (const alias of others) {
-      expect({ alias, result: await evaluate(asRole(s, roleId, 'lambda:InvokeFunction', alias)) }).toEqual({
-        alias,
-        result: 'ImplicitlyDenied',
-      });
-    }
+    await expectEach(
+      others,
+      (alias) => evaluate(asRole(s, roleId, 'lambda:InvokeFunction', alias)),
+      'ImplicitlyDenied',
+    );
     expect(await evaluate(asRole(s, roleId, 'lambda:UpdateFunctionCode', s.getAtt(self, 'Arn')))).toBe(
       'ImplicitlyDenied',
     );
@@ -806,8 +776,8 @@ edge('Self-check → alarm topic', (stage, stack) => {
   });
 
   it("refuses publishing, subscribing and changing the topic, and the other stage's topic", async () => {
-    for (const action of ['sns:Publish', 'sns:Subscribe', 'sns:Unsubscribe', 'sns:SetTopicAttributes'])
-      expect({ action, result: await request(stack(), action) }).toEqual({ action, result: 'ImplicitlyDenied' });
+    const changes = ['sns:Publish', 'sns:Subscribe', 'sns:Unsubscribe', 'sns:SetTopicAttributes'];
+    await expectEach(changes, (action) => request(stack(), action), 'ImplicitlyDenied');
     // The other stage's topic (another stack, its own account): its topic policy names CloudWatch only.
     expect(await request(stack(), 'sns:ListSubscriptionsByTopic', stacks[otherStage])).toBe('ImplicitlyDenied');
   });
@@ -827,15 +797,8 @@ edge('Self-check → alarm topic', (stage, stack) => {
   });
 
   it('refuses changing its stack and reading the other stage', async () => {
-    for (const action of [
-      'cloudformation:UpdateStack',
-      'cloudformation:DeleteStack',
-      'cloudformation:CancelUpdateStack',
-    ])
-      expect({ action, result: await onStack(action, stack().stackId) }).toEqual({
-        action,
-        result: 'ImplicitlyDenied',
-      });
+    const changes = ['cloudformation:UpdateStack', 'cloudformation:DeleteStack', 'cloudformation:CancelUpdateStack'];
+    await expectEach(changes, (action) => onStack(action, stack().stackId), 'ImplicitlyDenied');
     expect(await onStack('cloudformation:DescribeStacks', stacks[otherStage].stackId)).toBe('ImplicitlyDenied');
   });
 });
@@ -968,28 +931,18 @@ edge('Operator → CLI commands', (stage, stack) => {
     const requests = (OPERATOR_REQUESTS[command] as (t: OperatorTargets) => OperatorRequest[])(
       operatorTargets(stack()),
     );
-    const refused = [];
-    for (const [action, resource, context] of requests)
-      if ((await asOperator(operatorPolicy(), action, resource, context)) !== ALLOWED)
-        refused.push(`${action} ${resource}`);
-    expect(refused).toEqual([]);
+    await expectEach(
+      requests,
+      ([action, resource, context]) => asOperator(operatorPolicy(), action, resource, context),
+      ALLOWED,
+    );
   });
 
   it('refuses deleting a table, rewriting stock or history, changing the stack, and other stacks', async () => {
     const t = operatorTargets(stack());
-    for (const [action, resource, context] of OPERATOR_REFUSED(t, stack())) {
-      expect({
-        action,
-        resource,
-        context,
-        result: await asOperator(operatorPolicy(), action, resource, context),
-      }).toEqual({
-        action,
-        resource,
-        context,
-        result: 'ImplicitlyDenied',
-      });
-    }
+    const decide = ([action, resource, context]: OperatorRequest) =>
+      asOperator(operatorPolicy(), action, resource, context);
+    await expectEach(OPERATOR_REFUSED(t, stack()), decide, 'ImplicitlyDenied');
   });
 
   it('narrowed to one stage as docs/deploying.md says, reaches that stage and not the other', async () => {
