@@ -21,6 +21,7 @@ import {
 } from '../../service/routes';
 import { integrationRequestOutcome } from './integration-evaluation';
 import {
+  functionProperties,
   logicalIdStartingWith,
   only,
   resourcesOfType,
@@ -189,10 +190,7 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
    * the local gateway enforces only the function timeouts, with these very values.
    */
   it("gives no route function a timeout longer than its integration's, and the local gateway the same timeouts", () => {
-    const functionTimeoutSeconds = (id: string) => {
-      const logicalId = logicalIdStartingWith(template(), 'AWS::Lambda::Function', id);
-      return resourcesOfType(template(), 'AWS::Lambda::Function')[logicalId]?.Timeout as number;
-    };
+    const functionTimeoutSeconds = (id: string) => functionProperties(template(), id).Timeout as number;
     for (const route of ROUTES) {
       const method = only(methods().filter((m) => m.path === route.path && m.httpMethod === route.method));
       const seconds = functionTimeoutSeconds(functionId(route.operationId));

@@ -5,6 +5,7 @@ import { STAGES } from '../../infra/stage-config';
 import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../service/names';
 import {
   buildApp,
+  functionEnvironment,
   logicalIdStartingWith,
   only,
   type RawResource,
@@ -60,10 +61,7 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
       AttributeName: 'expiresAt',
       Enabled: true,
     });
-    const environment = resources()[historyFunctionId()]?.Properties.Environment as
-      | { Variables: Record<string, unknown> }
-      | undefined;
-    const variables = environment?.Variables;
+    const variables = functionEnvironment(template(), 'HistoryFunction');
     expect(variables).toMatchObject({
       [ENV.historyRetentionDays]: production ? '730' : '90',
       [ENV.historyTable]: { Ref: historyTableId() },

@@ -20,6 +20,7 @@ import { ROUTES } from '../../service/routes';
 import { runProcess } from '../helpers/process';
 import {
   buildApp,
+  functionEnvironment,
   logicalIdStartingWith,
   resourcesOfType,
   type SynthesizedApp,
@@ -296,11 +297,7 @@ describe('A staging stage with every optional setting (and production in an acco
   });
 
   it('tells the deprecated pets function its sunset date', () => {
-    const id = logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'GetPetByIdFunction');
-    const fn = resourcesOfType(template(), 'AWS::Lambda::Function')[id] as {
-      Environment: { Variables: Record<string, string> };
-    };
-    expect(fn.Environment.Variables.PETS_SUNSET_AT).toBe('2027-06-30');
+    expect(functionEnvironment(template(), 'GetPetByIdFunction').PETS_SUNSET_AT).toBe('2027-06-30');
   });
 
   it('answers CORS preflights without the authorizer and sends the origin on gateway responses', () => {
@@ -317,11 +314,7 @@ describe('A staging stage with every optional setting (and production in an acco
 
   it('tells every route function the allowed origins, so actual responses carry Access-Control-Allow-Origin', () => {
     for (const route of ROUTES) {
-      const id = logicalIdStartingWith(template(), 'AWS::Lambda::Function', functionId(route.operationId));
-      const fn = resourcesOfType(template(), 'AWS::Lambda::Function')[id] as {
-        Environment: { Variables: Record<string, string> };
-      };
-      expect(fn.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe(origin);
+      expect(functionEnvironment(template(), functionId(route.operationId)).CORS_ALLOWED_ORIGINS).toBe(origin);
     }
   });
 
