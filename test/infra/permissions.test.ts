@@ -48,6 +48,9 @@ function edge(name: string, body: (stage: StageName, stack: () => ResolvedStack)
   });
 }
 
+/** The resolved stack of the stage that is not `stage`. */
+const otherStack = (stage: StageName) => stacks[STAGES.find((candidate) => candidate !== stage) as StageName];
+
 const ALLOWED = 'Allowed';
 
 /** Evaluates every request and expects `expected` for each; a failure lists the requests answered otherwise. */
@@ -83,6 +86,11 @@ function readableId(logicalId: string): string {
   return logicalId.replace(/[0-9A-F]{8}$/, '');
 }
 
+/** The logical ID of the resource of a type whose {@link readableId} is `name`. */
+function idByName(stack: ResolvedStack, type: string, name: string): string {
+  return stack.idsOfType(type).find((id) => readableId(id) === name) as string;
+}
+
 /** A request by a role of the stack, with the role's identity policies. */
 function asRole(stack: ResolvedStack, roleId: string, action: string, resource: string): PolicyRequest {
   return {
@@ -99,7 +107,6 @@ function asRole(stack: ResolvedStack, roleId: string, action: string, resource: 
 // (https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html,
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html).
 edge('CloudWatch → alarm topic', (stage, stack) => {
-  const otherStage = STAGES.find((candidate) => candidate !== stage) as StageName;
   const topicOf = () => {
     const s = stack();
     const topicId = onlyId(s, 'AWS::SNS::Topic');
@@ -141,7 +148,7 @@ edge('CloudWatch → alarm topic', (stage, stack) => {
   });
 
   it("refuses the other stage's alarms, another account's alarm and another service", async () => {
-    const other = stacks[otherStage];
+    const other = otherStack(stage);
     const otherArn = alarmArns(other, onlyId(other, 'AWS::SNS::Topic'))[0] as string;
     expect(await publish(otherArn)).toBe('ImplicitlyDenied');
     const [first] = alarmArns(stack(), topicOf().topicId);
@@ -228,11 +235,11 @@ function apiGatewayInvoke(stack: ResolvedStack, targetArn: string, sourceArn: st
 // API Gateway invokes a function only as its resource-based policy allows, matched on the method's execute-api ARN
 // (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway.html#apigateway-permissions,
 // https://docs.aws.amazon.com/lambda/latest/dg/access-control-resource-based.html).
-edge('API Gateway → route functions', (_stage, stack) => {
+edge('API Gateway → route functions', (stage, stack) => {
   /** Every method of the API with its execute-api ARN (a sample value for each path parameter) and Lambda target. */
   const methods = () => {
     const s = stack();
-    const template = synthesized.templates[_stage];
+    const template = synthesized.templates[stage];
     const apiId = s.ref(onlyId(s, 'AWS::ApiGateway::RestApi'));
     const stageName = s.ref(onlyId(s, 'AWS::ApiGateway::Stage'));
     return templateMethods(template).map((method) => {
@@ -544,11 +551,9 @@ edge('Function roles → tables', (_stage, stack) => {
     ['GetInventoryEntryFunction', 'dynamodb:Query', 'HistoryTable'],
   ])('refuses %s %s on the %s', async (fn, action, table) => {
     const s = stack();
-    const functionId = functionIds().find((id) => readableId(id) === fn) as string;
-    const tableId = s.idsOfType('AWS::DynamoDB::Table').find((id) => readableId(id) === table) as string;
-    expect(await evaluate(asRole(s, s.functionRole(functionId), action, s.getAtt(tableId, 'Arn')))).toBe(
-      'ImplicitlyDenied',
-    );
+    const roleId = s.functionRole(idByName(s, 'AWS::Lambda::Function', fn));
+    const tableArn = s.getAtt(idByName(s, 'AWS::DynamoDB::Table', table), 'Arn');
+    expect(await evaluate(asRole(s, roleId, action, tableArn))).toBe('ImplicitlyDenied');
   });
 });
 
@@ -584,7 +589,6 @@ function deployments(stack: ResolvedStack) {
 // deployment reads and moves the alias, reads the alarms and invokes the hooks
 // (https://docs.aws.amazon.com/codedeploy/latest/userguide/deployment-steps-lambda.html).
 edge('CodeDeploy → aliases and alarms', (stage, stack) => {
-  const otherStage = STAGES.find((candidate) => candidate !== stage) as StageName;
   // The authorizer's group has no alarm (each refused key is a Lambda error): its pre-traffic hook gates it.
   it('shifts every alias that takes traffic (API Gateway, the stream) through a group gated by alarms or a hook', () => {
     const s = stack();
@@ -673,7 +677,7 @@ edge('CodeDeploy → aliases and alarms', (stage, stack) => {
         // Reading its stack's status is all it may do there, and only on its own stack.
         ['cloudformation:UpdateStack', s.stackId],
         ['cloudformation:CancelUpdateStack', s.stackId],
-        ['cloudformation:DescribeStacks', stacks[otherStage].stackId],
+        ['cloudformation:DescribeStacks', otherStack(stage).stackId],
       ] as [string, string][];
       const decide = ([action, resource]: [string, string]) => evaluate(asRole(s, roleId, action, resource));
       await expectEach(requests, decide, 'ImplicitlyDenied');
@@ -757,14 +761,11 @@ edge('Deploy trigger → self-check', (_stage, stack) => {
 // enforceSSL statement denies only sns:Publish over plain HTTP (evaluated above), so the listing is not evaluated
 // without TLS: the SDK the self-check uses speaks HTTPS only.
 edge('Self-check → alarm topic', (stage, stack) => {
-  const otherStage = STAGES.find((candidate) => candidate !== stage) as StageName;
+  const selfCheckRole = (s: ResolvedStack) => s.functionRole(idByName(s, 'AWS::Lambda::Function', 'SelfCheckFunction'));
   const request = (s: ResolvedStack, action: string, topic: ResolvedStack = s) => {
     const topicId = onlyId(topic, 'AWS::SNS::Topic');
-    const roleId = s.functionRole(
-      s.idsOfType('AWS::Lambda::Function').find((id) => readableId(id) === 'SelfCheckFunction') as string,
-    );
     return evaluate({
-      ...asRole(s, roleId, action, topic.ref(topicId)),
+      ...asRole(s, selfCheckRole(s), action, topic.ref(topicId)),
       resourceAccount: topic.account,
       context: { 'aws:SecureTransport': 'true' },
       resourcePolicy: attachedPolicy(topic, 'AWS::SNS::TopicPolicy', 'Topics', topicId),
@@ -779,18 +780,13 @@ edge('Self-check → alarm topic', (stage, stack) => {
     const changes = ['sns:Publish', 'sns:Subscribe', 'sns:Unsubscribe', 'sns:SetTopicAttributes'];
     await expectEach(changes, (action) => request(stack(), action), 'ImplicitlyDenied');
     // The other stage's topic (another stack, its own account): its topic policy names CloudWatch only.
-    expect(await request(stack(), 'sns:ListSubscriptionsByTopic', stacks[otherStage])).toBe('ImplicitlyDenied');
+    expect(await request(stack(), 'sns:ListSubscriptionsByTopic', otherStack(stage))).toBe('ImplicitlyDenied');
   });
 
   // DescribeStacks is authorized on the stack (Service Authorization Reference, AWS CloudFormation): the self-check
   // reads its own stack's status, so a rollback's run of the previous self-check only warns.
-  const onStack = (action: string, stackArn: string) => {
-    const s = stack();
-    const roleId = s.functionRole(
-      s.idsOfType('AWS::Lambda::Function').find((id) => readableId(id) === 'SelfCheckFunction') as string,
-    );
-    return evaluate(asRole(s, roleId, action, stackArn));
-  };
+  const onStack = (action: string, stackArn: string) =>
+    evaluate(asRole(stack(), selfCheckRole(stack()), action, stackArn));
 
   it("lets the self-check read its own stack's status", async () => {
     expect(await onStack('cloudformation:DescribeStacks', stack().stackId)).toBe(ALLOWED);
@@ -799,7 +795,7 @@ edge('Self-check → alarm topic', (stage, stack) => {
   it('refuses changing its stack and reading the other stage', async () => {
     const changes = ['cloudformation:UpdateStack', 'cloudformation:DeleteStack', 'cloudformation:CancelUpdateStack'];
     await expectEach(changes, (action) => onStack(action, stack().stackId), 'ImplicitlyDenied');
-    expect(await onStack('cloudformation:DescribeStacks', stacks[otherStage].stackId)).toBe('ImplicitlyDenied');
+    expect(await onStack('cloudformation:DescribeStacks', otherStack(stage).stackId)).toBe('ImplicitlyDenied');
   });
 });
 
@@ -950,7 +946,7 @@ edge('Operator → CLI commands', (stage, stack) => {
       JSON.stringify(operatorPolicy()).replaceAll('PetStoreInventory-*', stackName(stage)),
     ) as PolicyDocument;
     const own = operatorTargets(stack());
-    const other = operatorTargets(stacks[STAGES.find((candidate) => candidate !== stage) as StageName]);
+    const other = operatorTargets(otherStack(stage));
     expect(await asOperator(narrowed, 'dynamodb:PutItem', own.apiKeys)).toBe(ALLOWED);
     expect(await asOperator(narrowed, 'cloudformation:DescribeStacks', own.stack)).toBe(ALLOWED);
     expect(await asOperator(narrowed, 'dynamodb:PutItem', other.apiKeys)).toBe('ImplicitlyDenied');
