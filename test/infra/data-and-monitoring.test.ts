@@ -325,30 +325,23 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     ['Inventory', 'InventoryTableFD135387', stage === 'production' ? 4000 : 1000],
     ['ApiKeys', 'ApiKeysTable9F4DC7E7', stage === 'production' ? 1000 : 200],
   ])('alarms when the %s table reads 80 %% of its read cap per second', (name, logicalId, cap) => {
-    const { expression, metrics } = mathOf(`${name}TableReadCapacityAlarm`);
+    const alarmName = `${name}TableReadCapacityAlarm`;
+    const { expression, metrics } = mathOf(alarmName);
     expect(expression).toBe('FILL(consumed, 0) / PERIOD(consumed)');
     expect(metrics.consumed).toEqual({
       metric: 'AWS/DynamoDB/ConsumedReadCapacityUnits',
       dims: { TableName: { Ref: logicalId } },
       stat: 'Sum',
     });
-    expect(alarm(`${name}TableReadCapacityAlarm`).Threshold).toBe(cap * 0.8);
+    expect(alarm(alarmName).Threshold).toBe(cap * 0.8);
     // As CloudWatch evaluates it: a minute's Sum of consumed units over the period's seconds, against the threshold.
-    const evaluated = evaluatedAlarm(alarm(`${name}TableReadCapacityAlarm`));
-    const period = alarm(`${name}TableReadCapacityAlarm`).Metrics?.find((query) => query.Id === 'consumed')?.MetricStat
-      ?.Period as number;
+    const evaluated = evaluatedAlarm(alarm(alarmName));
+    const period = alarm(alarmName).Metrics?.find((query) => query.Id === 'consumed')?.MetricStat?.Period as number;
     expect(period).toBeGreaterThan(0);
-    const reading = (unitsPerSecond: number) => ({ consumed: unitsPerSecond * period });
-    const periods = Array.from({ length: evaluated.evaluationPeriods }, () => reading(cap * 0.8));
-    expect(evaluated.run(periods, 'OK').at(-1)).toBe('ALARM');
-    expect(
-      evaluated
-        .run(
-          Array.from({ length: evaluated.evaluationPeriods }, () => reading(cap * 0.7)),
-          'OK',
-        )
-        .at(-1),
-    ).toBe('OK');
+    const sustained = (unitsPerSecond: number) =>
+      Array.from({ length: evaluated.evaluationPeriods }, () => ({ consumed: unitsPerSecond * period }));
+    expect(evaluated.run(sustained(cap * 0.8), 'OK').at(-1)).toBe('ALARM');
+    expect(evaluated.run(sustained(cap * 0.7), 'OK').at(-1)).toBe('OK');
   });
 
   it('alarms when the list index reads 80 % of its own read cap per second, and when its Queries are throttled', () => {
