@@ -23,17 +23,10 @@ import {
   type RawResource,
   resourcesOfType,
   roleStatements,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 const FUNCTION_IDS = [...ROUTES.map((route) => functionId(route.operationId)), 'AuthorizerFunction'];
 
@@ -50,7 +43,7 @@ const tableRef = (template: Template, id: string) => ({
 });
 
 describe.each(STAGES)('Functions of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
 
   it('gives listInventory 1024 MB (twice its measured peak at 1,000,000 entries) and every other function 256 MB', () => {
     for (const id of FUNCTION_IDS) {
@@ -217,7 +210,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
 type AliasUpdatePolicy = { CodeDeployLambdaAliasUpdate: { DeploymentGroupName: { Ref: string } } };
 
 describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
   const aliasOf = (id: string) => {
     const aliasId = logicalIdStartingWith(template(), 'AWS::Lambda::Alias', id);

@@ -11,20 +11,13 @@ import {
   type RawResource,
   resourcesOfType,
   roleStatements,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
   const production = stage === 'production';
   const historyTableId = () => logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'HistoryTable');

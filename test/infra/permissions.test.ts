@@ -5,7 +5,7 @@ import { PROJECT_ROOT } from '../../infra/bundling';
 import { STAGES, type StageName } from '../../infra/stage-config';
 import { INVENTORY_LIST_INDEX, STACK_OUTPUTS, stackName } from '../../service/names';
 import { evaluate, type PolicyDocument, type PolicyRequest, ResolvedStack, refersTo } from './policy-evaluation';
-import { type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
+import { synthesizeBeforeAll, templateMethods } from './synth';
 
 /**
  * Every cross-service permission of both stages, evaluated as IAM evaluates it (identity policies, resource
@@ -15,24 +15,21 @@ import { type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
  * exactly these edges.
  */
 
-let synthesized: SynthesizedApp;
-const stacks = {} as Record<StageName, ResolvedStack>;
-
 /** The stages as they deploy: production with its alarm destinations (an e-mail and an on-call topic of its own). */
 const ALARM_DESTINATIONS = {
   'production:alarmEmail': 'oncall@example.com',
   'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
 };
 
+const synthesized = synthesizeBeforeAll(ALARM_DESTINATIONS);
+const stacks = {} as Record<StageName, ResolvedStack>;
+
 beforeAll(() => {
-  synthesized = synthesizeApp(ALARM_DESTINATIONS);
   for (const stage of STAGES) {
-    const { account, region } = synthesized.stacks[stage];
-    stacks[stage] = new ResolvedStack(synthesized.templates[stage], stackName(stage), account, region);
+    const { account, region } = synthesized().stacks[stage];
+    stacks[stage] = new ResolvedStack(synthesized().templates[stage], stackName(stage), account, region);
   }
 });
-
-afterAll(() => synthesized.dispose());
 
 /** An account that is not the stage's. */
 const OTHER_ACCOUNT = '111122223333';
@@ -239,7 +236,7 @@ edge('API Gateway → route functions', (stage, stack) => {
   /** Every method of the API with its execute-api ARN (a sample value for each path parameter) and Lambda target. */
   const methods = () => {
     const s = stack();
-    const template = synthesized.templates[stage];
+    const template = synthesized().templates[stage];
     const apiId = s.ref(onlyId(s, 'AWS::ApiGateway::RestApi'));
     const stageName = s.ref(onlyId(s, 'AWS::ApiGateway::Stage'));
     return templateMethods(template).map((method) => {
@@ -807,7 +804,7 @@ function operatorPolicy(): PolicyDocument {
 
 /** The stage's resources the CLI reaches with `--stage`: its stack and what the stack outputs name. */
 function operatorTargets(stack: ResolvedStack) {
-  const outputs = synthesized.templates[
+  const outputs = synthesized().templates[
     STAGES.find((stage) => stackName(stage) === stack.stackName) as StageName
   ].toJSON().Outputs as Record<string, { Value: unknown }>;
   const output = (key: string) => stack.resolveString(outputs[key]?.Value);

@@ -15,17 +15,10 @@ import {
   only,
   type PolicyStatement,
   resourcesOfType,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] }>;
 
@@ -42,7 +35,7 @@ function triggerOf(template: Template): { id: string; properties: Record<string,
 }
 
 describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
 
   it('has a trigger that invokes the current version of the self-check function and waits for its answer', () => {
     const { properties } = triggerOf(template());
@@ -212,7 +205,7 @@ describe('Deploy self-check: when a deploy runs it again', () => {
     expect(unchanged.staging).toMatch(/^[0-9a-f]{64}$/);
     // Another synth of the same app: synthesizeApp's, which may be another file's.
     const again = Object.fromEntries(
-      STAGES.map((stage) => [stage, triggerOf(synthesized.templates[stage]).properties[STAGE_FINGERPRINT_PROPERTY]]),
+      STAGES.map((stage) => [stage, triggerOf(synthesized().templates[stage]).properties[STAGE_FINGERPRINT_PROPERTY]]),
     );
     expect(again).toEqual(unchanged);
   });
@@ -240,19 +233,15 @@ describe('Deploy self-check: when a deploy runs it again', () => {
 });
 
 describe('Deploy self-check of a production stage with an alarm e-mail and an on-call topic', () => {
-  let withDestinations: SynthesizedApp;
-  beforeAll(() => {
-    withDestinations = synthesizeApp({
-      'production:alarmEmail': 'oncall@example.com',
-      'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
-      // The assets are not read here: no bundling.
-      'aws:cdk:bundling-stacks': [],
-    });
+  const withDestinations = synthesizeBeforeAll({
+    'production:alarmEmail': 'oncall@example.com',
+    'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
+    // The assets are not read here: no bundling.
+    'aws:cdk:bundling-stacks': [],
   });
-  afterAll(() => withDestinations.dispose());
 
   it('runs after the e-mail subscription exists, and knows the alarms also reach the on-call topic', () => {
-    const template = withDestinations.templates.production;
+    const template = withDestinations().templates.production;
     const subscriptions = Object.keys(resourcesOfType(template, 'AWS::SNS::Subscription'));
     expect(subscriptions).toHaveLength(1);
     expect(triggerOf(template).dependsOn).toEqual(expect.arrayContaining(subscriptions));

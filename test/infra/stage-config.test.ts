@@ -23,8 +23,7 @@ import {
   functionEnvironment,
   logicalIdStartingWith,
   resourcesOfType,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
   templateMethods,
 } from './synth';
 
@@ -221,36 +220,30 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
 });
 
 describe('A staging stage with every optional setting (and production in an account of its own)', () => {
-  let synthesized: SynthesizedApp;
   const origin = 'https://shop.example.com';
   const ONCALL_TOPIC = 'arn:aws:sns:eu-west-1:555555555555:oncall';
-
-  beforeAll(() => {
-    synthesized = synthesizeApp({
-      'staging:account': '444444444444',
-      'production:account': '555555555555',
-      'production:alarmEmail': 'prod-oncall@example.com',
-      // Said, and off: the number is tested on staging; a real production account must say one or the other.
-      'production:listReservedConcurrency': 'off',
-      'production:alarmTopicArn': ONCALL_TOPIC,
-      'staging:alarmEmail': 'oncall@example.com',
-      'staging:petsSunsetAt': '2027-06-30',
-      'staging:corsOrigins': origin,
-      'staging:domainName': 'inventory.example.com',
-      'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
-      'staging:hostedZoneId': 'Z123',
-      'staging:hostedZoneName': 'example.com',
-      'staging:listReservedConcurrency': '10',
-    });
+  const synthesized = synthesizeBeforeAll({
+    'staging:account': '444444444444',
+    'production:account': '555555555555',
+    'production:alarmEmail': 'prod-oncall@example.com',
+    // Said, and off: the number is tested on staging; a real production account must say one or the other.
+    'production:listReservedConcurrency': 'off',
+    'production:alarmTopicArn': ONCALL_TOPIC,
+    'staging:alarmEmail': 'oncall@example.com',
+    'staging:petsSunsetAt': '2027-06-30',
+    'staging:corsOrigins': origin,
+    'staging:domainName': 'inventory.example.com',
+    'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
+    'staging:hostedZoneId': 'Z123',
+    'staging:hostedZoneName': 'example.com',
+    'staging:listReservedConcurrency': '10',
   });
 
-  afterAll(() => synthesized.dispose());
-
-  const template = () => synthesized.templates.staging;
+  const template = () => synthesized().templates.staging;
 
   it('deploys to the configured account', () => {
-    expect(synthesized.stacks.staging.account).toBe('444444444444');
-    expect(synthesized.stacks.staging).toBeInstanceOf(InventoryStack);
+    expect(synthesized().stacks.staging.account).toBe('444444444444');
+    expect(synthesized().stacks.staging).toBeInstanceOf(InventoryStack);
   });
 
   it('maps the custom domain with the v1 base path over TLS 1.2 and outputs its URL', () => {
@@ -284,7 +277,7 @@ describe('A staging stage with every optional setting (and production in an acco
    */
   it("reserves the list's concurrency when asked, and no other function's; production, set to off, reserves none", () => {
     const reserved = (stage: 'staging' | 'production') =>
-      Object.entries(resourcesOfType(synthesized.templates[stage], 'AWS::Lambda::Function'))
+      Object.entries(resourcesOfType(synthesized().templates[stage], 'AWS::Lambda::Function'))
         .filter(
           ([, fn]) => (fn as { ReservedConcurrentExecutions?: number }).ReservedConcurrentExecutions !== undefined,
         )
@@ -319,15 +312,15 @@ describe('A staging stage with every optional setting (and production in an acco
   });
 
   it('leaves production untouched by staging settings', () => {
-    synthesized.templates.production.resourceCountIs('AWS::ApiGateway::DomainName', 0);
-    synthesized.templates.production.hasResourceProperties('AWS::SNS::Subscription', {
+    synthesized().templates.production.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+    synthesized().templates.production.hasResourceProperties('AWS::SNS::Subscription', {
       Endpoint: 'prod-oncall@example.com',
     });
-    synthesized.templates.production.resourceCountIs('AWS::SNS::Subscription', 1);
+    synthesized().templates.production.resourceCountIs('AWS::SNS::Subscription', 1);
   });
 
   it('sends every production alarm, and its recovery, to the configured on-call topic as well as its own', () => {
-    const production = synthesized.templates.production;
+    const production = synthesized().templates.production;
     const ownTopic = { Ref: logicalIdStartingWith(production, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') };
     // The paging alarms; the roll-out's new-version gates notify nobody (a failed deploy is the notice).
     const alarms = Object.entries(resourcesOfType(production, 'AWS::CloudWatch::Alarm'))
@@ -341,7 +334,7 @@ describe('A staging stage with every optional setting (and production in an acco
   });
 
   it('gives each account its own API Gateway account stack, named by region, and each stage depends on its own', () => {
-    expect(Object.keys(synthesized.accountTemplates).sort()).toEqual([
+    expect(Object.keys(synthesized().accountTemplates).sort()).toEqual([
       'PetStoreInventory-account-eu-west-1-444444444444',
       'PetStoreInventory-account-eu-west-1-555555555555',
     ]);
@@ -349,10 +342,10 @@ describe('A staging stage with every optional setting (and production in an acco
       ['staging', '444444444444'],
       ['production', '555555555555'],
     ] as const) {
-      const accountStack = synthesized.accountStacks.get(`${account}/eu-west-1`);
+      const accountStack = synthesized().accountStacks.get(`${account}/eu-west-1`);
       expect(accountStack?.stackName).toBe('PetStoreInventory-account-eu-west-1');
       expect(accountStack?.account).toBe(account);
-      expect(synthesized.stacks[stage].dependencies).toEqual([accountStack]);
+      expect(synthesized().stacks[stage].dependencies).toEqual([accountStack]);
     }
   });
 
@@ -360,8 +353,8 @@ describe('A staging stage with every optional setting (and production in an acco
   // (`cdk deploy` → UpdateTerminationProtection when they differ), so a value that depended on which stages a deploy
   // knows of would be lifted by a staging deploy from an account stack production shares.
   it('leaves every account stack unprotected, whichever stages share it, so no deploy turns protection on or off', () => {
-    for (const accountStack of synthesized.accountStacks.values())
+    for (const accountStack of synthesized().accountStacks.values())
       expect(accountStack.terminationProtection).toBe(false);
-    expect(synthesized.stacks.production.terminationProtection).toBe(true);
+    expect(synthesized().stacks.production.terminationProtection).toBe(true);
   });
 });

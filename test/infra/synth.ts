@@ -96,6 +96,25 @@ export function synthesizeApp(extraContext: Record<string, unknown> = {}, option
   return synthesized;
 }
 
+/**
+ * Synthesizes the app (as {@link synthesizeApp}) in a beforeAll of the file or describe that calls it, and disposes
+ * of it in an afterAll; tests read it through the returned function.
+ */
+export function synthesizeBeforeAll(
+  extraContext: Record<string, unknown> = {},
+  options: SynthOptions = {},
+): () => SynthesizedApp {
+  let synthesized: SynthesizedApp | undefined;
+  beforeAll(() => {
+    synthesized = synthesizeApp(extraContext, options);
+  });
+  afterAll(() => synthesized?.dispose());
+  return () => {
+    if (synthesized === undefined) throw new Error('The app is synthesized in beforeAll: read it inside a test');
+    return synthesized;
+  };
+}
+
 /** Synthesizes the app into a cloud assembly of its own, which `dispose()` removes. */
 function synthesizeFresh(extraContext: Record<string, unknown>, options: SynthOptions): SynthesizedApp & Outdir {
   const { outdir, ...inventoryApp } = buildApp(extraContext, options);
