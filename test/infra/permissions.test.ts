@@ -822,13 +822,13 @@ function operatorTargets(stack: ResolvedStack) {
 
 type OperatorTargets = ReturnType<typeof operatorTargets>;
 
+/** An operator's request: action, resource, and the request context DynamoDB sets for it, where it matters. */
+type OperatorRequest = [string, string] | [string, string, Record<string, string[]>];
+
 /**
  * What each CLI command sends on a stage (cli/target.ts reads the outputs and checks each table exists first;
  * export and smoke are clients of the API and need only the outputs). A command without a row fails the test.
  */
-/** An operator's request: action, resource, and the request context DynamoDB sets for it, where it matters. */
-type OperatorRequest = [string, string] | [string, string, Record<string, string[]>];
-
 const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => OperatorRequest[]>> = {
   'keys create': (t) => [
     ['cloudformation:DescribeStacks', t.stack],
