@@ -21,21 +21,15 @@ import {
 } from '../../service/routes';
 import { integrationRequestOutcome } from './integration-evaluation';
 import {
+  functionProperties,
   logicalIdStartingWith,
   only,
   resourcesOfType,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
   templateMethods,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 /** Parses a mapping template's Error body as API Gateway would render it (the request id substituted). */
 function renderedBody(template: string | undefined): { code: string; message: string; status: number } {
@@ -50,7 +44,7 @@ const STAGE_EXPECTATIONS = {
 } as const;
 
 describe.each(STAGES)('API of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   const methods = () => templateMethods(template());
   const authorizerId = () => ({
     Ref: logicalIdStartingWith(template(), 'AWS::ApiGateway::Authorizer', 'InventoryApi'),
@@ -189,10 +183,7 @@ describe.each(STAGES)('API of the %s stage', (stage) => {
    * the local gateway enforces only the function timeouts, with these very values.
    */
   it("gives no route function a timeout longer than its integration's, and the local gateway the same timeouts", () => {
-    const functionTimeoutSeconds = (id: string) => {
-      const logicalId = logicalIdStartingWith(template(), 'AWS::Lambda::Function', id);
-      return resourcesOfType(template(), 'AWS::Lambda::Function')[logicalId]?.Timeout as number;
-    };
+    const functionTimeoutSeconds = (id: string) => functionProperties(template(), id).Timeout as number;
     for (const route of ROUTES) {
       const method = only(methods().filter((m) => m.path === route.path && m.httpMethod === route.method));
       const seconds = functionTimeoutSeconds(functionId(route.operationId));
@@ -343,16 +334,16 @@ describe("API Gateway's account setting (the app)", () => {
   // account" — AWS::ApiGateway::Account, AWS CloudFormation Template Reference,
   // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-apigateway-account.html
   it('sets the CloudWatch role once for the account and region both stages share, in its own stack', () => {
-    expect(Object.keys(synthesized.accountTemplates)).toEqual([accountStackName(DEFAULT_REGION)]);
-    const account = synthesized.accountTemplates[accountStackName(DEFAULT_REGION)] as Template;
+    expect(Object.keys(synthesized().accountTemplates)).toEqual([accountStackName(DEFAULT_REGION)]);
+    const account = synthesized().accountTemplates[accountStackName(DEFAULT_REGION)] as Template;
     account.resourceCountIs('AWS::ApiGateway::Account', 1);
     const roleId = logicalIdStartingWith(account, 'AWS::IAM::Role', 'ApiGatewayCloudWatchRole');
     account.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } });
-    for (const stage of STAGES) synthesized.templates[stage].resourceCountIs('AWS::ApiGateway::Account', 0);
+    for (const stage of STAGES) synthesized().templates[stage].resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
   it('trusts only API Gateway with the AWS managed logging policy, and keeps role and setting if the stack goes', () => {
-    const account = synthesized.accountTemplates[accountStackName(DEFAULT_REGION)] as Template;
+    const account = synthesized().accountTemplates[accountStackName(DEFAULT_REGION)] as Template;
     const resources = account.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>;
     const roleId = logicalIdStartingWith(account, 'AWS::IAM::Role', 'ApiGatewayCloudWatchRole');
     expect(resourcesOfType(account, 'AWS::IAM::Role')[roleId]).toMatchObject({
@@ -372,8 +363,8 @@ describe("API Gateway's account setting (the app)", () => {
   });
 
   it('deploys the account stack before either stage: each stage stack depends on it', () => {
-    const [accountStack] = [...synthesized.accountStacks.values()];
-    for (const stage of STAGES) expect(synthesized.stacks[stage].dependencies).toContain(accountStack);
+    const [accountStack] = [...synthesized().accountStacks.values()];
+    for (const stage of STAGES) expect(synthesized().stacks[stage].dependencies).toContain(accountStack);
   });
 });
 
@@ -417,7 +408,7 @@ describe('The CORS preflight override reaches a deployed stage', () => {
 });
 
 describe('Web ACL in front of production', () => {
-  const template = () => synthesized.templates.production;
+  const template = () => synthesized().templates.production;
   const webAcl = () => only(Object.values(resourcesOfType(template(), 'AWS::WAFv2::WebACL')));
   type Rule = { Name: string; Priority: number; Statement: Record<string, unknown>; Action?: unknown };
   const rule = (name: string) => only((webAcl().Rules as Rule[]).filter((candidate) => candidate.Name === name));
@@ -456,8 +447,8 @@ describe('Web ACL in front of production', () => {
   });
 
   it('has no web ACL in staging', () => {
-    synthesized.templates.staging.resourceCountIs('AWS::WAFv2::WebACL', 0);
-    synthesized.templates.staging.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+    synthesized().templates.staging.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    synthesized().templates.staging.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
   });
 
   // "Custom responses that you specify for the AWS WAF Block action take precedence over any response specifications

@@ -36,33 +36,22 @@ async function policyFor(scope: 'read' | 'write') {
   return authorize(keys, `Bearer ${key}`, arn('PATCH', '/inventory/1'));
 }
 
+/** The calls of {@link CASES} on the key's own API that read. */
+const READS = [
+  'GET /inventory',
+  'GET /inventory/1',
+  'GET /inventory/9223372036854775807',
+  'GET /inventory/9223372036854775807/history',
+  'GET /pets/1',
+  'GET /store/orders',
+];
+
 describe('Authorizer policy → API Gateway, evaluated', () => {
   it.each([
-    [
-      'read',
-      [
-        'GET /inventory',
-        'GET /inventory/1',
-        'GET /inventory/9223372036854775807',
-        'GET /inventory/9223372036854775807/history',
-        'GET /pets/1',
-        'GET /store/orders',
-      ],
-    ],
+    ['read', READS],
     [
       'write',
-      [
-        'GET /inventory',
-        'GET /inventory/1',
-        'GET /inventory/9223372036854775807',
-        'GET /inventory/9223372036854775807/history',
-        'GET /pets/1',
-        'GET /store/orders',
-        'PATCH /inventory/1',
-        'PATCH /inventory',
-        'PATCH /inventory/1/history',
-        'DELETE /inventory/1',
-      ],
+      [...READS, 'PATCH /inventory/1', 'PATCH /inventory', 'PATCH /inventory/1/history', 'DELETE /inventory/1'],
     ],
   ] as const)('allows a %s key exactly %j on its own API, and the local gateway agrees', async (scope, allowed) => {
     // Prepare

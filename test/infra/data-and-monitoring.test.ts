@@ -6,22 +6,9 @@ import { LIST_NEAR_TIMEOUT_SHARE } from '../../service/metric-names';
 import { API_KEYS_TABLE_KEY, INVENTORY_LIST_INDEX, INVENTORY_TABLE_KEY } from '../../service/names';
 import { LIST_INVENTORY_TIMEOUT_SECONDS, ROUTES } from '../../service/routes';
 import { type EvaluatedAlarm, evaluatedAlarm, type PeriodData } from './alarm-evaluation';
-import {
-  logicalIdStartingWith,
-  only,
-  type RawResource,
-  resourcesOfType,
-  type SynthesizedApp,
-  synthesizeApp,
-} from './synth';
+import { logicalIdStartingWith, only, type RawResource, resourcesOfType, synthesizeBeforeAll } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 const TABLES = [
   { id: 'InventoryTable', logicalId: 'InventoryTableFD135387', key: INVENTORY_TABLE_KEY },
@@ -52,7 +39,7 @@ function expectEachMetricAlonePages(name: string, alarm: EvaluatedAlarm): void {
 }
 
 describe.each(STAGES)('Tables of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
 
   it.each(TABLES)('keeps the logical ID of $id, so no deploy replaces the table', ({ logicalId }) => {
@@ -133,7 +120,7 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
       for (const logGroup of Object.values(resources()).filter((r) => r.Type === 'AWS::Logs::LogGroup')) {
         expect(logGroup.DeletionPolicy).toBe('Retain');
       }
-      expect(synthesized.stacks.production.terminationProtection).toBe(true);
+      expect(synthesized().stacks.production.terminationProtection).toBe(true);
     });
   } else {
     it.each(TABLES)('lets a teardown delete $id', ({ logicalId }) => {
@@ -145,13 +132,13 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
       for (const logGroup of Object.values(resources()).filter((r) => r.Type === 'AWS::Logs::LogGroup')) {
         expect(logGroup.DeletionPolicy).toBe('Delete');
       }
-      expect(synthesized.stacks.staging.terminationProtection).toBe(false);
+      expect(synthesized().stacks.staging.terminationProtection).toBe(false);
     });
   }
 });
 
 describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   /** The paging alarms (the roll-out's new-version gates are tested with the roll-out, test/infra/functions.test.ts). */
   const alarms = () =>
     Object.entries(resourcesOfType(template(), 'AWS::CloudWatch::Alarm'))
@@ -325,30 +312,23 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     ['Inventory', 'InventoryTableFD135387', stage === 'production' ? 4000 : 1000],
     ['ApiKeys', 'ApiKeysTable9F4DC7E7', stage === 'production' ? 1000 : 200],
   ])('alarms when the %s table reads 80 %% of its read cap per second', (name, logicalId, cap) => {
-    const { expression, metrics } = mathOf(`${name}TableReadCapacityAlarm`);
+    const alarmName = `${name}TableReadCapacityAlarm`;
+    const { expression, metrics } = mathOf(alarmName);
     expect(expression).toBe('FILL(consumed, 0) / PERIOD(consumed)');
     expect(metrics.consumed).toEqual({
       metric: 'AWS/DynamoDB/ConsumedReadCapacityUnits',
       dims: { TableName: { Ref: logicalId } },
       stat: 'Sum',
     });
-    expect(alarm(`${name}TableReadCapacityAlarm`).Threshold).toBe(cap * 0.8);
+    expect(alarm(alarmName).Threshold).toBe(cap * 0.8);
     // As CloudWatch evaluates it: a minute's Sum of consumed units over the period's seconds, against the threshold.
-    const evaluated = evaluatedAlarm(alarm(`${name}TableReadCapacityAlarm`));
-    const period = alarm(`${name}TableReadCapacityAlarm`).Metrics?.find((query) => query.Id === 'consumed')?.MetricStat
-      ?.Period as number;
+    const evaluated = evaluatedAlarm(alarm(alarmName));
+    const period = alarm(alarmName).Metrics?.find((query) => query.Id === 'consumed')?.MetricStat?.Period as number;
     expect(period).toBeGreaterThan(0);
-    const reading = (unitsPerSecond: number) => ({ consumed: unitsPerSecond * period });
-    const periods = Array.from({ length: evaluated.evaluationPeriods }, () => reading(cap * 0.8));
-    expect(evaluated.run(periods, 'OK').at(-1)).toBe('ALARM');
-    expect(
-      evaluated
-        .run(
-          Array.from({ length: evaluated.evaluationPeriods }, () => reading(cap * 0.7)),
-          'OK',
-        )
-        .at(-1),
-    ).toBe('OK');
+    const sustained = (unitsPerSecond: number) =>
+      Array.from({ length: evaluated.evaluationPeriods }, () => ({ consumed: unitsPerSecond * period }));
+    expect(evaluated.run(sustained(cap * 0.8), 'OK').at(-1)).toBe('ALARM');
+    expect(evaluated.run(sustained(cap * 0.7), 'OK').at(-1)).toBe('OK');
   });
 
   it('alarms when the list index reads 80 % of its own read cap per second, and when its Queries are throttled', () => {
@@ -709,7 +689,7 @@ describe('docs/deploying.md against the synthesized stacks', () => {
   const headings = new Set([...guide.matchAll(/^### `?([^`\n]+)`?$/gm)].map((match) => match[1]));
 
   it.each(STAGES)('has a runbook section for every alarm of %s, named in the alarm description', (stage) => {
-    const alarms = Object.values(resourcesOfType(synthesized.templates[stage], 'AWS::CloudWatch::Alarm'));
+    const alarms = Object.values(resourcesOfType(synthesized().templates[stage], 'AWS::CloudWatch::Alarm'));
     for (const alarm of alarms) {
       const runbook = /Runbook: docs\/deploying\.md, "Alarm runbooks", ([^.]+)\.$/.exec(String(alarm.AlarmDescription));
       expect({ alarm: alarm.AlarmDescription, runbook: runbook?.[1] && headings.has(runbook[1]) }).toEqual({
@@ -726,7 +706,7 @@ describe('docs/deploying.md against the synthesized stacks', () => {
       // grouped by the runbook section its description sends the reader to.
       const bySection = new Map<string, string[]>();
       for (const [id, alarm] of Object.entries(
-        resourcesOfType(synthesized.templates[stage], 'AWS::CloudWatch::Alarm'),
+        resourcesOfType(synthesized().templates[stage], 'AWS::CloudWatch::Alarm'),
       )) {
         const section = /"Alarm runbooks", ([^.]+)\.$/.exec(String(alarm.AlarmDescription))?.[1] ?? '';
         bySection.set(section, [
@@ -759,7 +739,7 @@ describe('docs/deploying.md against the synthesized stacks', () => {
   );
 
   it('names the log groups the stacks really create', () => {
-    const logGroups = resourcesOfType(synthesized.templates.staging, 'AWS::Logs::LogGroup');
+    const logGroups = resourcesOfType(synthesized().templates.staging, 'AWS::Logs::LogGroup');
     const named = [...guide.matchAll(/`PetStoreInventory-staging-(\w+)-/g)].map((match) => match[1]);
     expect(named.length).toBeGreaterThanOrEqual(2);
     for (const logicalId of named) expect(Object.keys(logGroups)).toContain(logicalId);

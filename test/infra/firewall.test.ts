@@ -4,7 +4,7 @@ import { stageConfig } from '../../infra/stage-config';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { type GatewayResponseType, gatewayCorsHeaders } from '../../service/gateway-responses';
 import { API_STAGE_NAME, ROUTES } from '../../service/routes';
-import { only, resourcesOfType, type SynthesizedApp, synthesizeApp } from './synth';
+import { only, resourcesOfType, type SynthesizedApp, synthesizeBeforeAll } from './synth';
 import {
   DEFAULT_API_GATEWAY_BODY_INSPECTION_LIMIT,
   evaluateWebAcl,
@@ -22,24 +22,14 @@ const ORIGIN = 'https://staff.example.com';
 const CRS = 'awswaf:managed:aws:core-rule-set:';
 const IP_LIST = 'awswaf:managed:aws:amazon-ip-list:';
 
-let synthesized: SynthesizedApp;
-let withCors: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-  // gateway-responses.test.ts's context (staging's origins do not reach production), so a run synthesizes it once.
-  withCors = synthesizeApp({
-    'staging:corsOrigins': `${ORIGIN},https://tools.example.com`,
-    'production:corsOrigins': ORIGIN,
-  });
+const synthesized = synthesizeBeforeAll();
+// gateway-responses.test.ts's context (staging's origins do not reach production), so a run synthesizes it once.
+const withCors = synthesizeBeforeAll({
+  'staging:corsOrigins': `${ORIGIN},https://tools.example.com`,
+  'production:corsOrigins': ORIGIN,
 });
 
-afterAll(() => {
-  synthesized.dispose();
-  withCors.dispose();
-});
-
-const webAcl = (app: SynthesizedApp = synthesized) =>
+const webAcl = (app: SynthesizedApp = synthesized()) =>
   only(Object.values(resourcesOfType(app.templates.production, 'AWS::WAFv2::WebACL')));
 
 /** A normal stock update from a well-behaved client; `overrides` changes what a test is about. */
@@ -250,7 +240,7 @@ describe('What WAF does with a request to production', () => {
     (status, type, overrides) => {
       // Prepare
       const gateway = Object.values(
-        resourcesOfType(withCors.templates.production, 'AWS::ApiGateway::GatewayResponse'),
+        resourcesOfType(withCors().templates.production, 'AWS::ApiGateway::GatewayResponse'),
       ).find((props) => props.ResponseType === type) as { ResponseParameters: Record<string, string> };
       const gatewayHeaders = Object.fromEntries(
         Object.entries(gateway.ResponseParameters).map(([name, value]) => [
@@ -259,7 +249,7 @@ describe('What WAF does with a request to production', () => {
         ]),
       );
       // Act
-      const response = evaluate(overrides, withCors).response;
+      const response = evaluate(overrides, withCors()).response;
       const headers = Object.fromEntries(
         Object.entries(response?.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
       );

@@ -14,45 +14,25 @@ import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../.
 import { evaluatedAlarm } from './alarm-evaluation';
 import {
   buildApp,
+  dataStatements,
+  functionEnvironment,
+  functionProperties,
   logicalIdStartingWith,
   only,
   type PolicyStatement,
   type RawResource,
   resourcesOfType,
   roleStatements,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 const FUNCTION_IDS = [...ROUTES.map((route) => functionId(route.operationId)), 'AuthorizerFunction'];
-
-function functionProps(template: Template, id: string): Record<string, unknown> {
-  const logicalId = logicalIdStartingWith(template, 'AWS::Lambda::Function', id);
-  return resourcesOfType(template, 'AWS::Lambda::Function')[logicalId] as Record<string, unknown>;
-}
-
-function environmentOf(template: Template, id: string): Record<string, unknown> {
-  return (functionProps(template, id).Environment as { Variables: Record<string, unknown> }).Variables;
-}
 
 /** Every statement of every policy attached to the function's role. */
 function statementsOf(template: Template, id: string): PolicyStatement[] {
   return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', id));
-}
-
-/** The statements beyond writing its own logs and X-Ray traces: what the function may do to data. */
-function dataStatementsOf(template: Template, id: string): { actions: string[]; resource: unknown }[] {
-  return statementsOf(template, id)
-    .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
-    .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
 }
 
 const tableArn = (template: Template, id: string) => ({
@@ -63,11 +43,11 @@ const tableRef = (template: Template, id: string) => ({
 });
 
 describe.each(STAGES)('Functions of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
 
   it('gives listInventory 1024 MB (twice its measured peak at 1,000,000 entries) and every other function 256 MB', () => {
     for (const id of FUNCTION_IDS) {
-      expect([id, functionProps(template(), id).MemorySize]).toEqual([
+      expect([id, functionProperties(template(), id).MemorySize]).toEqual([
         id,
         id === functionId('listInventory') ? 1024 : 256,
       ]);
@@ -86,13 +66,13 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     expect(Object.keys(resourcesOfType(template(), 'AWS::Lambda::Function'))).toHaveLength(
       FUNCTION_IDS.length + others.length,
     );
-    for (const id of [...FUNCTION_IDS, ...others]) expect(functionProps(template(), id)).toBeDefined();
+    for (const id of [...FUNCTION_IDS, ...others]) expect(functionProperties(template(), id)).toBeDefined();
   });
 
   it.each(FUNCTION_IDS)(
     "runs %s on Node 24, arm64, its route's timeout (10 s by default), X-Ray active, no source maps loaded at run time",
     (id) => {
-      expect(functionProps(template(), id)).toMatchObject({
+      expect(functionProperties(template(), id)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Timeout: id === functionId('listInventory') ? LIST_INVENTORY_TIMEOUT_SECONDS : 10,
@@ -101,8 +81,8 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
       });
       // `--enable-source-maps` would parse the map at every init and decode it at the first stack (docs/performance.md,
       // "Source maps"); the map ships in the asset and `npm run cli -- stack map` reads it (bundled-functions tests it).
-      expect(environmentOf(template(), id).NODE_OPTIONS).toBeUndefined();
-      expect(environmentOf(template(), id)).toMatchObject({
+      expect(functionEnvironment(template(), id).NODE_OPTIONS).toBeUndefined();
+      expect(functionEnvironment(template(), id)).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'pet-store-inventory',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         // The tracer's DynamoDB subsegments (functions/observability/tracer.ts) under active tracing.
@@ -115,7 +95,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
 
   it.each(FUNCTION_IDS)('logs %s to its own log group with the stage retention', (id) => {
     const logGroupId = logicalIdStartingWith(template(), 'AWS::Logs::LogGroup', `${id}LogGroup`);
-    expect(functionProps(template(), id).LoggingConfig).toEqual({ LogGroup: { Ref: logGroupId } });
+    expect(functionProperties(template(), id).LoggingConfig).toEqual({ LogGroup: { Ref: logGroupId } });
     const retention = stage === 'production' ? 90 : 14;
     expect(resourcesOfType(template(), 'AWS::Logs::LogGroup')[logGroupId]).toMatchObject({
       RetentionInDays: retention,
@@ -125,7 +105,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   });
 
   it.each(FUNCTION_IDS)('gives %s a role of its own with no managed policies and only X-Ray on *', (id) => {
-    const roleId = (functionProps(template(), id).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const roleId = (functionProperties(template(), id).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(resourcesOfType(template(), 'AWS::IAM::Role')[roleId]?.ManagedPolicyArns).toBeUndefined();
     const wildcard = statementsOf(template(), id).filter((s) => s.Resource === '*');
     expect(wildcard.flatMap((s) => [s.Action].flat()).sort()).toEqual([
@@ -135,7 +115,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   });
 
   it('grants the list function Query on the list index and nothing else (it never reads the table itself)', () => {
-    expect(dataStatementsOf(template(), 'ListInventoryFunction')).toEqual([
+    expect(dataStatements(template(), 'ListInventoryFunction')).toEqual([
       {
         actions: ['dynamodb:Query'],
         resource: { 'Fn::Join': ['', [tableArn(template(), 'InventoryTable'), `/index/${INVENTORY_LIST_INDEX.name}`]] },
@@ -144,7 +124,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   });
 
   it('grants the update function UpdateItem on the inventory table and the idempotency records, and nothing else', () => {
-    expect(dataStatementsOf(template(), 'UpdateInventoryFunction')).toEqual([
+    expect(dataStatements(template(), 'UpdateInventoryFunction')).toEqual([
       { actions: ['dynamodb:UpdateItem'], resource: tableArn(template(), 'InventoryTable') },
       {
         actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -154,7 +134,7 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
   });
 
   it('grants the read-one function GetItem on the inventory table and nothing else', () => {
-    expect(dataStatementsOf(template(), 'GetInventoryEntryFunction')).toEqual([
+    expect(dataStatements(template(), 'GetInventoryEntryFunction')).toEqual([
       { actions: ['dynamodb:GetItem'], resource: tableArn(template(), 'InventoryTable') },
     ]);
   });
@@ -169,66 +149,61 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     });
     const writers = ['UpdateInventoryFunction', 'ApplyInventoryChangesFunction'];
     for (const id of writers)
-      expect(environmentOf(template(), id)[ENV.idempotencyTable]).toEqual(tableRef(template(), 'IdempotencyTable'));
+      expect(functionEnvironment(template(), id)[ENV.idempotencyTable]).toEqual(
+        tableRef(template(), 'IdempotencyTable'),
+      );
     for (const id of FUNCTION_IDS.filter((functionName) => !writers.includes(functionName)))
-      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.idempotencyTable);
+      expect(functionEnvironment(template(), id)).not.toHaveProperty(ENV.idempotencyTable);
   });
 
   it('grants the authorizer GetItem on the API-keys table and nothing else', () => {
-    expect(dataStatementsOf(template(), 'AuthorizerFunction')).toEqual([
+    expect(dataStatements(template(), 'AuthorizerFunction')).toEqual([
       { actions: ['dynamodb:GetItem'], resource: tableArn(template(), 'ApiKeysTable') },
     ]);
   });
 
   it('grants the 501 routes (pets, store orders) no data access at all', () => {
-    expect(dataStatementsOf(template(), 'GetPetByIdFunction')).toEqual([]);
-    expect(dataStatementsOf(template(), 'ListStoreOrdersFunction')).toEqual([]);
+    expect(dataStatements(template(), 'GetPetByIdFunction')).toEqual([]);
+    expect(dataStatements(template(), 'ListStoreOrdersFunction')).toEqual([]);
   });
 
   it('tells each function only the table names it uses', () => {
-    const inventory = tableRef(template(), 'InventoryTable');
-    const apiKeys = tableRef(template(), 'ApiKeysTable');
-    for (const id of [
-      'ListInventoryFunction',
-      'GetInventoryEntryFunction',
-      'UpdateInventoryFunction',
-      'ApplyInventoryChangesFunction',
-      'ListInventoryHistoryFunction',
-    ]) {
-      expect(environmentOf(template(), id)[ENV.inventoryTable]).toEqual(inventory);
-      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
-    }
-    expect(environmentOf(template(), 'ListInventoryHistoryFunction')[ENV.historyTable]).toEqual(
-      tableRef(template(), 'HistoryTable'),
-    );
-    for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'ListInventoryHistoryFunction'))
-      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.historyTable);
-    expect(environmentOf(template(), 'AuthorizerFunction')[ENV.apiKeysTable]).toEqual(apiKeys);
-    expect(environmentOf(template(), 'AuthorizerFunction')).not.toHaveProperty(ENV.inventoryTable);
-    for (const id of ['GetPetByIdFunction', 'ListStoreOrdersFunction']) {
-      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.inventoryTable);
-      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.apiKeysTable);
-    }
+    const inventory = { [ENV.inventoryTable]: tableRef(template(), 'InventoryTable') };
+    const tablesTold = (id: string) => {
+      const environment = functionEnvironment(template(), id);
+      const names = [ENV.inventoryTable, ENV.apiKeysTable, ENV.historyTable].filter((name) => name in environment);
+      return Object.fromEntries(names.map((name) => [name, environment[name]]));
+    };
+    expect(Object.fromEntries(FUNCTION_IDS.map((id) => [id, tablesTold(id)]))).toEqual({
+      ListInventoryFunction: inventory,
+      GetInventoryEntryFunction: inventory,
+      UpdateInventoryFunction: inventory,
+      ApplyInventoryChangesFunction: inventory,
+      ListInventoryHistoryFunction: { ...inventory, [ENV.historyTable]: tableRef(template(), 'HistoryTable') },
+      GetPetByIdFunction: {},
+      ListStoreOrdersFunction: {},
+      AuthorizerFunction: { [ENV.apiKeysTable]: tableRef(template(), 'ApiKeysTable') },
+    });
   });
 
   it("paces the list to half the list index's read cap, and tells no other function a pace", () => {
     const cap = stage === 'production' ? 2000 : 500;
-    expect(environmentOf(template(), 'ListInventoryFunction')[ENV.listReadUnitsPerSecond]).toBe(String(cap / 2));
+    expect(functionEnvironment(template(), 'ListInventoryFunction')[ENV.listReadUnitsPerSecond]).toBe(String(cap / 2));
     for (const id of FUNCTION_IDS.filter((functionName) => functionName !== 'ListInventoryFunction')) {
-      expect(environmentOf(template(), id)).not.toHaveProperty(ENV.listReadUnitsPerSecond);
+      expect(functionEnvironment(template(), id)).not.toHaveProperty(ENV.listReadUnitsPerSecond);
     }
   });
 
   it('tells the deprecated pets function its deprecation date and, with none configured, no sunset', () => {
-    expect(environmentOf(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe(PETS_DEPRECATED_AT);
-    expect(environmentOf(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);
+    expect(functionEnvironment(template(), 'GetPetByIdFunction')[ENV.petsDeprecatedAt]).toBe(PETS_DEPRECATED_AT);
+    expect(functionEnvironment(template(), 'GetPetByIdFunction')).not.toHaveProperty(ENV.petsSunsetAt);
   });
 });
 
 type AliasUpdatePolicy = { CodeDeployLambdaAliasUpdate: { DeploymentGroupName: { Ref: string } } };
 
 describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
   const aliasOf = (id: string) => {
     const aliasId = logicalIdStartingWith(template(), 'AWS::Lambda::Alias', id);
@@ -438,12 +413,12 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       }),
     );
     expect(JSON.stringify(hookStatements)).toContain('codedeploy:PutLifecycleEventHookExecutionStatus');
-    const probes = JSON.parse(JSON.stringify(environmentOf(template(), 'PreTrafficHookFunction')));
+    const probes = JSON.parse(JSON.stringify(functionEnvironment(template(), 'PreTrafficHookFunction')));
     expect(JSON.stringify(probes[ENV.preTrafficTargets])).toContain(fnId);
   });
 
   it("gives the pre-traffic hook a timeout past its check's deadline and the margin kept to report the verdict", () => {
-    const timeout = functionProps(template(), 'PreTrafficHookFunction').Timeout as number;
+    const timeout = functionProperties(template(), 'PreTrafficHookFunction').Timeout as number;
     expect(timeout).toBe(PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS);
     expect(timeout * 1000).toBeGreaterThanOrEqual(PRE_TRAFFIC_DEADLINE_MS + PRE_TRAFFIC_REPORT_MARGIN_SECONDS * 1000);
     expect(PRE_TRAFFIC_REPORT_MARGIN_SECONDS).toBeGreaterThan(0);

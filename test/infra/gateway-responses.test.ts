@@ -11,7 +11,7 @@ import {
 import { ROUTES } from '../../service/routes';
 import { assertMatchesContract } from '../helpers/contract';
 import { integrationRequestOutcome } from './integration-evaluation';
-import { resourcesOfType, type SynthesizedApp, synthesizeApp, templateMethods } from './synth';
+import { resourcesOfType, type SynthesizedApp, synthesizeBeforeAll, templateMethods } from './synth';
 
 /**
  * The stack's gateway responses, rendered the way API Gateway substitutes a gateway response template.
@@ -41,18 +41,11 @@ type GatewayResponseProps = {
 
 const CONTEXT = { requestId: 'req-1', httpMethod: 'GET' };
 
-let synthesized: SynthesizedApp;
-let withCors: SynthesizedApp;
 const ORIGINS = ['https://staff.example.com', 'https://tools.example.com'];
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-  withCors = synthesizeApp({ 'staging:corsOrigins': ORIGINS.join(','), 'production:corsOrigins': ORIGINS[0] });
-});
-
-afterAll(() => {
-  synthesized.dispose();
-  withCors.dispose();
+const synthesized = synthesizeBeforeAll();
+const withCors = synthesizeBeforeAll({
+  'staging:corsOrigins': ORIGINS.join(','),
+  'production:corsOrigins': ORIGINS[0],
 });
 
 function gatewayResponses(app: SynthesizedApp, stage: (typeof STAGES)[number]): GatewayResponseProps[] {
@@ -62,7 +55,7 @@ function gatewayResponses(app: SynthesizedApp, stage: (typeof STAGES)[number]): 
 }
 
 describe.each(STAGES)('Gateway responses of the %s stage', (stage) => {
-  const responses = () => gatewayResponses(synthesized, stage);
+  const responses = () => gatewayResponses(synthesized(), stage);
   const byType = (type: string) => responses().filter((props) => props.ResponseType === type);
 
   it('configures every response type of the AWS list exactly once, and nothing else', () => {
@@ -165,10 +158,10 @@ describe.each(STAGES)('Gateway responses of the %s stage', (stage) => {
 describe('Gateway responses and preflight of a stage with CORS origins', () => {
   it('gives every gateway response the allowed origin when exactly one is configured, and none with several', () => {
     // Assess
-    for (const props of gatewayResponses(withCors, 'production')) {
+    for (const props of gatewayResponses(withCors(), 'production')) {
       expect(props.ResponseParameters?.['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(`'${ORIGINS[0]}'`);
     }
-    for (const props of gatewayResponses(withCors, 'staging')) {
+    for (const props of gatewayResponses(withCors(), 'staging')) {
       expect(props.ResponseParameters?.['gatewayresponse.header.Access-Control-Allow-Origin']).toBeUndefined();
     }
   });
@@ -182,11 +175,11 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
       Vary: "'Origin'",
       'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS.join(', ')}'`,
     };
-    const mocks = templateMethods(withCors.templates.production).filter(
+    const mocks = templateMethods(withCors().templates.production).filter(
       (method) => method.httpMethod === 'ANY' && method.integration.Type === 'MOCK',
     );
     expect(mocks.length).toBeGreaterThan(4);
-    for (const props of gatewayResponses(withCors, 'production')) {
+    for (const props of gatewayResponses(withCors(), 'production')) {
       for (const [name, value] of Object.entries(expected))
         expect(props.ResponseParameters?.[`gatewayresponse.header.${name}`]).toBe(value);
     }
@@ -196,7 +189,7 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
         expect(response?.ResponseParameters?.[`method.response.header.${name}`]).toBe(value);
     }
     // The firewall's blocks (403, 413, 429) too: WAF answers before API Gateway, so nothing else would add them.
-    const [webAcl] = Object.values(resourcesOfType(withCors.templates.production, 'AWS::WAFv2::WebACL'));
+    const [webAcl] = Object.values(resourcesOfType(withCors().templates.production, 'AWS::WAFv2::WebACL'));
     const blocks = ((webAcl?.Rules ?? []) as { Action?: { Block?: { CustomResponse: Record<string, unknown> } } }[])
       .map((rule) => rule.Action?.Block?.CustomResponse)
       .filter((custom) => custom !== undefined);
@@ -208,7 +201,7 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
       expect(headers).toMatchObject(expected);
     }
     // With several origins a static header cannot name the one that asked: none, on mocks as on responses.
-    for (const mock of templateMethods(withCors.templates.staging).filter((method) => method.httpMethod === 'ANY')) {
+    for (const mock of templateMethods(withCors().templates.staging).filter((method) => method.httpMethod === 'ANY')) {
       const [response] = mock.integration.IntegrationResponses ?? [];
       expect(response?.ResponseParameters?.['method.response.header.Access-Control-Allow-Origin']).toBeUndefined();
     }
@@ -221,7 +214,7 @@ describe('Gateway responses and preflight of a stage with CORS origins', () => {
     'answers OPTIONS on every resource of %s with an unauthenticated MOCK 204 whose headers the local gateway sends too',
     (stage, origins) => {
       // Prepare
-      const methods = templateMethods(withCors.templates[stage]);
+      const methods = templateMethods(withCors().templates[stage]);
       const preflights = methods.filter((method) => method.httpMethod === 'OPTIONS');
       const resources = new Set(methods.map((method) => method.path));
       // Assess

@@ -5,25 +5,19 @@ import { STAGES } from '../../infra/stage-config';
 import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../service/names';
 import {
   buildApp,
+  functionEnvironment,
   logicalIdStartingWith,
   only,
   type RawResource,
   resourcesOfType,
   roleStatements,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
   const resources = () => template().toJSON().Resources as Record<string, RawResource>;
   const production = stage === 'production';
   const historyTableId = () => logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'HistoryTable');
@@ -60,10 +54,7 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
       AttributeName: 'expiresAt',
       Enabled: true,
     });
-    const environment = resources()[historyFunctionId()]?.Properties.Environment as
-      | { Variables: Record<string, unknown> }
-      | undefined;
-    const variables = environment?.Variables;
+    const variables = functionEnvironment(template(), 'HistoryFunction');
     expect(variables).toMatchObject({
       [ENV.historyRetentionDays]: production ? '730' : '90',
       [ENV.historyTable]: { Ref: historyTableId() },

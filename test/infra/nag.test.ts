@@ -2,15 +2,9 @@ import { rmSync } from 'node:fs';
 import { Stack, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
-import { buildApp, type SynthesizedApp, synthesizeApp } from './synth';
+import { buildApp, synthesizeBeforeAll } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp({}, { cloudFormationValidation: true });
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll({}, { cloudFormationValidation: true });
 
 interface Acknowledgement {
   id: string;
@@ -30,14 +24,14 @@ function acknowledgements(root: IConstruct): Acknowledgement[] {
 
 describe('cdk-nag AwsSolutions checks', () => {
   it('leaves no unacknowledged finding in either stage', () => {
-    const findings = synthesized.validationReport.pluginReports.flatMap((report) =>
+    const findings = synthesized().validationReport.pluginReports.flatMap((report) =>
       (report.violations ?? []).map((violation) => `${report.pluginName}: ${violation.ruleName}`),
     );
     expect(findings).toEqual([]);
   });
 
   it('acknowledges only the reviewed findings, each with a written reason', () => {
-    const acks = acknowledgements(synthesized.app);
+    const acks = acknowledgements(synthesized().app);
     expect([...new Set(acks.map((ack) => ack.id))].sort()).toEqual([
       'AwsSolutions-APIG2',
       'AwsSolutions-APIG3',
@@ -64,16 +58,16 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('needs no acknowledgement for execution logging (APIG6): the account stack makes ERROR logging possible', () => {
-    expect(acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-APIG6'))).toEqual([]);
+    expect(acknowledgements(synthesized().app).filter((ack) => ack.id.startsWith('AwsSolutions-APIG6'))).toEqual([]);
   });
 
   it('acknowledges the missing web ACL (APIG3) on the staging stage only: production has one', () => {
-    const apig3 = acknowledgements(synthesized.app).filter((ack) => ack.id === 'AwsSolutions-APIG3');
+    const apig3 = acknowledgements(synthesized().app).filter((ack) => ack.id === 'AwsSolutions-APIG3');
     expect(apig3.map((ack) => ack.path)).toEqual(['PetStoreInventory-staging/InventoryApi/Api/DeploymentStage.v1']);
   });
 
   it('acknowledges AWS managed policies only on the API Gateway logging role and the CodeDeploy role', () => {
-    const iam4 = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM4'));
+    const iam4 = acknowledgements(synthesized().app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM4'));
     expect(iam4.map((ack) => ack.path).sort()).toEqual([
       'PetStoreInventory-account-eu-west-1/ApiGatewayCloudWatchRole',
       'PetStoreInventory-production/Rollout/DeployRole',
@@ -82,7 +76,7 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('acknowledges the X-Ray wildcard on function roles only, and the version wildcards on the roles of the roll-out, never stack-wide', () => {
-    const iam = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
+    const iam = acknowledgements(synthesized().app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     expect(iam.length).toBeGreaterThan(0);
     for (const ack of iam.filter((a) => a.id === 'AwsSolutions-IAM5[Resource::*]'))
       expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/(SelfCheck\/|History\/)?\w*FunctionRole$/);
@@ -93,7 +87,7 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it("names dynamodb:ListStreams besides X-Ray in the wildcard acknowledgement of the history function's role only", () => {
-    const iam = acknowledgements(synthesized.app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
+    const iam = acknowledgements(synthesized().app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     const naming = iam.filter((ack) => ack.reason.includes('dynamodb:ListStreams')).map((ack) => ack.path);
     expect(naming.sort()).toEqual([
       'PetStoreInventory-production/History/FunctionRole',
@@ -102,7 +96,7 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('acknowledges the missing dead-letter queue (SQS3) only on the history on-failure queue, itself a dead-letter destination', () => {
-    const sqs3 = acknowledgements(synthesized.app).filter((ack) => ack.id === 'AwsSolutions-SQS3');
+    const sqs3 = acknowledgements(synthesized().app).filter((ack) => ack.id === 'AwsSolutions-SQS3');
     expect(sqs3.map((ack) => ack.path).sort()).toEqual([
       'PetStoreInventory-production/History/FailedRecords',
       'PetStoreInventory-staging/History/FailedRecords',

@@ -8,22 +8,17 @@ import { STAGES } from '../../infra/stage-config';
 import { ROUTES } from '../../service/routes';
 import {
   buildApp,
+  dataStatements,
+  functionEnvironment,
+  functionProperties,
   logicalIdStartingWith,
   only,
   type PolicyStatement,
   resourcesOfType,
-  roleStatements,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
 } from './synth';
 
-let synthesized: SynthesizedApp;
-
-beforeAll(() => {
-  synthesized = synthesizeApp();
-});
-
-afterAll(() => synthesized.dispose());
+const synthesized = synthesizeBeforeAll();
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] }>;
 
@@ -39,18 +34,8 @@ function triggerOf(template: Template): { id: string; properties: Record<string,
   return { id, properties: resource.Properties ?? {}, dependsOn: resource.DependsOn ?? [] };
 }
 
-function selfCheckFunction(template: Template): Record<string, unknown> {
-  const id = logicalIdStartingWith(template, 'AWS::Lambda::Function', 'SelfCheckFunction');
-  return resourcesOfType(template, 'AWS::Lambda::Function')[id] as Record<string, unknown>;
-}
-
-/** Every statement of every policy attached to the self-check function's role. */
-function selfCheckStatements(template: Template): PolicyStatement[] {
-  return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', 'SelfCheckFunction'));
-}
-
 describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
-  const template = () => synthesized.templates[stage];
+  const template = () => synthesized().templates[stage];
 
   it('has a trigger that invokes the current version of the self-check function and waits for its answer', () => {
     const { properties } = triggerOf(template());
@@ -61,7 +46,9 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
       InvocationType: 'RequestResponse',
       ExecuteOnHandlerChange: true,
     });
-    expect(Number(properties.Timeout)).toBeGreaterThan((selfCheckFunction(template()).Timeout as number) * 1000);
+    expect(Number(properties.Timeout)).toBeGreaterThan(
+      (functionProperties(template(), 'SelfCheckFunction').Timeout as number) * 1000,
+    );
   });
 
   it('runs after the API deployment and its v1 stage, every route function, the authorizer and their roles', () => {
@@ -97,10 +84,10 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
   );
 
   it("calls the stage's own execute-api URL ending in /v1, and knows the keys table and nothing else", () => {
-    const { Variables } = selfCheckFunction(template()).Environment as { Variables: Record<string, unknown> };
+    const variables = functionEnvironment(template(), 'SelfCheckFunction');
     const restApi = logicalIdStartingWith(template(), 'AWS::ApiGateway::RestApi', 'InventoryApi');
     const stageId = logicalIdStartingWith(template(), 'AWS::ApiGateway::Stage', 'InventoryApiDeploymentStagev1');
-    expect(Variables[ENV.selfCheckBaseUrl]).toEqual({
+    expect(variables[ENV.selfCheckBaseUrl]).toEqual({
       'Fn::Join': [
         '',
         [
@@ -114,14 +101,14 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
       ],
     });
     expect(resourcesOfType(template(), 'AWS::ApiGateway::Stage')[stageId]?.StageName).toBe('v1');
-    expect(Variables[ENV.apiKeysTable]).toEqual({
+    expect(variables[ENV.apiKeysTable]).toEqual({
       Ref: logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'),
     });
-    expect(Variables).not.toHaveProperty(ENV.inventoryTable);
+    expect(variables).not.toHaveProperty(ENV.inventoryTable);
   });
 
   it('runs for 6 minutes (a worst-case run with a large store, cold starts, one retry while settling) on Node 24, arm64', () => {
-    expect(selfCheckFunction(template())).toMatchObject({
+    expect(functionProperties(template(), 'SelfCheckFunction')).toMatchObject({
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Timeout: 360,
@@ -130,10 +117,7 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
   });
 
   it("may only PutItem and DeleteItem on the keys table, list the alarm topic's subscriptions and read its stack's status: no read, no inventory, no execute-api", () => {
-    const data = selfCheckStatements(template())
-      .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
-      .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
-    expect(data).toEqual([
+    expect(dataStatements(template(), 'SelfCheckFunction')).toEqual([
       {
         actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
         resource: { 'Fn::GetAtt': [logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'), 'Arn'] },
@@ -147,8 +131,8 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
   });
 
   it(`checks alarm delivery on its stage's alarm topic, ${stage === 'production' ? 'failing' : 'warning'} when alarms reach no one`, () => {
-    const { Variables } = selfCheckFunction(template()).Environment as { Variables: Record<string, unknown> };
-    expect(Variables).toMatchObject({
+    const variables = functionEnvironment(template(), 'SelfCheckFunction');
+    expect(variables).toMatchObject({
       [ENV.alarmTopicArn]: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
       [ENV.alarmOnCallTopic]: 'false',
       [ENV.alarmDeliveryRequired]: String(stage === 'production'),
@@ -221,7 +205,7 @@ describe('Deploy self-check: when a deploy runs it again', () => {
     expect(unchanged.staging).toMatch(/^[0-9a-f]{64}$/);
     // Another synth of the same app: synthesizeApp's, which may be another file's.
     const again = Object.fromEntries(
-      STAGES.map((stage) => [stage, triggerOf(synthesized.templates[stage]).properties[STAGE_FINGERPRINT_PROPERTY]]),
+      STAGES.map((stage) => [stage, triggerOf(synthesized().templates[stage]).properties[STAGE_FINGERPRINT_PROPERTY]]),
     );
     expect(again).toEqual(unchanged);
   });
@@ -249,23 +233,19 @@ describe('Deploy self-check: when a deploy runs it again', () => {
 });
 
 describe('Deploy self-check of a production stage with an alarm e-mail and an on-call topic', () => {
-  let withDestinations: SynthesizedApp;
-  beforeAll(() => {
-    withDestinations = synthesizeApp({
-      'production:alarmEmail': 'oncall@example.com',
-      'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
-      // The assets are not read here: no bundling.
-      'aws:cdk:bundling-stacks': [],
-    });
+  const withDestinations = synthesizeBeforeAll({
+    'production:alarmEmail': 'oncall@example.com',
+    'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
+    // The assets are not read here: no bundling.
+    'aws:cdk:bundling-stacks': [],
   });
-  afterAll(() => withDestinations.dispose());
 
   it('runs after the e-mail subscription exists, and knows the alarms also reach the on-call topic', () => {
-    const template = withDestinations.templates.production;
+    const template = withDestinations().templates.production;
     const subscriptions = Object.keys(resourcesOfType(template, 'AWS::SNS::Subscription'));
     expect(subscriptions).toHaveLength(1);
     expect(triggerOf(template).dependsOn).toEqual(expect.arrayContaining(subscriptions));
-    const { Variables } = selfCheckFunction(template).Environment as { Variables: Record<string, unknown> };
-    expect(Variables).toMatchObject({ [ENV.alarmOnCallTopic]: 'true', [ENV.alarmDeliveryRequired]: 'true' });
+    const variables = functionEnvironment(template, 'SelfCheckFunction');
+    expect(variables).toMatchObject({ [ENV.alarmOnCallTopic]: 'true', [ENV.alarmDeliveryRequired]: 'true' });
   });
 });

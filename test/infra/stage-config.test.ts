@@ -12,6 +12,7 @@ import {
   missingSettings,
   PLACEHOLDER_ACCOUNT,
   STAGES,
+  type StageName,
   stageConfig,
 } from '../../infra/stage-config';
 import { STACK_OUTPUTS, stackName } from '../../service/names';
@@ -19,12 +20,20 @@ import { ROUTES } from '../../service/routes';
 import { runProcess } from '../helpers/process';
 import {
   buildApp,
+  functionEnvironment,
   logicalIdStartingWith,
   resourcesOfType,
-  type SynthesizedApp,
-  synthesizeApp,
+  synthesizeBeforeAll,
   templateMethods,
 } from './synth';
+
+/** A stage's settings as the app reads them from these context values and environment variables. */
+function configFrom(stage: StageName, context: Record<string, string> = {}, env: Record<string, string> = {}) {
+  return stageConfig(
+    stage,
+    contextLookup((key) => context[key], env),
+  );
+}
 
 describe('Stage configuration', () => {
   it("paces the list at half the list index's read cap, in whole units even for an odd cap", () => {
@@ -38,49 +47,20 @@ describe('Stage configuration', () => {
 
   it('gives both stages an explicit placeholder account and the default region when nothing is configured', () => {
     for (const stage of STAGES) {
-      expect(
-        stageConfig(
-          stage,
-          contextLookup(() => undefined, {}),
-        ).env,
-      ).toEqual({
-        account: PLACEHOLDER_ACCOUNT,
-        region: DEFAULT_REGION,
-      });
+      expect(configFrom(stage).env).toEqual({ account: PLACEHOLDER_ACCOUNT, region: DEFAULT_REGION });
     }
   });
 
   it('takes a stage account and region from context before the environment', () => {
-    const context: Record<string, string> = { 'production:account': '111111111111' };
+    const context = { 'production:account': '111111111111' };
     const env = { PETSTORE_PRODUCTION_ACCOUNT: '222222222222', PETSTORE_PRODUCTION_REGION: 'eu-central-1' };
-    expect(
-      stageConfig(
-        'production',
-        contextLookup((key) => context[key], env),
-      ).env,
-    ).toEqual({
-      account: '111111111111',
-      region: 'eu-central-1',
-    });
+    expect(configFrom('production', context, env).env).toEqual({ account: '111111111111', region: 'eu-central-1' });
   });
 
   it('lets staging follow the CLI credentials but never production', () => {
     const env = { CDK_DEFAULT_ACCOUNT: '333333333333', CDK_DEFAULT_REGION: 'us-east-1' };
-    expect(
-      stageConfig(
-        'staging',
-        contextLookup(() => undefined, env),
-      ).env,
-    ).toEqual({
-      account: '333333333333',
-      region: 'us-east-1',
-    });
-    expect(
-      stageConfig(
-        'production',
-        contextLookup(() => undefined, env),
-      ).env.account,
-    ).toBe(PLACEHOLDER_ACCOUNT);
+    expect(configFrom('staging', {}, env).env).toEqual({ account: '333333333333', region: 'us-east-1' });
+    expect(configFrom('production', {}, env).env.account).toBe(PLACEHOLDER_ACCOUNT);
   });
 
   it('names the stacks PetStoreInventory-staging and PetStoreInventory-production', () => {
@@ -106,15 +86,8 @@ describe('Stage configuration', () => {
       },
     ];
     for (const destination of destinations) {
-      const context: Record<string, string> = { 'production:account': '555555555555', ...destination };
-      expect(() =>
-        assertDeployable(
-          stageConfig(
-            'production',
-            contextLookup((key) => context[key], {}),
-          ),
-        ),
-      ).not.toThrow();
+      const context = { 'production:account': '555555555555', ...destination };
+      expect(() => assertDeployable(configFrom('production', context))).not.toThrow();
     }
   });
 
@@ -122,14 +95,7 @@ describe('Stage configuration', () => {
     expect(() => assertDeployable(stageConfig('staging'))).toThrow(
       /its account is the placeholder 000000000000: set staging:account \(-c staging:account=<id>, or PETSTORE_STAGING_ACCOUNT\)/,
     );
-    expect(() =>
-      assertDeployable(
-        stageConfig(
-          'staging',
-          contextLookup((key) => ({ 'staging:account': '444444444444' })[key as string], {}),
-        ),
-      ),
-    ).not.toThrow();
+    expect(() => assertDeployable(configFrom('staging', { 'staging:account': '444444444444' }))).not.toThrow();
   });
 
   it('marks the deploy scripts with the stage they deploy, so the app checks it (and synth does not)', () => {
@@ -141,23 +107,11 @@ describe('Stage configuration', () => {
   });
 
   it('refuses a custom domain without a certificate', () => {
-    const context: Record<string, string> = { 'staging:domainName': 'inventory.example.com' };
-    expect(() =>
-      stageConfig(
-        'staging',
-        contextLookup((key) => context[key], {}),
-      ),
-    ).toThrow(/certificateArn/);
+    expect(() => configFrom('staging', { 'staging:domainName': 'inventory.example.com' })).toThrow(/certificateArn/);
   });
 
   it.each(['0', '-1', '2.5', 'ten'])('refuses a list reserved concurrency of %p, naming the setting', (value) => {
-    const context: Record<string, string> = { 'production:listReservedConcurrency': value };
-    expect(() =>
-      stageConfig(
-        'production',
-        contextLookup((key) => context[key], {}),
-      ),
-    ).toThrow(
+    expect(() => configFrom('production', { 'production:listReservedConcurrency': value })).toThrow(
       `production:listReservedConcurrency must be a positive integer (concurrent executions, or off); got "${value}"`,
     );
   });
@@ -165,11 +119,7 @@ describe('Stage configuration', () => {
   it('refuses a real production account until the list concurrency is said (a number, or off), naming how', () => {
     // Prepare: an alarm destination, so the list concurrency is all that is missing.
     const base = { 'production:account': '555555555555', 'production:alarmEmail': 'oncall@example.com' };
-    const config = (extra: Record<string, string>) =>
-      stageConfig(
-        'production',
-        contextLookup((key) => ({ ...base, ...extra })[key as string], {}),
-      );
+    const config = (extra: Record<string, string>) => configFrom('production', { ...base, ...extra });
     // Act and assess
     expect(() => assertDeployable(config({}))).toThrow(
       /production has no list concurrency: set production:listReservedConcurrency .*\(-c production:listReservedConcurrency=10, or PETSTORE_PRODUCTION_LIST_RESERVED_CONCURRENCY\)/,
@@ -182,29 +132,19 @@ describe('Stage configuration', () => {
   });
 
   it('refuses custom-domain settings without a domainName, which would make nothing without a word', () => {
-    const context: Record<string, string> = { 'staging:hostedZoneId': 'Z123', 'staging:hostedZoneName': 'example.com' };
-    expect(() =>
-      stageConfig(
-        'staging',
-        contextLookup((key) => context[key], {}),
-      ),
-    ).toThrow(/hostedZoneId, hostedZoneName set without a domainName/);
+    const context = { 'staging:hostedZoneId': 'Z123', 'staging:hostedZoneName': 'example.com' };
+    expect(() => configFrom('staging', context)).toThrow(/hostedZoneId, hostedZoneName set without a domainName/);
   });
 
   it.each(['hostedZoneId', 'hostedZoneName'])(
     'refuses a custom domain with only %s of its hosted zone, which would make no DNS record without a word',
     (only) => {
-      const context: Record<string, string> = {
+      const context = {
         'staging:domainName': 'inventory.example.com',
         'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
         [`staging:${only}`]: only === 'hostedZoneId' ? 'Z123' : 'example.com',
       };
-      expect(() =>
-        stageConfig(
-          'staging',
-          contextLookup((key) => context[key], {}),
-        ),
-      ).toThrow(/needs both hostedZoneId and hostedZoneName, or neither/);
+      expect(() => configFrom('staging', context)).toThrow(/needs both hostedZoneId and hostedZoneName, or neither/);
     },
   );
 });
@@ -219,23 +159,21 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
     // Act and assess: refused before any stack is built, naming the setting.
     expect(() => createInventoryApp({}, env)).toThrow(ALARM_SETTING);
     // With a destination the same settings pass the guard (the app this builds is synthesized further down).
-    const withEmail = stageConfig(
+    const withEmail = configFrom(
       'production',
-      contextLookup(() => undefined, {
+      {},
+      {
         ...env,
         PETSTORE_PRODUCTION_ALARM_EMAIL: 'oncall@example.com',
         PETSTORE_PRODUCTION_LIST_RESERVED_CONCURRENCY: '10',
-      }),
+      },
     );
     expect(() => assertComplete(withEmail)).not.toThrow();
   });
 
   it('keeps synth working offline on the placeholder account, and never asks staging for a destination', () => {
     expect(() => assertComplete(stageConfig('production'))).not.toThrow();
-    const staging = stageConfig(
-      'staging',
-      contextLookup(() => undefined, { PETSTORE_STAGING_ACCOUNT: '444444444444' }),
-    );
+    const staging = configFrom('staging', {}, { PETSTORE_STAGING_ACCOUNT: '444444444444' });
     expect(() => assertComplete(staging)).not.toThrow();
   });
 
@@ -282,36 +220,30 @@ describe('The production guard on every path (plain cdk synth and cdk deploy too
 });
 
 describe('A staging stage with every optional setting (and production in an account of its own)', () => {
-  let synthesized: SynthesizedApp;
   const origin = 'https://shop.example.com';
   const ONCALL_TOPIC = 'arn:aws:sns:eu-west-1:555555555555:oncall';
-
-  beforeAll(() => {
-    synthesized = synthesizeApp({
-      'staging:account': '444444444444',
-      'production:account': '555555555555',
-      'production:alarmEmail': 'prod-oncall@example.com',
-      // Said, and off: the number is tested on staging; a real production account must say one or the other.
-      'production:listReservedConcurrency': 'off',
-      'production:alarmTopicArn': ONCALL_TOPIC,
-      'staging:alarmEmail': 'oncall@example.com',
-      'staging:petsSunsetAt': '2027-06-30',
-      'staging:corsOrigins': origin,
-      'staging:domainName': 'inventory.example.com',
-      'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
-      'staging:hostedZoneId': 'Z123',
-      'staging:hostedZoneName': 'example.com',
-      'staging:listReservedConcurrency': '10',
-    });
+  const synthesized = synthesizeBeforeAll({
+    'staging:account': '444444444444',
+    'production:account': '555555555555',
+    'production:alarmEmail': 'prod-oncall@example.com',
+    // Said, and off: the number is tested on staging; a real production account must say one or the other.
+    'production:listReservedConcurrency': 'off',
+    'production:alarmTopicArn': ONCALL_TOPIC,
+    'staging:alarmEmail': 'oncall@example.com',
+    'staging:petsSunsetAt': '2027-06-30',
+    'staging:corsOrigins': origin,
+    'staging:domainName': 'inventory.example.com',
+    'staging:certificateArn': 'arn:aws:acm:eu-west-1:444444444444:certificate/abc',
+    'staging:hostedZoneId': 'Z123',
+    'staging:hostedZoneName': 'example.com',
+    'staging:listReservedConcurrency': '10',
   });
 
-  afterAll(() => synthesized.dispose());
-
-  const template = () => synthesized.templates.staging;
+  const template = () => synthesized().templates.staging;
 
   it('deploys to the configured account', () => {
-    expect(synthesized.stacks.staging.account).toBe('444444444444');
-    expect(synthesized.stacks.staging).toBeInstanceOf(InventoryStack);
+    expect(synthesized().stacks.staging.account).toBe('444444444444');
+    expect(synthesized().stacks.staging).toBeInstanceOf(InventoryStack);
   });
 
   it('maps the custom domain with the v1 base path over TLS 1.2 and outputs its URL', () => {
@@ -345,7 +277,7 @@ describe('A staging stage with every optional setting (and production in an acco
    */
   it("reserves the list's concurrency when asked, and no other function's; production, set to off, reserves none", () => {
     const reserved = (stage: 'staging' | 'production') =>
-      Object.entries(resourcesOfType(synthesized.templates[stage], 'AWS::Lambda::Function'))
+      Object.entries(resourcesOfType(synthesized().templates[stage], 'AWS::Lambda::Function'))
         .filter(
           ([, fn]) => (fn as { ReservedConcurrentExecutions?: number }).ReservedConcurrentExecutions !== undefined,
         )
@@ -358,11 +290,7 @@ describe('A staging stage with every optional setting (and production in an acco
   });
 
   it('tells the deprecated pets function its sunset date', () => {
-    const id = logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'GetPetByIdFunction');
-    const fn = resourcesOfType(template(), 'AWS::Lambda::Function')[id] as {
-      Environment: { Variables: Record<string, string> };
-    };
-    expect(fn.Environment.Variables.PETS_SUNSET_AT).toBe('2027-06-30');
+    expect(functionEnvironment(template(), 'GetPetByIdFunction').PETS_SUNSET_AT).toBe('2027-06-30');
   });
 
   it('answers CORS preflights without the authorizer and sends the origin on gateway responses', () => {
@@ -379,24 +307,20 @@ describe('A staging stage with every optional setting (and production in an acco
 
   it('tells every route function the allowed origins, so actual responses carry Access-Control-Allow-Origin', () => {
     for (const route of ROUTES) {
-      const id = logicalIdStartingWith(template(), 'AWS::Lambda::Function', functionId(route.operationId));
-      const fn = resourcesOfType(template(), 'AWS::Lambda::Function')[id] as {
-        Environment: { Variables: Record<string, string> };
-      };
-      expect(fn.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe(origin);
+      expect(functionEnvironment(template(), functionId(route.operationId)).CORS_ALLOWED_ORIGINS).toBe(origin);
     }
   });
 
   it('leaves production untouched by staging settings', () => {
-    synthesized.templates.production.resourceCountIs('AWS::ApiGateway::DomainName', 0);
-    synthesized.templates.production.hasResourceProperties('AWS::SNS::Subscription', {
+    synthesized().templates.production.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+    synthesized().templates.production.hasResourceProperties('AWS::SNS::Subscription', {
       Endpoint: 'prod-oncall@example.com',
     });
-    synthesized.templates.production.resourceCountIs('AWS::SNS::Subscription', 1);
+    synthesized().templates.production.resourceCountIs('AWS::SNS::Subscription', 1);
   });
 
   it('sends every production alarm, and its recovery, to the configured on-call topic as well as its own', () => {
-    const production = synthesized.templates.production;
+    const production = synthesized().templates.production;
     const ownTopic = { Ref: logicalIdStartingWith(production, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') };
     // The paging alarms; the roll-out's new-version gates notify nobody (a failed deploy is the notice).
     const alarms = Object.entries(resourcesOfType(production, 'AWS::CloudWatch::Alarm'))
@@ -410,7 +334,7 @@ describe('A staging stage with every optional setting (and production in an acco
   });
 
   it('gives each account its own API Gateway account stack, named by region, and each stage depends on its own', () => {
-    expect(Object.keys(synthesized.accountTemplates).sort()).toEqual([
+    expect(Object.keys(synthesized().accountTemplates).sort()).toEqual([
       'PetStoreInventory-account-eu-west-1-444444444444',
       'PetStoreInventory-account-eu-west-1-555555555555',
     ]);
@@ -418,10 +342,10 @@ describe('A staging stage with every optional setting (and production in an acco
       ['staging', '444444444444'],
       ['production', '555555555555'],
     ] as const) {
-      const accountStack = synthesized.accountStacks.get(`${account}/eu-west-1`);
+      const accountStack = synthesized().accountStacks.get(`${account}/eu-west-1`);
       expect(accountStack?.stackName).toBe('PetStoreInventory-account-eu-west-1');
       expect(accountStack?.account).toBe(account);
-      expect(synthesized.stacks[stage].dependencies).toEqual([accountStack]);
+      expect(synthesized().stacks[stage].dependencies).toEqual([accountStack]);
     }
   });
 
@@ -429,8 +353,8 @@ describe('A staging stage with every optional setting (and production in an acco
   // (`cdk deploy` → UpdateTerminationProtection when they differ), so a value that depended on which stages a deploy
   // knows of would be lifted by a staging deploy from an account stack production shares.
   it('leaves every account stack unprotected, whichever stages share it, so no deploy turns protection on or off', () => {
-    for (const accountStack of synthesized.accountStacks.values())
+    for (const accountStack of synthesized().accountStacks.values())
       expect(accountStack.terminationProtection).toBe(false);
-    expect(synthesized.stacks.production.terminationProtection).toBe(true);
+    expect(synthesized().stacks.production.terminationProtection).toBe(true);
   });
 });

@@ -96,6 +96,25 @@ export function synthesizeApp(extraContext: Record<string, unknown> = {}, option
   return synthesized;
 }
 
+/**
+ * Synthesizes the app (as {@link synthesizeApp}) in a beforeAll of the file or describe that calls it, and disposes
+ * of it in an afterAll; tests read it through the returned function.
+ */
+export function synthesizeBeforeAll(
+  extraContext: Record<string, unknown> = {},
+  options: SynthOptions = {},
+): () => SynthesizedApp {
+  let synthesized: SynthesizedApp | undefined;
+  beforeAll(() => {
+    synthesized = synthesizeApp(extraContext, options);
+  });
+  afterAll(() => synthesized?.dispose());
+  return () => {
+    if (synthesized === undefined) throw new Error('The app is synthesized in beforeAll: read it inside a test');
+    return synthesized;
+  };
+}
+
 /** Synthesizes the app into a cloud assembly of its own, which `dispose()` removes. */
 function synthesizeFresh(extraContext: Record<string, unknown>, options: SynthOptions): SynthesizedApp & Outdir {
   const { outdir, ...inventoryApp } = buildApp(extraContext, options);
@@ -276,4 +295,22 @@ export function roleStatements(template: Template, functionId: string): PolicySt
   return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
     .filter((policy) => (policy.Roles as unknown[]).some((role) => JSON.stringify(role) === roleRef))
     .flatMap((policy) => (policy.PolicyDocument as { Statement: PolicyStatement[] }).Statement);
+}
+
+/** The properties of the only function whose logical ID starts with `id` (its construct ID). */
+export function functionProperties(template: Template, id: string): Record<string, unknown> {
+  const logicalId = logicalIdStartingWith(template, 'AWS::Lambda::Function', id);
+  return resourcesOfType(template, 'AWS::Lambda::Function')[logicalId] as Record<string, unknown>;
+}
+
+/** The environment variables of the function whose logical ID starts with `id`. */
+export function functionEnvironment(template: Template, id: string): Record<string, unknown> {
+  return (functionProperties(template, id).Environment as { Variables: Record<string, unknown> }).Variables;
+}
+
+/** What that function's role may do beyond writing its own logs and X-Ray traces: what it may do to data. */
+export function dataStatements(template: Template, id: string): { actions: string[]; resource: unknown }[] {
+  return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', id))
+    .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
+    .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
 }

@@ -107,12 +107,6 @@ export interface WafDecision {
   response?: WafResponse;
 }
 
-/** Options of the evaluation. */
-export interface WafEvaluationOptions {
-  /** The protected resource type, for the body inspection limit. Only API Gateway is understood. */
-  resourceType?: 'API_GATEWAY';
-}
-
 type Json = Record<string, unknown>;
 
 /** The AWS managed rule groups understood here: each rule's label (after the namespace) and its action in the group. */
@@ -196,11 +190,7 @@ type Context = {
 };
 
 /** Evaluates one request against a web ACL's CloudFormation properties. */
-export function evaluateWebAcl(
-  webAcl: Record<string, unknown>,
-  request: WafRequest,
-  options: WafEvaluationOptions = {},
-): WafDecision {
+export function evaluateWebAcl(webAcl: Record<string, unknown>, request: WafRequest): WafDecision {
   const acl = fieldsOf(
     webAcl,
     [
@@ -215,7 +205,6 @@ export function evaluateWebAcl(
     ],
     'web ACL',
   );
-  if ((options.resourceType ?? 'API_GATEWAY') !== 'API_GATEWAY') throw new Error('only API Gateway is understood');
   if (acl.Scope !== 'REGIONAL') throw new Error(`Scope ${String(acl.Scope)} is not understood (API Gateway: REGIONAL)`);
   const bodies = (acl.CustomResponseBodies ?? {}) as Json;
   const context: Context = {
