@@ -147,26 +147,26 @@ describe('CLI: keys', () => {
     ).toBe(200);
   });
 
-  it.each<{ naming: string; env: Record<string, string>; atTestEndpoint: boolean; message: RegExp }>([
+  it.each<{ naming: string; env: Record<string, string>; argv: () => string[]; message: RegExp }>([
     {
       naming: 'the table when the keys table does not exist',
       env: { API_KEYS_TABLE_NAME: 'no-such-table' },
-      atTestEndpoint: true,
+      argv: () => ['keys', 'list', '--endpoint', testEndpoint()],
       message: /^error: Table no-such-table does not exist in DynamoDB at http:\/\/127\.0\.0\.1:\d+: [^\n]+\n$/,
     },
     {
       naming: 'the endpoint when DynamoDB cannot be reached',
       env: { DYNAMODB_PORT: '9' },
-      atTestEndpoint: false,
+      argv: () => ['keys', 'list'],
       message:
         /^error: Cannot reach local DynamoDB at http:\/\/127\.0\.0\.1:9 \(.*ECONNREFUSED.*\): is `npm start` running\?[^\n]*\n$/,
     },
-  ])('exits 1 with one line naming $naming', async ({ env, atTestEndpoint, message }) => {
+  ])('exits 1 with one line naming $naming', async ({ env, argv, message }) => {
     // Prepare
     const io = aCapturedIo({ env });
 
     // Act
-    const code = await run(['keys', 'list', ...(atTestEndpoint ? ['--endpoint', testEndpoint()] : [])], io);
+    const code = await run(argv(), io);
 
     // Assess
     expect(code).toBe(1);

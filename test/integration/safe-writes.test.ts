@@ -531,7 +531,7 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
 
   it('keeps no 5xx under an Idempotency-Key: a 503 while the inventory write fails, then a repeat applies the change once (200, not replayed), then a third replays it', async () => {
     // Prepare: the inventory table refuses the first write; the idempotency store answers normally.
-    const { send, stored, throttledCalls, close } = await updateHandlerThrottling('78', 'inventory');
+    const { send, stored, throttledCalls, close, notKept } = await updateHandlerThrottling('78', 'inventory');
     try {
       // Act
       const failed = await send('{"adjustBy":5}');
@@ -548,6 +548,7 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       expect(third.body).toBe(repeat.body);
       expect(third.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
       expect(await stored()).toBe(15);
+      expect(notKept).toEqual([]);
     } finally {
       await close();
     }

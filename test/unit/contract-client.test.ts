@@ -51,7 +51,10 @@ function aClient(answers: Response[] | (() => Response), baseUrl = 'http://api.t
     apiKey: 'psk_k',
     fetch: async (input: Parameters<typeof fetch>[0]) => {
       seen.push(input as Request);
-      return typeof answers === 'function' ? answers() : (answers.shift() as Response);
+      if (typeof answers === 'function') return answers();
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error(`fetch call ${seen.length} has no answer left`);
+      return answer;
     },
   });
   return { client, seen };

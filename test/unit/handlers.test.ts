@@ -422,6 +422,10 @@ describe('Function: listInventory (streamed)', () => {
       expect(outcome.raw.length).toBeGreaterThan(0);
       expect(parsesAsJson(outcome.raw, false)).toBe(false);
       expect(added).toContain(METRIC_NAMES.responseStreamAborted);
+      expect(errorLogs).toContainEqual([
+        'response stream aborted after its first byte',
+        expect.objectContaining({ requestId: 'req-123' }),
+      ]);
     });
   });
 });
