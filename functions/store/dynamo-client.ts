@@ -28,7 +28,7 @@ export interface DynamoClientOptions {
 /** The DynamoDB client every caller uses, with bounded retries and time-outs: an unreachable table is a quick 503. */
 export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBClient {
   const agent = { keepAlive: true, maxSockets: 50 };
-  return new DynamoDBClient({
+  const client = new DynamoDBClient({
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.region ? { region: options.region } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
@@ -44,4 +44,8 @@ export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBC
       httpsAgent: agent,
     },
   });
+  // The SDK's logger middleware copies every output, sensitive fields masked, for the client's logger even when that
+  // is the default no-op: a list page of 1,000 entries costs ~2 ms of CPU to build a copy nobody reads.
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
 }
