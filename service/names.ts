@@ -14,6 +14,22 @@ export const HISTORY_TABLE_KEY = {
   timeToLive: 'expiresAt',
 } as const;
 /**
+ * The change feed (`GET /inventory/changes`): every history row under one `feed` partition, sorted by the
+ * `feedSequence` the history function gives it (one more than the last, in one transaction with the counter row).
+ */
+export const HISTORY_FEED_INDEX = {
+  name: 'byFeedSequence',
+  partition: { name: 'feed', type: 'N' },
+  sort: { name: 'feedSequence', type: 'N' },
+} as const;
+/** The feed's one partition value. */
+export const FEED_PARTITION = '0';
+/**
+ * The history table's counter row: the last feed sequence number given and its time. Its petId is 2^63, one past the
+ * largest int64, so no pet's history holds it.
+ */
+export const FEED_COUNTER_KEY = { petId: '9223372036854775808', sequence: 'feed-counter' } as const;
+/**
  * The idempotency records of `PATCH /inventory/{petId}` (Powertools Idempotency's DynamoDB layout: key `id`, TTL on
  * `expiration`, epoch seconds).
  */
