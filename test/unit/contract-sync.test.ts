@@ -244,7 +244,7 @@ describe('Contract: openapi.yaml and the code agree', () => {
 
   it("gives the batch's duplicate-petId example the message the parser answers", () => {
     // Prepare
-    const badRequest = resolveRef(operationWithId('applyInventoryChanges').responses['400'] as Response) as {
+    const badRequest = resolveRef(operationWithId('applyInventoryChanges').responses['400']) as {
       content: Record<string, { examples: Record<string, { value: { message: string } }> }>;
     };
     const example = badRequest.content['application/json']?.examples.batchDuplicatePetId?.value.message;
