@@ -374,27 +374,25 @@ export interface ChangeFeedOptions {
   signal?: AbortSignal;
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
+/** Resolves after `ms`, or at once when `signal` aborts; leaves no listener on `signal` (a follow pauses often). */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const end = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal?.addEventListener('abort', end, { once: true });
   });
 }
 
 /**
  * The change feed page by page, oldest first, from `options.cursor`, each page with the cursor to save once its events
  * are applied. An empty page (also yielded, with the position to ask again from) ends it without `follow`; with
- * `follow`, it waits `pollIntervalMs` and asks again, until `signal` aborts. 429 and 503 are asked again after `Retry-After`; another failure rejects with an
- * {@link InventoryApiError} whose `cursor` is where to resume (410 `CURSOR_EXPIRED`: the cursor is older than the
- * events kept; list again and follow from {@link listChangesCursor}).
+ * `follow`, it waits `pollIntervalMs` and asks again, until `signal` aborts. 429 and 503 are asked again after
+ * `Retry-After`; another failure rejects with an {@link InventoryApiError} whose `cursor` is where to resume (410
+ * `CURSOR_EXPIRED`: the cursor is older than the events kept; list again and follow from {@link listChangesCursor}).
  */
 export async function* inventoryChangePages(
   client: InventoryClient,

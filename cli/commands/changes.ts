@@ -5,8 +5,8 @@ import {
   inventoryChangePages,
   stringifyExactJson,
 } from '../../client/index';
-import { CliError, UsageError } from '../errors';
-import { apiBaseUrl, apiKeyOption, apiUnreachable, type CommandContext, writeLine } from './context';
+import { CliError } from '../errors';
+import { apiBaseUrl, apiKeyOption, apiUnreachable, type CommandContext, countOption, writeLine } from './context';
 
 /** The feed's page size bounds (docs/api.md, `GET /inventory/changes`). */
 const MAX_LIMIT = 1000;
@@ -17,7 +17,7 @@ const MAX_LIMIT = 1000;
  */
 export async function inventoryChanges(context: CommandContext): Promise<void> {
   const { io, options } = context;
-  const limit = parseLimit(options.limit);
+  const limit = countOption(options.limit, 'limit', MAX_LIMIT);
   const follow = options.follow === true;
   const key = apiKeyOption(context, 'inventory changes');
   const url = await apiBaseUrl(context);
@@ -34,13 +34,17 @@ export async function inventoryChanges(context: CommandContext): Promise<void> {
       cursor = page.cursor;
     }
   } catch (error) {
-    const resume = cursor === undefined ? '' : `; resume with --cursor ${cursor}`;
-    throw new CliError(`${feedFailure(context, url, error)}${resume}`, { cause: error });
+    throw new CliError(`${feedFailure(context, url, error)}; ${resumeHint(cursor)}`, { cause: error });
   }
-  writeLine(
-    io.stderr,
-    `${count} ${count === 1 ? 'change' : 'changes'} from ${url}/inventory/changes; resume with --cursor ${cursor}`,
-  );
+  const changes = `${count} ${count === 1 ? 'change' : 'changes'}`;
+  writeLine(io.stderr, `${changes} from ${url}/inventory/changes; ${resumeHint(cursor)}`);
+}
+
+/** Where to go on from: the last cursor read, else the feed's start (no page was read). */
+function resumeHint(cursor: string | undefined): string {
+  return cursor === undefined
+    ? 'no page read: run again to start from the oldest change'
+    : `resume with --cursor ${cursor}`;
 }
 
 /** One event on one line: when, its id, the pet and version, from what to what, why, who, and the reference last. */
@@ -56,19 +60,11 @@ export function changeLine(event: ChangeEvent): string {
     event.reason ?? '-',
     event.source,
     event.actor,
-    ...(event.reference === null ? [] : [event.reference]),
+    ...(event.reference ? [event.reference] : []),
   ].join('  ');
 }
 
 function feedFailure(context: CommandContext, url: string, error: unknown): string {
   if (error instanceof InventoryApiError) return `GET ${url}/inventory/changes answered ${error.message}`;
   return apiUnreachable(context, url, error) ?? `could not read ${url}/inventory/changes (${(error as Error).message})`;
-}
-
-function parseLimit(raw: string | boolean | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw) || value < 1 || value > MAX_LIMIT)
-    throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}; got "${String(raw)}"`);
-  return value;
 }
