@@ -76,9 +76,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     action: inventoryHistory,
   },
   'inventory changes': {
-    usage: 'inventory changes --key KEY [--url URL] [--cursor CURSOR] [--limit N] [--follow] [--format text|json]',
+    usage: 'inventory changes --key KEY [--url URL] [--cursor C] [--limit N] [--follow] [--format text|json]',
     summary:
-      'every stock change from CURSOR (else the oldest kept), one a line; --follow: then each as it is made, until Ctrl-C',
+      'every stock change from cursor C (else the oldest kept), one a line; --follow: then each as it is made, until Ctrl-C',
     action: inventoryChanges,
   },
   'stack map': {
