@@ -17,4 +17,9 @@ export interface CliIo {
   cwd: string;
   /** Waits this many milliseconds (`keys revoke`'s second flush). @default a timer */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * A signal the operator's Ctrl-C (SIGINT) aborts, for a command that ends cleanly on it (`inventory changes
+   * --follow`); only a command that asks for it stops Ctrl-C ending the process. @default never aborted
+   */
+  interruptSignal?: () => AbortSignal;
 }

@@ -14,6 +14,12 @@ run(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   cwd: process.cwd(),
+  interruptSignal() {
+    const interrupt = new AbortController();
+    // Once: a second Ctrl-C ends the process as usual, should the command not stop.
+    process.once('SIGINT', () => interrupt.abort());
+    return interrupt.signal;
+  },
 }).then((code) => {
   process.exitCode = code;
 });

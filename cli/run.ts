@@ -2,6 +2,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { API_KEY_SCOPES } from '../functions/api-keys/key';
 import type { ApiGatewayClientFactory } from './authorizer-cache';
 import { applyInventoryChanges } from './commands/apply-changes';
+import { inventoryChanges } from './commands/changes';
 import { type CommandContext, writeLine } from './commands/context';
 import { inventoryHistory } from './commands/history';
 import { exportInventory, getInventoryEntry, importInventory } from './commands/inventory';
@@ -73,6 +74,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     usage: 'inventory history PETID [--since ISO] [--format table|json]',
     summary: "every recorded change of one pet's stock, oldest first",
     action: inventoryHistory,
+  },
+  'inventory changes': {
+    usage: 'inventory changes --key KEY [--url URL] [--cursor C] [--limit N] [--follow] [--format text|json]',
+    summary:
+      'every stock change from cursor C (else the oldest kept), one a line; --follow: then each as it is made, until Ctrl-C',
+    action: inventoryChanges,
   },
   'stack map': {
     usage: 'stack map MAPFILE LOGFILE',

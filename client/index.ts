@@ -61,6 +61,12 @@ export type InventoryAdjustment = components['schemas']['InventoryAdjustment'];
 /** One change of a pet's stock, as `GET /inventory/{petId}/history` lists it. */
 export type HistoryEntry = components['schemas']['HistoryEntry'];
 export type PetStatus = components['schemas']['PetStatus'];
+/**
+ * One change as the feed (`GET /inventory/changes`) gives it: its history row, plus `id` (a string, the same wherever
+ * the event appears: dedupe on it), `petId` and the entry's `version` after the change (apply an event only when its
+ * version is above the one you hold). Typed here by hand after openapi.yaml's ChangeEvent.
+ */
+export type ChangeEvent = HistoryEntry & { id: string; petId: bigint; version: number };
 /** The Error body of every non-2xx response. */
 export type ApiError = components['schemas']['Error'];
 /** The documented Error codes. */
@@ -177,7 +183,10 @@ export class InventoryApiError extends Error {
   readonly error: ApiError | undefined;
   /** From {@link inventoryPages}: the `after` to resume the list from (undefined: from its start). */
   after?: bigint;
-  /** From {@link inventoryHistoryPages}: the `cursor` to resume the history from (undefined: from the newest). */
+  /**
+   * From {@link inventoryHistoryPages}: the `cursor` to resume the history from (undefined: from the newest); from
+   * {@link inventoryChangePages}: the feed's (undefined: from the oldest event kept).
+   */
   cursor?: string;
   constructor(
     readonly body: unknown,
@@ -198,14 +207,14 @@ function excerpt(body: unknown): string {
   return text.length > BODY_EXCERPT_LENGTH ? `${text.slice(0, BODY_EXCERPT_LENGTH)}…` : text;
 }
 
-/** A `Link` header's `rel="next"` target (RFC 8288) and the link as written; undefined when there is none. */
-function nextLink(link: string | null): { target: URL; written: string } | undefined {
+/** A `Link` header's target of relation `relation` (RFC 8288) and the link as written; undefined when there is none. */
+function linkOf(link: string | null, relation = 'next'): { target: URL; written: string } | undefined {
   for (const value of link?.split(',') ?? []) {
     const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(value);
     // rel is a space-separated list of relation types, quoted or not (RFC 8288 §3.3): `rel="prev next"` is a next.
     const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;]+))/i.exec(match?.[2] ?? '');
     const types = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
-    if (match && types.includes('next'))
+    if (match && types.includes(relation))
       return { target: new URL(match[1] ?? '', 'http://link.invalid'), written: value.trim() };
   }
   return undefined;
@@ -213,7 +222,7 @@ function nextLink(link: string | null): { target: URL; written: string } | undef
 
 /** The `after` of a `Link` header's `rel="next"` target (RFC 8288); undefined when there is none. */
 export function nextPageAfter(link: string | null): bigint | undefined {
-  const next = nextLink(link);
+  const next = linkOf(link);
   if (next === undefined) return undefined;
   const after = next.target.searchParams.get('after');
   // A next page this client cannot follow must not look like the last one: the list would seem complete.
@@ -224,12 +233,18 @@ export function nextPageAfter(link: string | null): bigint | undefined {
 
 /** The `cursor` of a history page's `rel="next"` link, as given (it is opaque); undefined on the last page. */
 export function nextHistoryCursor(link: string | null): string | undefined {
-  const next = nextLink(link);
-  if (next === undefined) return undefined;
-  const cursor = next.target.searchParams.get('cursor');
-  // As with the list: a next page that cannot be followed must not end the history as if it were complete.
-  if (!cursor)
-    throw new Error(`GET /inventory/{petId}/history answered a rel="next" link without a cursor: ${next.written}`);
+  return linkCursor(link, 'next', 'GET /inventory/{petId}/history');
+}
+
+/**
+ * The `cursor` of a link's target, as given (it is opaque). As with the list, a link that cannot be followed must not
+ * end a history or feed as if it were complete. @throws Error when the link has no cursor
+ */
+function linkCursor(link: string | null, relation: string, route: string): string | undefined {
+  const found = linkOf(link, relation);
+  if (found === undefined) return undefined;
+  const cursor = found.target.searchParams.get('cursor');
+  if (!cursor) throw new Error(`${route} answered a rel="${relation}" link without a cursor: ${found.written}`);
   return cursor;
 }
 
@@ -314,6 +329,99 @@ export async function* inventoryHistoryPages(
     yield data;
     cursor = nextHistoryCursor(response.headers.get('link'));
     if (cursor === undefined) return;
+  }
+}
+
+/** The one operation of the feed, as openapi-typescript writes an operation, for the typed client's `GET`. */
+interface ChangeFeedPaths {
+  '/inventory/changes': {
+    get: {
+      parameters: { query?: { limit?: number; cursor?: string } };
+      responses: {
+        200: { headers: Record<string, unknown>; content: { 'application/json': { items: ChangeEvent[] } } };
+        default: { headers: Record<string, unknown>; content: { 'application/json': ApiError } };
+      };
+    };
+  };
+}
+
+/**
+ * The feed position a `GET /inventory` answer names (its `Link` with `rel="changes"`): the position when the list
+ * began. A new consumer lists, applies the entries, then follows from it with {@link inventoryChangePages}; a change
+ * made while it listed may then arrive again, and its `version` shows it is already applied.
+ */
+export function listChangesCursor(link: string | null): string | undefined {
+  return linkCursor(link, 'changes', 'GET /inventory');
+}
+
+/** One page of the feed: its events, oldest first, and the cursor to resume from once all of them are applied. */
+export interface ChangePage {
+  events: ChangeEvent[];
+  /** Save it after applying the page's events; {@link inventoryChangePages} from it gives the events that follow. */
+  cursor: string;
+}
+
+export interface ChangeFeedOptions {
+  /** Where to start: a saved {@link ChangePage.cursor} or {@link listChangesCursor}. @default the oldest event kept */
+  cursor?: string;
+  /** Events per page, 1 to 1000. @default the API's, 100 */
+  limit?: number;
+  /** Keep asking after the feed is read to its end, every `pollIntervalMs`, until `signal` aborts. @default false */
+  follow?: boolean;
+  /** How long to wait after an empty page before asking again (with `follow`). @default 1000 */
+  pollIntervalMs?: number;
+  /** Ends the iteration (without an error), also in the middle of a request or a wait. */
+  signal?: AbortSignal;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts; leaves no listener on `signal` (a follow pauses often). */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const end = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal?.addEventListener('abort', end, { once: true });
+  });
+}
+
+/**
+ * The change feed page by page, oldest first, from `options.cursor`, each page with the cursor to save once its events
+ * are applied. An empty page (also yielded, with the position to ask again from) ends it without `follow`; with
+ * `follow`, it waits `pollIntervalMs` and asks again, until `signal` aborts. 429 and 503 are asked again after
+ * `Retry-After`; another failure rejects with an {@link InventoryApiError} whose `cursor` is where to resume (410
+ * `CURSOR_EXPIRED`: the cursor is older than the events kept; list again and follow from {@link listChangesCursor}).
+ */
+export async function* inventoryChangePages(
+  client: InventoryClient,
+  options: ChangeFeedOptions = {},
+): AsyncGenerator<ChangePage> {
+  const { limit, follow = false, pollIntervalMs = 1000, signal } = options;
+  const feed = client as unknown as Client<ChangeFeedPaths, 'application/json'>;
+  let cursor = options.cursor;
+  while (!signal?.aborted) {
+    const query = { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) };
+    const answer = await getRetrying(
+      () => feed.GET('/inventory/changes', { params: { query }, signal }),
+      (ms) => pause(ms, signal),
+    ).catch((error: unknown) => {
+      if (signal?.aborted) return undefined;
+      throw error;
+    });
+    if (answer === undefined) return;
+    const { data, error, response } = answer;
+    if (data === undefined) throw Object.assign(new InventoryApiError(error, response.status), { cursor });
+    const next = linkCursor(response.headers.get('link'), 'next', 'GET /inventory/changes');
+    // The feed always names where to ask next; without it, following on would read the feed again from its start.
+    if (next === undefined) throw new Error('GET /inventory/changes answered without a rel="next" link');
+    yield { events: data.items, cursor: next };
+    if (data.items.length === 0) {
+      if (!follow) return;
+      await pause(pollIntervalMs, signal);
+    }
+    cursor = next;
   }
 }
 

@@ -88,8 +88,9 @@ export interface paths {
          *     a non-object, neither `quantity` nor `adjustBy`, both, `expectedQuantity` without `quantity` or with
          *     `adjustBy`, any member `null`, a number given as a string, fractional or out of range, `adjustBy` 0, an
          *     unknown `reason`, a `reference` that breaks its rule, any other member, a repeated member. Refused with 400
-         *     `MALFORMED_JSON`: text that is not JSON or not UTF-8. A body over 1024 bytes is 413; a body sent with a
-         *     Content-Type other than `application/json` (or another `application/*+json` type) is 415. Each 400 message names the field and the rule.
+         *     `MALFORMED_JSON`: text that is not JSON (a byte that is not UTF-8 reaches the service as U+FFFD). A body
+         *     over 4096 bytes is 413; a body sent with a Content-Type other than `application/json` (or another
+         *     `application/*+json` type) is 415. Each 400 message names the field and the rule.
          *
          *     **Compare-and-set**: with `expectedQuantity`, the update applies only if the stored quantity equals it,
          *     checked and written in one step. Otherwise the answer is 409 `CONFLICT`, whose message names the current
@@ -146,7 +147,7 @@ export interface paths {
          *     The `Idempotency-Key` works exactly as on `PATCH`: the first answer (200, 404 or 409) is kept 24 hours and
          *     a repeat of the same request replays it with `Idempotent-Replayed: true`, applying nothing; the same key
          *     with another body is 422. Each change is its own history row (`GET /inventory/{petId}/history`) with its
-         *     `reason` and `reference`. A `read` key gets 403. The body is at most 65,536 bytes.
+         *     `reason` and `reference`. A `read` key gets 403. The body is at most 524,288 bytes.
          */
         post: operations["applyInventoryChanges"];
         delete?: never;
@@ -566,7 +567,7 @@ export interface components {
          * @description API Gateway refused the request for its size: header values over 10,240 bytes in total, or a body over 10 MB.
          *     This answer is API Gateway's own and AWS does not let it be customized, so it is plain text without the
          *     Error body, `Cache-Control` or CORS headers (see "Errors"); its wording is API Gateway's. In production the
-         *     firewall refuses a body over 1024 bytes first, with the Error body.
+         *     firewall refuses a body over 4096 bytes first, with the Error body.
          */
         RequestTooLarge: {
             headers: {
@@ -662,7 +663,7 @@ export interface components {
             };
         };
         /**
-         * @description The body is over 1024 bytes (65,536 for `POST /inventory/changes`): the Error body, from the function or
+         * @description The body is over 4096 bytes (524,288 for `POST /inventory/changes`): the Error body, from the function or
          *     production's firewall. Header values over
          *     10,240 bytes in total and a body over 10 MB are refused by API Gateway itself, with its own plain text and
          *     no `Cache-Control` (see "Errors": AWS does not let that 413 be customized).
@@ -728,7 +729,7 @@ export interface components {
          * @description Storage is throttled or unreachable, the API key could not be checked right now, or the function could not
          *     be invoked or failed to answer. A request over Lambda's 6 MB invocation payload limit is answered the same
          *     way (API Gateway accepts up to 10 MB, Lambda refuses it) and never succeeds: do not retry a 503 to a body over
-         *     1024 bytes. A read is safe to retry after `Retry-After` seconds. A write answered 503 or 504 may or may not have
+         *     4096 bytes. A read is safe to retry after `Retry-After` seconds. A write answered 503 or 504 may or may not have
          *     been applied: a `quantity` may be resent (it sets, it does not add); an `adjustBy` may be resent only with the
          *     same `Idempotency-Key` it was first sent with (without one, read the entry first: resending could add twice).
          */
@@ -935,7 +936,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The new stock count (and optionally the count it must replace), or the delta to add. At most 1024 bytes. */
+        /** @description The new stock count (and optionally the count it must replace), or the delta to add. At most 4096 bytes. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InventoryUpdate"] | components["schemas"]["InventoryAdjustment"];
@@ -984,7 +985,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The changes, 1 to 100, each with its petId (at most once). At most 65,536 bytes. */
+        /** @description The changes, 1 to 100, each with its petId (at most once). At most 524,288 bytes. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InventoryChanges"];

@@ -103,3 +103,12 @@ function isLoopback(url: string): boolean {
   const host = URL.parse(url)?.hostname ?? '';
   return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
+
+/** An option that counts (`--limit N`): an integer from 1 to `max`, or undefined when not given. @throws UsageError */
+export function countOption(raw: string | boolean | undefined, option: string, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw) || value < 1 || value > max)
+    throw new UsageError(`--${option} must be an integer from 1 to ${max}; got "${String(raw)}"`);
+  return value;
+}

@@ -16,6 +16,7 @@ import {
   apiKeyOption,
   apiUnreachable,
   type CommandContext,
+  countOption,
   jsonArrayLines,
   petIdArgument,
   readInputFile,
@@ -28,7 +29,7 @@ const MAX_CONCURRENCY = 64;
 export async function importInventory(context: CommandContext): Promise<void> {
   const { io, options } = context;
   const [file] = context.positionals as [string];
-  const concurrency = parseConcurrency(options.concurrency);
+  const concurrency = countOption(options.concurrency, 'concurrency', MAX_CONCURRENCY);
   // Each row replaces its entry whole: an old export imported into production undoes every change the API made since.
   if (options.stage === 'production' && options['dry-run'] !== true && options.yes !== true) {
     throw new UsageError(
@@ -174,12 +175,4 @@ export function inventoryCsv(items: readonly InventoryItem[]): string {
   let out = `${names.join(',')}\n`;
   for (const item of items) out += `${names.map((name) => item[name] ?? '').join(',')}\n`;
   return out;
-}
-
-function parseConcurrency(raw: string | boolean | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw) || value < 1 || value > MAX_CONCURRENCY)
-    throw new UsageError(`--concurrency must be an integer from 1 to ${MAX_CONCURRENCY}; got "${String(raw)}"`);
-  return value;
 }

@@ -865,6 +865,7 @@ const OPERATOR_REQUESTS: Readonly<Record<string, (t: OperatorTargets) => Operato
   'inventory export': (t) => [['cloudformation:DescribeStacks', t.stack]],
   // A client of the API, like export: only the stack's ApiUrl output.
   'inventory get': (t) => [['cloudformation:DescribeStacks', t.stack]],
+  'inventory changes': (t) => [['cloudformation:DescribeStacks', t.stack]],
   'inventory history': (t) => [
     ['cloudformation:DescribeStacks', t.stack],
     ['dynamodb:DescribeTable', t.history],

@@ -12,7 +12,7 @@ import { createDynamoClient } from '../../functions/store/dynamo-client';
 import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
 import { aLambdaContext } from '../fixtures/builders';
 import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
-import { assertMatchesContract, OPENAPI_PATH } from '../helpers/contract';
+import { assertMatchesContract, loadContract, OPENAPI_PATH } from '../helpers/contract';
 import { call } from '../helpers/http';
 import { putItems, snapshotTable } from '../helpers/local-stack';
 
@@ -197,6 +197,12 @@ describe('End to end: npm start and the generated client', () => {
 
 const ROUTE = '/inventory/changes';
 
+/** An operation of openapi.yaml with its named request and response examples. */
+interface ExampleOperation {
+  requestBody: { content: Record<string, { examples: Record<string, { value: unknown }> }> };
+  responses: Record<string, { content: Record<string, { examples: Record<string, { value: unknown }> }> }>;
+}
+
 /** A delivery's pets, apart from the demo inventory npm start seeds. */
 const DELIVERY_PETS = [
   { petId: '800001', quantity: 4, status: 'available' as const },
@@ -280,6 +286,36 @@ describe('End to end: npm start applies a delivery in one POST /inventory/change
     expect(first.text).toBe('{"items":[{"petId":800002,"quantity":15,"status":"available"}]}');
   });
 
+  it('applies a PATCH sent with the Idempotency-Key of an earlier batch: a key is scoped to its operation', async () => {
+    // Prepare
+    const key = crypto.randomUUID();
+    const quantity = async () =>
+      (
+        (
+          await call(started.baseUrl, 'GET', '/inventory/800002', {
+            headers: { Authorization: `Bearer ${started.apiKey}` },
+            route: '/inventory/{petId}',
+          })
+        ).json as { quantity: number }
+      ).quantity;
+    const before = await quantity();
+    // Act
+    const batch = await post('{"changes":[{"petId":800002,"adjustBy":1}]}', started.apiKey, { 'Idempotency-Key': key });
+    const patch = await call(started.baseUrl, 'PATCH', '/inventory/800002', {
+      headers: {
+        Authorization: `Bearer ${started.apiKey}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': key,
+      },
+      body: '{"adjustBy":1}',
+      route: '/inventory/{petId}',
+    });
+    // Assess
+    expect([batch.status, patch.status]).toEqual([200, 200]);
+    expect(patch.headers.get('idempotent-replayed')).toBeNull();
+    expect(await quantity()).toBe(before + 2);
+  });
+
   it("answers a read key's batch 403 ACCESS_DENIED and changes nothing", async () => {
     const { key, record } = generateApiKey('display', new Date(), 'read');
     await new ApiKeyTable({ client: dynamo, tableName: LOCAL_TABLE_NAMES.apiKeys }).create(record);
@@ -288,6 +324,20 @@ describe('End to end: npm start applies a delivery in one POST /inventory/change
     expect(response.status).toBe(403);
     expect((response.json as { code: string }).code).toBe('ACCESS_DENIED');
     expect(await inventory()).toBe(before);
+  });
+
+  it("applies the contract's batch example to the demo inventory and answers the contract's 200 example", async () => {
+    // Prepare: the examples the docs page's "Try it out" and generated contract tests send and expect.
+    const operation = loadContract().paths[ROUTE]?.post as ExampleOperation;
+    const request = operation.requestBody.content['application/json']?.examples.delivery?.value;
+    const answer = operation.responses['200']?.content['application/json']?.examples.applied?.value as {
+      items: object[];
+    };
+    // Act
+    const response = await post(JSON.stringify(request));
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.json).toMatchObject({ items: answer.items.map((item) => expect.objectContaining(item)) });
   });
 
   it('answers GET /inventory/changes 405 with Allow: POST', async () => {

@@ -152,7 +152,7 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
     expect(await snapshot()).toBe(before);
   });
 
-  it(`takes a body of ${MAX_BATCH_BODY_BYTES} bytes, far over the PATCH's 1024, and answers 413 one byte over`, async () => {
+  it(`takes a body of ${MAX_BATCH_BODY_BYTES} bytes, far over the PATCH's, and answers 413 one byte over`, async () => {
     const list = Array.from({ length: 100 }, (_, i) => ({
       petId: i + 20,
       adjustBy: 1,

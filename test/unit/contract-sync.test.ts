@@ -2,9 +2,10 @@ import { deprecationHeaders } from '../../functions/handlers/get-pet';
 import { cursorOf, DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../functions/handlers/list-inventory-history';
 import { MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES } from '../../functions/http/json-body';
 import { nextPageLink } from '../../functions/http/responses';
+import { ValidationError } from '../../functions/inventory/errors';
 import { MAX_LIST_LIMIT } from '../../functions/inventory/list-query';
 import { CHANGE_REASONS, INVENTORY_ITEM_FIELDS, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
-import { MAX_CHANGES, MAX_REFERENCE_CHARACTERS } from '../../functions/inventory/update';
+import { MAX_CHANGES, MAX_REFERENCE_CHARACTERS, parseInventoryChanges } from '../../functions/inventory/update';
 import { historySortKey } from '../../functions/store/history-table';
 import { ERROR_CODES, RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import { GATEWAY_RESPONSE_TYPES, gatewayResponse } from '../../service/gateway-responses';
@@ -239,6 +240,19 @@ describe('Contract: openapi.yaml and the code agree', () => {
     expect(Object.keys(schema('InventoryItem').properties ?? {})).toEqual(Object.keys(INVENTORY_ITEM_FIELDS));
     expect(schema('InventoryItem').properties?.petId).toMatchObject({ type: 'integer', format: 'int64' });
     expect(schema('PetStatus').enum).toEqual([...PET_STATUSES]);
+  });
+
+  it("gives the batch's duplicate-petId example the message the parser answers", () => {
+    // Prepare
+    const badRequest = resolveRef(operationWithId('applyInventoryChanges').responses['400']) as {
+      content: Record<string, { examples: Record<string, { value: { message: string } }> }>;
+    };
+    const example = badRequest.content['application/json']?.examples.batchDuplicatePetId?.value.message;
+    // Act
+    const parsing = () =>
+      parseInventoryChanges('{"changes":[{"petId":7,"adjustBy":1},{"petId":8,"adjustBy":1},{"petId":7,"adjustBy":2}]}');
+    // Assess
+    expect(parsing).toThrow(new ValidationError(example ?? 'no example'));
   });
 
   it("projects every field of the entry into the list's index, so GET /inventory answers whole entries", () => {

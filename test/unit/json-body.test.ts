@@ -1,6 +1,14 @@
+import { stringifyExactJson } from '../../client/index';
 import { headerValue, headerValues } from '../../functions/http/headers';
-import { MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
+import { BATCH_BODY, MAX_BODY_BYTES, readJsonBody } from '../../functions/http/json-body';
 import { ValidationError } from '../../functions/inventory/errors';
+import { MAX_QUANTITY } from '../../functions/inventory/types';
+import {
+  MAX_CHANGES,
+  MAX_REFERENCE_CHARACTERS,
+  parseInventoryChanges,
+  parseInventoryUpdate,
+} from '../../functions/inventory/update';
 
 const json = { 'Content-Type': 'application/json' };
 
@@ -44,13 +52,31 @@ describe('HTTP: readJsonBody', () => {
     expect(readJsonBody({ body, headers: json })).toBe(body);
   });
 
-  it('refuses as MALFORMED_JSON a text body holding U+FFFD, what a byte that is not UTF-8 becomes on the way', () => {
-    const body = Buffer.from([...Buffer.from('{"quantity":7,"'), 0xff, ...Buffer.from('":1}')]).toString('utf8');
-    expect(body).toContain('\uFFFD');
-    expect(() => readJsonBody({ body, headers: json })).toThrow(
-      expect.objectContaining({ code: 'MALFORMED_JSON', message: expect.stringMatching(/not valid UTF-8/) }),
-    );
-    expect(readJsonBody({ body: '{"quantity":7}', headers: json })).toBe('{"quantity":7}');
+  it('takes the longest valid PATCH body and the longest valid batch, also from an encoder that escapes non-ASCII', () => {
+    // Prepare: every member at its longest, the reference 255 characters past U+FFFF (4 bytes in UTF-8, 12 escaped).
+    const reference = '\u{1F41F}'.repeat(MAX_REFERENCE_CHARACTERS);
+    const update = { quantity: MAX_QUANTITY, expectedQuantity: MAX_QUANTITY, reason: 'correction', reference };
+    const change = (i: number) => ({ petId: -9223372036854775808n + BigInt(i), ...update });
+    const escaped = (body: string) => body.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+    const bodies = [stringifyExactJson(update), escaped(stringifyExactJson(update))];
+    const batch = stringifyExactJson({ changes: Array.from({ length: MAX_CHANGES }, (_, i) => change(i)) });
+    const batches = [batch, escaped(batch)];
+    // Act
+    const read = bodies.map((body) => parseInventoryUpdate(readJsonBody({ body, headers: json })));
+    const readBatches = batches.map((body) => parseInventoryChanges(readJsonBody({ body, headers: json }, BATCH_BODY)));
+    // Assess
+    expect(Buffer.byteLength(bodies[1] ?? '')).toBeGreaterThan(3000);
+    for (const change of read) expect(change.reference).toBe(reference);
+    for (const changes of readBatches) expect(changes).toHaveLength(MAX_CHANGES);
+  });
+
+  it('reads a literal U+FFFD as the character it is: a reference may hold one', () => {
+    // Prepare: the three bytes EF BF BD, valid UTF-8.
+    const body = Buffer.from('{"quantity":7,"reference":"\uFFFD"}', 'utf8').toString('utf8');
+    // Act
+    const change = parseInventoryUpdate(readJsonBody({ body, headers: json }));
+    // Assess
+    expect(change).toEqual({ quantity: 7, reference: '\uFFFD' });
   });
 
   it('reads headers whatever their case', () => {
