@@ -40,7 +40,7 @@ export const BLOCKING_MANAGED_LABELS = {
 
 /**
  * `POST /inventory/changes` as WAF sees it (with the stage): 100 changes are far over the PATCH's 4096 bytes, so its
- * body is exempt from both size rules (ours, the core rule set's 8 KB); its function refuses one over 524,288 bytes.
+ * body is exempt from both size rules (ours, the core rule set's 8 KB); its function refuses one over 65,536 bytes.
  */
 export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
 

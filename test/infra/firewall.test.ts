@@ -90,7 +90,7 @@ describe('What WAF does with a request to production', () => {
   });
 
   // The batch's body limit is its function's (docs/api.md, "Limits"): WAF must let it through, and only it.
-  describe('POST /v1/inventory/changes, whose body may be 524,288 bytes', () => {
+  describe('POST /v1/inventory/changes, whose body may be 65,536 bytes', () => {
     const batch = (overrides: Partial<WafRequest> = {}) =>
       evaluate({ method: 'POST', path: '/v1/inventory/changes', body: { bytes: MAX_BATCH_BODY_BYTES }, ...overrides });
 
@@ -99,7 +99,7 @@ describe('What WAF does with a request to production', () => {
       expect(BATCH_REQUEST).toEqual({ method: route?.method, uriPath: `/${API_STAGE_NAME}${route?.path}` });
     });
 
-    it('lets a batch body of 524,288 bytes through to its function, and one past what WAF inspects', () => {
+    it('lets a batch body of 65,536 bytes through to its function, and one past what WAF inspects', () => {
       expect(batch()).toEqual({ action: 'ALLOW', terminatingRule: 'Default_Action', counted: [], labels: [] });
       expect(batch({ body: { bytes: MAX_BATCH_BODY_BYTES + 1 } }).action).toBe('ALLOW');
     });
