@@ -80,18 +80,12 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
       expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);
     });
 
+    // One request per layer that refuses (petId, body rules, JSON, media type, size, order of checks): each rule
+    // itself is tested in the unit test of its parser (test/unit/pet-id.test.ts, update.test.ts, json-body.test.ts).
     const badRequests: [string, string, string, Record<string, string> | undefined, number, string][] = [
       ['a non-integer petId', 'abc', '{"quantity":1}', undefined, 400, 'VALIDATION_FAILED'],
-      ['a petId past int64', '9223372036854775808', '{"quantity":1}', undefined, 400, 'VALIDATION_FAILED'],
       ['an encoded slash in petId', '1%2F2', '{"quantity":1}', undefined, 400, 'VALIDATION_FAILED'],
       ['a negative quantity', '1', '{"quantity":-1}', undefined, 400, 'VALIDATION_FAILED'],
-      ['a fractional quantity', '1', '{"quantity":1.5}', undefined, 400, 'VALIDATION_FAILED'],
-      ['a string quantity', '1', '{"quantity":"1"}', undefined, 400, 'VALIDATION_FAILED'],
-      ['a null quantity', '1', '{"quantity":null}', undefined, 400, 'VALIDATION_FAILED'],
-      ['too large a quantity', '1', '{"quantity":2147483648}', undefined, 400, 'VALIDATION_FAILED'],
-      ['a missing quantity', '1', '{}', undefined, 400, 'VALIDATION_FAILED'],
-      ['an unknown member', '1', '{"quantity":1,"status":"sold"}', undefined, 400, 'VALIDATION_FAILED'],
-      ['a non-object body', '1', '[1]', undefined, 400, 'VALIDATION_FAILED'],
       ['malformed JSON', '1', '{"quantity":', undefined, 400, 'MALFORMED_JSON'],
       [
         'a body sent as text/plain',
