@@ -75,12 +75,6 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       expect(response.headers.get('cache-control')).toBe('no-store');
     });
 
-    it('reads a petId written with 40 leading zeros as the same pet', async () => {
-      const response = await get(`${'0'.repeat(40)}1`);
-      expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":1,"quantity":12,"status":"available"}');
-    });
-
     it('answers 404 NOT_FOUND for a pet without an entry', async () => {
       const response = await get('424242');
       expect(response.status).toBe(404);
