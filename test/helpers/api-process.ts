@@ -11,7 +11,6 @@ export interface LocalApiProcess {
   output(): string;
   /** Base URL ending in `/v1`. */
   baseUrl: string;
-  origin: string;
   /** The API key it registered (printed once at start). */
   apiKey: string;
   dynamoPort: number;
@@ -94,7 +93,6 @@ export async function startLocalApiProcess(options: LocalApiProcessOptions = {})
         child,
         output: () => output,
         baseUrl: ready[1],
-        origin: new URL(ready[1]).origin,
         apiKey: key[1],
         dynamoPort,
         dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,

@@ -72,9 +72,9 @@ describe('CLI: as a process', () => {
     expect(keys.map((key) => key.name)).toEqual(['ci']);
   }, 30_000);
 
+  // Each usage rule: test/unit/cli-run.test.ts, in process.
   it.each([
     ['a usage error', 2, ['keys', 'create'], /^error: keys create needs --name NAME/],
-    ['an unknown option', 2, ['inventory', 'export', '--colour'], /^error: Unknown option '--colour'/],
     [
       'an unreachable DynamoDB',
       1,

@@ -121,34 +121,15 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
     expect(await snapshot()).toBe(before);
   });
 
-  it.each([
-    [
-      'a petId named twice',
-      changes({ petId: 17, adjustBy: 1 }, { petId: 17, adjustBy: 1 }),
-      /^changes\[1\] \(petId 17\): petId 17 is already changes\[0\]/,
-    ],
-    ['no change', '{"changes":[]}', /^changes must be an array of 1 to 100 changes; got 0 changes\.$/],
-    [
-      '101 changes',
-      changes(...Array.from({ length: 101 }, (_, i) => ({ petId: i + 1, adjustBy: 1 }))),
-      /got 101 changes\.$/,
-    ],
-    [
-      'an unknown reason',
-      changes({ petId: 17, adjustBy: 1 }, { petId: 18, adjustBy: 1, reason: 'arrived' }),
-      /^changes\[1\] \(petId 18\): reason must be one of received, returned, sold, correction, loss, other; got "arrived"\.$/,
-    ],
-    [
-      'a reference with a line break',
-      changes({ petId: 18, adjustBy: 1, reference: 'a\nb' }),
-      /^changes\[0\] \(petId 18\): reference must be/,
-    ],
-  ])('answers %s with 400 VALIDATION_FAILED naming it, and changes nothing', async (_name, body, message) => {
+  // Each rule of the body is tested in test/unit/update.test.ts (parseInventoryChanges).
+  it('answers a petId named twice with 400 VALIDATION_FAILED naming the change, and changes nothing', async () => {
     const before = await snapshot();
-    const response = await post(body);
+    const response = await post(changes({ petId: 17, adjustBy: 1 }, { petId: 17, adjustBy: 1 }));
     expect(response.status).toBe(400);
     expect((response.json as { code: string }).code).toBe('VALIDATION_FAILED');
-    expect((response.json as { message: string }).message).toMatch(message);
+    expect((response.json as { message: string }).message).toMatch(
+      /^changes\[1\] \(petId 17\): petId 17 is already changes\[0\]/,
+    );
     expect(await snapshot()).toBe(before);
   });
 

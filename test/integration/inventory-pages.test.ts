@@ -11,17 +11,10 @@ describeInventoryPages(
   'GET /inventory in pages (limit, after, Link rel="next")',
   { entries: 1000, limit: 100, clientLimit: 140 },
   ({ stack }) => {
+    // Each rule of `limit` and `after`: test/unit/handlers.test.ts (listInventory, the stream and its pages).
     it.each([
       ['limit', 'limit=0'],
-      ['limit', 'limit=-1'],
-      ['limit', 'limit=10001'],
-      ['limit', 'limit=2.5'],
-      ['limit', 'limit='],
-      ['limit', 'limit=1&limit=2'],
       ['after', 'limit=5&after=9223372036854775808'],
-      ['after', 'after=-9223372036854775809'],
-      ['after', 'after=abc'],
-      ['after', 'after='],
     ])('answers 400 VALIDATION_FAILED naming %s for ?%s', async (name, query) => {
       // Act
       // call() also holds the answer to openapi.yaml's listInventory 400.

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { createDocsHandler } from '../../local/docs';
 import { type LocalGateway, startLocalGateway } from '../../local/gateway';
+import { OPENAPI_PATH } from '../helpers/contract';
 import { closeRawAgent, rawRequest } from '../helpers/raw-http';
 
 /** The directives of a Content-Security-Policy header. */
@@ -57,6 +59,22 @@ describe('Docs page: "Try it out" calls the gateway from whichever host name the
       expect(serverUrl.origin).toBe(new URL(pageUrl).origin);
     },
   );
+
+  it('serves the page, its assets and the contract byte for byte, and loads nothing from elsewhere', async () => {
+    // Act
+    const page = await getWithHost('/docs', `localhost:${port}`);
+    const contract = await getWithHost('/docs/openapi.yaml', `localhost:${port}`);
+    const bundle = await getWithHost('/docs/swagger-ui-bundle.js', `localhost:${port}`);
+    // Assess
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(directives(String(page.headers['content-security-policy'])).get('default-src')).toEqual(["'none'"]);
+    expect(page.text).toContain('/docs/swagger-ui-bundle.js');
+    expect(page.text).not.toMatch(/(src|href)="https?:/);
+    expect(contract.text).toBe(readFileSync(OPENAPI_PATH, 'utf8'));
+    expect(bundle.status).toBe(200);
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+  });
 
   it('keeps the deployed stages as the other servers', async () => {
     const contract = await getWithHost('/docs/openapi-local.yaml', `localhost:${port}`);

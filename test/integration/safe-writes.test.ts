@@ -75,12 +75,6 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       expect(response.headers.get('cache-control')).toBe('no-store');
     });
 
-    it('reads a petId written with 40 leading zeros as the same pet', async () => {
-      const response = await get(`${'0'.repeat(40)}1`);
-      expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":1,"quantity":12,"status":"available"}');
-    });
-
     it('answers 404 NOT_FOUND for a pet without an entry', async () => {
       const response = await get('424242');
       expect(response.status).toBe(404);
@@ -91,19 +85,11 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       });
     });
 
-    it.each(['abc', '1.5', '9223372036854775808', '+1'])(
-      'answers 400 VALIDATION_FAILED for petId %p',
-      async (petId) => {
-        const response = await get(encodeURIComponent(petId));
-        expect(response.status).toBe(400);
-        expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
-      },
-    );
-
-    it('answers 401 without a key', async () => {
-      const response = await get('1', {});
-      expect(response.status).toBe(401);
-      expect(response.json).toMatchObject({ code: 'UNAUTHORIZED' });
+    // The petId rules: test/unit/pet-id.test.ts.
+    it('answers 400 VALIDATION_FAILED for a petId that is not an int64', async () => {
+      const response = await get('abc');
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     });
   });
 
@@ -138,21 +124,9 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       expect(response.status).toBe(404);
     });
 
-    it.each([
-      '{"adjustBy":0}',
-      '{"adjustBy":2147483648}',
-      '{"adjustBy":-2147483648}',
-      '{"adjustBy":1.5}',
-      '{"adjustBy":"1"}',
-      '{"adjustBy":null}',
-      '{"adjustBy":1,"quantity":5}',
-      '{"adjustBy":1,"expectedQuantity":12}',
-      '{"expectedQuantity":12}',
-      '{}',
-      '{"adjustBy":1,"adjustBy":2}',
-      '{"adjustBy":1,"note":"x"}',
-    ])('answers 400 VALIDATION_FAILED to %p and changes nothing', async (body) => {
-      const response = await leavingInventoryUnchanged(() => patch('1', body));
+    // The adjustment's rules: test/unit/update.test.ts.
+    it('answers 400 VALIDATION_FAILED to an adjustment of 0 and changes nothing', async () => {
+      const response = await leavingInventoryUnchanged(() => patch('1', '{"adjustBy":0}'));
       expect(response.status).toBe(400);
       expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     });
@@ -251,20 +225,11 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
       expect(await quantityOf('1')).toBe(start + 2);
     });
 
-    it.each([
-      ['empty', ''],
-      ['256 characters', 'k'.repeat(256)],
-      ['not ASCII', 'clé-1'],
-    ])('answers 400 VALIDATION_FAILED to an Idempotency-Key that is %s, and changes nothing', async (_, key) => {
-      const response = await leavingInventoryUnchanged(() => patch('1', '{"adjustBy":1}', withKey(key)));
+    // The key's rules: test/unit/idempotency.test.ts.
+    it('answers 400 VALIDATION_FAILED to an Idempotency-Key that is not ASCII, and changes nothing', async () => {
+      const response = await leavingInventoryUnchanged(() => patch('1', '{"adjustBy":1}', withKey('clé-1')));
       expect(response.status).toBe(400);
-      expect(response.json).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
       expect((response.json as { message: string }).message).toMatch(/Idempotency-Key must be/);
-    });
-
-    it('accepts a key of 255 printable ASCII characters', async () => {
-      const response = await patch('1', '{"adjustBy":1}', withKey(`${' ~'.repeat(127)}!`));
-      expect(response.status).toBe(200);
     });
 
     it('applies exactly 25 adjustments when each is sent twice at once under its own key; answers 200 or 409 only', async () => {
@@ -302,14 +267,11 @@ describe('API: keys that may only read (local gateway evaluating the authorizer 
 
   // API Gateway answers a call the authorizer's policy does not allow with the ACCESS_DENIED gateway response (403):
   // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html
-  it.each(['{"adjustBy":1}', '{"quantity":0}'])(
-    "answers a read key's PATCH %p with 403 ACCESS_DENIED and the Error body, and changes nothing",
-    async (body) => {
-      const response = await leavingInventoryUnchanged(() => patch('1', body, readKey));
-      expect(response.status).toBe(403);
-      expect(response.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
-    },
-  );
+  it("answers a read key's PATCH with 403 ACCESS_DENIED and the Error body, and changes nothing", async () => {
+    const response = await leavingInventoryUnchanged(() => patch('1', '{"quantity":0}', readKey));
+    expect(response.status).toBe(403);
+    expect(response.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
+  });
 
   it('keeps the read policy per key: after a read key was refused, a write key still writes, and the other way round', async () => {
     const refused = await patch('1', '{"adjustBy":1}', readKey);

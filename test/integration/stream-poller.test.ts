@@ -8,7 +8,6 @@ import { InventoryTable } from '../../functions/store/inventory-table';
 import { type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
 import { inventoryStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
-import { HISTORY_STREAM_MAPPING } from '../../service/names';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
@@ -124,44 +123,6 @@ describe('Local runner: the stream poller that stands in for the history event s
     // Assess
     expect(sequences(events[0])).toHaveLength(3);
     expect(sequences(events[1])).toEqual(sequences(events[0]));
-  });
-
-  it('gives a failing batch up after the retry attempts, says so, and goes on', async () => {
-    // Prepare: record 1 always fails.
-    await put('1', 1);
-    await put('1', 2);
-    const lines: string[] = [];
-    // Act
-    await start(
-      (event) => {
-        const failing = event.Records.find((record) => record.dynamodb?.NewImage?.quantity?.N === '1');
-        return { batchItemFailures: failing ? [{ itemIdentifier: failing.dynamodb?.SequenceNumber ?? '' }] : [] };
-      },
-      { retryAttempts: 2, batchSize: 1, log: (line) => lines.push(line) },
-    );
-    await waitFor(() => events.some((event) => event.Records[0]?.dynamodb?.NewImage?.quantity?.N === '2'));
-    // Assess: one first attempt and two retries of the poison record, then the next record.
-    const poison = sequences(events[0])[0];
-    expect(events.slice(0, 3).map((event) => sequences(event))).toEqual([[poison], [poison], [poison]]);
-    expect(lines).toEqual([
-      `history: gave up on a batch of 1 stream records (${poison}..${poison}) after 3 attempts: batch item failures reported`,
-    ]);
-  });
-
-  it('runs with the deployed mapping settings unless told otherwise (one source, service/names.ts)', async () => {
-    // Prepare: record 1 always fails; the deployed mapping retries it 10 times before it gives up.
-    await put('1', 1);
-    const lines: string[] = [];
-    // Act
-    await start(
-      (event) => ({ batchItemFailures: [{ itemIdentifier: event.Records[0]?.dynamodb?.SequenceNumber ?? '' }] }),
-      { log: (line) => lines.push(line), pollIntervalMs: 10 },
-    );
-    await waitFor(() => lines.length === 1, 10_000);
-    // Assess
-    expect(events).toHaveLength(1 + HISTORY_STREAM_MAPPING.retryAttempts);
-    expect(lines[0]).toContain(`gave up on a batch of 1 stream records`);
-    expect(lines[0]).toContain(`after ${1 + HISTORY_STREAM_MAPPING.retryAttempts} attempts`);
   });
 
   it('stops at once while it sleeps between polls (a 30 s interval)', async () => {

@@ -117,13 +117,6 @@ describe('Function: authorizer decision', () => {
     expect(() => toApiKeyRecord({ ...row, scope: { S: 'admin' } })).toThrow(/scope/);
   });
 
-  it('gives a write key the stage-wide policy', async () => {
-    const { keys, key, record } = await repoWithKey();
-    const result = await authorize(keys, `Bearer ${key}`, METHOD_ARN);
-    expect(record.scope).toBe('write');
-    expect(policyAllows(result, arn('PATCH', '/inventory/1'))).toBe(true);
-  });
-
   it('looks a key up by its SHA-256 hash alone: the key itself never reaches storage', async () => {
     const { keys, key } = await repoWithKey();
     const asked: string[] = [];

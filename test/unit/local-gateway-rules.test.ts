@@ -1,54 +1,7 @@
-import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { matchPath, routeRequest } from '../../local/gateway';
-import { arnMatches, policyAllows } from '../../local/policy';
+import { routeRequest } from '../../local/gateway';
 import { createThrottle, throttlingFromEnv } from '../../local/throttle';
 import { corsPreflightHeaders } from '../../service/gateway-responses';
 import type { Route } from '../../service/routes';
-
-function policy(...statements: { Effect: 'Allow' | 'Deny'; Resource: string }[]): APIGatewayAuthorizerResult {
-  return {
-    principalId: 'p',
-    policyDocument: {
-      Version: '2012-10-17',
-      Statement: statements.map((s) => ({ Action: 'execute-api:Invoke', ...s })),
-    },
-  };
-}
-
-const API = 'arn:aws:execute-api:us-east-1:1:local';
-const ARN = `${API}/v1/PATCH/inventory/7`;
-/** A statement of `effect` over `resource`, written after the API's ARN. */
-const statement = (effect: 'Allow' | 'Deny', resource: string) => ({ Effect: effect, Resource: `${API}/${resource}` });
-
-describe('Local gateway: policy evaluation', () => {
-  it('matches IAM wildcards', () => {
-    expect(arnMatches(`${API}/v1/*/*`, ARN)).toBe(true);
-    expect(arnMatches(`${API}/v1/GET/*`, ARN)).toBe(false);
-    expect(arnMatches(`${API}/v?/PATCH/inventory/7`, ARN)).toBe(true);
-  });
-
-  it('allows only what an Allow statement covers, and an explicit Deny wins', () => {
-    expect(policyAllows(policy(statement('Allow', 'v1/*/*')), ARN)).toBe(true);
-    expect(policyAllows(policy(statement('Allow', 'v1/GET/inventory')), ARN)).toBe(false);
-    expect(policyAllows(policy(statement('Allow', 'v1/*/*'), statement('Deny', 'v1/PATCH/*')), ARN)).toBe(false);
-    expect(policyAllows(policy(), ARN)).toBe(false);
-  });
-});
-
-describe('Local gateway: path matching', () => {
-  it('matches literal and parameter segments and decodes parameters', () => {
-    expect(matchPath('/inventory', ['inventory'])).toEqual({});
-    expect(matchPath('/inventory/{petId}', ['inventory', '42'])).toEqual({ petId: '42' });
-    expect(matchPath('/inventory/{petId}', ['inventory', '1%2F2'])).toEqual({ petId: '1/2' });
-  });
-
-  it('does not match other shapes, empty parameters or extra segments', () => {
-    expect(matchPath('/inventory/{petId}', ['inventory', ''])).toBeUndefined();
-    expect(matchPath('/inventory/{petId}', ['inventory'])).toBeUndefined();
-    expect(matchPath('/inventory', ['inventory', ''])).toBeUndefined();
-    expect(matchPath('/inventory', ['pets'])).toBeUndefined();
-  });
-});
 
 /**
  * "Set up a proxy integration with a proxy resource"
@@ -133,12 +86,6 @@ describe('Local gateway: throttling as API Gateway applies it', () => {
       false,
       true,
     ]);
-  });
-
-  it('is off without settings or with a zero rate or burst', () => {
-    expect(createThrottle(undefined)).toBeUndefined();
-    expect(createThrottle({ rateLimit: 0, burstLimit: 10 })).toBeUndefined();
-    expect(createThrottle({ rateLimit: 10, burstLimit: 0 })).toBeUndefined();
   });
 });
 
