@@ -269,8 +269,8 @@ describe('What WAF does with a request to production', () => {
   });
 
   // "Overriding rule group actions": with the group's result overridden to Count, the group's first blocking rule
-  // still ends the group's evaluation, so later rules of the group add no label. Blocking on the whole CRS namespace
-  // makes that harmless today; a label left out of BLOCKING_MANAGED_LABELS would also hide the rules after it.
+  // still ends the group's evaluation, so later rules of the group add no label (only a rule overridden to Count by
+  // name lets the group go on, as the body size rule is).
   it('carries only the first blocking CRS rule label when several CRS rules match, and blocks on it', () => {
     const result = evaluate({
       managedRuleMatches: [`${CRS}NoUserAgent_Header`, `${CRS}SizeRestrictions_QueryString`],
