@@ -42,7 +42,7 @@ export const BLOCKING_IP_LIST_LABELS = [
 export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
 
 /** The core rule set's body size rule ("Baseline rule groups": a body over 8 KB), counted so the group goes on. */
-export const CORE_RULE_SET_BODY_SIZE_RULE = 'SizeRestrictions_BODY';
+const CORE_RULE_SET_BODY_SIZE_RULE = 'SizeRestrictions_BODY';
 
 const CORE_RULE_SET = 'awswaf:managed:aws:core-rule-set:';
 
@@ -51,7 +51,7 @@ const CORE_RULE_SET = 'awswaf:managed:aws:core-rule-set:';
  * must not. WAF cannot match "a namespace but one label", so they are named; a rule AWS adds blocks other requests
  * through the namespace, and a batch once named here.
  */
-export const CORE_RULE_SET_LABELS_BUT_BODY_SIZE = [
+const CORE_RULE_SET_LABELS_BUT_BODY_SIZE = [
   'NoUserAgent_Header',
   'BadBots_Header',
   'SizeRestrictions_QueryString',

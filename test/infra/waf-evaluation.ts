@@ -37,8 +37,9 @@
  *   inspection size limits for AWS WAF"
  *   (https://docs.aws.amazon.com/waf/latest/developerguide/web-acl-setting-body-inspection-limit.html): API Gateway
  *   forwards at most the first 16 KB (16,384 bytes) of a body by default (KB_16..KB_64 in the web ACL's
- *   AssociationConfig); for a larger body, OversizeHandling MATCH treats the request as matching, NO_MATCH as not
- *   matching, CONTINUE (the default) inspects the contents WAF was given.
+ *   AssociationConfig, https://docs.aws.amazon.com/waf/latest/APIReference/API_AssociationConfig.html); for a
+ *   larger body, OversizeHandling MATCH treats the request as matching, NO_MATCH as not matching, CONTINUE (the
+ *   default) inspects the contents WAF was given.
  * - "Rate-based rule high-level settings" and "Rate-based rule caveats"
  *   (https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-high-level-settings.html,
  *   https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-caveats.html): WAF counts
@@ -64,8 +65,9 @@
  * caller names the managed rules whose pattern the request holds, by their labels, and for a body rule the byte where
  * the pattern starts; the evaluator decides which of them WAF sees (a body pattern past the inspection limit is not
  * seen), adds the body size rule's match from the body's size itself, and runs the group's rules in the order of the
- * tables on the pages above, stopping at the first whose action (after overrides) blocks. The Content-Type a custom body is sent with (`application/json` for APPLICATION_JSON,
- * and so on) is the obvious reading of the enum, not a documented table. CONTINUE compares the size of the inspected
+ * tables on the pages above, stopping at the first whose action (after overrides) blocks. The Content-Type a custom
+ * body is sent with (`application/json` for APPLICATION_JSON, and so on) is the obvious reading of the enum, not a
+ * documented table. CONTINUE compares the size of the inspected
  * part (at most the inspection limit). The name `Default_Action` for "no rule terminated" is WAF's log vocabulary,
  * used here as a name only. Only what these stacks use is understood: any other statement, field, action or setting
  * throws, so a new kind of rule cannot be judged by a guess.
@@ -116,7 +118,7 @@ export interface WafDecision {
 
 type Json = Record<string, unknown>;
 
-/** One rule of a managed group: its name (what RuleActionOverrides names), its label after the namespace, its action. */
+/** A managed group's rule: its name (what RuleActionOverrides names), its label after the namespace, its action. */
 export interface ManagedRule {
   name: string;
   label: string;
