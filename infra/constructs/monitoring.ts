@@ -108,12 +108,6 @@ interface Evaluation {
 }
 
 /**
- * Events that should never happen alarm on the first period with one: an M-of-N alarm would never page on a lone
- * event ("Evaluating an alarm"; docs/deploying.md, "Observability").
- */
-const ONCE: Evaluation = { evaluationPeriods: 1, datapointsToAlarm: 1 };
-
-/**
  * How late a data point may reach CloudWatch after the moment it is stamped, chosen: three minutes. AWS publishes no
  * bound; Lambda sends its metrics in 1-minute intervals when an invocation ends ("Using CloudWatch metrics with
  * Lambda"), and the alarm evaluates on its own tick after that.
@@ -160,6 +154,11 @@ export class Monitoring extends Construct {
   private readonly actions: SnsAction[];
   private readonly config: AlarmConfig;
   private readonly period: Duration;
+  /**
+   * Events that should never happen alarm on the first point of one, however late it comes: an M-of-N alarm would
+   * never page on a lone event ("Evaluating an alarm"; docs/deploying.md, "Observability").
+   */
+  private readonly once: Evaluation;
 
   constructor(
     scope: Construct,
@@ -169,6 +168,7 @@ export class Monitoring extends Construct {
     super(scope, id);
     this.config = props.alarms;
     this.period = props.alarms.period;
+    this.once = reachingBack(METRIC_PUBLISHING_DELAY, this.period);
     this.topic = alarmTopic(this, props);
     this.actions = [new SnsAction(this.topic)];
     if (props.alarms.topicArn)
@@ -351,7 +351,7 @@ export class Monitoring extends Construct {
       description:
         `A GET /inventory is still running after ${LIST_NEAR_TIMEOUT_SHARE * 100} % of its ${timeout.toHumanString()} ` +
         'timeout: lists are nearing the point where they are cut off',
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     return nearTimeout;
   }
@@ -363,7 +363,7 @@ export class Monitoring extends Construct {
       metric: authorizerUnavailable,
       threshold: 1,
       description: 'The authorizer could not check API keys (keys table failing): clients get 503',
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     const { listedEntries } = this.config;
     const listed = this.custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
@@ -371,7 +371,7 @@ export class Monitoring extends Construct {
       metric: listed,
       threshold: listedEntries,
       description: `A list answered ${listedEntries} entries or more: it nears the largest list the stage can answer`,
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     const widgets = [
       new GraphWidget({
@@ -443,7 +443,7 @@ export class Monitoring extends Construct {
       threshold: 1,
       description:
         'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     return [
       new GraphWidget({

@@ -295,7 +295,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     });
     expect(alarm('InventoryListSizeAlarm')).toMatchObject({
       Threshold: 2_500_000,
-      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
     });
   });
 
@@ -386,6 +386,11 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     /^(ListInventoryNearTimeout|AuthorizerUnavailable|InventoryListSize|HistoryFailedRecords)Alarm$/.test(name) ||
     (/(Errors|Throttles)Alarm$/.test(name) &&
       !/(TableSystemErrors|TableThrottles|ListIndexThrottles)Alarm$/.test(name));
+  /** The alarm's period in seconds, of its metric or of the metrics its math reads. */
+  const periodOf = (name: string) => {
+    const properties = alarm(name);
+    return (properties.Period ?? properties.Metrics?.find((query) => query.MetricStat)?.MetricStat?.Period) as number;
+  };
   /** A period in which each metric the alarm reads is at its threshold (single-metric alarms). */
   const atThreshold = (alarm: EvaluatedAlarm): PeriodData =>
     Object.fromEntries(alarm.metricIds.map((id) => [id, alarm.threshold]));
@@ -412,6 +417,12 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     for (const { name, alarm } of events) {
       const states = alarm.run([atThreshold(alarm), ...alarm.quiet()], 'OK');
       expect({ name, first: states[0], last: states.at(-1) }).toEqual({ name, first: 'ALARM', last: 'OK' });
+      // The same event stamped at the end of a period and taken in by CloudWatch the publishing delay later.
+      const period = periodOf(name);
+      const arrives = Math.floor((period - 1 + PUBLISHING_DELAY_SECONDS) / period);
+      const quiet = Array.from({ length: arrives + 1 }, () => ({}));
+      const late = alarm.run(quiet, 'OK', [{ stamped: 0, arrives, data: atThreshold(alarm) }]);
+      expect({ name, late: late[arrives] }).toEqual({ name, late: 'ALARM' });
     }
   });
 
