@@ -27,16 +27,13 @@ export function assertWafHeader(name: string, value: string): void {
 export const RATE_WINDOW_SECONDS = 60;
 
 /**
- * Labels that mean "block" from the AWS managed rule groups, which only count, so that our own rule blocks with the
- * Error body (a managed rule's Block has no custom response). The IP reputation list's DDoS rule only counts by design.
+ * The IP reputation list's labels that mean "block" (the groups only count, so that our own rule blocks with the Error
+ * body: a managed rule's Block has no custom response). Its DDoS rule only counts by design.
  */
-export const BLOCKING_MANAGED_LABELS = {
-  namespaces: ['awswaf:managed:aws:core-rule-set:'],
-  labels: [
-    'awswaf:managed:aws:amazon-ip-list:AWSManagedIPReputationList',
-    'awswaf:managed:aws:amazon-ip-list:AWSManagedReconnaissanceList',
-  ],
-} as const;
+export const BLOCKING_IP_LIST_LABELS = [
+  'awswaf:managed:aws:amazon-ip-list:AWSManagedIPReputationList',
+  'awswaf:managed:aws:amazon-ip-list:AWSManagedReconnaissanceList',
+] as const;
 
 /**
  * `POST /inventory/changes` as WAF sees it (with the stage): 100 changes are far over the PATCH's 4096 bytes, so its
@@ -44,8 +41,39 @@ export const BLOCKING_MANAGED_LABELS = {
  */
 export const BATCH_REQUEST = { method: 'POST', uriPath: `/${API_STAGE_NAME}/inventory/changes` } as const;
 
-/** The core rule set's label for a body over 8 KB (AWS WAF Developer Guide, "Baseline rule groups"). */
-const CORE_RULE_SET_BODY_SIZE_LABEL = 'awswaf:managed:aws:core-rule-set:SizeRestrictions_Body';
+/** The core rule set's body size rule ("Baseline rule groups": a body over 8 KB), counted so the group goes on. */
+const CORE_RULE_SET_BODY_SIZE_RULE = 'SizeRestrictions_BODY';
+
+const CORE_RULE_SET = 'awswaf:managed:aws:core-rule-set:';
+
+/**
+ * The core rule set's labels but its body size rule's ("Baseline rule groups"): what blocks a batch, whose size alone
+ * must not. WAF cannot match "a namespace but one label", so they are named; a rule AWS adds blocks other requests
+ * through the namespace, and a batch once named here.
+ */
+const CORE_RULE_SET_LABELS_BUT_BODY_SIZE = [
+  'NoUserAgent_Header',
+  'BadBots_Header',
+  'SizeRestrictions_QueryString',
+  'SizeRestrictions_Cookie_Header',
+  'SizeRestrictions_URIPath',
+  'EC2MetaDataSSRF_Body',
+  'EC2MetaDataSSRF_Cookie',
+  'EC2MetaDataSSRF_URIPath',
+  'EC2MetaDataSSRF_QueryArguments',
+  'GenericLFI_QueryArguments',
+  'GenericLFI_URIPath',
+  'GenericLFI_Body',
+  'RestrictedExtensions_URIPath',
+  'RestrictedExtensions_QueryArguments',
+  'GenericRFI_QueryArguments',
+  'GenericRFI_Body',
+  'GenericRFI_URIPath',
+  'CrossSiteScripting_Cookie',
+  'CrossSiteScripting_QueryArguments',
+  'CrossSiteScripting_Body',
+  'CrossSiteScripting_URIPath',
+].map((rule) => `${CORE_RULE_SET}${rule}`);
 
 /** Matches a request whose `field` is exactly `value`. */
 function exactly(field: 'method' | 'uriPath', value: string): CfnWebACL.StatementProperty {
@@ -63,25 +91,31 @@ const IS_BATCH: CfnWebACL.StatementProperty = {
   andStatement: { statements: [exactly('method', BATCH_REQUEST.method), exactly('uriPath', BATCH_REQUEST.uriPath)] },
 };
 
+const label = (key: string): CfnWebACL.StatementProperty => ({ labelMatchStatement: { scope: 'LABEL', key } });
+
 /**
- * Every label of a managed namespace but a batch's body size: the group stops at its first match, so such a batch
- * skips its later body rules, and the function parses every byte as strict JSON instead.
+ * A request the core rule set flagged: any of its labels on a request other than the batch, and on the batch any but
+ * the body size's (its body may be 65,536 bytes).
  */
-function blockingNamespace(key: string): CfnWebACL.StatementProperty {
-  const batchBodySize: CfnWebACL.StatementProperty = {
-    andStatement: {
-      statements: [IS_BATCH, { labelMatchStatement: { scope: 'LABEL', key: CORE_RULE_SET_BODY_SIZE_LABEL } }],
-    },
-  };
-  return {
-    andStatement: {
-      statements: [
-        { labelMatchStatement: { scope: 'NAMESPACE', key } },
-        { notStatement: { statement: batchBodySize } },
-      ],
-    },
-  };
-}
+const CORE_RULE_SET_MATCH: CfnWebACL.StatementProperty = {
+  orStatement: {
+    statements: [
+      {
+        andStatement: {
+          statements: [
+            { labelMatchStatement: { scope: 'NAMESPACE', key: CORE_RULE_SET } },
+            { notStatement: { statement: IS_BATCH } },
+          ],
+        },
+      },
+      {
+        andStatement: {
+          statements: [IS_BATCH, { orStatement: { statements: CORE_RULE_SET_LABELS_BUT_BODY_SIZE.map(label) } }],
+        },
+      },
+    ],
+  },
+};
 
 /** The Error bodies WAF answers with, by custom-response-body key. */
 const FIREWALL_RESPONSES = {
@@ -129,10 +163,24 @@ export class InventoryFirewall extends Construct {
         },
       },
     });
-    const managedGroup = (name: string, priority: number): CfnWebACL.RuleProperty => ({
+    const managedGroup = (
+      name: string,
+      priority: number,
+      countedRules: readonly string[] = [],
+    ): CfnWebACL.RuleProperty => ({
       name,
       priority,
-      statement: { managedRuleGroupStatement: { vendorName: 'AWS', name } },
+      statement: {
+        managedRuleGroupStatement: {
+          vendorName: 'AWS',
+          name,
+          ...(countedRules.length > 0 && {
+            ruleActionOverrides: countedRules.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
+          }),
+        },
+      },
+      // The group's result only counts; inside it a rule that blocks still ends its evaluation ("Rule group override
+      // options"), so a rule whose match must not hide the rules after it is counted by name.
       overrideAction: { count: {} },
       visibilityConfig: visibility(name),
     });
@@ -142,6 +190,8 @@ export class InventoryFirewall extends Construct {
       defaultAction: { allow: {} },
       description: 'Pet store inventory: size, per-IP rate, IP reputation and common rules, answering Error bodies',
       visibilityConfig: visibility('PetStoreInventoryWebAcl'),
+      // The core rule set's body rules read a body up to this limit (16 KB unless raised): the batch's whole 64 KiB.
+      associationConfig: { requestBody: { API_GATEWAY: { defaultSizeInspectionLimit: 'KB_64' } } },
       customResponseBodies: Object.fromEntries(
         Object.entries(FIREWALL_RESPONSES).map(([key, { code, message }]) => [
           key,
@@ -185,16 +235,13 @@ export class InventoryFirewall extends Construct {
           visibilityConfig: visibility('RatePerIp'),
         },
         managedGroup('AWSManagedRulesAmazonIpReputationList', 2),
-        managedGroup('AWSManagedRulesCommonRuleSet', 3),
+        managedGroup('AWSManagedRulesCommonRuleSet', 3, [CORE_RULE_SET_BODY_SIZE_RULE]),
         {
           name: 'BlockManagedRuleMatches',
           priority: 4,
           statement: {
             orStatement: {
-              statements: [
-                ...BLOCKING_MANAGED_LABELS.namespaces.map(blockingNamespace),
-                ...BLOCKING_MANAGED_LABELS.labels.map((key) => ({ labelMatchStatement: { scope: 'LABEL', key } })),
-              ],
+              statements: [CORE_RULE_SET_MATCH, ...BLOCKING_IP_LIST_LABELS.map(label)],
             },
           },
           action: block('denied'),

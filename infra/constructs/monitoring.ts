@@ -108,18 +108,27 @@ interface Evaluation {
 }
 
 /**
- * Events that should never happen alarm on the first period with one: an M-of-N alarm would never page on a lone
- * event ("Evaluating an alarm"; docs/deploying.md, "Observability").
+ * How late a data point may reach CloudWatch after the moment it is stamped, chosen: three minutes. AWS publishes no
+ * bound; Lambda sends its metrics in 1-minute intervals when an invocation ends ("Using CloudWatch metrics with
+ * Lambda"), and the alarm evaluates on its own tick after that.
  */
-const ONCE: Evaluation = { evaluationPeriods: 1, datapointsToAlarm: 1 };
+export const METRIC_PUBLISHING_DELAY = Duration.minutes(3);
+
+/** Throttle alarms' period on every stage: a lone throttle pages, and clears within minutes. */
+const THROTTLE_PERIOD = Duration.minutes(1);
+
+/** An event alarm that still holds a data point arriving `late` after its stamp: the periods that span it, and one. */
+function reachingBack(late: Duration, period: Duration): Evaluation {
+  return { evaluationPeriods: Math.ceil(late.toSeconds() / period.toSeconds()) + 1, datapointsToAlarm: 1 };
+}
 
 /**
- * An event alarm on a function's Lambda metrics, stamped with a run's start and sent at its end ("Working with Lambda
- * function metrics"): for a timeout longer than a period, it reads back past the timeout.
+ * An event alarm on a function's Lambda `Errors` or `Duration`: stamped at an invocation's start and sent at its end
+ * ("Working with Lambda function metrics"), so it reaches back past the timeout and the publishing delay.
  */
 export function lambdaEventEvaluation(fn: InventoryFunction, period: Duration): Evaluation {
-  if (!fn.timeout || fn.timeout.toSeconds() <= period.toSeconds()) return ONCE;
-  return { evaluationPeriods: Math.ceil(fn.timeout.toSeconds() / period.toSeconds()) + 1, datapointsToAlarm: 1 };
+  const timeout = fn.timeout?.toSeconds() ?? 0;
+  return reachingBack(Duration.seconds(timeout + METRIC_PUBLISHING_DELAY.toSeconds()), period);
 }
 
 interface AlarmSpec {
@@ -145,6 +154,11 @@ export class Monitoring extends Construct {
   private readonly actions: SnsAction[];
   private readonly config: AlarmConfig;
   private readonly period: Duration;
+  /**
+   * Events that should never happen alarm on the first point of one, however late it comes: an M-of-N alarm would
+   * never page on a lone event ("Evaluating an alarm"; docs/deploying.md, "Observability").
+   */
+  private readonly once: Evaluation;
 
   constructor(
     scope: Construct,
@@ -154,6 +168,7 @@ export class Monitoring extends Construct {
     super(scope, id);
     this.config = props.alarms;
     this.period = props.alarms.period;
+    this.once = reachingBack(METRIC_PUBLISHING_DELAY, this.period);
     this.topic = alarmTopic(this, props);
     this.actions = [new SnsAction(this.topic)];
     if (props.alarms.topicArn)
@@ -336,7 +351,7 @@ export class Monitoring extends Construct {
       description:
         `A GET /inventory is still running after ${LIST_NEAR_TIMEOUT_SHARE * 100} % of its ${timeout.toHumanString()} ` +
         'timeout: lists are nearing the point where they are cut off',
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     return nearTimeout;
   }
@@ -348,7 +363,7 @@ export class Monitoring extends Construct {
       metric: authorizerUnavailable,
       threshold: 1,
       description: 'The authorizer could not check API keys (keys table failing): clients get 503',
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     const { listedEntries } = this.config;
     const listed = this.custom(METRIC_NAMES.inventoryEntriesListed, 'Maximum', 'Largest list answered (entries)');
@@ -356,7 +371,7 @@ export class Monitoring extends Construct {
       metric: listed,
       threshold: listedEntries,
       description: `A list answered ${listedEntries} entries or more: it nears the largest list the stage can answer`,
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     const widgets = [
       new GraphWidget({
@@ -373,27 +388,29 @@ export class Monitoring extends Construct {
     return { authorizerUnavailableAlarm, widgets };
   }
 
-  /** A function's throttles, and its crashes unless it is the authorizer's (a refused key is a thrown error). */
+  /**
+   * A function's throttles (stamped when refused, so only published late), and its crashes unless it is the
+   * authorizer's (a refused key is a thrown error).
+   */
   private watchFunction(name: string, fn: InventoryFunction): GraphWidget {
     const { period } = this;
     const pascal = pascalCase(name);
     const errors = fn.metricErrors({ period });
-    const throttles = fn.metricThrottles({ period });
-    const evaluation = lambdaEventEvaluation(fn, period);
+    const throttles = fn.metricThrottles({ period: THROTTLE_PERIOD });
     if (name !== AUTHORIZER_HANDLER)
       this.alarm(`${pascal}ErrorsAlarm`, {
         metric: errors,
         threshold: 1,
         description: `The ${name} function crashed or timed out`,
         runbook: '<Function>ErrorsAlarm',
-        evaluation,
+        evaluation: lambdaEventEvaluation(fn, period),
       });
     this.alarm(`${pascal}ThrottlesAlarm`, {
       metric: throttles,
       threshold: 1,
       description: `The ${name} function was throttled`,
       runbook: '<Function>ThrottlesAlarm',
-      evaluation,
+      evaluation: reachingBack(METRIC_PUBLISHING_DELAY, THROTTLE_PERIOD),
     });
     return new GraphWidget({
       title: `${name}: invocations, errors, throttles`,
@@ -426,7 +443,7 @@ export class Monitoring extends Construct {
       threshold: 1,
       description:
         'The history gave up on stream records (its on-failure queue has messages): those changes are not on record',
-      evaluation: ONCE,
+      evaluation: this.once,
     });
     return [
       new GraphWidget({

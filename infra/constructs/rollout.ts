@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type CfnElement, type Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, type CfnAlarm, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  type CfnAlarm,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -12,7 +19,7 @@ import {
   STAGE_DIMENSION,
   VERSION_DIMENSION,
 } from '../../service/metric-names';
-import { AUTHORIZER_HANDLER } from '../../service/routes';
+import { AUTHORIZER_HANDLER, AUTHORIZER_TIMEOUT_SECONDS } from '../../service/routes';
 import type { TrafficShifting } from '../stage-config';
 import { type InventoryFunction, pascalCase } from './inventory-function';
 import { lambdaEventEvaluation } from './monitoring';
@@ -28,6 +35,57 @@ export interface InventoryRolloutProps {
   period: Duration;
   /** CodeDeploy's BeforeAllowTraffic hook of every group. */
   preTrafficHook: IFunction;
+}
+
+/**
+ * Invocations of the new authorizer version in one period, every one failed, that mean it cannot start or refuses
+ * every key: fewer could be clients' unknown keys (docs/deploying.md, AuthorizerNewVersionFaultsAlarm).
+ */
+export const AUTHORIZER_ALL_FAILED_INVOCATIONS = 3;
+
+/** A Duration this close to the authorizer's timeout is a run into it (a timed-out run reports its timeout). */
+const AUTHORIZER_TIMED_OUT_SHARE = 0.9;
+
+/** The Lambda metric dimensions of the version being deployed, invoked through `live`. */
+function versionDimensions(fn: InventoryFunction): Record<string, string> {
+  return {
+    FunctionName: fn.functionName,
+    Resource: `${fn.functionName}:${fn.live.aliasName}`,
+    ExecutedVersion: fn.currentVersion.version,
+  };
+}
+
+/**
+ * The new authorizer version's faults in a period: keys it could not check (its own `AuthorizerUnavailable` by
+ * version), a run into its time-out (Lambda `Duration`), and every one of at least
+ * {@link AUTHORIZER_ALL_FAILED_INVOCATIONS} invocations failed (Lambda `Errors` against `Invocations`, one pipeline).
+ */
+function authorizerFaults(fn: InventoryFunction, { stageName, period }: InventoryRolloutProps): MathExpression {
+  const dimensionsMap = versionDimensions(fn);
+  const timedOutMs = AUTHORIZER_TIMEOUT_SECONDS * 1000 * AUTHORIZER_TIMED_OUT_SHARE;
+  return new MathExpression({
+    expression:
+      `FILL(unavailable, 0) + (FILL(duration, 0) >= ${timedOutMs}) + ` +
+      `(FILL(invocations, 0) >= ${AUTHORIZER_ALL_FAILED_INVOCATIONS}) * (FILL(errors, 0) >= FILL(invocations, 0))`,
+    usingMetrics: {
+      unavailable: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC_NAMES.authorizerUnavailable,
+        dimensionsMap: {
+          service: SERVICE_NAME,
+          [STAGE_DIMENSION]: stageName,
+          [VERSION_DIMENSION]: dimensionsMap.ExecutedVersion as string,
+        },
+        statistic: 'Sum',
+        period,
+      }),
+      duration: fn.metricDuration({ dimensionsMap, statistic: 'Maximum', period }),
+      invocations: fn.metricInvocations({ dimensionsMap, period }),
+      errors: fn.metricErrors({ dimensionsMap, period }),
+    },
+    label: 'New authorizer version: faults',
+    period,
+  });
 }
 
 /** The AWS managed policy CodeDeploy needs to shift Lambda aliases (CDK attaches it to every Lambda group's role). */
@@ -81,35 +139,21 @@ export class InventoryRollout extends Construct {
 
   /**
    * The gate of the version this deploy publishes: its Lambda `Errors` through `live` by `ExecutedVersion` (the old
-   * version's are not counted); the authorizer's refused keys are thrown errors, so its gate counts its own faults.
+   * version's are not counted); the authorizer's refused keys are thrown errors, so its gate has signals of its own.
    */
-  private newVersionAlarm(name: string, fn: InventoryFunction, { stageName, period }: InventoryRolloutProps): Alarm {
-    const version = fn.currentVersion.version;
+  private newVersionAlarm(name: string, fn: InventoryFunction, props: InventoryRolloutProps): Alarm {
+    const { period } = props;
+    const evaluationPeriods = lambdaEventEvaluation(fn, period).evaluationPeriods;
     if (name === AUTHORIZER_HANDLER) {
-      const id = `${pascalCase(name)}NewVersionUnavailableAlarm`;
-      const faultMetric = METRIC_NAMES.authorizerUnavailable;
-      const metric = new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: faultMetric,
-        dimensionsMap: { service: SERVICE_NAME, [STAGE_DIMENSION]: stageName, [VERSION_DIMENSION]: version },
-        statistic: 'Sum',
-        period,
-      });
-      return this.versionAlarm(id, fn, metric, 1, { what: `counted ${faultMetric}`, runbook: id });
+      const id = `${pascalCase(name)}NewVersionFaultsAlarm`;
+      const what = 'could not check keys, ran into its time-out, or failed every invocation';
+      return this.versionAlarm(id, fn, authorizerFaults(fn, props), evaluationPeriods, { what, runbook: id });
     }
-    const metric = fn.metricErrors({
-      dimensionsMap: {
-        FunctionName: fn.functionName,
-        Resource: `${fn.functionName}:${fn.live.aliasName}`,
-        ExecutedVersion: version,
-      },
-      period,
-    });
     return this.versionAlarm(
       `${pascalCase(name)}NewVersionErrorsAlarm`,
       fn,
-      metric,
-      lambdaEventEvaluation(fn, period).evaluationPeriods,
+      fn.metricErrors({ dimensionsMap: versionDimensions(fn), period }),
+      evaluationPeriods,
       { what: 'crashed or timed out', runbook: '<Function>NewVersionErrorsAlarm' },
     );
   }
@@ -121,7 +165,7 @@ export class InventoryRollout extends Construct {
   private versionAlarm(
     id: string,
     fn: InventoryFunction,
-    metric: Metric,
+    metric: IMetric,
     evaluationPeriods: number,
     text: { what: string; runbook: string },
   ): Alarm {

@@ -10,6 +10,9 @@ import { logicalIdStartingWith, only, type RawResource, resourcesOfType, synthes
 
 const synthesized = synthesizeBeforeAll();
 
+/** CloudWatch's publishing delay a late point is given: three minutes, the least the alarms must allow for. */
+const PUBLISHING_DELAY_SECONDS = 180;
+
 const TABLES = [
   { id: 'InventoryTable', logicalId: 'InventoryTableFD135387', key: INVENTORY_TABLE_KEY },
   { id: 'ApiKeysTable', logicalId: 'ApiKeysTable9F4DC7E7', key: API_KEYS_TABLE_KEY },
@@ -292,7 +295,7 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     });
     expect(alarm('InventoryListSizeAlarm')).toMatchObject({
       Threshold: 2_500_000,
-      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
     });
   });
 
@@ -383,6 +386,11 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     /^(ListInventoryNearTimeout|AuthorizerUnavailable|InventoryListSize|HistoryFailedRecords)Alarm$/.test(name) ||
     (/(Errors|Throttles)Alarm$/.test(name) &&
       !/(TableSystemErrors|TableThrottles|ListIndexThrottles)Alarm$/.test(name));
+  /** The alarm's period in seconds, of its metric or of the metrics its math reads. */
+  const periodOf = (name: string) => {
+    const properties = alarm(name);
+    return (properties.Period ?? properties.Metrics?.find((query) => query.MetricStat)?.MetricStat?.Period) as number;
+  };
   /** A period in which each metric the alarm reads is at its threshold (single-metric alarms). */
   const atThreshold = (alarm: EvaluatedAlarm): PeriodData =>
     Object.fromEntries(alarm.metricIds.map((id) => [id, alarm.threshold]));
@@ -409,6 +417,12 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     for (const { name, alarm } of events) {
       const states = alarm.run([atThreshold(alarm), ...alarm.quiet()], 'OK');
       expect({ name, first: states[0], last: states.at(-1) }).toEqual({ name, first: 'ALARM', last: 'OK' });
+      // The same event stamped at the end of a period and taken in by CloudWatch the publishing delay later.
+      const period = periodOf(name);
+      const arrives = Math.floor((period - 1 + PUBLISHING_DELAY_SECONDS) / period);
+      const quiet = Array.from({ length: arrives + 1 }, () => ({}));
+      const late = alarm.run(quiet, 'OK', [{ stamped: 0, arrives, data: atThreshold(alarm) }]);
+      expect({ name, late: late[arrives] }).toEqual({ name, late: 'ALARM' });
     }
   });
 
@@ -596,10 +610,11 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
 
   /**
    * "Working with Lambda function metrics" (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html):
-   * Lambda sends an invocation's metrics when it ends, stamped with its start. A list that runs to its time-out
-   * sends its Errors point LIST_INVENTORY_TIMEOUT_SECONDS behind, into a period its alarms have long evaluated.
+   * Lambda sends an invocation's metrics when it ends, stamped with its start, and CloudWatch takes them in later
+   * still (PUBLISHING_DELAY_SECONDS). A list started at the very end of a period and cut off at its time-out sends
+   * its Errors point into a period its alarms evaluated LIST_INVENTORY_TIMEOUT_SECONDS + that delay before.
    */
-  it("sees a list's Lambda metrics that arrive at its time-out: every alarm on them pages when the late point arrives", () => {
+  it("pages on a list's Errors point that arrives after its time-out and CloudWatch's publishing delay", () => {
     const listRef = JSON.stringify({
       Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'ListInventoryFunction'),
     });
@@ -613,17 +628,44 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
       'RolloutListInventoryNewVersionErrorsAlarm',
     ]);
     expect(JSON.stringify(alarms())).not.toContain('"MetricName":"Duration"');
-    for (const [id, properties] of onList) {
+    const onErrors = onList.filter(([, properties]) => properties.MetricName === 'Errors');
+    expect(onErrors).toHaveLength(2);
+    for (const [id, properties] of onErrors) {
       const evaluated = evaluatedAlarm(properties);
-      // The list starts at the end of period 0 and is cut off in period `arrives`; the function is busy, so every
-      // period has a good point of other invocations.
-      const arrives = Math.ceil(LIST_INVENTORY_TIMEOUT_SECONDS / (properties.Period as number));
+      const period = properties.Period as number;
+      const arrives = Math.floor((period - 1 + LIST_INVENTORY_TIMEOUT_SECONDS + PUBLISHING_DELAY_SECONDS) / period);
+      // The function is busy: every period has a good point of other invocations.
       const busy = Array.from({ length: arrives + 1 }, () => ({ m: 0 }));
       const states = evaluated.run(busy, 'OK', [{ stamped: 0, arrives, data: { m: 1 } }]);
       expect({ id, before: states.slice(0, arrives), atArrival: states[arrives] }).toEqual({
         id,
         before: Array(arrives).fill('OK'),
         atArrival: 'ALARM',
+      });
+    }
+  });
+
+  // A throttled request is refused at once, so its point is late by the publishing delay alone.
+  it('pages on a one-off throttle of any function that arrives after the publishing delay, and is OK again within 15 minutes', () => {
+    const throttleAlarms = evaluated().filter(
+      ({ name }) => /^\w+ThrottlesAlarm$/.test(name) && !/Table|Index/.test(name),
+    );
+    expect(throttleAlarms).toHaveLength(ROUTES.length + 2);
+    for (const { name, alarm: evaluatedThrottles } of throttleAlarms) {
+      const period = alarm(name).Period as number;
+      const arrives = Math.floor((period - 1 + PUBLISHING_DELAY_SECONDS) / period);
+      const quiet = Array.from({ length: Math.ceil(3600 / period) }, () => ({}));
+      const states = evaluatedThrottles.run(quiet, 'OK', [{ stamped: 0, arrives, data: { m: 1 } }]);
+      const clearsAt = states.indexOf('OK', arrives);
+      expect({ name, atArrival: states[arrives], cleared: clearsAt > arrives }).toEqual({
+        name,
+        atArrival: 'ALARM',
+        cleared: true,
+      });
+      // Stamped at the end of period 0: OK again less than 15 minutes after the throttle.
+      expect({ name, secondsInAlarm: clearsAt * period - (period - 1) < 15 * 60 }).toEqual({
+        name,
+        secondsInAlarm: true,
       });
     }
   });

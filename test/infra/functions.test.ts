@@ -7,10 +7,16 @@ import {
   PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS,
   PRE_TRAFFIC_REPORT_MARGIN_SECONDS,
 } from '../../functions/deploy/pre-traffic';
+import { AUTHORIZER_ALL_FAILED_INVOCATIONS } from '../../infra/constructs/rollout';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
 import { INVENTORY_LIST_INDEX } from '../../service/names';
-import { LIST_INVENTORY_TIMEOUT_SECONDS, PETS_DEPRECATED_AT, ROUTES } from '../../service/routes';
+import {
+  AUTHORIZER_TIMEOUT_SECONDS,
+  LIST_INVENTORY_TIMEOUT_SECONDS,
+  PETS_DEPRECATED_AT,
+  ROUTES,
+} from '../../service/routes';
 import { evaluatedAlarm } from './alarm-evaluation';
 import {
   buildApp,
@@ -259,14 +265,11 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       ]?.Properties as Record<string, unknown>;
       const fnRef = { Ref: logicalIdStartingWith(template(), 'AWS::Lambda::Function', id) };
       const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', `${id}CurrentVersion`);
-      // The list's Errors come at its end, stamped with its start: its gate reads back past its timeout.
-      const period = stage === 'production' ? 60 : 300;
       expect(alarm).toMatchObject({
         Namespace: 'AWS/Lambda',
         MetricName: 'Errors',
         Statistic: 'Sum',
         Threshold: 1,
-        EvaluationPeriods: id === 'ListInventoryFunction' ? Math.ceil(LIST_INVENTORY_TIMEOUT_SECONDS / period) + 1 : 1,
         DatapointsToAlarm: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
@@ -283,6 +286,15 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
       expect(evaluated.run([{ m: 1 }], 'OK')).toEqual(['ALARM']);
       expect(evaluated.run([{ m: 0 }], 'OK')).toEqual(['OK']);
       expect(evaluated.run(evaluated.quiet(), 'OK').at(-1)).toBe('OK');
+      // Lambda's Errors come at a run's end stamped with its start, and CloudWatch takes them in up to 3 minutes later
+      // (test/infra/data-and-monitoring.test.ts): a run cut off at its timeout still rolls the deploy back.
+      const timeout = (resources()[fnRef.Ref]?.Properties as { Timeout?: number } | undefined)?.Timeout ?? 0;
+      expect(timeout).toBeGreaterThan(0);
+      const period = alarm.Period as number;
+      const arrives = Math.floor((period - 1 + timeout + 180) / period);
+      const busy = Array.from({ length: arrives + 1 }, () => ({ m: 0 }));
+      expect(evaluated.run(busy, 'OK', [{ stamped: 0, arrives, data: { m: 1 } }])[arrives]).toBe('ALARM');
+      if (id === 'ListInventoryFunction') expect(timeout).toBe(LIST_INVENTORY_TIMEOUT_SECONDS);
     },
   );
 
@@ -347,50 +359,89 @@ describe.each(STAGES)('Roll-out of the %s stage', (stage) => {
   });
 
   /**
-   * The authorizer's Lambda `Errors` count refused keys (a thrown `Unauthorized`), so its gate is the count of keys
-   * it could not check, as its executed version emits it (functions/observability/metrics.ts, countForThisVersion).
+   * The authorizer's Lambda `Errors` count refused keys (a thrown `Unauthorized`), so its gate reads, for the version
+   * being deployed: its own AuthorizerUnavailable (functions/observability/metrics.ts, countForThisVersion); Lambda's
+   * Duration, whose largest is the timeout for a run cut off there, and Errors against Invocations ("Types of metrics
+   * for Lambda functions", https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html: ExecutedVersion
+   * for invocations through an alias). Each period below is what that version would send.
    */
-  it("gates the authorizer's deploy on its new version's own AuthorizerUnavailable, beside the stage-wide count", () => {
-    const group = groupOf('AuthorizerFunction');
-    const alarmId = only((group.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms).Name.Ref;
-    expect(group.AlarmConfiguration).toMatchObject({ Enabled: true });
-    expect(alarmId).toMatch(/^RolloutAuthorizerNewVersionUnavailableAlarm[0-9A-F]{8}V[0-9A-F]{8}$/);
-    const alarm = resources()[alarmId]?.Properties as Record<string, unknown>;
-    const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', 'AuthorizerFunctionCurrentVersion');
-    const stageWide = [
-      { Name: 'service', Value: 'pet-store-inventory' },
-      { Name: 'stage', Value: stage },
-    ];
-    expect(alarm).toMatchObject({
-      Namespace: 'PetStoreInventory',
-      MetricName: 'AuthorizerUnavailable',
-      Statistic: 'Sum',
-      Threshold: 1,
-      EvaluationPeriods: 1,
-      DatapointsToAlarm: 1,
-      TreatMissingData: 'notBreaching',
+  describe("the authorizer's deploy gate", () => {
+    const gate = () => {
+      const group = groupOf('AuthorizerFunction');
+      expect(group.AlarmConfiguration).toMatchObject({ Enabled: true });
+      const alarmId = only((group.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }).Alarms).Name.Ref;
+      expect(alarmId).toMatch(/^RolloutAuthorizerNewVersionFaultsAlarm[0-9A-F]{8}V[0-9A-F]{8}$/);
+      return resources()[alarmId]?.Properties as Record<string, unknown>;
+    };
+    /** A period of the new version: `invocations` runs, `errors` of them failed (refusals included). */
+    const period = (invocations: number, errors: number, extra: { unavailable?: number; duration?: number } = {}) => ({
+      invocations,
+      errors,
+      duration: extra.duration ?? 40,
+      ...(extra.unavailable !== undefined && { unavailable: extra.unavailable }),
     });
-    expect(alarm.Dimensions).toEqual([
-      ...stageWide,
-      { Name: 'version', Value: { 'Fn::GetAtt': [versionId, 'Version'] } },
-    ]);
-    // The stage-wide alarm reads the same metric under the stage's dimensions alone, which the function still emits.
-    const stageAlarm = Object.entries(resourcesOfType(template(), 'AWS::CloudWatch::Alarm')).find(([id]) =>
-      id.startsWith('MonitoringAuthorizerUnavailableAlarm'),
-    )?.[1];
-    const stageMetric = (stageAlarm?.Metrics as { MetricStat: { Metric: unknown } }[] | undefined)?.[0]?.MetricStat;
-    expect(stageMetric?.Metric).toEqual({
-      Namespace: 'PetStoreInventory',
-      MetricName: 'AuthorizerUnavailable',
-      Dimensions: stageWide,
+    const timeoutMs = AUTHORIZER_TIMEOUT_SECONDS * 1000;
+
+    it('reads only the new version: its own AuthorizerUnavailable, and its Lambda metrics through live', () => {
+      const versionId = logicalIdStartingWith(template(), 'AWS::Lambda::Version', 'AuthorizerFunctionCurrentVersion');
+      const version = { 'Fn::GetAtt': [versionId, 'Version'] };
+      const queries = gate().Metrics as {
+        Id: string;
+        MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] } };
+      }[];
+      const byId = Object.fromEntries(queries.flatMap((q) => (q.MetricStat ? [[q.Id, q.MetricStat.Metric]] : [])));
+      expect(Object.keys(byId).sort()).toEqual(['duration', 'errors', 'invocations', 'unavailable']);
+      expect(byId.unavailable).toMatchObject({
+        Namespace: 'PetStoreInventory',
+        MetricName: 'AuthorizerUnavailable',
+        Dimensions: [
+          { Name: 'service', Value: 'pet-store-inventory' },
+          { Name: 'stage', Value: stage },
+          { Name: 'version', Value: version },
+        ],
+      });
+      for (const id of ['duration', 'errors', 'invocations'])
+        expect(byId[id]?.Dimensions).toContainEqual({ Name: 'ExecutedVersion', Value: version });
     });
-    // As CloudWatch evaluates it: one key the new version could not check stops the deployment; none is OK.
-    const evaluated = evaluatedAlarm(alarm);
-    expect(evaluated.run([{ m: 1 }], 'OK')).toEqual(['ALARM']);
-    expect(evaluated.run(evaluated.quiet(), 'OK').at(-1)).toBe('OK');
-    const stageEvaluated = evaluatedAlarm(stageAlarm as Record<string, unknown>);
-    const oneFailure = Object.fromEntries(stageEvaluated.metricIds.map((id) => [id, 1]));
-    expect(stageEvaluated.run([oneFailure], 'OK')).toEqual(['ALARM']);
+
+    it('rolls back a version that could not check a key, ran into its time-out, or failed every one of its runs', () => {
+      const evaluated = evaluatedAlarm(gate());
+      const faulty = {
+        'could not check one key': period(10, 1, { unavailable: 1 }),
+        'ran into its time-out once': period(5, 1, { duration: timeoutMs }),
+        'cannot start (every run an init or import error)': period(
+          AUTHORIZER_ALL_FAILED_INVOCATIONS,
+          AUTHORIZER_ALL_FAILED_INVOCATIONS,
+        ),
+        'refuses every key, valid ones too': period(8, 8),
+      };
+      for (const [what, data] of Object.entries(faulty))
+        expect({ what, state: evaluated.run([data], 'OK').at(-1) }).toEqual({ what, state: 'ALARM' });
+    });
+
+    it("lets a healthy version through: a few refused keys, even a period of only refusals fewer than the gate's count", () => {
+      const evaluated = evaluatedAlarm(gate());
+      const healthy = [
+        period(10, 2),
+        period(AUTHORIZER_ALL_FAILED_INVOCATIONS - 1, AUTHORIZER_ALL_FAILED_INVOCATIONS - 1),
+        period(1, 0),
+      ];
+      expect(evaluated.run(healthy, 'OK')).toEqual(['OK', 'OK', 'OK']);
+      expect(evaluated.run(evaluated.quiet(), 'ALARM').at(-1)).toBe('OK');
+    });
+
+    // Lambda stamps a run's metrics with its start and sends them at its end; CloudWatch takes them in up to 3 minutes
+    // later (test/infra/data-and-monitoring.test.ts).
+    it('still sees a time-out whose points arrive after the timeout and a 3-minute publishing delay', () => {
+      const properties = gate();
+      const evaluated = evaluatedAlarm(properties);
+      const seconds = (properties.Metrics as { MetricStat?: { Period: number } }[]).find((q) => q.MetricStat)
+        ?.MetricStat?.Period as number;
+      const arrives = Math.floor((seconds - 1 + AUTHORIZER_TIMEOUT_SECONDS + 180) / seconds);
+      const busy = Array.from({ length: arrives + 1 }, () => period(4, 0));
+      const late = [{ stamped: 0, arrives, data: { invocations: 1, errors: 1, duration: timeoutMs } }];
+      expect(evaluated.run(busy, 'OK', late).slice(arrives)).toEqual(['ALARM']);
+    });
   });
 
   /**

@@ -13,8 +13,10 @@
  *   OverrideAction (https://docs.aws.amazon.com/waf/latest/APIReference/API_OverrideAction.html): an OverrideAction of
  *   Count changes the rule group's *result* to Count; it "does not affect how the rules in the rule group are
  *   evaluated": inside the group, "the first rule that matches a web request and that has a rule action of allow or
- *   block terminates the rule group evaluation", so its later rules add no label. (Setting every rule to Count with
- *   RuleActionOverrides instead runs them all; not modelled here: it throws.)
+ *   block terminates the rule group evaluation", so its later rules add no label. A rule-level override
+ *   (ManagedRuleGroupStatement RuleActionOverrides, https://docs.aws.amazon.com/waf/latest/APIReference/API_RuleActionOverride.html)
+ *   to Count makes that one rule non-terminating: it still adds its label and the group goes on; "with managed rule
+ *   groups, AWS WAF silently ignores any override that uses an invalid rule name", and so does the evaluator.
  * - "Labels on web requests" (https://docs.aws.amazon.com/waf/latest/developerguide/waf-labels.html), LabelMatchStatement
  *   (https://docs.aws.amazon.com/waf/latest/APIReference/API_LabelMatchStatement.html: "labels that have been added to
  *   the web request by rules that have already run in the web ACL") and "AWS WAF label match examples"
@@ -27,13 +29,17 @@
  *   CRS rule blocks; in the Amazon IP reputation list, AWSManagedIPReputationList and AWSManagedReconnaissanceList
  *   block and AWSManagedIPDDoSList counts ("The rule's action is configured to Count in the rule group definition",
  *   https://docs.aws.amazon.com/waf/latest/developerguide/waf-rate-based-example-limit-labels.html).
+ *   `SizeRestrictions_BODY` matches a body over 8 KB (8,192 bytes); the `_BODY` rules inspect the body only "up to the
+ *   body size limit for the web ACL and resource type" (16 KB for API Gateway unless AssociationConfig raises it, to
+ *   at most 64 KB) and go on with what they were given past it (oversize handling Continue).
  * - SizeConstraintStatement (https://docs.aws.amazon.com/waf/latest/APIReference/API_SizeConstraintStatement.html)
  *   with `FieldToMatch.Body` (https://docs.aws.amazon.com/waf/latest/APIReference/API_Body.html) and "Managing body
  *   inspection size limits for AWS WAF"
  *   (https://docs.aws.amazon.com/waf/latest/developerguide/web-acl-setting-body-inspection-limit.html): API Gateway
  *   forwards at most the first 16 KB (16,384 bytes) of a body by default (KB_16..KB_64 in the web ACL's
- *   AssociationConfig); for a larger body, OversizeHandling MATCH treats the request as matching, NO_MATCH as not
- *   matching, CONTINUE (the default) inspects the contents WAF was given.
+ *   AssociationConfig, https://docs.aws.amazon.com/waf/latest/APIReference/API_AssociationConfig.html); for a
+ *   larger body, OversizeHandling MATCH treats the request as matching, NO_MATCH as not matching, CONTINUE (the
+ *   default) inspects the contents WAF was given.
  * - "Rate-based rule high-level settings" and "Rate-based rule caveats"
  *   (https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-high-level-settings.html,
  *   https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-caveats.html): WAF counts
@@ -55,11 +61,13 @@
  *   https://docs.aws.amazon.com/waf/latest/APIReference/API_CustomHTTPHeader.html); a body's ContentType is
  *   TEXT_PLAIN, TEXT_HTML or APPLICATION_JSON (https://docs.aws.amazon.com/waf/latest/APIReference/API_CustomResponseBody.html).
  *
- * Not published, so chosen and stated: what the AWS managed rule groups match is AWS's own code, so the caller names
- * the managed rules that would match, by their labels, in the group's own rule order (the order of the tables on the
- * pages above is taken as that order where it matters); the evaluator adds them as the group would, stopping at the
- * group's first blocking rule. The Content-Type a custom body is sent with (`application/json` for APPLICATION_JSON,
- * and so on) is the obvious reading of the enum, not a documented table. CONTINUE compares the size of the inspected
+ * Not published, so chosen and stated: what the AWS managed rule groups' patterns match is AWS's own code, so the
+ * caller names the managed rules whose pattern the request holds, by their labels, and for a body rule the byte where
+ * the pattern starts; the evaluator decides which of them WAF sees (a body pattern past the inspection limit is not
+ * seen), adds the body size rule's match from the body's size itself, and runs the group's rules in the order of the
+ * tables on the pages above, stopping at the first whose action (after overrides) blocks. The Content-Type a custom
+ * body is sent with (`application/json` for APPLICATION_JSON, and so on) is the obvious reading of the enum, not a
+ * documented table. CONTINUE compares the size of the inspected
  * part (at most the inspection limit). The name `Default_Action` for "no rule terminated" is WAF's log vocabulary,
  * used here as a name only. Only what these stacks use is understood: any other statement, field, action or setting
  * throws, so a new kind of rule cannot be judged by a guess.
@@ -78,11 +86,12 @@ export interface WafRequest {
    */
   requestsFromIpInWindow?: number;
   /**
-   * The AWS managed rules that match this request, by their fully qualified labels (for example
-   * `awswaf:managed:aws:core-rule-set:NoUserAgent_Header`), each group's in its own rule order.
+   * The AWS managed rules whose pattern this request holds, by their fully qualified labels (for example
+   * `awswaf:managed:aws:core-rule-set:NoUserAgent_Header`); a body rule's (`…_Body`) with the byte of the body where
+   * its pattern starts. The body size rule is not named: the evaluator matches it from the body's size.
    * @default none
    */
-  managedRuleMatches?: readonly string[];
+  managedRuleMatches?: readonly (string | { label: string; atByte: number })[];
 }
 
 /** WAF's answer to a blocked request. */
@@ -109,46 +118,53 @@ export interface WafDecision {
 
 type Json = Record<string, unknown>;
 
-/** The AWS managed rule groups understood here: each rule's label (after the namespace) and its action in the group. */
-export const MANAGED_RULE_GROUPS: Readonly<
-  Record<string, { namespace: string; rules: Readonly<Record<string, 'Block' | 'Count'>> }>
-> = {
+/** A managed group's rule: its name (what RuleActionOverrides names), its label after the namespace, its action. */
+export interface ManagedRule {
+  name: string;
+  label: string;
+  action: 'Block' | 'Count';
+  /** A body size rule: it matches a body over this many bytes. */
+  bodyOver?: number;
+}
+
+const blocking = (name: string, label: string): ManagedRule => ({ name, label, action: 'Block' });
+
+/** The AWS managed rule groups understood here, each with its rules in the group's order. */
+export const MANAGED_RULE_GROUPS: Readonly<Record<string, { namespace: string; rules: readonly ManagedRule[] }>> = {
   AWSManagedRulesAmazonIpReputationList: {
     namespace: 'awswaf:managed:aws:amazon-ip-list:',
-    rules: {
-      AWSManagedIPReputationList: 'Block',
-      AWSManagedReconnaissanceList: 'Block',
-      AWSManagedIPDDoSList: 'Count',
-    },
+    rules: [
+      blocking('AWSManagedIPReputationList', 'AWSManagedIPReputationList'),
+      blocking('AWSManagedReconnaissanceList', 'AWSManagedReconnaissanceList'),
+      { name: 'AWSManagedIPDDoSList', label: 'AWSManagedIPDDoSList', action: 'Count' },
+    ],
   },
   AWSManagedRulesCommonRuleSet: {
     namespace: 'awswaf:managed:aws:core-rule-set:',
-    rules: Object.fromEntries(
-      [
-        'NoUserAgent_Header',
-        'BadBots_Header',
-        'SizeRestrictions_QueryString',
-        'SizeRestrictions_Cookie_Header',
-        'SizeRestrictions_Body',
-        'SizeRestrictions_URIPath',
-        'EC2MetaDataSSRF_Body',
-        'EC2MetaDataSSRF_Cookie',
-        'EC2MetaDataSSRF_URIPath',
-        'EC2MetaDataSSRF_QueryArguments',
-        'GenericLFI_QueryArguments',
-        'GenericLFI_URIPath',
-        'GenericLFI_Body',
-        'RestrictedExtensions_URIPath',
-        'RestrictedExtensions_QueryArguments',
-        'GenericRFI_QueryArguments',
-        'GenericRFI_Body',
-        'GenericRFI_URIPath',
-        'CrossSiteScripting_Cookie',
-        'CrossSiteScripting_QueryArguments',
-        'CrossSiteScripting_Body',
-        'CrossSiteScripting_URIPath',
-      ].map((label) => [label, 'Block' as const]),
-    ),
+    rules: [
+      blocking('NoUserAgent_HEADER', 'NoUserAgent_Header'),
+      blocking('UserAgent_BadBots_HEADER', 'BadBots_Header'),
+      blocking('SizeRestrictions_QUERYSTRING', 'SizeRestrictions_QueryString'),
+      blocking('SizeRestrictions_Cookie_HEADER', 'SizeRestrictions_Cookie_Header'),
+      { ...blocking('SizeRestrictions_BODY', 'SizeRestrictions_Body'), bodyOver: 8 * 1024 },
+      blocking('SizeRestrictions_URIPATH', 'SizeRestrictions_URIPath'),
+      blocking('EC2MetaDataSSRF_BODY', 'EC2MetaDataSSRF_Body'),
+      blocking('EC2MetaDataSSRF_COOKIE', 'EC2MetaDataSSRF_Cookie'),
+      blocking('EC2MetaDataSSRF_URIPATH', 'EC2MetaDataSSRF_URIPath'),
+      blocking('EC2MetaDataSSRF_QUERYARGUMENTS', 'EC2MetaDataSSRF_QueryArguments'),
+      blocking('GenericLFI_QUERYARGUMENTS', 'GenericLFI_QueryArguments'),
+      blocking('GenericLFI_URIPATH', 'GenericLFI_URIPath'),
+      blocking('GenericLFI_BODY', 'GenericLFI_Body'),
+      blocking('RestrictedExtensions_URIPATH', 'RestrictedExtensions_URIPath'),
+      blocking('RestrictedExtensions_QUERYARGUMENTS', 'RestrictedExtensions_QueryArguments'),
+      blocking('GenericRFI_QUERYARGUMENTS', 'GenericRFI_QueryArguments'),
+      blocking('GenericRFI_BODY', 'GenericRFI_Body'),
+      blocking('GenericRFI_URIPATH', 'GenericRFI_URIPath'),
+      blocking('CrossSiteScripting_COOKIE', 'CrossSiteScripting_Cookie'),
+      blocking('CrossSiteScripting_QUERYARGUMENTS', 'CrossSiteScripting_QueryArguments'),
+      blocking('CrossSiteScripting_BODY', 'CrossSiteScripting_Body'),
+      blocking('CrossSiteScripting_URIPATH', 'CrossSiteScripting_URIPath'),
+    ],
   },
 };
 
@@ -186,6 +202,8 @@ type Context = {
   request: WafRequest;
   bodyBytes: number;
   inspectionLimit: number;
+  /** The managed rules' labels whose pattern WAF sees in the request (a body pattern only within the limit). */
+  seen: ReadonlySet<string>;
   labels: string[];
 };
 
@@ -207,24 +225,23 @@ export function evaluateWebAcl(webAcl: Record<string, unknown>, request: WafRequ
   );
   if (acl.Scope !== 'REGIONAL') throw new Error(`Scope ${String(acl.Scope)} is not understood (API Gateway: REGIONAL)`);
   const bodies = (acl.CustomResponseBodies ?? {}) as Json;
-  const context: Context = {
-    request,
-    bodyBytes: bodyBytes(request.body),
-    inspectionLimit: inspectionLimit(acl.AssociationConfig),
-    labels: [],
-  };
   const rules = [...((acl.Rules ?? []) as Json[])].sort((a, b) => (a.Priority as number) - (b.Priority as number));
   const priorities = rules.map((rule) => rule.Priority);
   if (new Set(priorities).size !== priorities.length) throw new Error('rule priorities must all be different');
-  // A managed rule's label can only come from a managed group of this web ACL.
-  const groupsInAcl = rules
-    .map((rule) => (rule.Statement as Json | undefined)?.ManagedRuleGroupStatement as Json | undefined)
-    .flatMap((statement) => (statement ? [MANAGED_RULE_GROUPS[statement.Name as string]?.namespace ?? ''] : []));
-  const strays = (request.managedRuleMatches ?? []).filter(
-    (label) => !groupsInAcl.some((namespace) => namespace !== '' && label.startsWith(namespace)),
-  );
-  if (strays.length > 0)
-    throw new Error(`no managed rule group of this web ACL adds ${strays.join(', ')}: the request cannot carry it`);
+  const groupsInAcl = rules.flatMap((rule) => {
+    const statement = (rule.Statement as Json | undefined)?.ManagedRuleGroupStatement as Json | undefined;
+    const group = statement && MANAGED_RULE_GROUPS[statement.Name as string];
+    return group ? [group] : [];
+  });
+  const bytes = bodyBytes(request.body);
+  const limit = inspectionLimit(acl.AssociationConfig);
+  const context: Context = {
+    request,
+    bodyBytes: bytes,
+    inspectionLimit: limit,
+    seen: seenManagedPatterns(request, groupsInAcl, bytes, limit),
+    labels: [],
+  };
   const counted: string[] = [];
 
   // Every rule, action and statement is read before any request is judged, so what is not understood throws even
@@ -327,33 +344,79 @@ function inspectionLimit(associationConfig: unknown): number {
   return limit;
 }
 
-type ManagedGroup = { name: string; namespace: string; rules: Readonly<Record<string, 'Block' | 'Count'>> };
+type ManagedGroup = {
+  name: string;
+  namespace: string;
+  rules: readonly ManagedRule[];
+  /** RuleActionOverrides by rule name: the action used in place of the rule's own. */
+  overrides: ReadonlyMap<string, 'Count'>;
+};
 
 function managedGroup(statement: unknown, ruleName: string): ManagedGroup {
-  // Version, ExcludedRules, RuleActionOverrides, ScopeDownStatement and ManagedRuleGroupConfigs are not modelled.
-  const { VendorName, Name } = fieldsOf(
+  // Version, ExcludedRules, ScopeDownStatement and ManagedRuleGroupConfigs are not modelled.
+  const { VendorName, Name, RuleActionOverrides } = fieldsOf(
     statement,
-    ['VendorName', 'Name'],
+    ['VendorName', 'Name', 'RuleActionOverrides'],
     `rule ${ruleName}'s ManagedRuleGroupStatement`,
   );
   const known = VendorName === 'AWS' ? MANAGED_RULE_GROUPS[Name as string] : undefined;
   if (!known) throw new Error(`managed rule group ${String(VendorName)}/${String(Name)} is not understood`);
-  return { name: Name as string, ...known };
+  const overrides = new Map<string, 'Count'>();
+  for (const override of (RuleActionOverrides ?? []) as unknown[]) {
+    const { Name: rule, ActionToUse } = fieldsOf(override, ['Name', 'ActionToUse'], `rule ${ruleName}'s override`);
+    const [action, settings] = oneKey(ActionToUse, `rule ${ruleName}'s override of ${String(rule)}`);
+    if (action !== 'Count') throw new Error(`rule ${ruleName}: an override to ${action} is not understood`);
+    fieldsOf(settings, [], `rule ${ruleName}'s override of ${String(rule)}`);
+    // An override naming no rule of the group is silently ignored ("RuleActionOverride"), by name, case and all.
+    if (known.rules.some((candidate) => candidate.name === rule)) overrides.set(rule as string, 'Count');
+  }
+  return { name: Name as string, ...known, overrides };
 }
 
 /**
- * Runs a managed group as WAF does: its matching rules in order, each adding its label, up to the first whose own
- * action blocks (which ends the group's evaluation). Returns the group's result: Block, Count, or undefined (no match).
+ * The labels of the managed rules whose pattern WAF sees in the request: each named rule must be one of a group of the
+ * web ACL, a body rule's with where its pattern starts, which WAF sees only within the inspection limit.
+ */
+function seenManagedPatterns(
+  request: WafRequest,
+  groups: readonly { namespace: string; rules: readonly ManagedRule[] }[],
+  bodyBytes: number,
+  inspectionLimit: number,
+): Set<string> {
+  const seen = new Set<string>();
+  for (const match of request.managedRuleMatches ?? []) {
+    const { label, atByte } = typeof match === 'string' ? { label: match, atByte: undefined } : match;
+    const group = groups.find((candidate) => label.startsWith(candidate.namespace));
+    if (!group) throw new Error(`no managed rule group of this web ACL adds ${label}: the request cannot carry it`);
+    const rule = group.rules.find((candidate) => group.namespace + candidate.label === label);
+    if (!rule) throw new Error(`${label} is not a label of a rule of its group`);
+    if (rule.bodyOver !== undefined) throw new Error(`${label} is matched from the body's size, not named`);
+    const bodyRule = label.endsWith('_Body');
+    if (bodyRule !== (atByte !== undefined)) throw new Error(`${label}: a body rule's match, and only it, says atByte`);
+    if (atByte !== undefined && !(atByte >= 0 && atByte < bodyBytes))
+      throw new Error(`${label}: byte ${atByte} is not in a body of ${bodyBytes} bytes`);
+    if (atByte === undefined || atByte < inspectionLimit) seen.add(label);
+  }
+  return seen;
+}
+
+/**
+ * Runs a managed group as WAF does: its rules in order, each that matches adding its label, up to the first whose
+ * action (after RuleActionOverrides) blocks, which ends the group. Returns the group's result: Block, Count, or
+ * undefined (no match).
  */
 function runManagedGroup(group: ManagedGroup, context: Context): 'Block' | 'Count' | undefined {
   let result: 'Block' | 'Count' | undefined;
-  for (const label of context.request.managedRuleMatches ?? []) {
-    if (!label.startsWith(group.namespace)) continue;
-    const action = group.rules[label.slice(group.namespace.length)];
-    if (action === undefined) throw new Error(`${label} is not a label of ${group.name}'s rules`);
+  for (const rule of group.rules) {
+    const label = group.namespace + rule.label;
+    const matched =
+      rule.bodyOver === undefined
+        ? context.seen.has(label)
+        : Math.min(context.bodyBytes, context.inspectionLimit) > rule.bodyOver;
+    if (!matched) continue;
     context.labels.push(label);
-    result = action;
-    if (action === 'Block') break;
+    result = group.overrides.get(rule.name) ?? rule.action;
+    if (result === 'Block') break;
   }
   return result;
 }
