@@ -35,6 +35,7 @@ import { PreTrafficHook } from './constructs/pre-traffic-hook';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
 import { keyAttribute, tableDefaults } from './constructs/table-defaults';
+import { Webhooks } from './constructs/webhooks';
 import type { StageConfig } from './stage-config';
 
 export interface InventoryStackProps extends Omit<StackProps, 'env'> {
@@ -82,6 +83,7 @@ export class InventoryStack extends Stack {
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
   readonly monitoring: Monitoring;
+  readonly webhooks: Webhooks;
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
 
@@ -132,6 +134,16 @@ export class InventoryStack extends Stack {
     });
     const firewall = this.addFirewall();
     this.monitoring = this.addMonitoring();
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      historyTable: this.history.table,
+      subscribers: config.webhooks,
+      stage: config.stage,
+      alarmTopic: this.monitoring.topic,
+      onCallTopicArn: config.alarms.topicArn,
+      period: config.alarms.period,
+      removalPolicy: config.stateful.removalPolicy,
+      logRetention: config.logRetention,
+    });
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),

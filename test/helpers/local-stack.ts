@@ -10,7 +10,7 @@ import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { configureFunctionEnvironment } from '../../local/environment';
 import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../local/gateway';
 import { startStreamPoller } from '../../local/lambda/stream-poller';
-import { ensureTables, inventoryStreamArn } from '../../local/tables';
+import { ensureTables, tableStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 
 /** The DynamoDB Local that globalSetup started. */
@@ -128,7 +128,7 @@ export async function startTestStack(
   const history = recordHistory
     ? startStreamPoller({
         endpoint: testEndpoint(),
-        streamArn: await inventoryStreamArn(client, tables.inventory),
+        streamArn: await tableStreamArn(client, tables.inventory),
         handler: recordHistory.createHandler({ history: new HistoryTable({ client, tableName: tables.history }) }),
         pollIntervalMs: 50,
         log: () => undefined,
