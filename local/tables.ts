@@ -30,21 +30,26 @@ interface TableShape {
 }
 
 /** Creates the missing tables as the stack defines them, but the idempotency table's TTL: Powertools checks the
- * expiry its records carry. `inventoryStream: false` leaves the stream off (tests that do not read it). */
+ * expiry its records carry. `streams: false` leaves the inventory's and the history's streams off (tests that do not
+ * read them). */
 export async function ensureTables(
   client: DynamoDBClient,
   names: TableNames,
-  options: { inventoryStream?: boolean } = {},
+  options: { streams?: boolean } = {},
 ): Promise<void> {
   const wanted: TableShape[] = [
     {
       name: names.inventory,
       keys: [INVENTORY_TABLE_KEY],
       listIndex: true,
-      stream: options.inventoryStream === false ? undefined : INVENTORY_STREAM_VIEW,
+      stream: options.streams === false ? undefined : INVENTORY_STREAM_VIEW,
     },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
-    { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort], stream: HISTORY_STREAM_VIEW },
+    {
+      name: names.history,
+      keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort],
+      stream: options.streams === false ? undefined : HISTORY_STREAM_VIEW,
+    },
     ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
   for (const table of wanted) await createTable(client, table);
