@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type EventPattern, Rule } from 'aws-cdk-lib/aws-events';
@@ -38,12 +38,6 @@ export interface WebhooksProps {
   subscribers: readonly WebhookSubscriber[];
   /** The `stage` dimension of the functions' metrics. */
   stage: string;
-  /** The stage's alarm topic. */
-  alarmTopic: ITopic;
-  /** An on-call topic that gets every alarm too. @default none */
-  onCallTopicArn?: string;
-  /** Of the alarms. */
-  period: Duration;
   /** Of the queues, secrets and log groups. */
   removalPolicy: RemovalPolicy;
   logRetention: RetentionDays;
@@ -59,7 +53,8 @@ export class Webhooks extends Construct {
   /** The shard and sequence numbers of the stream batches the publisher gave up on. */
   readonly failedRecords: Queue;
   readonly subscribers = new Map<string, WebhookDelivery>();
-  private readonly alarmActions: SnsAction[];
+  /** The publisher and each deliver function, by a name for the stack's function map (its alarms and roll-out). */
+  readonly functions = new Map<string, InventoryFunction>();
 
   constructor(
     scope: Construct,
@@ -67,10 +62,6 @@ export class Webhooks extends Construct {
     private readonly props: WebhooksProps,
   ) {
     super(scope, id);
-    this.alarmActions = [
-      props.alarmTopic,
-      ...(props.onCallTopicArn ? [Topic.fromTopicArn(this, 'OnCallTopic', props.onCallTopicArn)] : []),
-    ].map((topic) => new SnsAction(topic));
     this.bus = new EventBus(this, 'Bus', { description: 'Every stock change of the pet store inventory' });
     this.publisher = new InventoryFunction(this, 'PublisherFunction', {
       handler: 'publish-changes',
@@ -97,16 +88,56 @@ export class Webhooks extends Construct {
         onFailure: new SqsDlq(this.failedRecords),
       }),
     );
-    this.alarm(
-      'PublisherFailedRecordsAlarm',
-      this.failedRecords.metricApproximateNumberOfMessagesVisible({ period: props.period, statistic: 'Maximum' }),
-      'The webhooks publisher gave up on history stream records (its on-failure queue has messages): those changes reached neither the bus nor any subscriber',
-    );
     new CfnOutput(Stack.of(this), STACK_OUTPUTS.changeEventBus, {
       value: this.bus.eventBusName,
       description: `Event bus of every change (source ${CHANGE_EVENT_SOURCE}, detail-type ${CHANGE_EVENT_DETAIL_TYPE})`,
     });
-    for (const subscriber of props.subscribers) this.subscribers.set(subscriber.name, this.addSubscriber(subscriber));
+    this.functions.set('webhooksPublisher', this.publisher);
+    for (const subscriber of props.subscribers) {
+      const delivery = this.addSubscriber(subscriber);
+      this.subscribers.set(subscriber.name, delivery);
+      this.functions.set(`webhook${webhookOutputName(subscriber.name)}`, delivery.function);
+    }
+  }
+
+  /**
+   * Alarms, on the first period with a message, into the stage's alarm topic (and the on-call topic, if any) when the
+   * publisher gave up on records or a subscriber's webhooks went to its dead-letter queue.
+   */
+  alarmInto(topic: ITopic, options: { onCallTopicArn?: string; period: Duration }): void {
+    const { period } = options;
+    const topics = [
+      topic,
+      ...(options.onCallTopicArn ? [Topic.fromTopicArn(this, 'OnCallTopic', options.onCallTopicArn)] : []),
+    ];
+    const actions = topics.map((each) => new SnsAction(each));
+    const alarm = (id: string, queue: Queue, description: string, runbook = id) => {
+      const created = new Alarm(this, id, {
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: `${description}. Runbook: docs/deploying.md, "Alarm runbooks", ${runbook}.`,
+      });
+      for (const action of actions) {
+        created.addAlarmAction(action);
+        created.addOkAction(action);
+      }
+    };
+    alarm(
+      'PublisherFailedRecordsAlarm',
+      this.failedRecords,
+      'The webhooks publisher gave up on history stream records (its on-failure queue has messages): those changes ' +
+        'reached neither the bus nor any subscriber',
+    );
+    for (const [name, delivery] of this.subscribers)
+      alarm(
+        `${webhookOutputName(name)}DeadLettersAlarm`,
+        delivery.deadLetters,
+        `Webhooks to ${name} failed every retry for over a day (its dead-letter queue has messages)`,
+        '<Subscriber>DeadLettersAlarm',
+      );
   }
 
   /** A subscriber's secret, rule, queue with its dead-letter queue and alarm, and deliver function. */
@@ -169,12 +200,6 @@ export class Webhooks extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    this.alarm(
-      `${webhookOutputName(subscriber.name)}DeadLettersAlarm`,
-      deadLetters.metricApproximateNumberOfMessagesVisible({ period: props.period, statistic: 'Maximum' }),
-      `Webhooks to ${subscriber.name} failed every retry for over a day (its dead-letter queue has messages)`,
-      '<Subscriber>DeadLettersAlarm',
-    );
     return { secret, queue, deadLetters, rule, function: deliver };
   }
 
@@ -191,23 +216,6 @@ export class Webhooks extends Construct {
       reason: `This queue is itself ${options.readBy}, read by an operator (alarmed when not empty): nothing consumes it.`,
     });
     return queue;
-  }
-
-  /** An alarm on the first period with a message, into the stage's alarm topics. */
-  private alarm(id: string, metric: IMetric, description: string, runbook = id): Alarm {
-    const alarm = new Alarm(this, id, {
-      metric,
-      threshold: 1,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${description}. Runbook: docs/deploying.md, "Alarm runbooks", ${runbook}.`,
-    });
-    for (const action of this.alarmActions) {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
-    return alarm;
   }
 }
 
