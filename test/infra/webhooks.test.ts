@@ -37,6 +37,11 @@ describe.each(STAGES)('Webhooks of the %s stage', (stage) => {
     return new ResolvedStack(template(), stackName(stage), account, region);
   };
 
+  it('leaves no unacknowledged cdk-nag finding with subscribers declared', () => {
+    const findings = synthesized().validationReport.pluginReports.flatMap((report) => report.violations ?? []);
+    expect(findings).toEqual([]);
+  });
+
   it("streams the history table's new rows to the publisher, which reports partial failures into its own queue", () => {
     expect(props('AWS::DynamoDB::Table', 'HistoryTable').StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
     const mapping = Object.values(resourcesOfType(template(), 'AWS::Lambda::EventSourceMapping')).find((each) =>
