@@ -53,13 +53,19 @@ async function delayRetry(record: SQSRecord, retryAfter: DeliverDeps['retryAfter
   );
 }
 
-/** The subscriber's sender, its secret read from Secrets Manager on first use (again only after a failed read). */
-function lazySender(secrets: SecretsManagerClient, url: string, secretArn: string): DeliverDeps['send'] {
+/**
+ * The subscriber's sender, its secret read from Secrets Manager on first use and kept (read again only after a failed
+ * read); the stored value is the secret's base64, whose Standard Webhooks form is `whsec_` and it.
+ */
+export function secretSender(
+  secrets: Pick<SecretsManagerClient, 'send'>,
+  url: string,
+  secretArn: string,
+): DeliverDeps['send'] {
   const load = () =>
-    secrets.send(new GetSecretValueCommand({ SecretId: secretArn })).then(
-      // The stack stores the secret's base64 part; its Standard Webhooks form adds the prefix.
-      ({ SecretString }) => createWebhookSender({ url, secret: `whsec_${SecretString ?? ''}` }),
-    );
+    secrets
+      .send(new GetSecretValueCommand({ SecretId: secretArn }))
+      .then(({ SecretString }) => createWebhookSender({ url, secret: `whsec_${SecretString ?? ''}` }));
   let sender: Promise<DeliverDeps['send']> | undefined;
   return async (message) => {
     sender ??= load().catch((error: Error) => {
@@ -75,7 +81,7 @@ export const handler = createHandler(
     const sqs = tracer.captureAWSv3Client(new SQSClient({}));
     const queueUrl = requireEnv(ENV.webhookQueueUrl);
     return {
-      send: lazySender(
+      send: secretSender(
         tracer.captureAWSv3Client(new SecretsManagerClient({})),
         requireEnv(ENV.webhookUrl),
         requireEnv(ENV.webhookSecretArn),

@@ -1,6 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { createHandler } from '../../functions/handlers/deliver-webhook';
+import { createHandler, secretSender } from '../../functions/handlers/deliver-webhook';
 import { createWebhookSender } from '../../functions/webhooks/send';
 import { WEBHOOK_RETRY_DELAYS_SECONDS } from '../../service/webhooks';
 import { aLambdaContext } from '../fixtures/builders';
@@ -97,5 +97,35 @@ describe('Function: deliver-webhook', () => {
     // Assess
     expect(failures).toEqual(['message-8']);
     expect(delays).toEqual([['receipt-8', 0]]);
+  });
+
+  it('signs with whsec_ and the stored secret, read from Secrets Manager once, and again only after a failed read', async () => {
+    // Prepare: Secrets Manager cannot run here; a stand-in answers as GetSecretValue does (SecretString).
+    receiver = await startWebhookReceiver(() => 200);
+    const stored = SECRET.slice('whsec_'.length);
+    const reads: unknown[] = [];
+    const secrets = {
+      send: async (command: unknown) => {
+        reads.push(command);
+        if (reads.length === 1) throw new Error('ThrottlingException');
+        return { SecretString: stored };
+      },
+    } as never;
+    const send = secretSender(secrets, receiver.url, 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:till');
+
+    // Act
+    const first = await send({ id: '1', body: '{}' }).then(
+      () => 'sent',
+      (error: Error) => error.message,
+    );
+    await send({ id: '2', body: '{}' });
+    await send({ id: '3', body: '{}' });
+
+    // Assess
+    expect(first).toBe('ThrottlingException');
+    expect(reads).toHaveLength(2);
+    expect(receiver.received).toHaveLength(2);
+    for (const { headers, body } of receiver.received)
+      expect(() => new Webhook(SECRET).verify(body, headers as Record<string, string>)).not.toThrow();
   });
 });
