@@ -28,7 +28,7 @@ const importToItem = () => importAttributes(importActor('stock.csv', process.env
  */
 export async function measureReads(client: DynamoDBClient, entries: number) {
   const tables = { ...LOCAL_TABLE_NAMES, inventory: `${LOCAL_TABLE_NAMES.inventory}-read-units` };
-  await ensureTables(client, tables, { inventoryStream: false });
+  await ensureTables(client, tables, { streams: false });
   const readUnits = await measureReadUnits(client, tables.inventory, benchInventory(0, entries));
   const imported = benchInventory(entries, 2 * entries);
   const started = performance.now();

@@ -238,7 +238,33 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    inventoryChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A stock change, pushed to a subscriber
+         * @description Each change of the feed, POSTed to every receiver declared for the stage (on `npm start`, to
+         *     `PETSTORE_WEBHOOK_URL`), signed as the Standard Webhooks specification says. The body is the change event
+         *     exactly as the feed shows it; verify the signature on its raw text before parsing it. Delivery is at least
+         *     once and in no particular order: dedupe on `webhook-id`, apply an event only if its `version` is above the
+         *     one held for its `petId`. A 2xx within 5 seconds acknowledges it; anything else is retried with backoff
+         *     (`docs/api.md`, "Webhooks").
+         */
+        post: operations["inventoryChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The stock entry of one pet. Exactly these three members. */
@@ -376,6 +402,32 @@ export interface components {
             reason: components["schemas"]["ChangeReason"] | null;
             /** @description The change's reference; null when it gave none. */
             reference: components["schemas"]["ChangeReference"] | null;
+        };
+        /**
+         * @description One change as the feed and the webhooks carry it: the history entry's members, with the change's `id` in
+         *     the feed, the pet's `petId` and the entry's `version` after it.
+         */
+        ChangeEvent: {
+            /** @description The change's place in the feed, as digits; stable and unique, the same wherever it appears. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The pet, as an int64 with all its digits.
+             */
+            petId: number;
+            /** @description The entry's version after the change, one more than before it (1 for its creation). */
+            version: number;
+            at: components["schemas"]["HistoryEntry"]["at"];
+            source: components["schemas"]["HistoryEntry"]["source"];
+            actor: components["schemas"]["HistoryEntry"]["actor"];
+            requestId: components["schemas"]["HistoryEntry"]["requestId"];
+            quantity: components["schemas"]["HistoryEntry"]["quantity"];
+            previousQuantity: components["schemas"]["HistoryEntry"]["previousQuantity"];
+            adjustBy?: components["schemas"]["HistoryEntry"]["adjustBy"];
+            status: components["schemas"]["PetStatus"];
+            previousStatus: components["schemas"]["HistoryEntry"]["previousStatus"];
+            reason: components["schemas"]["HistoryEntry"]["reason"];
+            reference: components["schemas"]["HistoryEntry"]["reference"];
         };
         /**
          * @description Status of the pet. No transition between states is defined; updates leave it unchanged.
@@ -1150,6 +1202,38 @@ export interface operations {
             };
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    inventoryChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`, the same on every attempt and in the feed. */
+                "webhook-id": string;
+                /** @description When this attempt was made, in Unix seconds. */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed by the bytes of the
+                 *     secret (`whsec_` and base64) the operator gives the receiver.
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; so is any other 2xx. Anything else, or no answer within 5 seconds, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -27,6 +27,12 @@ export const ENV = {
   stage: 'STAGE',
   /** Read units per second one list's reads may average (half the list index's read cap on a stage). */
   listReadUnitsPerSecond: 'LIST_READ_UNITS_PER_SECOND',
+  /** The stage's event bus, where the publisher puts each change event. */
+  changeEventBus: 'CHANGE_EVENT_BUS_NAME',
+  /** A deliver function's subscriber: its URL, its signing secret's ARN (Secrets Manager), its queue. */
+  webhookUrl: 'WEBHOOK_URL',
+  webhookSecretArn: 'WEBHOOK_SECRET_ARN',
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   dynamoMaxAttempts: 'DYNAMODB_MAX_ATTEMPTS',
   dynamoConnectionTimeoutMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
   dynamoRequestTimeoutMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',

@@ -35,6 +35,7 @@ import { PreTrafficHook } from './constructs/pre-traffic-hook';
 import { InventoryRollout } from './constructs/rollout';
 import { SelfCheck } from './constructs/self-check';
 import { keyAttribute, tableDefaults } from './constructs/table-defaults';
+import { Webhooks } from './constructs/webhooks';
 import type { StageConfig } from './stage-config';
 
 export interface InventoryStackProps extends Omit<StackProps, 'env'> {
@@ -78,10 +79,11 @@ export class InventoryStack extends Stack {
   /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
   private readonly idempotencyTable: Table;
   private readonly history: InventoryHistory;
-  /** Functions by operationId, plus `authorizer` and `history`. */
+  /** Functions by operationId, plus `authorizer`, `history` and the webhook functions ({@link Webhooks.functions}). */
   readonly functions = new Map<string, InventoryFunction>();
   readonly api: InventoryApi;
   readonly monitoring: Monitoring;
+  readonly webhooks: Webhooks;
   readonly selfCheck: SelfCheck;
   readonly rollout: InventoryRollout;
 
@@ -124,6 +126,14 @@ export class InventoryStack extends Stack {
     this.addRouteFunctions(functionDefaults);
     const authorizer = this.addAuthorizer(functionDefaults);
     this.functions.set(HISTORY_FUNCTION, this.history.function);
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      historyTable: this.history.table,
+      subscribers: config.webhooks,
+      stage: config.stage,
+      removalPolicy: config.stateful.removalPolicy,
+      logRetention: config.logRetention,
+    });
+    for (const [name, fn] of this.webhooks.functions) this.functions.set(name, fn);
 
     this.api = new InventoryApi(this, 'InventoryApi', {
       ...config,
@@ -132,6 +142,10 @@ export class InventoryStack extends Stack {
     });
     const firewall = this.addFirewall();
     this.monitoring = this.addMonitoring();
+    this.webhooks.alarmInto(this.monitoring.topic, {
+      onCallTopicArn: config.alarms.topicArn,
+      period: config.alarms.period,
+    });
     this.selfCheck = new SelfCheck(this, 'SelfCheck', {
       api: this.api,
       functions: this.functions.values(),
@@ -146,7 +160,10 @@ export class InventoryStack extends Stack {
 
     const preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
       ...functionDefaults,
-      targets: [...this.functions].map(([name, fn]) => ({ function: fn, probe: probeTarget(name) })),
+      targets: [...this.functions].map(([name, fn]) => ({
+        function: fn,
+        probe: probeTarget(name, this.webhooks.functions),
+      })),
     });
     this.rollout = new InventoryRollout(this, 'Rollout', {
       stageName: config.stage,
@@ -325,10 +342,13 @@ export class InventoryStack extends Stack {
 /** The history function's name in {@link InventoryStack.functions}, its monitoring and its deployment group. */
 const HISTORY_FUNCTION = 'history';
 
-/** What the pre-traffic hook sends a function of {@link InventoryStack.functions}, by its name there. */
-function probeTarget(name: string): ProbeTarget {
+/**
+ * What the pre-traffic hook sends a function of {@link InventoryStack.functions}, by its name there: the history and
+ * webhook functions, fed batches by event source mappings, get the history's probe (an empty batch).
+ */
+function probeTarget(name: string, webhookFunctions: ReadonlyMap<string, unknown>): ProbeTarget {
   if (name === AUTHORIZER_HANDLER) return { authorizer: true };
-  if (name === HISTORY_FUNCTION) return { history: true };
+  if (name === HISTORY_FUNCTION || webhookFunctions.has(name)) return { history: true };
   return { route: name };
 }
 

@@ -74,6 +74,16 @@ export interface FirewallConfig {
   requestsPerIpPerMinute: number;
 }
 
+/** A webhook subscriber of a stage (docs/deploying.md, "Webhooks"). */
+export interface WebhookSubscriber {
+  /** Names its queue, secret and function: lower-case letters, digits and `-`, unique in the stage. */
+  name: string;
+  /** Where each change is POSTed: https only. */
+  url: string;
+  /** Deliver functions running at once: with batches of 10, the most requests in flight to it. @default 2 (Lambda's least) */
+  maxConcurrency: number;
+}
+
 /** Everything that differs between stages, in one typed place. */
 export interface StageConfig {
   stage: StageName;
@@ -99,6 +109,8 @@ export interface StageConfig {
   /** Whether a real account needs `listReservedConcurrency` said (a number or `off`) before it synthesizes. */
   listConcurrencyRequired: boolean;
   history: HistoryConfig;
+  /** Who gets each change as a signed webhook (`<stage>:webhooks`, JSON). @default none */
+  webhooks: readonly WebhookSubscriber[];
   /** How each deploy shifts traffic to the new versions behind the `live` aliases. */
   trafficShifting: TrafficShifting;
   /** @default none: no web ACL in front of the stage */
@@ -172,6 +184,7 @@ export function stageConfig(stage: StageName, lookup: Lookup = () => undefined):
       // Normally under a second; a minute behind in production means the history function is failing or throttled.
       iteratorAgeAlarm: production ? Duration.minutes(1) : Duration.minutes(5),
     },
+    webhooks: parseWebhookSubscribers(get('webhooks'), `${stage}:webhooks`),
     // Staging goes through the same CodeDeploy machinery at once, so a broken deployment setup fails there first.
     trafficShifting: production ? 'CANARY_10PERCENT_5MINUTES' : 'ALL_AT_ONCE',
     firewall: production ? { requestsPerIpPerMinute: 600 } : undefined,
@@ -218,6 +231,44 @@ function positiveInteger(raw: string | undefined, name: string, unit: string): n
   return value;
 }
 
+/**
+ * A stage's subscribers from JSON (`[{"name":"till","url":"https://…","maxConcurrency":2}]`); unset, none.
+ * @throws Error in one line naming what is wrong
+ */
+export function parseWebhookSubscribers(raw: string | undefined, setting: string): WebhookSubscriber[] {
+  if (raw === undefined) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error(`${setting} must be a JSON array of {"name", "url", "maxConcurrency"?}; got ${raw}`);
+  }
+  if (!Array.isArray(value)) throw new Error(`${setting} must be a JSON array of {"name", "url", "maxConcurrency"?}`);
+  const subscribers = value.map((entry: unknown, index) => webhookSubscriber(entry, `${setting}[${index}]`));
+  const names = subscribers.map((subscriber) => subscriber.name);
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined)
+    throw new Error(`${setting} names the subscriber "${repeated}" twice: names must be unique`);
+  return subscribers;
+}
+
+function webhookSubscriber(entry: unknown, where: string): WebhookSubscriber {
+  const { name, url, maxConcurrency = 2, ...rest } = (entry ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (typeof entry !== 'object' || Array.isArray(entry) || unknown.length > 0)
+    throw new Error(
+      `${where} must be {"name", "url", "maxConcurrency"?}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+    );
+  if (typeof name !== 'string' || name.length > 40 || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name))
+    throw new Error(`${where}.name must be up to 40 lower-case letters and digits, words joined by single -`);
+  if (typeof url !== 'string' || !URL.canParse(url) || new URL(url).protocol !== 'https:')
+    throw new Error(`${where}.url must be an https URL; got ${JSON.stringify(url)}`);
+  if (!Number.isInteger(maxConcurrency) || (maxConcurrency as number) < 2 || (maxConcurrency as number) > 1000)
+    throw new Error(
+      `${where}.maxConcurrency must be a whole number from 2 to 1000 (Lambda's range); got ${maxConcurrency}`,
+    );
+  return { name, url, maxConcurrency: maxConcurrency as number };
+}
 function readCustomDomain(get: (key: string) => string | undefined): CustomDomainConfig | undefined {
   const domainName = get('domainName');
   if (!domainName) {

@@ -10,8 +10,9 @@ import { startDynamoDbLocal } from './dynamodb-local';
 import { configureFunctionEnvironment, registerLocalKey, seedDemoInventory } from './environment';
 import { type LocalGateway, startLocalGateway } from './gateway';
 import { type StreamPoller, startStreamPoller } from './lambda/stream-poller';
-import { ensureTables, inventoryStreamArn } from './tables';
+import { ensureTables, tableStreamArn } from './tables';
 import { throttlingFromEnv } from './throttle';
+import { WEBHOOK_ENV, webhookStreamHandler, webhookTargetFromEnv } from './webhooks';
 
 const tables = LOCAL_TABLE_NAMES;
 
@@ -20,14 +21,20 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '.local', 'dynamodb');
+  const recordHistory = process.env.PETSTORE_HISTORY !== '0';
+  const webhookTarget = webhookTargetFromEnv();
+  if (webhookTarget && !recordHistory)
+    throw new Error(`${WEBHOOK_ENV.url} sends the history's changes: unset PETSTORE_HISTORY=0`);
   const port = numberEnv(LOCAL_DYNAMODB_PORT.variable, LOCAL_DYNAMODB_PORT.fallback, PORT_NUMBER);
   const dynamo = await startDynamoDbLocal({ port, dataDir });
   const client = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: 10_000 });
   let gateway: LocalGateway | undefined;
   let history: StreamPoller | undefined;
+  let webhooks: StreamPoller | undefined;
   const stop = async () => {
     await gateway?.close();
     await history?.stop();
+    await webhooks?.stop();
     client.destroy();
     await dynamo.stop();
   };
@@ -43,11 +50,20 @@ async function main(): Promise<void> {
     configureFunctionEnvironment(dynamo.endpoint, tables);
     // From the stream's oldest record, so the demo inventory is on record too; imported now that the environment is
     // set (Powertools reads it at import). PETSTORE_HISTORY=0: the bench's seeding would compete with it for the CPU.
-    const recordHistory = process.env.PETSTORE_HISTORY !== '0';
     if (recordHistory) {
-      const streamArn = await inventoryStreamArn(client, tables.inventory);
+      const streamArn = await tableStreamArn(client, tables.inventory);
       const { handler } = await import('../functions/handlers/record-history');
       history = startStreamPoller({ endpoint: dynamo.endpoint, streamArn, handler });
+    }
+    if (webhookTarget) {
+      const streamArn = await tableStreamArn(client, tables.history);
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      webhooks = startStreamPoller({
+        endpoint: dynamo.endpoint,
+        streamArn,
+        handler: webhookStreamHandler(webhookTarget, log),
+        log,
+      });
     }
     // PETSTORE_SEED=0 starts with an empty inventory (the benchmark loads its own).
     const seeded = process.env.PETSTORE_SEED === '0' ? 0 : await seedDemoInventory(client, tables.inventory);
@@ -65,6 +81,11 @@ async function main(): Promise<void> {
       recordHistory
         ? `History: every stock change into ${tables.history} (npm run cli -- inventory history PETID)`
         : 'History: off (PETSTORE_HISTORY=0)',
+    );
+    console.log(
+      webhookTarget
+        ? `Webhooks: every change, signed, to ${webhookTarget.url}`
+        : `Webhooks: off (set ${WEBHOOK_ENV.url} and ${WEBHOOK_ENV.secret} to send them)`,
     );
     console.log(`API key${created ? ' (new)' : ''}: ${key}`);
     console.log(

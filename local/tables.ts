@@ -4,11 +4,13 @@ import {
   type DynamoDBClient,
   type GlobalSecondaryIndex,
   ResourceInUseException,
+  type StreamViewType,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { TableNames } from '../service/local-dynamodb';
 import {
   API_KEYS_TABLE_KEY,
+  HISTORY_STREAM_VIEW,
   HISTORY_TABLE_KEY,
   IDEMPOTENCY_TABLE_KEY,
   INVENTORY_LIST_INDEX,
@@ -22,21 +24,32 @@ interface TableShape {
   name: string;
   /** The partition key, then the sort key if any. */
   keys: readonly Key[];
-  stream?: boolean;
+  /** What its stream carries; none: no stream. */
+  stream?: string;
   listIndex?: boolean;
 }
 
 /** Creates the missing tables as the stack defines them, but the idempotency table's TTL: Powertools checks the
- * expiry its records carry. `inventoryStream: false` leaves the stream off (tests that do not read it). */
+ * expiry its records carry. `streams: false` leaves the inventory's and the history's streams off (tests that do not
+ * read them). */
 export async function ensureTables(
   client: DynamoDBClient,
   names: TableNames,
-  options: { inventoryStream?: boolean } = {},
+  options: { streams?: boolean } = {},
 ): Promise<void> {
   const wanted: TableShape[] = [
-    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], listIndex: true, stream: options.inventoryStream !== false },
+    {
+      name: names.inventory,
+      keys: [INVENTORY_TABLE_KEY],
+      listIndex: true,
+      stream: options.streams === false ? undefined : INVENTORY_STREAM_VIEW,
+    },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
-    { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
+    {
+      name: names.history,
+      keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort],
+      stream: options.streams === false ? undefined : HISTORY_STREAM_VIEW,
+    },
     ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
   for (const table of wanted) await createTable(client, table);
@@ -65,7 +78,7 @@ async function createTable(client: DynamoDBClient, table: TableShape): Promise<v
         AttributeDefinitions: attributes.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
         KeySchema: keySchema(table.keys),
         ...(table.stream
-          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW } }
+          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream as StreamViewType } }
           : {}),
         ...(table.listIndex ? { GlobalSecondaryIndexes: [LIST_INDEX] } : {}),
       }),
@@ -76,11 +89,11 @@ async function createTable(client: DynamoDBClient, table: TableShape): Promise<v
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table.name });
 }
 
-/** The ARN of the inventory table's stream. @throws Error when the table has no stream. */
-export async function inventoryStreamArn(client: DynamoDBClient, inventoryTable: string): Promise<string> {
-  const { Table } = await client.send(new DescribeTableCommand({ TableName: inventoryTable }));
+/** The ARN of a table's stream. @throws Error when the table has no stream. */
+export async function tableStreamArn(client: DynamoDBClient, tableName: string): Promise<string> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   if (!Table?.LatestStreamArn || !Table.StreamSpecification?.StreamEnabled) {
-    throw new Error(`Table ${inventoryTable} has no stream: run ensureTables first`);
+    throw new Error(`Table ${tableName} has no stream: run ensureTables first`);
   }
   return Table.LatestStreamArn;
 }

@@ -65,4 +65,12 @@ export const METRIC_NAMES = {
   historyEntriesRecorded: 'HistoryEntriesRecorded',
   /** Stream records the history function could not record (retried, then sent to the on-failure queue). */
   historyRecordsFailed: 'HistoryRecordsFailed',
+  /** Change events the publisher put on the stage's event bus. */
+  changesPublished: 'ChangesPublished',
+  /** History stream records the publisher could not put on the bus (retried, then sent to its on-failure queue). */
+  changesNotPublished: 'ChangesNotPublished',
+  /** Webhooks a subscriber acknowledged with a 2xx. */
+  webhooksDelivered: 'WebhooksDelivered',
+  /** Webhook attempts a subscriber did not acknowledge in time (retried with backoff, then dead-lettered). */
+  webhookAttemptsFailed: 'WebhookAttemptsFailed',
 } as const;

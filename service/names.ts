@@ -36,6 +36,8 @@ export const FEED_COUNTER_KEY = { petId: '9223372036854775808', sequence: 'feed-
 export const IDEMPOTENCY_TABLE_KEY = { name: 'id', type: 'S', timeToLive: 'expiration' } as const;
 /** What the inventory table's stream carries: the history compares the entry before and after each write. */
 export const INVENTORY_STREAM_VIEW = 'NEW_AND_OLD_IMAGES';
+/** What the history table's stream carries: each new row, which the webhooks publisher turns into a change event. */
+export const HISTORY_STREAM_VIEW = 'NEW_IMAGE';
 
 /**
  * How the history function reads the inventory table's stream, deployed and in `npm start`. Bisection isolates a
@@ -58,6 +60,7 @@ export const STACK_OUTPUTS = {
   restApiId: 'RestApiId',
   apiStageName: 'ApiStageName',
   customDomainTarget: 'CustomDomainTarget',
+  changeEventBus: 'ChangeEventBusName',
 } as const;
 
 export const STAGES = ['staging', 'production'] as const;

@@ -1,6 +1,7 @@
 import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
 import { marshall, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { HISTORY_TABLE_KEY } from '../../service/names';
+import type { ChangeEvent } from '../inventory/change-event';
 import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
 import { CHANGE_REASONS, type ChangeReason, isPetStatus, type PetStatus } from '../inventory/types';
 import type { TableOptions } from './dynamo-client';
@@ -173,4 +174,13 @@ function isHistorySource(value: unknown): value is HistorySource {
 
 function isChangeReason(value: string): value is ChangeReason {
   return (CHANGE_REASONS as readonly string[]).includes(value);
+}
+
+/** A history row with its place in the feed as the change event the feed, the bus and the webhooks carry. */
+export function toChangeEvent(row: Record<string, AttributeValue>): ChangeEvent {
+  const id = row.feedSequence?.N;
+  const version = row.version?.N;
+  if (id === undefined || version === undefined)
+    throw new MalformedRowError('ChangeEvent', `${row[PET_ID]?.N ?? '?'}/${row[SEQUENCE]?.S ?? '?'}`, 'feedSequence');
+  return { ...toHistoryEntry(row), id, version: Number(version) };
 }

@@ -1,12 +1,12 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITable, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
-import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY } from '../../service/names';
+import { HISTORY_STREAM_MAPPING, HISTORY_STREAM_VIEW, HISTORY_TABLE_KEY } from '../../service/names';
 import { InventoryFunction } from './inventory-function';
 import { keyAttribute, tableDefaults } from './table-defaults';
 
@@ -42,6 +42,8 @@ export class InventoryHistory extends Construct {
       partitionKey: keyAttribute(HISTORY_TABLE_KEY.partition),
       sortKey: keyAttribute(HISTORY_TABLE_KEY.sort),
       timeToLiveAttribute: HISTORY_TABLE_KEY.timeToLive,
+      // Each new row to the webhooks publisher (infra/constructs/webhooks.ts).
+      stream: StreamViewType[HISTORY_STREAM_VIEW],
     });
 
     this.function = new InventoryFunction(this, 'Function', {

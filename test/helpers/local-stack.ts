@@ -10,7 +10,7 @@ import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { configureFunctionEnvironment } from '../../local/environment';
 import { type LocalGateway, type LocalGatewayOptions, startLocalGateway } from '../../local/gateway';
 import { startStreamPoller } from '../../local/lambda/stream-poller';
-import { ensureTables, inventoryStreamArn } from '../../local/tables';
+import { ensureTables, tableStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 
 /** The DynamoDB Local that globalSetup started. */
@@ -33,8 +33,8 @@ export function testClient(options: { endpoint?: string; maxAttempts?: number } 
 }
 
 /**
- * Creates a fresh set of tables with unique names; the inventory table has its stream only when `stream` is asked
- * for. The integration tests share one DynamoDB Local, and in it writes to a stream-enabled table created after many
+ * Creates a fresh set of tables with unique names; the inventory and history tables have their streams only when
+ * `stream` is asked for. The integration tests share one DynamoDB Local, and in it writes to a stream-enabled table created after many
  * stream records exist are many times slower (docs/performance.md, "DynamoDB Local streams"): only the tests that
  * read the stream pay for it.
  */
@@ -46,7 +46,7 @@ export async function freshTables(client: DynamoDBClient, options: { stream?: bo
     history: `history-${suffix}`,
     idempotency: `idempotency-${suffix}`,
   };
-  await ensureTables(client, tables, { inventoryStream: options.stream ?? false });
+  await ensureTables(client, tables, { streams: options.stream ?? false });
   return tables;
 }
 
@@ -128,7 +128,7 @@ export async function startTestStack(
   const history = recordHistory
     ? startStreamPoller({
         endpoint: testEndpoint(),
-        streamArn: await inventoryStreamArn(client, tables.inventory),
+        streamArn: await tableStreamArn(client, tables.inventory),
         handler: recordHistory.createHandler({ history: new HistoryTable({ client, tableName: tables.history }) }),
         pollIntervalMs: 50,
         log: () => undefined,

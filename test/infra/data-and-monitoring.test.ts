@@ -413,7 +413,8 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
         'HistoryErrorsAlarm',
       ]),
     );
-    expect(events.length).toBe(4 + (ROUTES.length + 1) + (ROUTES.length + 2));
+    // The webhooks publisher's Errors and Throttles are two more.
+    expect(events.length).toBe(4 + (ROUTES.length + 1) + (ROUTES.length + 2) + 2);
     for (const { name, alarm } of events) {
       const states = alarm.run([atThreshold(alarm), ...alarm.quiet()], 'OK');
       expect({ name, first: states[0], last: states.at(-1) }).toEqual({ name, first: 'ALARM', last: 'OK' });

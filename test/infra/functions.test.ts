@@ -60,11 +60,13 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     }
   });
 
-  it('deploys one function per route plus the authorizer, and no other but the history, the deploy self-check and its trigger, and the pre-traffic hook', () => {
-    // The history (test/infra/history.test.ts), the self-check (test/infra/self-check.test.ts) and the trigger's
+  it('deploys one function per route plus the authorizer, and no other but the history, the webhooks publisher, the deploy self-check and its trigger, and the pre-traffic hook', () => {
+    // The history (test/infra/history.test.ts), the webhooks publisher (test/infra/webhooks.test.ts; a stage with
+    // subscribers has a deliver function each), the self-check (test/infra/self-check.test.ts) and the trigger's
     // provider, which CDK's `triggers` adds; the pre-traffic hook (the roll-out below).
     const others = [
       'HistoryFunction',
+      'WebhooksPublisherFunction',
       'PreTrafficHookFunction',
       'SelfCheckFunction',
       'AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler',

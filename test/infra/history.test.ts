@@ -23,7 +23,12 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
   const historyTableId = () => logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'HistoryTable');
   const historyFunctionId = () => logicalIdStartingWith(template(), 'AWS::Lambda::Function', 'HistoryFunction');
   const queueId = () => logicalIdStartingWith(template(), 'AWS::SQS::Queue', 'HistoryFailedRecords');
-  const mapping = () => only(Object.values(resourcesOfType(template(), 'AWS::Lambda::EventSourceMapping')));
+  const mapping = () =>
+    only(
+      Object.values(resourcesOfType(template(), 'AWS::Lambda::EventSourceMapping')).filter((props) =>
+        JSON.stringify(props.EventSourceArn).includes('InventoryTable'),
+      ),
+    );
   const statements = () => roleStatements(template(), historyFunctionId());
 
   it('turns on the stream of the inventory table (new and old images) and keeps its logical ID', () => {

@@ -51,6 +51,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-IAM5[Resource::<ListStoreOrdersFunction9C42BF96.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<PreTrafficHookFunction189BE6A3.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<UpdateInventoryFunctionE48FE970.Arn>:*]',
+      'AwsSolutions-IAM5[Resource::<WebhooksPublisherFunctionFE711206.Arn>:*]',
       'AwsSolutions-IAM5[Resource::arn:aws:codedeploy:eu-west-1:000000000000:deploymentgroup:<RolloutApplication23995D4D>/*]',
       'AwsSolutions-SQS3',
     ]);
@@ -79,27 +80,33 @@ describe('cdk-nag AwsSolutions checks', () => {
     const iam = acknowledgements(synthesized().app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     expect(iam.length).toBeGreaterThan(0);
     for (const ack of iam.filter((a) => a.id === 'AwsSolutions-IAM5[Resource::*]'))
-      expect(ack.path).toMatch(/^PetStoreInventory-(staging|production)\/(SelfCheck\/|History\/)?\w*FunctionRole$/);
+      expect(ack.path).toMatch(
+        /^PetStoreInventory-(staging|production)\/(SelfCheck\/|History\/|Webhooks\/(Subscriber\w+\/)?)?\w*FunctionRole$/,
+      );
     for (const ack of iam.filter((a) => a.id !== 'AwsSolutions-IAM5[Resource::*]'))
       expect(ack.path).toMatch(
         /^PetStoreInventory-(staging|production)\/(PreTrafficHookFunctionRole|Rollout\/DeployRole)$/,
       );
   });
 
-  it("names dynamodb:ListStreams besides X-Ray in the wildcard acknowledgement of the history function's role only", () => {
+  it("names dynamodb:ListStreams besides X-Ray in the wildcard acknowledgement of the stream readers' roles only", () => {
     const iam = acknowledgements(synthesized().app).filter((ack) => ack.id.startsWith('AwsSolutions-IAM5'));
     const naming = iam.filter((ack) => ack.reason.includes('dynamodb:ListStreams')).map((ack) => ack.path);
     expect(naming.sort()).toEqual([
       'PetStoreInventory-production/History/FunctionRole',
+      'PetStoreInventory-production/Webhooks/PublisherFunctionRole',
       'PetStoreInventory-staging/History/FunctionRole',
+      'PetStoreInventory-staging/Webhooks/PublisherFunctionRole',
     ]);
   });
 
-  it('acknowledges the missing dead-letter queue (SQS3) only on the history on-failure queue, itself a dead-letter destination', () => {
+  it("acknowledges the missing dead-letter queue (SQS3) only on the stream mappings' on-failure queues, themselves dead-letter destinations", () => {
     const sqs3 = acknowledgements(synthesized().app).filter((ack) => ack.id === 'AwsSolutions-SQS3');
     expect(sqs3.map((ack) => ack.path).sort()).toEqual([
       'PetStoreInventory-production/History/FailedRecords',
+      'PetStoreInventory-production/Webhooks/FailedRecords',
       'PetStoreInventory-staging/History/FailedRecords',
+      'PetStoreInventory-staging/Webhooks/FailedRecords',
     ]);
   });
 

@@ -327,9 +327,12 @@ edge('API Gateway → authorizer', (_stage, stack) => {
   });
 });
 
-/** The stream mapping of the stack: the role it reads with (its function's), its stream and its on-failure queue. */
+/** The inventory stream's mapping: the role it reads with (its function's), its stream and its on-failure queue. */
 function streamMapping(stack: ResolvedStack) {
-  const props = stack.resource(onlyId(stack, 'AWS::Lambda::EventSourceMapping')).Properties ?? {};
+  const mappingId = stack
+    .idsOfType('AWS::Lambda::EventSourceMapping')
+    .find((id) => JSON.stringify(stack.resource(id).Properties?.EventSourceArn).includes('InventoryTable'));
+  const props = stack.resource(mappingId ?? '').Properties ?? {};
   const functionId = stack.functionByName(stack.resolveString(props.FunctionName));
   const destination = (props.DestinationConfig as { OnFailure: { Destination: { 'Fn::GetAtt': [string, string] } } })
     .OnFailure.Destination;
@@ -429,6 +432,8 @@ const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly 
     HistoryTable: ['PutItem'],
     'InventoryTable stream': ['DescribeStream', 'GetRecords', 'GetShardIterator'],
   },
+  // Its stream mapping reads the history table's stream (functions/handlers/publish-changes.ts).
+  WebhooksPublisherFunction: { 'HistoryTable stream': ['DescribeStream', 'GetRecords', 'GetShardIterator'] },
   // functions/self-check/self-check.ts: writes its short-lived key, deletes it.
   SelfCheckFunction: { ApiKeysTable: ['DeleteItem', 'PutItem'] },
   // functions/deploy/pre-traffic.ts: invokes the new versions and reports to CodeDeploy, no table.

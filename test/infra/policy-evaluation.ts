@@ -102,6 +102,11 @@ export class ResolvedStack {
         return this.derivedId(logicalId, 10);
       case 'AWS::ApiGateway::Stage':
         return props.StageName as string;
+      case 'AWS::Events::EventBus':
+        return props.Name as string;
+      case 'AWS::SecretsManager::Secret':
+        // Secrets Manager appends six random characters to a secret's name in its ARN.
+        return `arn:aws:secretsmanager:${this.region}:${this.account}:secret:${this.physicalName(logicalId)}-AbC123`;
       case 'AWS::Lambda::Function':
       case 'AWS::DynamoDB::Table':
       case 'AWS::IAM::Role':
@@ -142,6 +147,13 @@ export class ResolvedStack {
         return `arn:aws:logs:${region}:${account}:log-group:${name()}:*`;
       case 'AWS::CloudWatch::Alarm.Arn':
         return `arn:aws:cloudwatch:${region}:${account}:alarm:${name()}`;
+      case 'AWS::Events::EventBus.Arn':
+        return `arn:aws:events:${region}:${account}:event-bus/${name()}`;
+      case 'AWS::Events::Rule.Arn': {
+        // A rule on a custom bus: `rule/<bus name>/<rule name>` (EventBridge's IAM reference).
+        const bus = this.resolveString(resource.Properties?.EventBusName ?? 'default');
+        return `arn:aws:events:${region}:${account}:rule/${bus}/${this.physicalName(logicalId)}`;
+      }
       case 'AWS::ApiGateway::RestApi.RootResourceId':
         return this.derivedId(`${logicalId}Root`, 10);
       default:

@@ -6,7 +6,7 @@ import { HistoryTable } from '../../functions/store/history-table';
 import { inventoryAttributes } from '../../functions/store/inventory-row';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
-import { inventoryStreamArn } from '../../local/tables';
+import { tableStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
 
@@ -52,7 +52,7 @@ describe('Local runner: the stream poller that stands in for the history event s
   ) => {
     poller = startStreamPoller({
       endpoint: testEndpoint(),
-      streamArn: await inventoryStreamArn(client, tables.inventory),
+      streamArn: await tableStreamArn(client, tables.inventory),
       pollIntervalMs: 50,
       log: () => undefined,
       ...options,
@@ -82,7 +82,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     // Prepare
     await put('9223372036854775807', 1);
     await put('9223372036854775807', 2);
-    const streamArn = await inventoryStreamArn(client, tables.inventory);
+    const streamArn = await tableStreamArn(client, tables.inventory);
     // Act
     await start(() => ({ batchItemFailures: [] }));
     await waitFor(() => events.flatMap((event) => event.Records).length >= 2);
@@ -150,7 +150,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     const history = new HistoryTable({ client, tableName: tables.history });
     poller = startStreamPoller({
       endpoint: testEndpoint(),
-      streamArn: await inventoryStreamArn(client, tables.inventory),
+      streamArn: await tableStreamArn(client, tables.inventory),
       handler: createHistoryFunction({ history }),
       log: () => undefined,
     });

@@ -4,7 +4,7 @@ import type { ChangeOrigin } from '../../functions/inventory/types';
 import { HistoryTable } from '../../functions/store/history-table';
 import { InventoryTable } from '../../functions/store/inventory-table';
 import { type StreamPoller, startStreamPoller } from '../../local/lambda/stream-poller';
-import { inventoryStreamArn } from '../../local/tables';
+import { tableStreamArn } from '../../local/tables';
 import { freshTables, putItems, testClient, testEndpoint } from '../helpers/local-stack';
 
 const ORIGIN: ChangeOrigin = { source: 'api', actor: 'key_1', requestId: 'req-1', at: '2026-11-23T10:00:00.000Z' };
@@ -35,7 +35,7 @@ describe('Load: a stock change is in the history within two seconds (stream poll
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
     poller = startStreamPoller({
       endpoint: testEndpoint(),
-      streamArn: await inventoryStreamArn(client, tables.inventory),
+      streamArn: await tableStreamArn(client, tables.inventory),
       handler: createHistoryFunction({ history }),
       log: () => undefined,
     });
