@@ -1,6 +1,6 @@
 /**
- * The PATCH table's timed scenarios ({@link PATCH_SCENARIOS}) and the ratios between them ({@link PATCH_RATIOS}): all
- * through `npm start` in `npm run bench`; those that only call the API against a stage in `npm run bench:stage`.
+ * The PATCH table (through `npm start`, the handler in-process, the raw `UpdateItem`) and the batch table
+ * (`POST /inventory/changes` against the PATCHes it stands for), with the ratios between their rows.
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
@@ -9,93 +9,48 @@ import { stringifyExactJson } from '../client/index';
 import { idempotencyConfig, idempotencyPayload } from '../functions/http/idempotency';
 import { MAX_QUANTITY } from '../functions/inventory/types';
 import { idempotencyTable } from '../functions/store/idempotency-table';
-import { entryUpdate } from '../functions/store/inventory-write';
-import { httpCall } from './http';
-import { alternate, columnsTable, quantile, ratio, round, type Target, target } from './stats';
+import { changeWrite, entryUpdate } from '../functions/store/inventory-write';
+import { inventoryUpdateEvent, lambdaContext } from '../local/lambda/events';
+import { call } from './http';
+import { interleaved, quantile, ratio, round, type Section, target } from './measure';
 
-/** What a scenario is given: the API it calls, one pet of it, and DynamoDB Local when the bench runs its own. */
-export interface ScenarioContext {
-  /** One call with the bench's key to `path` under the API's base URL; throws unless it answers 2xx. */
-  call(method: string, path: string, body?: object, headers?: Record<string, string>): Promise<void>;
-  /** `PATCH /inventory/{petId}` of the context's pet. */
-  patch(body: object, headers?: Record<string, string>): Promise<void>;
-  petId: string;
-  /** The pets the batch scenarios change, the context's pet first. */
-  pets: readonly string[];
-  /** The pet's stock as the scenarios left it: a set writes it unchanged, an adjustment moves it ±1 in turn. */
-  quantity: number;
-  /**
-   * The next adjustment of a pet (the context's by default): +1 or −1, alternately for each pet, so its stock stays
-   * within one of where it began; counted as applied.
-   */
-  adjustment(petId?: string): number;
-  dynamo?: { client: DynamoDBClient; tableName: string; idempotency: ReturnType<typeof idempotencyTable> };
+/** What the scenarios reach: the API of `npm start`, its key, and its DynamoDB Local. */
+export interface Api {
+  baseUrl: string;
+  apiKey: string;
+  client: DynamoDBClient;
+  tables: { inventory: string; idempotency: string };
 }
 
-/** One timed task: its name in the results, its row in the table, what one round of it does. */
-export interface Scenario {
-  name: string;
-  row: string;
-  /** It reaches DynamoDB Local directly, so it runs only in `npm run bench`. */
-  local?: true;
-  run(context: ScenarioContext): Promise<void>;
-}
-
-const ADJUST_BY: Scenario = {
-  name: 'adjustBy',
-  row: 'PATCH adjustBy',
-  run: (c) => c.patch({ adjustBy: c.adjustment() }),
-};
-
-export const PATCH_SCENARIOS: readonly Scenario[] = [
-  { name: 'plain', row: 'PATCH quantity', run: (c) => c.patch({ quantity: c.quantity }) },
-  {
-    name: 'expectedQuantity',
-    row: 'PATCH quantity, with expectedQuantity',
-    run: (c) => c.patch({ quantity: c.quantity, expectedQuantity: c.quantity }),
-  },
-  ADJUST_BY,
-  {
-    name: 'idempotencyKey',
-    row: 'PATCH adjustBy + Idempotency-Key',
-    run: (c) => c.patch({ adjustBy: c.adjustment() }, { 'Idempotency-Key': `bench-${randomUUID()}` }),
-  },
-  {
-    name: 'utilityWrites',
-    row: "Idempotency utility's two writes alone (claim, store the answer)",
-    local: true,
-    run: utilityWrites,
-  },
-  { name: 'rawUpdateItem', row: 'raw UpdateItem', local: true, run: rawUpdateItem },
-];
-
-/** A row `of / over` (of several: a sum of medians, p50 only); a target names the quantiles held to `limit`. */
-export interface Ratio {
+/** A row `of / over` (of several: a sum of p50s, no p99), and the quantiles of it held to `limit`, if any. */
+interface Ratio {
   row: string;
   of: readonly string[];
   over: string;
-  target?: { name: string; limit: number; quantiles: readonly ('p50' | 'p99')[] };
+  held?: [name: string, limit: number, ...quantiles: ('p50' | 'p99')[]];
 }
 
+const PATCH_ROWS: Record<string, string> = {
+  plain: 'PATCH quantity',
+  expectedQuantity: 'PATCH quantity, with expectedQuantity',
+  adjustBy: 'PATCH adjustBy',
+  idempotencyKey: 'PATCH adjustBy + Idempotency-Key',
+  utilityWrites: "Idempotency utility's two writes alone (claim, store the answer)",
+  handler: 'the handler in-process (PATCH quantity, no gateway)',
+  rawUpdateItem: 'raw UpdateItem',
+};
+
 const PATCH_RATIOS: readonly Ratio[] = [
-  {
-    row: 'gateway / raw',
-    of: ['plain'],
-    over: 'rawUpdateItem',
-    target: { name: 'gateway / raw UpdateItem', limit: 1.3, quantiles: ['p50', 'p99'] },
-  },
+  { row: 'gateway / raw', of: ['plain'], over: 'rawUpdateItem', held: ['gateway / raw UpdateItem', 1.3, 'p50', 'p99'] },
+  { row: 'handler in-process / raw: what a stage pays', of: ['handler'], over: 'rawUpdateItem' },
+  { row: "gateway / handler in-process: the stand-in's share", of: ['plain'], over: 'handler' },
   {
     row: 'with / without expectedQuantity',
     of: ['expectedQuantity'],
     over: 'plain',
-    target: { name: 'with expectedQuantity / without', limit: 1.05, quantiles: ['p50'] },
+    held: ['with expectedQuantity / without', 1.05, 'p50'],
   },
-  {
-    row: 'adjustBy / plain',
-    of: ['adjustBy'],
-    over: 'plain',
-    target: { name: 'adjustBy / plain PATCH', limit: 1.05, quantiles: ['p50'] },
-  },
+  { row: 'adjustBy / plain', of: ['adjustBy'], over: 'plain', held: ['adjustBy / plain PATCH', 1.05, 'p50'] },
   { row: 'adjustBy + Idempotency-Key / plain (no target)', of: ['idempotencyKey'], over: 'plain' },
   // What a first-time key costs on the utility if every line of ours around it cost nothing.
   {
@@ -108,181 +63,134 @@ const PATCH_RATIOS: readonly Ratio[] = [
 /** How many changes the large batch sends: the most one request may carry. */
 export const BATCH_SIZE = 100;
 
-/**
- * The batch against the PATCHes it stands for. A round sends 100 PATCHes, so these run with a round count of their
- * own (`npm run bench` measures them apart from {@link PATCH_SCENARIOS}).
- */
-export const BATCH_SCENARIOS: readonly Scenario[] = [
-  { name: 'batch100', row: `POST /inventory/changes, ${BATCH_SIZE} adjustBy`, run: (c) => postChanges(c, c.pets) },
-  { name: 'patches100', row: `${BATCH_SIZE} sequential PATCH adjustBy`, run: sequentialPatches },
-  { name: 'batch1', row: 'POST /inventory/changes, 1 adjustBy', run: (c) => postChanges(c, [c.petId]) },
-  ADJUST_BY,
-];
+const BATCH_ROWS: Record<string, string> = {
+  batch100: `POST /inventory/changes, ${BATCH_SIZE} adjustBy`,
+  patches100: `${BATCH_SIZE} sequential PATCH adjustBy`,
+  batch1: 'POST /inventory/changes, 1 adjustBy',
+  adjustBy: 'PATCH adjustBy',
+};
 
-export const BATCH_RATIOS: readonly Ratio[] = [
-  {
-    row: `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`,
-    of: ['batch100'],
-    over: 'patches100',
-    target: { name: `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`, limit: 0.25, quantiles: ['p50'] },
-  },
+const BATCH_RATIO = `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`;
+const BATCH_RATIOS: readonly Ratio[] = [
+  { row: BATCH_RATIO, of: ['batch100'], over: 'patches100', held: [BATCH_RATIO, 0.25, 'p50'] },
   { row: '1-change batch / one PATCH (no target)', of: ['batch1'], over: 'adjustBy' },
 ];
 
-/** One `POST /inventory/changes` adjusting each of `pets` by ±1. */
-function postChanges(c: ScenarioContext, pets: readonly string[]): Promise<void> {
-  const changes = pets.map((petId) => ({ petId: BigInt(petId), adjustBy: c.adjustment(petId) }));
-  return c.call('POST', '/inventory/changes', { changes });
+/** One call with the bench's key under the API's base URL; throws unless it answers 2xx. */
+async function send(api: Api, method: string, path: string, body?: object, headers: Record<string, string> = {}) {
+  const auth = { Authorization: `Bearer ${api.apiKey}`, 'Content-Type': 'application/json', ...headers };
+  // A petId of a batch is a bigint: written as a JSON number with all its digits.
+  const text = body === undefined ? undefined : stringifyExactJson(body);
+  const answer = await call(`${api.baseUrl}${path}`, method, auth, text);
+  if (answer.status < 200 || answer.status > 299) throw new Error(`${method} ${path} answered ${answer.status}`);
+  return answer;
 }
 
-/** What the batch replaces: a PATCH adjusting each of the context's pets by ±1, one after the other. */
-async function sequentialPatches(c: ScenarioContext): Promise<void> {
-  for (const petId of c.pets) await c.call('PATCH', `/inventory/${petId}`, { adjustBy: c.adjustment(petId) });
+/** The pet's stock, read through the API. */
+export async function stockOf(api: Api, petId: string): Promise<number> {
+  return (JSON.parse((await send(api, 'GET', `/inventory/${petId}`)).text) as { quantity: number }).quantity;
 }
 
-/** The very UpdateItem the handler sends for a plain PATCH (entryUpdate), straight to DynamoDB Local. */
-async function rawUpdateItem(c: ScenarioContext): Promise<void> {
-  if (!c.dynamo) throw new Error('raw UpdateItem needs DynamoDB Local');
-  const origin = { source: 'api' as const, actor: 'bench', requestId: randomUUID(), at: new Date().toISOString() };
-  const values = { ':quantity': { N: String(c.quantity) } };
-  const { input } = entryUpdate(c.dynamo.tableName, c.petId, origin, { quantity: ':quantity', values });
-  await c.dynamo.client.send(new UpdateItemCommand(input));
+/** +1 or −1 for each pet in turn, so its stock stays within one of where it began (down first at the maximum). */
+function adjuster(stock: Map<string, number>) {
+  const up = new Map([...stock].map(([petId, quantity]) => [petId, quantity < MAX_QUANTITY]));
+  return (petId: string) => {
+    const delta = (up.get(petId) ?? true) ? 1 : -1;
+    up.set(petId, delta < 0);
+    stock.set(petId, (stock.get(petId) ?? 0) + delta);
+    return delta;
+  };
 }
 
-/** The utility's two writes for a new key, through its own persistence layer and configuration, keeping an answer. */
-async function utilityWrites(c: ScenarioContext): Promise<void> {
-  if (!c.dynamo) throw new Error("the utility's writes need DynamoDB Local");
-  const request = { petId: c.petId, adjustBy: 1 };
-  // Plain JSON: strings and a number.
-  const payload = idempotencyPayload({ keyId: 'bench', idempotencyKey: randomUUID(), request }) as JSONValue;
-  await c.dynamo.idempotency.saveInProgress(payload, 10_000);
-  await c.dynamo.idempotency.saveSuccess(payload, {
-    statusCode: 200,
-    headers: { 'Content-Type': 'application/json' },
-    body: `{"petId":${c.petId},"quantity":1,"status":"available"}`,
-  });
-}
-
-/** DynamoDB Local as the local scenarios reach it: the inventory table and the Idempotency utility's own layer. */
-export function localDynamo(client: DynamoDBClient, tableName: string, idempotencyTableName: string) {
-  const idempotency = idempotencyTable({ client, tableName: idempotencyTableName });
+/** Every PATCH scenario on pet `petId`, `iterations` of each after `warmup`, interleaved. */
+export async function measurePatch(api: Api, petId: string, warmup: number, iterations: number) {
+  const stock = new Map([[petId, await stockOf(api, petId)]]);
+  // Imported once this process's environment points at npm start's tables (Powertools reads it at import).
+  const { handler: updateHandler } = await import('../functions/handlers/update-inventory');
+  const quantity = () => stock.get(petId) ?? 0;
+  const adjust = adjuster(stock);
+  const patch = (body: object, headers?: Record<string, string>) =>
+    send(api, 'PATCH', `/inventory/${petId}`, body, headers);
+  const idempotency = idempotencyTable({ client: api.client, tableName: api.tables.idempotency });
   idempotency.configure({ config: idempotencyConfig(), keyPrefix: 'bench' });
-  return { client, tableName, idempotency };
-}
-
-/** The context of the scenarios on the API at `baseUrl`, its pet `petId` holding `quantity`. */
-export function scenarioContext(options: {
-  baseUrl: string;
-  apiKey: string;
-  petId: string;
-  quantity: number;
-  /** The pets of the batch scenarios after the context's (their stock well below the maximum). */
-  otherPets?: readonly string[];
-  dynamo?: ScenarioContext['dynamo'];
-}): ScenarioContext {
-  const headers = { Authorization: `Bearer ${options.apiKey}`, 'Content-Type': 'application/json' };
-  // Whether each pet's next adjustment is +1; the context's pet starts down when its stock is at the maximum.
-  const up = new Map([[options.petId, options.quantity < MAX_QUANTITY]]);
-  const context: ScenarioContext = {
-    petId: options.petId,
-    pets: [options.petId, ...(options.otherPets ?? [])],
-    quantity: options.quantity,
-    dynamo: options.dynamo,
-    async call(method, path, body, extra = {}) {
-      // A petId of a batch is a bigint: written as a JSON number with all its digits.
-      const text = body === undefined ? undefined : stringifyExactJson(body);
-      const response = await httpCall(`${options.baseUrl}${path}`, {
-        method,
-        headers: { ...headers, ...extra },
-        body: text,
-      });
-      if (response.status < 200 || response.status > 299)
-        throw new Error(`${method} ${path} ${text ?? ''} answered ${response.status}`);
+  const origin = () => ({
+    source: 'api' as const,
+    actor: 'bench',
+    requestId: randomUUID(),
+    at: new Date().toISOString(),
+  });
+  const tasks = {
+    plain: () => patch({ quantity: quantity() }),
+    expectedQuantity: () => patch({ quantity: quantity(), expectedQuantity: quantity() }),
+    adjustBy: () => patch({ adjustBy: adjust(petId) }),
+    idempotencyKey: () => patch({ adjustBy: adjust(petId) }, { 'Idempotency-Key': `bench-${randomUUID()}` }),
+    // The utility's two writes for a new key, through its own persistence layer and configuration.
+    async utilityWrites() {
+      const request = { petId, adjustBy: 1 };
+      const payload = idempotencyPayload({ keyId: 'bench', idempotencyKey: randomUUID(), request }) as JSONValue;
+      await idempotency.saveInProgress(payload, 10_000);
+      const body = `{"petId":${petId},"quantity":1,"status":"available"}`;
+      await idempotency.saveSuccess(payload, { statusCode: 200, headers: {}, body });
     },
-    patch: (body, extra) => context.call('PATCH', `/inventory/${options.petId}`, body, extra),
-    adjustment(petId = options.petId) {
-      const delta = (up.get(petId) ?? true) ? 1 : -1;
-      up.set(petId, delta < 0);
-      if (petId === options.petId) context.quantity += delta;
-      return delta;
+    // The deployed function's code in this process: the middy chain, validation, the same UpdateItem.
+    async handler() {
+      const requestId = randomUUID();
+      const event = inventoryUpdateEvent(petId, `{"quantity":${quantity()}}`, { requestContext: { requestId } });
+      const answer = await updateHandler(event, lambdaContext({ requestId }));
+      if (answer.statusCode !== 200) throw new Error(`the update handler answered ${answer.statusCode}`);
+    },
+    // The very UpdateItem the handler sends for a plain PATCH, straight to DynamoDB Local.
+    async rawUpdateItem() {
+      const { write, signed } = changeWrite(petId, { quantity: quantity() }, origin());
+      await api.client.send(new UpdateItemCommand(entryUpdate(api.tables.inventory, petId, signed, write).input));
     },
   };
-  return context;
+  return scenarioSection(await interleaved(tasks, iterations, { warmup }), PATCH_ROWS, PATCH_RATIOS, iterations);
 }
 
-/** p50 and p99 (ms) of each scenario, by name, over `iterations` rounds. */
-export interface ScenarioResult {
-  iterations: number;
-  p50Ms: Record<string, number>;
-  p99Ms: Record<string, number>;
-}
-
-/** Times each of `scenarios` in {@link alternate} rounds: `warmup` rounds first (not kept), then `iterations`. */
-export async function measureScenarios(
-  scenarios: readonly Scenario[],
-  context: ScenarioContext,
-  warmup: number,
-  iterations: number,
-): Promise<ScenarioResult> {
-  const samples = new Map(scenarios.map((scenario) => [scenario.name, [] as number[]]));
-  const timed = scenarios.map((scenario) => async () => {
-    const started = performance.now();
-    await scenario.run(context);
-    samples.get(scenario.name)?.push(performance.now() - started);
-  });
-  await alternate(warmup, timed);
-  for (const times of samples.values()) times.length = 0;
-  await alternate(iterations, timed);
-  const at = (q: number) =>
-    Object.fromEntries([...samples].map(([name, times]) => [name, round(quantile(times, q), 2)]));
-  return { iterations, p50Ms: at(0.5), p99Ms: at(0.99) };
-}
-
-/** Each of `list` whose scenarios were all measured, p50 and (of one scenario) p99. */
-function ratios(result: ScenarioResult, list: readonly Ratio[]) {
-  const measured = (name: string) => result.p50Ms[name] !== undefined;
-  return list
-    .filter((r) => [...r.of, r.over].every(measured))
-    .map((r) => {
-      const sum = (quantiles: Record<string, number>) =>
-        r.of.reduce((total, name) => total + (quantiles[name] ?? 0), 0);
-      const p50 = ratio(sum(result.p50Ms), result.p50Ms[r.over] ?? 0);
-      const p99 = r.of.length === 1 ? ratio(sum(result.p99Ms), result.p99Ms[r.over] ?? 0) : undefined;
-      return { ...r, p50, p99 };
+/** The batch against sequential PATCHes of `pets` (the first one also the 1-change batch's and the PATCH's). */
+export async function measureBatch(api: Api, pets: readonly string[], warmup: number, iterations: number) {
+  const stock = new Map(await Promise.all(pets.map(async (petId) => [petId, await stockOf(api, petId)] as const)));
+  const adjust = adjuster(stock);
+  const first = pets[0] ?? '';
+  const post = (changing: readonly string[]) =>
+    send(api, 'POST', '/inventory/changes', {
+      changes: changing.map((petId) => ({ petId: BigInt(petId), adjustBy: adjust(petId) })),
     });
+  const tasks = {
+    batch100: () => post(pets),
+    async patches100() {
+      for (const petId of pets) await send(api, 'PATCH', `/inventory/${petId}`, { adjustBy: adjust(petId) });
+    },
+    batch1: () => post([first]),
+    adjustBy: () => send(api, 'PATCH', `/inventory/${first}`, { adjustBy: adjust(first) }),
+  };
+  const samples = await interleaved(tasks, iterations, { warmup, block: 10 });
+  return scenarioSection(samples, BATCH_ROWS, BATCH_RATIOS, iterations);
 }
 
-/** The scenarios of `scenarios` measured, then the ratios of `ratioList` between them. */
-export function patchTable(
-  result: ScenarioResult,
-  scenarios: readonly Scenario[] = PATCH_SCENARIOS,
-  ratioList: readonly Ratio[] = PATCH_RATIOS,
-): string {
-  const rows: (string | number | undefined)[][] = scenarios
-    .filter((s) => s.name in result.p50Ms)
-    .map((s) => [s.row, result.p50Ms[s.name], result.p99Ms[s.name]]);
-  const times = (value: number | undefined) => (value === undefined ? undefined : `${value}x`);
-  for (const r of ratios(result, ratioList)) rows.push([r.row, times(r.p50), times(r.p99)]);
-  const table = columnsTable(rows, [
-    ['path', (row) => row[0]],
-    ['p50 ms', (row) => row[1]],
-    ['p99 ms', (row) => row[2]],
-  ]);
-  return `${result.iterations} of each, alternating.\n\n${table}`;
-}
-
-export function patchTargets(result: ScenarioResult, ratioList: readonly Ratio[] = PATCH_RATIOS): Target[] {
-  return ratios(result, ratioList).flatMap(({ target: held, p50, p99 }) =>
-    (held?.quantiles ?? []).map((q) =>
-      target(`PATCH ${q}: ${held?.name}`, (q === 'p50' ? p50 : p99) ?? 0, held?.limit ?? 0),
+/** Each scenario's p50 and p99, then each ratio: p50, and p99 for a ratio of one scenario. */
+function scenarioSection(
+  samples: Record<string, number[]>,
+  rows: Record<string, string>,
+  ratios: readonly Ratio[],
+  iterations: number,
+): Section {
+  const at = (name: string, q: number) => round(quantile(samples[name] ?? [], q), 2);
+  const sum = (of: readonly string[]) => of.reduce((total, name) => total + at(name, 0.5), 0);
+  const computed = ratios.map((r) => {
+    const p99 = r.of.length === 1 ? ratio(at(r.of[0] ?? '', 0.99), at(r.over, 0.99)) : undefined;
+    return { ...r, p50: ratio(sum(r.of), at(r.over, 0.5)), p99 };
+  });
+  return {
+    note: `${iterations} of each, interleaved.`,
+    columns: ['path', 'p50 ms', 'p99 ms'],
+    rows: [
+      ...Object.entries(rows).map(([name, row]) => [row, at(name, 0.5), at(name, 0.99)]),
+      ...computed.map((r) => [r.row, `${r.p50}x`, r.p99 === undefined ? '-' : `${r.p99}x`]),
+    ],
+    targets: computed.flatMap(({ held: [name, limit, ...quantiles] = ['', 0], p50, p99 }) =>
+      quantiles.map((q) => target(`PATCH ${q}: ${name}`, (q === 'p50' ? p50 : p99) ?? 0, limit)),
     ),
-  );
-}
-
-/** The pet's stock, read through the API. @throws Error naming the answer when it cannot be read. */
-export async function stockOf(baseUrl: string, apiKey: string, petId: string): Promise<number> {
-  const headers = { Authorization: `Bearer ${apiKey}` };
-  const response = await httpCall(`${baseUrl}/inventory/${petId}`, { headers, keepText: true });
-  if (response.status !== 200) throw new Error(`GET /inventory/${petId} answered ${response.status}: ${response.text}`);
-  return (JSON.parse(response.text ?? '') as { quantity: number }).quantity;
+  };
 }

@@ -1,12 +1,11 @@
-// `node bench/probe.mjs cold|invoke MODULE`: one function instance in a fresh process (a cold start), started by
-// bench/functions.ts (ProbeReports), which passes PROBE_EVENTS_FILE and PROBE_CONTEXT and reads the PROBE_RESULT line.
+// `node bench/probe.mjs cold|invoke MODULE`: one function instance in a fresh process, started by bench/cold-start.ts
+// with PROBE_EVENTS_FILE and PROBE_CONTEXT; prints one PROBE_RESULT line.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const [mode, modulePath] = process.argv.slice(2);
-// The Lambda runtime defines `awslambda` before loading a function; a streaming handler reads it at import. The
-// stand-in is loaded before the clock starts, as the runtime's own code is not part of a function's init.
+// The Lambda runtime defines `awslambda` before it loads a function: loaded before the clock starts.
 const lambda = await import(new URL('../local/lambda/streaming.ts', import.meta.url).href);
 lambda.installLambdaStreamingRuntime();
 const started = performance.now();
@@ -15,40 +14,33 @@ const mod = modulePath.endsWith('.mjs')
   ? await import(pathToFileURL(modulePath).href)
   : createRequire(import.meta.url)(modulePath);
 const initMs = performance.now() - started;
-
 const events = JSON.parse(readFileSync(process.env.PROBE_EVENTS_FILE, 'utf8'));
-const baseContext = JSON.parse(process.env.PROBE_CONTEXT ?? '{}');
+const context = JSON.parse(process.env.PROBE_CONTEXT);
 
-function report(result) {
-  process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
-}
-
-/** One invocation, as the runtime makes it: a streamed answer is read to its end, as Lambda sends it on. */
+/** One invocation as the runtime makes it: a streamed answer read to its end and dropped. */
 async function invoke(event, index) {
-  const context = { ...baseContext, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 600_000 };
+  const ctx = { ...context, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 600_000 };
   try {
-    const answer = await lambda.invokeToEnd(mod.handler, event, context, { keepBody: false });
-    // A stream function answers the records it could not process instead of a status.
+    const answer = await lambda.invokeToEnd(mod.handler, event, ctx, { keepBody: false });
     return { statusCode: answer.statusCode, failedItems: answer.batchItemFailures?.length };
   } catch (error) {
     return { error: String(error?.message ?? error) };
   }
 }
 
+let result;
 if (mode === 'cold') {
   const callStarted = performance.now();
   const first = await invoke(events[0], 0);
-  report({ initMs, firstCallMs: performance.now() - callStarted, ...first });
+  result = { initMs, firstCallMs: performance.now() - callStarted, invocations: [first] };
 } else {
-  // Sampled every 2 ms and after each invocation, rather than resourceUsage().maxRSS: on Linux a spawned child
-  // inherits its parent's peak RSS as a floor, which would report the benchmark's own size for every small function.
-  const rssInit = process.memoryUsage().rss;
-  let rssPeak = rssInit;
-  let heapUsedPeak = process.memoryUsage().heapUsed;
+  // RSS sampled every 2 ms and after each call: a spawned child's maxRSS starts at its parent's peak on Linux.
+  const peak = { rss: process.memoryUsage().rss, heapUsed: 0 };
+  const rssInit = peak.rss;
   const sample = () => {
     const usage = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, usage.rss);
-    heapUsedPeak = Math.max(heapUsedPeak, usage.heapUsed);
+    peak.rss = Math.max(peak.rss, usage.rss);
+    peak.heapUsed = Math.max(peak.heapUsed, usage.heapUsed);
   };
   const sampler = setInterval(sample, 2);
   const invocations = [];
@@ -58,8 +50,8 @@ if (mode === 'cold') {
   }
   clearInterval(sampler);
   const kb = (bytes) => Math.round(bytes / 1024);
-  report({ maxRssInitKb: kb(rssInit), maxRssKb: kb(rssPeak), heapUsedPeakKb: kb(heapUsedPeak), invocations });
+  result = { maxRssInitKb: kb(rssInit), maxRssKb: kb(peak.rss), heapUsedPeakKb: kb(peak.heapUsed), invocations };
 }
-// After the report, so no figure includes it: the X-Ray SDK's last datagrams are sent on the event loop, and
-// exiting at once would drop them (a Lambda environment is frozen, not ended, after the response).
+process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
+// The X-Ray SDK's last datagrams leave on the event loop: a Lambda environment is frozen, not ended, after a call.
 setTimeout(() => process.exit(0), 100);
