@@ -60,7 +60,7 @@ async function runProbe(mode: 'cold' | 'invoke', file: string, options: ProbeOpt
     const failed = (report?.invocations as Outcome[] | undefined)?.find(
       (o) => o.error || (o.failedItems ?? 0) > 0 || ((o.statusCode ?? 200) >= 500 && o.statusCode !== 501),
     );
-    if (!report || failed) throw new Error(`${file} (${mode}) failed: ${JSON.stringify(failed ?? stdout.slice(-500))}`);
+    if (!report || failed) throw new Error(`${file} (${mode}) failed: ${JSON.stringify(failed)}\n${stdout.slice(-2000)}`);
     return report;
   } finally {
     rmSync(dir, { recursive: true, force: true });

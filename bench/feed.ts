@@ -86,7 +86,8 @@ async function followWrites(
   let cursor = link((await call(`${api.baseUrl}/inventory`, 'GET', headers)).headers.link, 'changes', api.baseUrl);
   const probe = cursor && (await call(cursor, 'GET', headers)).status;
   if (!cursor || probe === 404 || probe === 405) {
-    return { note: `feed not available: GET /v1/inventory/changes answered ${probe ?? 'no rel="changes" link'}` };
+    const why = cursor ? `GET /v1/inventory/changes answered ${probe}` : 'GET /v1/inventory has no rel="changes" link';
+    return { note: `feed not available: ${why}` };
   }
   let webhooks = true;
   for (let i = 0; i < iterations; i++) {
