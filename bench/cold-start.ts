@@ -60,7 +60,8 @@ async function runProbe(mode: 'cold' | 'invoke', file: string, options: ProbeOpt
     const failed = (report?.invocations as Outcome[] | undefined)?.find(
       (o) => o.error || (o.failedItems ?? 0) > 0 || ((o.statusCode ?? 200) >= 500 && o.statusCode !== 501),
     );
-    if (!report || failed) throw new Error(`${file} (${mode}) failed: ${JSON.stringify(failed)}\n${stdout.slice(-2000)}`);
+    if (!report || failed)
+      throw new Error(`${file} (${mode}) failed: ${JSON.stringify(failed)}\n${stdout.slice(-2000)}`);
     return report;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -117,29 +118,55 @@ async function xrayDaemon() {
   return { traces, tracing, close: () => socket.close() };
 }
 
-/** Init and cold path (init + first call) of every bundle and the naive handler, `runs` fresh processes each. */
+/** Peak memory of one function instance, in MB: RSS, RSS after init, V8 heap used. */
+export interface Memory {
+  maxRssMb: number;
+  afterInitMb: number;
+  heapPeakMb: number;
+}
+
+const memoryOf = (probe: { maxRssKb: number; maxRssInitKb: number; heapUsedPeakKb: number }): Memory => ({
+  maxRssMb: round(probe.maxRssKb / 1024),
+  afterInitMb: round(probe.maxRssInitKb / 1024),
+  heapPeakMb: round(probe.heapUsedPeakKb / 1024),
+});
+
+/** `file`'s peak memory over every one of `options.events`, in a fresh process. */
+export const probeMemory = async (file: string, options: ProbeOptions) =>
+  memoryOf(await runProbe('invoke', file, options));
+
+/**
+ * Init, cold path (init + first call) and peak memory over its calls (`bench/events.ts`) of every bundle and the
+ * naive handler, `runs` fresh processes each; the memory section is complete once given the largest list's.
+ */
 export async function measureColdStarts(
   bundles: readonly DeployedBundle[],
   options: { runs: number; env: Record<string, string>; dynamoEndpoint: string; apiKey: string },
-): Promise<Section> {
+) {
   const calls = functionCalls(options.apiKey);
   const subjects = [{ handler: 'naive', file: NAIVE_HANDLER }, ...bundles];
-  const times = new Map(subjects.map((s) => [s.handler, { init: [] as number[], cold: [] as number[] }]));
+  const runs = new Map(
+    subjects.map((s) => [s.handler, { init: [] as number[], cold: [] as number[], memory: [] as Memory[] }]),
+  );
   const tls = await dynamoOverTls(options.dynamoEndpoint);
   const daemon = await xrayDaemon();
   const untraced = new Map<string, string>();
   const run = (handler: string, file: string) => async () => {
     const traceId = `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
     if (handler !== 'naive') untraced.set(traceId, handler);
-    const event = calls[handler === 'naive' ? 'list-inventory' : handler]?.first;
-    const env = { ...options.env, ...tls.env, ...daemon.tracing(traceId) };
-    const probe = await runProbe('cold', file, { env, events: [event] });
-    times.get(handler)?.init.push(probe.initMs);
-    times.get(handler)?.cold.push(probe.initMs + probe.firstCallMs);
+    const events = calls[handler === 'naive' ? 'list-inventory' : handler]?.events ?? [];
+    const probe = await runProbe('cold', file, {
+      env: { ...options.env, ...tls.env, ...daemon.tracing(traceId) },
+      events,
+    });
+    runs.get(handler)?.init.push(probe.initMs);
+    runs.get(handler)?.cold.push(probe.initMs + probe.firstCallMs);
+    runs.get(handler)?.memory.push(memoryOf(probe));
   };
   try {
-    const tasks = Object.fromEntries(subjects.map((s) => [s.handler, run(s.handler, s.file)]));
-    await interleaved(tasks, options.runs, { block: 1 });
+    await interleaved(Object.fromEntries(subjects.map((s) => [s.handler, run(s.handler, s.file)])), options.runs, {
+      block: 1,
+    });
     // Datagrams of the last process may still be on their way.
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (const traceId of daemon.traces) untraced.delete(traceId);
@@ -148,11 +175,11 @@ export async function measureColdStarts(
     daemon.close();
     tls.close();
   }
-  const at = (handler: string, phase: 'init' | 'cold') => round(quantile(times.get(handler)?.[phase] ?? [], 0.5));
+  const at = (handler: string, phase: 'init' | 'cold') => round(quantile(runs.get(handler)?.[phase] ?? [], 0.5));
   const [naiveInit, naiveCold] = [at('naive', 'init'), at('naive', 'cold')];
   const above = bundles.filter((b) => b.bytes > REFERENCE_BUNDLE_BYTES).map((b) => `${b.handler} (${b.bytes} B)`);
   const reference = `${REFERENCE_BUNDLE_BYTES / 1000} KB (the bundle of aws-samples' serverless-typescript-demo)`;
-  return {
+  const coldStart: Section = {
     note:
       `Median of ${options.runs} fresh node processes; naive handler: init ${naiveInit} ms, cold path ${naiveCold} ms. ` +
       (above.length === 0 ? `No bundle is above ${reference}.` : `Above ${reference}: ${above.join(', ')}.`),
@@ -171,36 +198,18 @@ export async function measureColdStarts(
       .filter((b) => b.handler !== 'self-check')
       .map((b) => target(`cold path ${b.handler}: bundle / naive`, ratio(at(b.handler, 'cold'), naiveCold), 0.9)),
   };
-}
-
-/** Peak memory of one function instance, in MB: RSS, RSS after init, V8 heap used. */
-export interface Memory {
-  maxRssMb: number;
-  afterInitMb: number;
-  heapPeakMb: number;
-}
-
-/** `file`'s peak memory over `options.events` in a fresh process. */
-export async function probeMemory(file: string, options: ProbeOptions): Promise<Memory> {
-  const probe = await runProbe('invoke', file, options);
-  const mb = (kb: number) => round(kb / 1024);
-  return { maxRssMb: mb(probe.maxRssKb), afterInitMb: mb(probe.maxRssInitKb), heapPeakMb: mb(probe.heapUsedPeakKb) };
-}
-
-/**
- * Each function's peak memory over its calls (`bench/events.ts`) but the list's, which is taken at each list size:
- * the section, once given the largest list's.
- */
-export async function measureMemory(bundles: readonly DeployedBundle[], env: Record<string, string>, apiKey: string) {
-  const calls = functionCalls(apiKey);
-  const measured = new Map<string, Memory>();
-  for (const { handler, file } of bundles.filter((b) => b.handler !== 'list-inventory'))
-    measured.set(handler, await probeMemory(file, { env, events: calls[handler]?.events ?? [] }));
-  return (list: Memory): Section => ({
+  // The process of median peak RSS of each function.
+  const memoryAt = (handler: string) => {
+    const sorted = [...(runs.get(handler)?.memory ?? [])].sort((a, b) => a.maxRssMb - b.maxRssMb);
+    return sorted[Math.floor((sorted.length - 1) / 2)];
+  };
+  const memory = (list: { scenario: string; memory: Memory }): Section => ({
     columns: ['function', 'scenario', 'max RSS', 'after init', 'heap peak'],
     rows: bundles.map(({ handler }) => {
-      const m = measured.get(handler) ?? list;
-      return [handler, calls[handler]?.scenario ?? '', `${m.maxRssMb} MB`, `${m.afterInitMb} MB`, `${m.heapPeakMb} MB`];
+      const [scenario, m] =
+        handler === 'list-inventory' ? [list.scenario, list.memory] : [calls[handler]?.scenario, memoryAt(handler)];
+      return [handler, scenario ?? '', `${m?.maxRssMb} MB`, `${m?.afterInitMb} MB`, `${m?.heapPeakMb} MB`];
     }),
   });
+  return { coldStart, memory };
 }

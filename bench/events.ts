@@ -1,4 +1,7 @@
-/** How the bench calls each deployed function: its first caller's call, and the calls its peak memory is taken over. */
+/**
+ * How the bench calls each deployed function in a fresh process: its first caller's call (the cold path), then the
+ * calls its peak memory is taken over (`scenario`).
+ */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-row';
 import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from '../local/lambda/events';
@@ -39,49 +42,37 @@ const changesEvent = (petIds: readonly string[], quantity: number) =>
     body: `{"changes":[${petIds.map((petId) => `{"petId":${petId},"quantity":${quantity}}`).join(',')}]}`,
   });
 
-const calls = (scenario: string, count: number, event: (i: number) => unknown, first = event(0)) => ({
-  first,
-  scenario,
-  events: Array.from({ length: count }, (_, i) => event(i)),
-});
+const times = (count: number, event: (i: number) => unknown) => Array.from({ length: count }, (_, i) => event(i));
 
-/** Each deployed function's calls; the list's memory is taken at each list size instead (bench/list.ts). */
-export function functionCalls(key: string): Record<string, ReturnType<typeof calls>> {
+/** Each function's calls, the first one its cold path's; the list's memory is taken at each list size instead. */
+export function functionCalls(key: string): Record<string, { scenario: string; events: unknown[] }> {
   const get = (resource: string, path: string) => () =>
     apiGatewayProxyEvent({ resource, path, pathParameters: { petId: '1' } });
+  const pets = benchInventory(0, COLD_PATH_INVENTORY).map((item) => item.petId);
+  const patch = (i: number) => inventoryUpdateEvent(pets[i % pets.length] ?? '1', `{"quantity":${i}}`);
   const batch = HISTORY_STREAM_MAPPING.batchSize;
-  // The entries the store holds whenever these run.
-  const seeded = benchInventory(0, COLD_PATH_INVENTORY).map((item) => item.petId);
   return {
-    'list-inventory': calls(
-      'GET /inventory at each list size',
-      0,
-      () => apiGatewayProxyEvent(),
-      apiGatewayProxyEvent(),
-    ),
-    'update-inventory': calls('20 PATCH', 20, (i) =>
-      inventoryUpdateEvent(String(i + 1), `{"quantity":${i}}`, { requestContext: { requestId: `patch-${i}` } }),
-    ),
-    'apply-inventory-changes': calls(
-      `20 POST /inventory/changes of ${seeded.length}`,
-      20,
-      (i) => changesEvent(seeded, i),
-      changesEvent(seeded.slice(0, 1), 1),
-    ),
-    authorizer: calls('20 TOKEN', 20, () => tokenAuthorizerEvent(`Bearer ${key}`)),
-    'get-inventory-entry': calls('5 GET', 5, get('/inventory/{petId}', '/inventory/1')),
+    'list-inventory': { scenario: '', events: [apiGatewayProxyEvent()] },
+    'update-inventory': { scenario: '20 PATCH', events: times(20, patch) },
+    'apply-inventory-changes': {
+      scenario: `20 POST /inventory/changes of ${pets.length}`,
+      events: [changesEvent(pets.slice(0, 1), 1), ...times(20, (i) => changesEvent(pets, i))],
+    },
+    authorizer: { scenario: '20 TOKEN', events: times(20, () => tokenAuthorizerEvent(`Bearer ${key}`)) },
+    'get-inventory-entry': { scenario: '5 GET', events: times(5, get('/inventory/{petId}', '/inventory/1')) },
     // The bench runs without the history poller: the pet's history is empty, the entry read anyway.
-    'list-inventory-history': calls('5 GET', 5, get('/inventory/{petId}/history', '/inventory/1/history')),
-    'get-pet': calls('5 GET (501)', 5, get('/pets/{petId}', '/pets/1')),
-    'list-store-orders': calls('5 GET (501)', 5, get('/store/orders', '/store/orders')),
+    'list-inventory-history': {
+      scenario: '5 GET',
+      events: times(5, get('/inventory/{petId}/history', '/inventory/1/history')),
+    },
+    'get-pet': { scenario: '5 GET (501)', events: times(5, get('/pets/{petId}', '/pets/1')) },
+    'list-store-orders': { scenario: '5 GET (501)', events: times(5, get('/store/orders', '/store/orders')) },
     // The deploy self-check: one run writes a key and calls the stage (npm start) six times.
-    'self-check': calls('1 run against npm start', 1, () => ({})),
-    // Full batches of the mapping's size, the largest event the function is given; its first call is one change.
-    'record-history': calls(
-      `5 stream batches of ${batch}`,
-      5,
-      (i) => streamEvent(1 + i * batch, batch),
-      streamEvent(1, 1),
-    ),
+    'self-check': { scenario: '1 run against npm start', events: [{}] },
+    // A first call of one change, then full batches of the mapping's size, the largest event the function is given.
+    'record-history': {
+      scenario: `5 stream batches of ${batch}`,
+      events: [streamEvent(1, 1), ...times(5, (i) => streamEvent(1 + i * batch, batch))],
+    },
   };
 }

@@ -90,7 +90,7 @@ export async function measureLists(
   sizes: readonly [number, number][],
   seed: (from: number, to: number) => Promise<void>,
   seeded: number,
-): Promise<{ section: Section; largestListMemory: Memory }> {
+): Promise<{ section: Section; largest: { scenario: string; memory: Memory } }> {
   installLambdaStreamingRuntime();
   const handler = (await import('../functions/handlers/list-inventory')).handler;
   const bench = { ...api, handler, naive: (await import(NAIVE_HANDLER)).handler as Handler };
@@ -139,5 +139,6 @@ export async function measureLists(
     targets.push(target(name, ratio(capped[largest].maxRssMb, capped[100_000].maxRssMb), 1.1));
   }
   if (!memory) throw new Error('the profile lists no size');
-  return { section: { note: NOTE, columns: COLUMNS, rows, targets }, largestListMemory: memory };
+  const largestList = { scenario: `GET, ${sizes.at(-1)?.[0]} entries`, memory };
+  return { section: { note: NOTE, columns: COLUMNS, rows, targets }, largest: largestList };
 }

@@ -103,7 +103,7 @@ function adjuster(stock: Map<string, number>) {
 }
 
 /** Every PATCH scenario on pet `petId`, `iterations` of each after `warmup`, interleaved. */
-export async function measurePatch(api: Api, petId: string, warmup: number, iterations: number) {
+export async function measurePatch(api: Api, petId: string, [warmup = 0, iterations = 1]: readonly number[]) {
   const stock = new Map([[petId, await stockOf(api, petId)]]);
   // Imported once this process's environment points at npm start's tables (Powertools reads it at import).
   const { handler: updateHandler } = await import('../functions/handlers/update-inventory');
@@ -149,7 +149,7 @@ export async function measurePatch(api: Api, petId: string, warmup: number, iter
 }
 
 /** The batch against sequential PATCHes of `pets` (the first one also the 1-change batch's and the PATCH's). */
-export async function measureBatch(api: Api, pets: readonly string[], warmup: number, iterations: number) {
+export async function measureBatch(api: Api, pets: readonly string[], [warmup = 0, iterations = 1]: readonly number[]) {
   const stock = new Map(await Promise.all(pets.map(async (petId) => [petId, await stockOf(api, petId)] as const)));
   const adjust = adjuster(stock);
   const first = pets[0] ?? '';

@@ -14,7 +14,7 @@ import { synthesizeDeployedBundles } from '../infra/synthesized-assets';
 import { freePort } from '../local/dynamodb-local';
 import { configureFunctionEnvironment } from '../local/environment';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
-import { measureColdStarts, measureMemory } from './cold-start';
+import { measureColdStarts } from './cold-start';
 import { measureFeed } from './feed';
 import { closeHttp } from './http';
 import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
@@ -24,20 +24,23 @@ import { type Api, BATCH_SIZE, measureBatch, measurePatch } from './patch';
 import { measureReads } from './read-units';
 import { type BenchResults, renderReport } from './report';
 
+/**
+ * Fresh processes per function; PATCH and batch rounds `[warm-up, measured]` (a batch round sends 100 PATCHes); list
+ * entries and the rounds at each; entries per writer of the read units (and imported); writes followed on the feed.
+ */
 const FULL = {
   coldRuns: 15,
-  patch: { warmup: 40, iterations: 600 },
-  /** Each round of the batch scenarios sends 100 PATCHes. */
-  batch: { warmup: 5, iterations: 100 },
-  /** List sizes, and the rounds at each. */
-  lists: [
-    [1_000, 15],
-    [10_000, 9],
-    [100_000, 5],
-  ] as [number, number][],
-  /** Entries per writer in the read-units measurement, and imported for the import rate. */
-  readUnitsEntries: 20_000,
+  patch: [40, 600],
+  batch: [5, 100],
+  lists: { 1000: 15, 10000: 9, 100000: 5 } as Record<number, number>,
+  readUnits: 20_000,
   feedWrites: 200,
+};
+const PROFILES = {
+  full: FULL,
+  large: { ...FULL, lists: { ...FULL.lists, 1000000: 2 } },
+  // Every scenario, path and size in few rounds: a check that the bench runs, not figures.
+  smoke: { coldRuns: 1, patch: [1, 5], batch: [0, 1], lists: { 20: 1, 60: 1, 150: 1 }, readUnits: 100, feedWrites: 3 },
 };
 
 const USAGE = 'usage: npm run bench [-- --smoke | --large] [--out FILE]';
@@ -56,23 +59,8 @@ const { values: args } = (() => {
   }
 })();
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
-const profile = {
-  full: FULL,
-  large: { ...FULL, lists: [...FULL.lists, [1_000_000, 2]] as [number, number][] },
-  // Every scenario, path and size in few rounds: a check that the bench runs, not figures.
-  smoke: {
-    coldRuns: 1,
-    patch: { warmup: 1, iterations: 5 },
-    batch: { warmup: 0, iterations: 1 },
-    lists: [
-      [20, 1],
-      [60, 1],
-      [150, 1],
-    ] as [number, number][],
-    readUnitsEntries: 100,
-    feedWrites: 3,
-  },
-}[profileName];
+const profile = PROFILES[profileName];
+const listSizes = Object.entries(profile.lists).map(([entries, rounds]): [number, number] => [Number(entries), rounds]);
 
 /** `npm start`'s script in a child process, in memory on free ports, resolved on its ready line and its key. */
 async function startApi(env: Record<string, string>) {
@@ -124,27 +112,24 @@ async function measureAll(started: Awaited<ReturnType<typeof startApi>>): Promis
     const seed = (from: number, to: number) =>
       writeInventory(benchInventory(from, to), { client, tableName: tables.inventory, concurrency: 4 }).then(() => {});
     await seed(0, COLD_PATH_INVENTORY);
-    progress(`cold path (init + first call): ${profile.coldRuns} fresh processes per function`);
-    const coldStart = await measureColdStarts(bundles, { ...started, runs: profile.coldRuns, env });
-    const firstSize = profile.lists[0]?.[0] ?? 0;
+    progress(`cold path (init + first call) and peak memory: ${profile.coldRuns} fresh processes per function`);
+    const { coldStart, memory } = await measureColdStarts(bundles, { ...started, runs: profile.coldRuns, env });
+    const firstSize = listSizes[0]?.[0] ?? 0;
     await seed(COLD_PATH_INVENTORY, firstSize);
-    progress(`PATCH: ${profile.patch.iterations} of each scenario, interleaved`);
-    const patch = await measurePatch(api, '1', profile.patch.warmup, profile.patch.iterations);
-    // Before the lists grow: the deploy self-check reads the whole list within its own time-out.
-    progress('peak memory of every function but the list');
-    const memory = await measureMemory(bundles, env, api.apiKey);
+    progress(`PATCH: ${profile.patch[1]} of each scenario, interleaved`);
+    const patch = await measurePatch(api, '1', profile.patch);
     // The PATCHes changed pets 1..20: put them back, so the lists can be checked against the seeded entries.
     await seed(0, 20);
-    progress(`read units of a whole list per writer, and import rows/s (${profile.readUnitsEntries} entries each)`);
-    const reads = await measureReads(client, profile.readUnitsEntries);
+    progress(`read units of a whole list per writer, and import rows/s (${profile.readUnits} entries each)`);
+    const reads = await measureReads(client, profile.readUnits);
     const listed = { ...api, bundle: synthesized.bundle('list-inventory').file, env };
-    const { section: list, largestListMemory } = await measureLists(listed, profile.lists, seed, firstSize);
+    const { section: list, largest } = await measureLists(listed, listSizes, seed, firstSize);
     // The batch against sequential PATCHes, on the first entries, after the lists needed them whole.
     await seed(0, BATCH_SIZE);
-    progress(`batch: ${profile.batch.iterations} rounds of each scenario (${BATCH_SIZE} PATCHes a round)`);
+    progress(`batch: ${profile.batch[1]} rounds of each scenario (${BATCH_SIZE} PATCHes a round)`);
     const pets = benchInventory(0, BATCH_SIZE).map((item) => item.petId);
-    const batch = await measureBatch(api, pets, profile.batch.warmup, profile.batch.iterations);
-    return { 'cold-start': coldStart, patch, batch, list, memory: memory(largestListMemory), ...reads };
+    const batch = await measureBatch(api, pets, profile.batch);
+    return { 'cold-start': coldStart, patch, batch, list, memory: memory(largest), ...reads };
   } finally {
     closeHttp();
     client.destroy();
