@@ -4,21 +4,20 @@ import { gunzipSync } from 'node:zlib';
 
 let agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One exchange, timed to the first body byte and the last; `bytes` as sent (compressed when gzip). */
-export interface Exchange {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  ttfbMs: number;
-  ttlbMs: number;
-  bytes: number;
-  /** The body, decoded. */
-  text: string;
-}
-
-/** One call; a kept-alive connection the server closed while idle is retried once (the bench's calls may be). */
+/**
+ * One exchange, timed to the first body byte and the last; `bytes` as sent (compressed when gzip), `text` decoded.
+ * A kept-alive connection the server closed while idle is retried once (the bench's calls may be).
+ */
 export function call(url: string, method = 'GET', headers: Record<string, string> = {}, body?: string) {
   const once = () =>
-    new Promise<Exchange>((resolve, reject) => {
+    new Promise<{
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      ttfbMs: number;
+      ttlbMs: number;
+      bytes: number;
+      text: string;
+    }>((resolve, reject) => {
       const started = performance.now();
       const req = request(url, { method, headers, agent }, (res) => {
         let ttfbMs = 0;

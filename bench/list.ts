@@ -47,7 +47,7 @@ async function listTimes(bench: ListBench, entries: number, rounds: number) {
     last[coding]?.push(answer.ttlbMs);
     bytes[coding] = answer.bytes;
   };
-  const table = new InventoryTable({ client: bench.client, tableName: bench.tables.inventory });
+  const table = new InventoryTable({ client: bench.client, tableName: bench.tables.inventory ?? '' });
   const tasks = {
     async handler() {
       const started = performance.now();
@@ -73,14 +73,15 @@ async function listTimes(bench: ListBench, entries: number, rounds: number) {
   };
   const samples = await interleaved(tasks, rounds, { block: 1 });
   const median = (values: number[] = []) => round(quantile(values, 0.5));
-  const at = (path: string) => ({ first: median(first[path]), last: median(last[path] ?? samples[path]) });
+  // A path's median first byte (in-process paths but the handler's: none) and last byte.
+  const at = (path: string) => [median(first[path]), median(last[path] ?? samples[path])] as const;
   return {
+    bytes,
     handler: at('handler'),
-    naive: at('naive'),
-    query: at('query'),
+    naive: at('naive')[1],
+    query: at('query')[1],
     npm: at('identity'),
     gzip: at('gzip'),
-    bytes,
   };
 }
 
@@ -106,29 +107,23 @@ export async function measureLists(
       closeHttp();
     }
     progress(`GET /inventory at ${entries} entries`);
-    const t = await listTimes(bench, entries, rounds);
+    const { bytes, handler: h, naive, query, npm, gzip } = await listTimes(bench, entries, rounds);
     const probe = { env: api.env, events: [apiGatewayProxyEvent()], memoryMb: LIST_INVENTORY_MEMORY_MB };
     memory = await probeMemory(api.bundle, probe);
     capped[entries] = await probeMemory(api.bundle, { ...probe, heapLimitMb: LIST_HEAP_CAP_MB });
-    const naiveMemory = await probeMemory(NAIVE_HANDLER, probe);
-    const handlerVsNaive = ratio(t.handler.last, t.naive.last);
+    const peaks = [memory, capped[entries], await probeMemory(NAIVE_HANDLER, probe)].map((m) => `${m?.maxRssMb} MB`);
+    const handlerVsNaive = ratio(h[1], naive);
     const kb = (count: number) => `${round(count / 1000)} KB`;
     rows.push([
-      ...[entries, t.handler.first, t.handler.last, t.naive.last, `${handlerVsNaive}x`],
-      ...[
-        `${ratio(t.query.last, t.naive.last)}x`,
-        `${t.npm.first} / ${t.npm.last}`,
-        `${t.gzip.first} / ${t.gzip.last}`,
-      ],
-      ...[kb(t.bytes.identity), kb(t.bytes.gzip), 'yes'],
-      ...[memory, capped[entries], naiveMemory].map((m) => `${m?.maxRssMb} MB`),
+      ...[entries, h[0], h[1], naive, `${handlerVsNaive}x`, `${ratio(query, naive)}x`],
+      ...[npm.join(' / '), gzip.join(' / '), kb(bytes.identity), kb(bytes.gzip), 'yes', ...peaks],
     ]);
     targets.push(target(`list at ${entries} entries: handler / naive (last byte)`, handlerVsNaive, 1));
     if (entries !== sizes[0]?.[0])
-      targets.push(target(`list at ${entries} entries: npm start first byte (ms)`, t.npm.first, 1000));
+      targets.push(target(`list at ${entries} entries: npm start first byte (ms)`, npm[0], 1000));
     if (entries === sizes.at(-1)?.[0])
       targets.push(
-        target(`list at ${entries}: gzip body (bytes)`, t.bytes.gzip, UNTHROTTLED_STREAM_BYTES),
+        target(`list at ${entries}: gzip body (bytes)`, bytes.gzip, UNTHROTTLED_STREAM_BYTES),
         target(`list at ${entries}: peak RSS (MB)`, memory.maxRssMb, LIST_INVENTORY_MEMORY_MB),
       );
   }

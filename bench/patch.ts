@@ -1,6 +1,6 @@
 /**
- * The PATCH table (through `npm start`, the handler in-process, the raw `UpdateItem`) and the batch table
- * (`POST /inventory/changes` against the PATCHes it stands for), with the ratios between their rows.
+ * The PATCH table: through `npm start` (real authorizer, cached; kept-alive connection), the handler in-process and
+ * the raw `UpdateItem`; and the batch against the PATCHes it stands for. Each task's name is its row.
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
@@ -15,117 +15,86 @@ import { call } from './http';
 import { interleaved, quantile, ratio, round, type Section, target } from './measure';
 
 /** What the scenarios reach: the API of `npm start`, its key, and its DynamoDB Local. */
-export interface Api {
-  baseUrl: string;
-  apiKey: string;
-  client: DynamoDBClient;
-  tables: { inventory: string; idempotency: string };
-}
+export type Api = { baseUrl: string; apiKey: string; client: DynamoDBClient; tables: Record<string, string> };
 
-/** A row `of / over` (of several: a sum of p50s, no p99), and the quantiles of it held to `limit`, if any. */
-interface Ratio {
-  row: string;
-  of: readonly string[];
-  over: string;
-  held?: [name: string, limit: number, ...quantiles: ('p50' | 'p99')[]];
-}
+/** A row `of / over` (of several rows: a sum of p50s), and the quantiles of it held to `limit`, if any. */
+type Ratio = { row: string; of: string[]; over: string; held?: [name: string, limit: number, ...q: ('p50' | 'p99')[]] };
 
-const PATCH_ROWS: Record<string, string> = {
-  plain: 'PATCH quantity',
-  expectedQuantity: 'PATCH quantity, with expectedQuantity',
-  adjustBy: 'PATCH adjustBy',
-  idempotencyKey: 'PATCH adjustBy + Idempotency-Key',
-  utilityWrites: "Idempotency utility's two writes alone (claim, store the answer)",
-  handler: 'the handler in-process (PATCH quantity, no gateway)',
-  rawUpdateItem: 'raw UpdateItem',
-};
-
-const PATCH_RATIOS: readonly Ratio[] = [
-  { row: 'gateway / raw', of: ['plain'], over: 'rawUpdateItem', held: ['gateway / raw UpdateItem', 1.3, 'p50', 'p99'] },
-  { row: 'handler in-process / raw: what a stage pays', of: ['handler'], over: 'rawUpdateItem' },
-  { row: "gateway / handler in-process: the stand-in's share", of: ['plain'], over: 'handler' },
+const [PLAIN, RAW, HANDLER, ADJUST] = ['PATCH quantity', 'raw UpdateItem', 'the handler in-process', 'PATCH adjustBy'];
+const [CAS, KEYED] = ['PATCH quantity, with expectedQuantity', 'PATCH adjustBy + Idempotency-Key'];
+const UTILITY = "Idempotency utility's two writes alone (claim, store the answer)";
+const PATCH_RATIOS: Ratio[] = [
+  { row: 'gateway / raw', of: [PLAIN], over: RAW, held: ['gateway / raw UpdateItem', 1.3, 'p50', 'p99'] },
+  { row: 'handler in-process / raw: what a stage pays', of: [HANDLER], over: RAW },
+  { row: "gateway / handler in-process: the stand-in's share", of: [PLAIN], over: HANDLER },
   {
     row: 'with / without expectedQuantity',
-    of: ['expectedQuantity'],
-    over: 'plain',
+    of: [CAS],
+    over: PLAIN,
     held: ['with expectedQuantity / without', 1.05, 'p50'],
   },
-  { row: 'adjustBy / plain', of: ['adjustBy'], over: 'plain', held: ['adjustBy / plain PATCH', 1.05, 'p50'] },
-  { row: 'adjustBy + Idempotency-Key / plain (no target)', of: ['idempotencyKey'], over: 'plain' },
+  { row: 'adjustBy / plain', of: [ADJUST], over: PLAIN, held: ['adjustBy / plain PATCH', 1.05, 'p50'] },
+  { row: 'adjustBy + Idempotency-Key / plain (no target)', of: [KEYED], over: PLAIN },
   // What a first-time key costs on the utility if every line of ours around it cost nothing.
   {
     row: "(adjustBy + the utility's two writes) / plain: the least Idempotency-Key costs",
-    of: ['adjustBy', 'utilityWrites'],
-    over: 'plain',
+    of: [ADJUST, UTILITY],
+    over: PLAIN,
   },
 ];
 
-/** How many changes the large batch sends: the most one request may carry. */
+/** The most changes one batch may carry. */
 export const BATCH_SIZE = 100;
-
-const BATCH_ROWS: Record<string, string> = {
-  batch100: `POST /inventory/changes, ${BATCH_SIZE} adjustBy`,
-  patches100: `${BATCH_SIZE} sequential PATCH adjustBy`,
-  batch1: 'POST /inventory/changes, 1 adjustBy',
-  adjustBy: 'PATCH adjustBy',
-};
-
+const [BATCH, PATCHES, BATCH1] = [
+  `POST /inventory/changes, ${BATCH_SIZE} adjustBy`,
+  `${BATCH_SIZE} sequential PATCH adjustBy`,
+  'POST /inventory/changes, 1 adjustBy',
+];
 const BATCH_RATIO = `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`;
-const BATCH_RATIOS: readonly Ratio[] = [
-  { row: BATCH_RATIO, of: ['batch100'], over: 'patches100', held: [BATCH_RATIO, 0.25, 'p50'] },
-  { row: '1-change batch / one PATCH (no target)', of: ['batch1'], over: 'adjustBy' },
+const BATCH_RATIOS: Ratio[] = [
+  { row: BATCH_RATIO, of: [BATCH], over: PATCHES, held: [BATCH_RATIO, 0.25, 'p50'] },
+  { row: '1-change batch / one PATCH (no target)', of: [BATCH1], over: ADJUST },
 ];
 
-/** One call with the bench's key under the API's base URL; throws unless it answers 2xx. */
+/** One call with the bench's key; throws unless it answers 2xx. A batch's petIds are bigints, written exactly. */
 async function send(api: Api, method: string, path: string, body?: object, headers: Record<string, string> = {}) {
   const auth = { Authorization: `Bearer ${api.apiKey}`, 'Content-Type': 'application/json', ...headers };
-  // A petId of a batch is a bigint: written as a JSON number with all its digits.
   const text = body === undefined ? undefined : stringifyExactJson(body);
   const answer = await call(`${api.baseUrl}${path}`, method, auth, text);
   if (answer.status < 200 || answer.status > 299) throw new Error(`${method} ${path} answered ${answer.status}`);
   return answer;
 }
 
-/** The pet's stock, read through the API. */
-export async function stockOf(api: Api, petId: string): Promise<number> {
-  return (JSON.parse((await send(api, 'GET', `/inventory/${petId}`)).text) as { quantity: number }).quantity;
-}
-
-/** +1 or −1 for each pet in turn, so its stock stays within one of where it began (down first at the maximum). */
-function adjuster(stock: Map<string, number>) {
+/** The pets' stock, and their next adjustment: +1 or −1 in turn, so each stays within one of where it began. */
+async function stockOf(api: Api, pets: readonly string[]) {
+  const stock = new Map<string, number>();
+  for (const petId of pets) stock.set(petId, JSON.parse((await send(api, 'GET', `/inventory/${petId}`)).text).quantity);
   const up = new Map([...stock].map(([petId, quantity]) => [petId, quantity < MAX_QUANTITY]));
-  return (petId: string) => {
-    const delta = (up.get(petId) ?? true) ? 1 : -1;
+  const adjust = (petId: string) => {
+    const delta = up.get(petId) ? 1 : -1;
     up.set(petId, delta < 0);
     stock.set(petId, (stock.get(petId) ?? 0) + delta);
     return delta;
   };
+  return { quantity: (petId: string) => stock.get(petId) ?? 0, adjust };
 }
 
 /** Every PATCH scenario on pet `petId`, `iterations` of each after `warmup`, interleaved. */
 export async function measurePatch(api: Api, petId: string, [warmup = 0, iterations = 1]: readonly number[]) {
-  const stock = new Map([[petId, await stockOf(api, petId)]]);
+  const { quantity, adjust } = await stockOf(api, [petId]);
   // Imported once this process's environment points at npm start's tables (Powertools reads it at import).
-  const { handler: updateHandler } = await import('../functions/handlers/update-inventory');
-  const quantity = () => stock.get(petId) ?? 0;
-  const adjust = adjuster(stock);
+  const { handler } = await import('../functions/handlers/update-inventory');
   const patch = (body: object, headers?: Record<string, string>) =>
     send(api, 'PATCH', `/inventory/${petId}`, body, headers);
-  const idempotency = idempotencyTable({ client: api.client, tableName: api.tables.idempotency });
+  const idempotency = idempotencyTable({ client: api.client, tableName: api.tables.idempotency ?? '' });
   idempotency.configure({ config: idempotencyConfig(), keyPrefix: 'bench' });
-  const origin = () => ({
-    source: 'api' as const,
-    actor: 'bench',
-    requestId: randomUUID(),
-    at: new Date().toISOString(),
-  });
   const tasks = {
-    plain: () => patch({ quantity: quantity() }),
-    expectedQuantity: () => patch({ quantity: quantity(), expectedQuantity: quantity() }),
-    adjustBy: () => patch({ adjustBy: adjust(petId) }),
-    idempotencyKey: () => patch({ adjustBy: adjust(petId) }, { 'Idempotency-Key': `bench-${randomUUID()}` }),
-    // The utility's two writes for a new key, through its own persistence layer and configuration.
-    async utilityWrites() {
+    [PLAIN]: () => patch({ quantity: quantity(petId) }),
+    [CAS]: () => patch({ quantity: quantity(petId), expectedQuantity: quantity(petId) }),
+    [ADJUST]: () => patch({ adjustBy: adjust(petId) }),
+    [KEYED]: () => patch({ adjustBy: adjust(petId) }, { 'Idempotency-Key': `bench-${randomUUID()}` }),
+    // Through the utility's own persistence layer and configuration, for a new key.
+    async [UTILITY]() {
       const request = { petId, adjustBy: 1 };
       const payload = idempotencyPayload({ keyId: 'bench', idempotencyKey: randomUUID(), request }) as JSONValue;
       await idempotency.saveInProgress(payload, 10_000);
@@ -133,60 +102,56 @@ export async function measurePatch(api: Api, petId: string, [warmup = 0, iterati
       await idempotency.saveSuccess(payload, { statusCode: 200, headers: {}, body });
     },
     // The deployed function's code in this process: the middy chain, validation, the same UpdateItem.
-    async handler() {
+    async [HANDLER]() {
       const requestId = randomUUID();
-      const event = inventoryUpdateEvent(petId, `{"quantity":${quantity()}}`, { requestContext: { requestId } });
-      const answer = await updateHandler(event, lambdaContext({ requestId }));
+      const event = inventoryUpdateEvent(petId, `{"quantity":${quantity(petId)}}`, { requestContext: { requestId } });
+      const answer = await handler(event, lambdaContext({ requestId }));
       if (answer.statusCode !== 200) throw new Error(`the update handler answered ${answer.statusCode}`);
     },
     // The very UpdateItem the handler sends for a plain PATCH, straight to DynamoDB Local.
-    async rawUpdateItem() {
-      const { write, signed } = changeWrite(petId, { quantity: quantity() }, origin());
-      await api.client.send(new UpdateItemCommand(entryUpdate(api.tables.inventory, petId, signed, write).input));
+    async [RAW]() {
+      const origin = { source: 'api' as const, actor: 'bench', requestId: randomUUID(), at: new Date().toISOString() };
+      const { write, signed } = changeWrite(petId, { quantity: quantity(petId) }, origin);
+      await api.client.send(new UpdateItemCommand(entryUpdate(api.tables.inventory ?? '', petId, signed, write).input));
     },
   };
-  return scenarioSection(await interleaved(tasks, iterations, { warmup }), PATCH_ROWS, PATCH_RATIOS, iterations);
+  return scenarioSection(await interleaved(tasks, iterations, { warmup }), PATCH_RATIOS, iterations);
 }
 
-/** The batch against sequential PATCHes of `pets` (the first one also the 1-change batch's and the PATCH's). */
+/** The batch against sequential PATCHes of `pets`, and a 1-change batch against one PATCH of the first. */
 export async function measureBatch(api: Api, pets: readonly string[], [warmup = 0, iterations = 1]: readonly number[]) {
-  const stock = new Map(await Promise.all(pets.map(async (petId) => [petId, await stockOf(api, petId)] as const)));
-  const adjust = adjuster(stock);
+  const { adjust } = await stockOf(api, pets);
   const first = pets[0] ?? '';
   const post = (changing: readonly string[]) =>
     send(api, 'POST', '/inventory/changes', {
       changes: changing.map((petId) => ({ petId: BigInt(petId), adjustBy: adjust(petId) })),
     });
   const tasks = {
-    batch100: () => post(pets),
-    async patches100() {
+    [BATCH]: () => post(pets),
+    async [PATCHES]() {
       for (const petId of pets) await send(api, 'PATCH', `/inventory/${petId}`, { adjustBy: adjust(petId) });
     },
-    batch1: () => post([first]),
-    adjustBy: () => send(api, 'PATCH', `/inventory/${first}`, { adjustBy: adjust(first) }),
+    [BATCH1]: () => post([first]),
+    [ADJUST]: () => send(api, 'PATCH', `/inventory/${first}`, { adjustBy: adjust(first) }),
   };
-  const samples = await interleaved(tasks, iterations, { warmup, block: 10 });
-  return scenarioSection(samples, BATCH_ROWS, BATCH_RATIOS, iterations);
+  return scenarioSection(await interleaved(tasks, iterations, { warmup, block: 10 }), BATCH_RATIOS, iterations);
 }
 
-/** Each scenario's p50 and p99, then each ratio: p50, and p99 for a ratio of one scenario. */
-function scenarioSection(
-  samples: Record<string, number[]>,
-  rows: Record<string, string>,
-  ratios: readonly Ratio[],
-  iterations: number,
-): Section {
+/** Each task's p50 and p99, then each ratio: p50, and p99 for a ratio of one row. */
+function scenarioSection(samples: Record<string, number[]>, ratios: Ratio[], iterations: number): Section {
   const at = (name: string, q: number) => round(quantile(samples[name] ?? [], q), 2);
-  const sum = (of: readonly string[]) => of.reduce((total, name) => total + at(name, 0.5), 0);
   const computed = ratios.map((r) => {
-    const p99 = r.of.length === 1 ? ratio(at(r.of[0] ?? '', 0.99), at(r.over, 0.99)) : undefined;
-    return { ...r, p50: ratio(sum(r.of), at(r.over, 0.5)), p99 };
+    const p50 = ratio(
+      r.of.reduce((sum, name) => sum + at(name, 0.5), 0),
+      at(r.over, 0.5),
+    );
+    return { ...r, p50, p99: r.of.length === 1 ? ratio(at(r.of[0] ?? '', 0.99), at(r.over, 0.99)) : undefined };
   });
   return {
     note: `${iterations} of each, interleaved.`,
     columns: ['path', 'p50 ms', 'p99 ms'],
     rows: [
-      ...Object.entries(rows).map(([name, row]) => [row, at(name, 0.5), at(name, 0.99)]),
+      ...Object.keys(samples).map((name) => [name, at(name, 0.5), at(name, 0.99)]),
       ...computed.map((r) => [r.row, `${r.p50}x`, r.p99 === undefined ? '-' : `${r.p99}x`]),
     ],
     targets: computed.flatMap(({ held: [name, limit, ...quantiles] = ['', 0], p50, p99 }) =>

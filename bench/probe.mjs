@@ -50,8 +50,14 @@ for (const [index, event] of events.entries()) {
 }
 clearInterval(sampler);
 const kb = (bytes) => Math.round(bytes / 1024);
-const memory = { maxRssInitKb: kb(rssInit), maxRssKb: kb(peak.rss), heapUsedPeakKb: kb(peak.heapUsed) };
-const result = { initMs, firstCallMs, ...memory, invocations };
+const result = {
+  initMs,
+  firstCallMs,
+  rssInitKb: kb(rssInit),
+  maxRssKb: kb(peak.rss),
+  heapKb: kb(peak.heapUsed),
+  invocations,
+};
 process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
 // The X-Ray SDK's last datagrams leave on the event loop: a Lambda environment is frozen, not ended, after a call.
 setTimeout(() => process.exit(0), 100);
