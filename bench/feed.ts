@@ -31,10 +31,11 @@ const link = (header: unknown, rel: string, base: string) => {
 export async function measureFeed(startApi: StartApi, iterations: number): Promise<Section> {
   const deliveries: { at: number; body: string }[] = [];
   const receiver = createServer((req, res) => {
+    const at = performance.now();
     const parts: Buffer[] = [];
     req.on('data', (chunk: Buffer) => parts.push(chunk));
     req.on('end', () => {
-      deliveries.push({ at: performance.now(), body: Buffer.concat(parts).toString() });
+      deliveries.push({ at, body: Buffer.concat(parts).toString() });
       res.writeHead(200).end();
     });
   });
