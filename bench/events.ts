@@ -3,7 +3,7 @@
  * calls its peak memory is taken over (`scenario`).
  */
 import type { DynamoDBRecord } from 'aws-lambda';
-import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../functions/store/inventory-row';
+import { signedInventoryAttributes } from '../functions/store/inventory-row';
 import { apiGatewayProxyEvent, inventoryUpdateEvent, tokenAuthorizerEvent } from '../local/lambda/events';
 import { HISTORY_STREAM_MAPPING } from '../service/names';
 import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
@@ -12,10 +12,11 @@ let sequence = 10n ** 20n;
 
 /** A stream event of `records` changes by the API of pets `from`.., as the history function receives it. */
 function streamEvent(from: number, records: number): { Records: DynamoDBRecord[] } {
-  const image = (petId: string, quantity: number, requestId: string) => ({
-    ...inventoryAttributes({ petId, quantity, status: 'available' }),
-    [LAST_CHANGE]: changeOriginAttribute({ source: 'api', actor: 'bench', requestId, at: new Date().toISOString() }),
-  });
+  const image = (petId: string, quantity: number, requestId: string) =>
+    signedInventoryAttributes(
+      { petId, quantity, status: 'available' },
+      { source: 'api', actor: 'bench', requestId, at: new Date().toISOString() },
+    );
   const record = (petId: string, number: string): DynamoDBRecord => ({
     eventID: `bench-${number}`,
     eventName: 'MODIFY',

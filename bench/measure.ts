@@ -47,19 +47,13 @@ export const round = (value: number, decimals = 1) => Math.round(value * 10 ** d
 export const ratio = (value: number, baseline: number) => round(value / baseline, 2);
 
 /** A figure that meets its target when it is at most `limit` (at least, when `atLeast`). */
-export interface Target {
-  target: string;
-  value: number;
-  limit: number;
-  met: boolean;
-}
-
-export const target = (name: string, value: number, limit: number, atLeast = false): Target => ({
+export const target = (name: string, value: number, limit: number, atLeast = false) => ({
   target: name,
   value,
   limit,
   met: atLeast ? value >= limit : value <= limit,
 });
+export type Target = ReturnType<typeof target>;
 
 /** A section of the report and of the results file: a note, a table of figures, the targets they are held to. */
 export interface Section {
