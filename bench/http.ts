@@ -1,79 +1,47 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+/** The bench's client of `npm start`: one kept-alive connection, as a client SDK holds one. */
+import { Agent, request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 
-const agents = () => ({
-  http: new HttpAgent({ keepAlive: true, maxSockets: 1 }),
-  https: new HttpsAgent({ keepAlive: true, maxSockets: 1 }),
-});
-let agent = agents();
-
-/** One HTTP exchange, timed to the first body byte and the last. */
-export interface Exchange {
-  status: number;
-  ttfbMs: number;
-  ttlbMs: number;
-  /** Body bytes as sent on the wire (compressed when gzip). */
-  bytes: number;
-  /** The body decoded (gunzipped when gzip), when asked for. */
-  text?: string;
-}
-
-export interface CallOptions {
-  method?: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** Keep the body, decoded, as `text`. */
-  keepText?: boolean;
-}
+let agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 /**
- * One call over a kept-alive connection, as a client SDK makes it; one that the server closed while idle is retried
- * once on a new connection (the benchmark's requests are idempotent, or keyed).
+ * One exchange, timed to the first body byte and the last; `bytes` as sent (compressed when gzip), `text` decoded.
+ * A kept-alive connection the server closed while idle is retried once (the bench's calls may be).
  */
-export function httpCall(url: string, options: CallOptions): Promise<Exchange> {
-  return exchange(url, options).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ECONNRESET') throw error;
-    return exchange(url, options);
-  });
-}
-
-function exchange(url: string, options: CallOptions): Promise<Exchange> {
-  const secure = url.startsWith('https:');
-  const send = secure ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = send(
-      url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: agent[secure ? 'https' : 'http'] },
-      (res) => {
+export function call(url: string, method = 'GET', headers: Record<string, string> = {}, body?: string) {
+  const once = () =>
+    new Promise<{
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      ttfbMs: number;
+      ttlbMs: number;
+      bytes: number;
+      text: string;
+    }>((resolve, reject) => {
+      const started = performance.now();
+      const req = request(url, { method, headers, agent }, (res) => {
         let ttfbMs = 0;
-        let bytes = 0;
         const parts: Buffer[] = [];
         res.on('data', (chunk: Buffer) => {
-          if (bytes === 0) ttfbMs = performance.now() - started;
-          bytes += chunk.length;
-          if (options.keepText) parts.push(chunk);
+          if (parts.length === 0) ttfbMs = performance.now() - started;
+          parts.push(chunk);
         });
         res.on('end', () => {
           const ttlbMs = performance.now() - started;
           const raw = Buffer.concat(parts);
-          const gzip = res.headers['content-encoding'] === 'gzip';
-          const text = options.keepText ? (gzip ? gunzipSync(raw) : raw).toString('utf8') : undefined;
-          resolve({ status: res.statusCode ?? 0, ttfbMs, ttlbMs, bytes, text });
+          const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, ttfbMs, ttlbMs, bytes: raw.length, text });
         });
         res.on('error', reject);
-        res.on('aborted', () => reject(new Error(`${url}: the stream was cut off`)));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return once().catch((error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? once() : Promise.reject(error)));
 }
 
-/** Closes the kept-alive connections; later calls open new ones. */
+/** Closes the kept-alive connection (after a pause longer than the server's keep-alive time-out). */
 export function closeHttp(): void {
-  agent.http.destroy();
-  agent.https.destroy();
-  agent = agents();
+  agent.destroy();
+  agent = new Agent({ keepAlive: true, maxSockets: 1 });
 }

@@ -1,239 +1,139 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+/** `GET /inventory` at each size: the streaming handler and the naive one in-process, its reads alone, npm start. */
 import { inventoryItemJson } from '../functions/inventory/json';
 import { InventoryTable } from '../functions/store/inventory-table';
 import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function';
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { installLambdaStreamingRuntime, invokeStreamingHandler } from '../local/lambda/streaming';
-import { comparePetIds } from '../test/fixtures/builders';
-import { type MemoryFigure, NAIVE_HANDLER, probeMemory } from './functions';
-import { closeHttp, httpCall } from './http';
+import { type Memory, NAIVE_HANDLER, probeMemory } from './cold-start';
+import { call, closeHttp } from './http';
 import { benchInventory } from './inventory';
-import { alternate, columnsTable, median, progress, ratio, round, type Target, target } from './stats';
-
-type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+import { interleaved, progress, quantile, ratio, round, type Section, type Target, target } from './measure';
+import type { Api } from './patch';
 
 /** API Gateway streams the first 10 MB of a response unthrottled, then 2 MB/s: the largest list's gzip target. */
 const UNTHROTTLED_STREAM_BYTES = 10_000_000;
-
-/** The old-space cap of the list's second memory probe (its heap peak at 1,000,000 entries is well below it). */
+/** The old-space cap of the list's second memory probe: what the list needs, not the garbage V8 lets grow. */
 const LIST_HEAP_CAP_MB = 128;
 
-/** GET /inventory at one size: medians of the handler and the naive path in-process, and through `npm start`. */
-export interface ListFigure {
-  entries: number;
-  rounds: number;
-  /** The streaming handler in-process: to its prelude (first byte) and to its last byte. */
-  handlerTtfbMsMedian: number;
-  handlerMsMedian: number;
-  naiveMsMedian: number;
-  /**
-   * The list's reads alone (the handler's InventoryTable, its ordered Query of the list index), nothing serialized:
-   * what the petId order costs before the handler writes a byte, the list's floor against the naive unsorted Scan.
-   */
-  queryMsMedian: number;
-  /** Through npm start over HTTP, without and with gzip: first body byte and last byte. */
-  gatewayTtfbMsMedian: number;
-  gatewayMsMedian: number;
-  gatewayGzipTtfbMsMedian: number;
-  gatewayGzipMsMedian: number;
-  identityBytes: number;
-  gzipBytes: number;
-  naiveBodyBytes: number;
-  /** Both gateway answers were exactly the expected body: every entry, every digit, in petId order. */
-  exact: boolean;
-  handlerPeakRssMb: number;
-  /** With V8's old space capped: what the list needs, rather than the garbage V8 lets grow before collecting it. */
-  handlerPeakRssCappedMb: number;
-  naivePeakRssMb: number;
+const NOTE =
+  'Medians; handler and naive in-process, `npm start` over HTTP; "exact": both `npm start` answers equal the ' +
+  'expected body byte for byte, every round.';
+const COLUMNS = [
+  ...['entries', 'handler first byte ms', 'handler last byte ms', 'naive ms', 'handler/naive', 'reads alone/naive'],
+  ...['npm start first/last byte ms', 'npm start gzip first/last byte ms', 'identity', 'gzip', 'exact'],
+  ...['peak RSS handler', `peak RSS handler, heap capped at ${LIST_HEAP_CAP_MB} MB`, 'peak RSS naive'],
+];
+
+type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
+type ListBench = Api & { bundle: string; env: Record<string, string>; handler: unknown; naive: Handler };
+
+/** The five paths at one size, `rounds` interleaved: each path's median first byte and last byte, and body sizes. */
+async function listTimes(bench: ListBench, entries: number, rounds: number) {
+  const expected = `[${benchInventory(0, entries)
+    .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
+    .map(inventoryItemJson)
+    .join(',')}]`;
+  // The first body byte of each path, and npm start's last byte as received (before the bench decodes and checks it).
+  const first: Record<string, number[]> = { handler: [], identity: [], gzip: [] };
+  const last: Record<string, number[]> = { identity: [], gzip: [] };
+  const bytes = { identity: 0, gzip: 0 };
+  const context = () => lambdaContext({ timeoutMs: 600_000, memoryMb: LIST_INVENTORY_MEMORY_MB });
+  const viaNpmStart = (coding: 'identity' | 'gzip') => async () => {
+    const headers = { Authorization: `Bearer ${bench.apiKey}`, 'Accept-Encoding': coding };
+    const answer = await call(`${bench.baseUrl}/inventory`, 'GET', headers);
+    if (answer.status !== 200 || answer.text !== expected)
+      throw new Error(`GET /inventory (${coding}) at ${entries} entries: ${answer.status}, not the expected body`);
+    first[coding]?.push(answer.ttfbMs);
+    last[coding]?.push(answer.ttlbMs);
+    bytes[coding] = answer.bytes;
+  };
+  const table = new InventoryTable({ client: bench.client, tableName: bench.tables.inventory ?? '' });
+  const tasks = {
+    async handler() {
+      const started = performance.now();
+      const { response, completion } = invokeStreamingHandler(bench.handler, apiGatewayProxyEvent(), context());
+      const { statusCode, body } = await response;
+      first.handler?.push(performance.now() - started);
+      for await (const _ of body);
+      await completion;
+      if (statusCode !== 200) throw new Error(`the list answered ${statusCode}`);
+    },
+    async naive() {
+      const answer = await bench.naive(apiGatewayProxyEvent(), context());
+      if (answer.statusCode !== 200) throw new Error(`the naive list answered ${answer.statusCode}`);
+    },
+    // The handler's reads alone (its ordered Query of the list index), nothing serialized: the list's floor.
+    async query() {
+      let read = 0;
+      for await (const page of table.list()) read += page.length;
+      if (read !== entries) throw new Error(`the list index gave ${read} entries of ${entries}`);
+    },
+    identity: viaNpmStart('identity'),
+    gzip: viaNpmStart('gzip'),
+  };
+  const samples = await interleaved(tasks, rounds, { block: 1 });
+  const median = (values: number[] = []) => round(quantile(values, 0.5));
+  // A path's median first byte (in-process paths but the handler's: none) and last byte.
+  const at = (path: string) => [median(first[path]), median(last[path] ?? samples[path])] as const;
+  return {
+    bytes,
+    handler: at('handler'),
+    naive: at('naive')[1],
+    query: at('query')[1],
+    npm: at('identity'),
+    gzip: at('gzip'),
+  };
 }
 
-/** What the list is measured on: `npm start`, the list's deployed bundle, the functions' environment, its table. */
-interface ListBench {
-  baseUrl: string;
-  apiKey: string;
-  bundle: string;
-  env: Record<string, string>;
-  client: DynamoDBClient;
-  tableName: string;
-}
-
-/** The bench and, in-process, the list handler and the naive one. */
-type ListOptions = ListBench & { handler: unknown; naive: ApiHandler };
-
-/**
- * The list at each `[entries, rounds]` of `sizes`, `seed` writing entries from+1..to as the size grows beyond
- * `seeded`; with the memory figure of the largest.
- */
+/** The list at each `[entries, rounds]` of `sizes`, `seed(from, to)` adding entries as the size grows. */
 export async function measureLists(
-  bench: ListBench,
-  sizes: readonly (readonly [number, number])[],
+  api: Api & { bundle: string; env: Record<string, string> },
+  sizes: readonly [number, number][],
   seed: (from: number, to: number) => Promise<void>,
   seeded: number,
-) {
+): Promise<{ section: Section; largest: { scenario: string; memory: Memory } }> {
   installLambdaStreamingRuntime();
-  const options: ListOptions = {
-    ...bench,
-    handler: (await import('../functions/handlers/list-inventory')).handler,
-    naive: (await import(NAIVE_HANDLER)).handler,
-  };
-  const list: ListFigure[] = [];
-  let largest: MemoryFigure | undefined;
+  const handler = (await import('../functions/handlers/list-inventory')).handler;
+  const bench = { ...api, handler, naive: (await import(NAIVE_HANDLER)).handler as Handler };
+  const rows: (string | number)[][] = [];
+  const targets: Target[] = [];
+  const capped: Record<number, Memory> = {};
+  let memory: Memory | undefined;
   for (const [entries, rounds] of sizes) {
     if (entries > seeded) {
       progress(`seeding up to ${entries} entries`);
       await seed(seeded, entries);
       seeded = entries;
-      // Seeding takes longer than the gateway's keep-alive timeout: start the next phase on fresh connections.
       closeHttp();
     }
     progress(`GET /inventory at ${entries} entries`);
-    const [figure, memory] = await measureList(options, entries, rounds);
-    list.push(figure);
-    largest = memory;
+    const { bytes, handler: h, naive, query, npm, gzip } = await listTimes(bench, entries, rounds);
+    const probe = { env: api.env, events: [apiGatewayProxyEvent()], memoryMb: LIST_INVENTORY_MEMORY_MB };
+    memory = await probeMemory(api.bundle, probe);
+    capped[entries] = await probeMemory(api.bundle, { ...probe, heapLimitMb: LIST_HEAP_CAP_MB });
+    const peaks = [memory, capped[entries], await probeMemory(NAIVE_HANDLER, probe)].map((m) => `${m?.maxRssMb} MB`);
+    const handlerVsNaive = ratio(h[1], naive);
+    const kb = (count: number) => `${round(count / 1000)} KB`;
+    rows.push([
+      ...[entries, h[0], h[1], naive, `${handlerVsNaive}x`, `${ratio(query, naive)}x`],
+      ...[npm.join(' / '), gzip.join(' / '), kb(bytes.identity), kb(bytes.gzip), 'yes', ...peaks],
+    ]);
+    targets.push(target(`list at ${entries} entries: handler / naive (last byte)`, handlerVsNaive, 1));
+    if (entries !== sizes[0]?.[0])
+      targets.push(target(`list at ${entries} entries: npm start first byte (ms)`, npm[0], 1000));
+    if (entries === sizes.at(-1)?.[0])
+      targets.push(
+        target(`list at ${entries}: gzip body (bytes)`, bytes.gzip, UNTHROTTLED_STREAM_BYTES),
+        target(`list at ${entries}: peak RSS (MB)`, memory.maxRssMb, LIST_INVENTORY_MEMORY_MB),
+      );
   }
-  if (!largest) throw new Error('the profile lists no size');
-  return { list, largestListMemory: largest };
-}
-
-/** The exact body GET /inventory must answer for entries 1..n: ordered by petId, every digit. */
-function expectedListBody(entries: number): string {
-  const items = benchInventory(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
-  return `[${items.map(inventoryItemJson).join(',')}]`;
-}
-
-/** `GET /inventory` at `entries`, five ways alternating, then each path's peak memory. */
-async function measureList(options: ListOptions, entries: number, rounds: number): Promise<[ListFigure, MemoryFigure]> {
-  const times = await listTimes(options, rounds, entries);
-  if (!times.exact) throw new Error(`GET /inventory at ${entries} entries did not answer every entry exactly`);
-  const events = [apiGatewayProxyEvent({ requestContext: { requestId: 'memory-probe' } })];
-  const probe = { env: options.env, events, memoryMb: LIST_INVENTORY_MEMORY_MB };
-  const memory = await probeMemory('list-inventory', `GET, ${entries} entries`, options.bundle, probe);
-  // RSS that still grows with the store under the cap would be memory the list holds.
-  const capped = { ...probe, heapLimitMb: LIST_HEAP_CAP_MB };
-  const figure = {
-    entries,
-    ...times,
-    handlerPeakRssMb: memory.maxRssMb,
-    handlerPeakRssCappedMb: (await probeMemory('list-inventory', 'heap capped', options.bundle, capped)).maxRssMb,
-    naivePeakRssMb: (await probeMemory('naive', `GET, ${entries} entries`, NAIVE_HANDLER, probe)).maxRssMb,
-  };
-  return [figure, memory];
-}
-
-type Coding = 'identity' | 'gzip';
-
-async function listTimes(options: ListOptions, rounds: number, entries: number) {
-  const expectedBody = expectedListBody(entries);
-  const samples = new Map<string, number[]>();
-  const push = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
-  const bytes = { identity: 0, gzip: 0, naive: 0 };
-  const exact: Partial<Record<Coding, boolean>> = {};
-  let n = 0;
-  const invocation = () => {
-    const requestId = `bench-list-${n++}`;
-    const context = lambdaContext({ requestId, timeoutMs: 600_000, memoryMb: LIST_INVENTORY_MEMORY_MB });
-    return [apiGatewayProxyEvent({ requestContext: { requestId } }), context] as const;
-  };
-  const viaGateway = (coding: Coding) => async () => {
-    const check = exact[coding] === undefined;
-    const headers = { Authorization: `Bearer ${options.apiKey}`, 'Accept-Encoding': coding };
-    const response = await httpCall(`${options.baseUrl}/inventory`, { headers, keepText: check });
-    if (response.status !== 200) throw new Error(`GET /inventory (${coding}) answered ${response.status}`);
-    if (check) exact[coding] = response.text === expectedBody;
-    push(`${coding}Ttfb`, response.ttfbMs);
-    push(coding, response.ttlbMs);
-    bytes[coding] = response.bytes;
-  };
-  const inProcess = async () => {
-    const started = performance.now();
-    const { response, completion } = invokeStreamingHandler(options.handler, ...invocation());
-    const { statusCode, body } = await response;
-    push('handlerTtfb', performance.now() - started);
-    for await (const _ of body);
-    await completion;
-    push('handler', performance.now() - started);
-    if (statusCode !== 200) throw new Error(`list answered ${statusCode}`);
-  };
-  const naive = async () => {
-    const started = performance.now();
-    const result = await options.naive(...invocation());
-    push('naive', performance.now() - started);
-    if (result.statusCode !== 200) throw new Error(`naive list answered ${result.statusCode}`);
-    bytes.naive = Buffer.byteLength(result.body);
-  };
-  // The handler's reads alone: every page of the list, nothing after them.
-  const table = new InventoryTable({ client: options.client, tableName: options.tableName });
-  const query = async () => {
-    const started = performance.now();
-    let read = 0;
-    for await (const page of table.list()) read += page.length;
-    push('query', performance.now() - started);
-    if (read !== entries) throw new Error(`the list index gave ${read} entries of ${entries}`);
-  };
-  await alternate(rounds, [inProcess, naive, query, viaGateway('identity'), viaGateway('gzip')]);
-  const at = (name: string) => round(median(samples.get(name) ?? []));
-  return {
-    rounds,
-    handlerTtfbMsMedian: at('handlerTtfb'),
-    handlerMsMedian: at('handler'),
-    naiveMsMedian: at('naive'),
-    queryMsMedian: at('query'),
-    gatewayTtfbMsMedian: at('identityTtfb'),
-    gatewayMsMedian: at('identity'),
-    gatewayGzipTtfbMsMedian: at('gzipTtfb'),
-    gatewayGzipMsMedian: at('gzip'),
-    identityBytes: bytes.identity,
-    gzipBytes: bytes.gzip,
-    naiveBodyBytes: bytes.naive,
-    exact: exact.identity === true && exact.gzip === true,
-  };
-}
-
-const handlerVsNaive = (l: ListFigure) => ratio(l.handlerMsMedian, l.naiveMsMedian);
-const kb = (bytes: number) => `${round(bytes / 1000)} KB`;
-
-export function listTable(list: readonly ListFigure[]): string {
-  return columnsTable(list, [
-    ['entries', (l) => l.entries],
-    ['handler first byte ms', (l) => l.handlerTtfbMsMedian],
-    ['handler last byte ms', (l) => l.handlerMsMedian],
-    ['naive ms', (l) => l.naiveMsMedian],
-    ['handler/naive', (l) => `${handlerVsNaive(l)}x`],
-    ['reads alone/naive', (l) => `${ratio(l.queryMsMedian, l.naiveMsMedian)}x`],
-    ['npm start first/last byte ms', (l) => `${l.gatewayTtfbMsMedian} / ${l.gatewayMsMedian}`],
-    ['npm start gzip first/last byte ms', (l) => `${l.gatewayGzipTtfbMsMedian} / ${l.gatewayGzipMsMedian}`],
-    ['identity', (l) => kb(l.identityBytes)],
-    ['gzip', (l) => kb(l.gzipBytes)],
-    ['exact', (l) => (l.exact ? 'yes' : 'NO')],
-    ['peak RSS handler', (l) => `${l.handlerPeakRssMb} MB`],
-    [`peak RSS handler, heap capped at ${LIST_HEAP_CAP_MB} MB`, (l) => `${l.handlerPeakRssCappedMb} MB`],
-    ['peak RSS naive', (l) => `${l.naivePeakRssMb} MB`],
-  ]);
-}
-
-export function listTargets(list: readonly ListFigure[]): Target[] {
-  const targets = list.map((l) =>
-    target(`list at ${l.entries} entries: handler / naive (last byte)`, handlerVsNaive(l), 1.0),
-  );
-  for (const l of list.slice(1))
-    targets.push(target(`list at ${l.entries} entries: npm start first byte (ms)`, l.gatewayTtfbMsMedian, 1000));
-  const largest = list.at(-1);
-  if (!largest) return targets;
-  targets.push(
-    target(`list at ${largest.entries}: gzip body (bytes)`, largest.gzipBytes, UNTHROTTLED_STREAM_BYTES),
-    target(`list at ${largest.entries}: peak RSS (MB)`, largest.handlerPeakRssMb, LIST_INVENTORY_MEMORY_MB),
-  );
-  // Memory flat with size: with the heap capped, the largest list needs no more than 100,000 entries did (10% margin
-  // for sampling); smaller lists end before the heap reaches its working size.
-  const reference = list.find((l) => l.entries === 100_000);
-  if (reference && reference !== largest)
-    targets.push(
-      target(
-        `list peak RSS, heap capped at ${LIST_HEAP_CAP_MB} MB: ${largest.entries} / 100000 entries`,
-        ratio(largest.handlerPeakRssCappedMb, reference.handlerPeakRssCappedMb),
-        1.1,
-      ),
-    );
-  return targets;
+  // Memory flat with size: with the heap capped, the largest list needs no more than 100,000 entries did (10% margin).
+  const largest = sizes.at(-1)?.[0] ?? 0;
+  if (largest > 100_000 && capped[100_000] && capped[largest]) {
+    const name = `list peak RSS, heap capped at ${LIST_HEAP_CAP_MB} MB: ${largest} / 100000 entries`;
+    targets.push(target(name, ratio(capped[largest].maxRssMb, capped[100_000].maxRssMb), 1.1));
+  }
+  if (!memory) throw new Error('the profile lists no size');
+  const largestList = { scenario: `GET, ${sizes.at(-1)?.[0]} entries`, memory };
+  return { section: { note: NOTE, columns: COLUMNS, rows, targets }, largest: largestList };
 }

@@ -1,12 +1,11 @@
-// `node bench/probe.mjs cold|invoke MODULE`: one function instance in a fresh process (a cold start), started by
-// bench/functions.ts (ProbeReports), which passes PROBE_EVENTS_FILE and PROBE_CONTEXT and reads the PROBE_RESULT line.
+// `node bench/probe.mjs cold|invoke MODULE`: one function instance in a fresh process, started by bench/cold-start.ts
+// with PROBE_EVENTS_FILE and PROBE_CONTEXT; prints one PROBE_RESULT line.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const [mode, modulePath] = process.argv.slice(2);
-// The Lambda runtime defines `awslambda` before loading a function; a streaming handler reads it at import. The
-// stand-in is loaded before the clock starts, as the runtime's own code is not part of a function's init.
+// The Lambda runtime defines `awslambda` before it loads a function: loaded before the clock starts.
 const lambda = await import(new URL('../local/lambda/streaming.ts', import.meta.url).href);
 lambda.installLambdaStreamingRuntime();
 const started = performance.now();
@@ -15,51 +14,50 @@ const mod = modulePath.endsWith('.mjs')
   ? await import(pathToFileURL(modulePath).href)
   : createRequire(import.meta.url)(modulePath);
 const initMs = performance.now() - started;
-
 const events = JSON.parse(readFileSync(process.env.PROBE_EVENTS_FILE, 'utf8'));
-const baseContext = JSON.parse(process.env.PROBE_CONTEXT ?? '{}');
+const context = JSON.parse(process.env.PROBE_CONTEXT);
 
-function report(result) {
-  process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
-}
-
-/** One invocation, as the runtime makes it: a streamed answer is read to its end, as Lambda sends it on. */
+/** One invocation as the runtime makes it: a streamed answer read to its end and dropped. */
 async function invoke(event, index) {
-  const context = { ...baseContext, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 600_000 };
+  const ctx = { ...context, awsRequestId: `probe-${index}`, getRemainingTimeInMillis: () => 600_000 };
   try {
-    const answer = await lambda.invokeToEnd(mod.handler, event, context, { keepBody: false });
-    // A stream function answers the records it could not process instead of a status.
+    const answer = await lambda.invokeToEnd(mod.handler, event, ctx, { keepBody: false });
     return { statusCode: answer.statusCode, failedItems: answer.batchItemFailures?.length };
   } catch (error) {
     return { error: String(error?.message ?? error) };
   }
 }
 
-if (mode === 'cold') {
-  const callStarted = performance.now();
-  const first = await invoke(events[0], 0);
-  report({ initMs, firstCallMs: performance.now() - callStarted, ...first });
-} else {
-  // Sampled every 2 ms and after each invocation, rather than resourceUsage().maxRSS: on Linux a spawned child
-  // inherits its parent's peak RSS as a floor, which would report the benchmark's own size for every small function.
-  const rssInit = process.memoryUsage().rss;
-  let rssPeak = rssInit;
-  let heapUsedPeak = process.memoryUsage().heapUsed;
-  const sample = () => {
-    const usage = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, usage.rss);
-    heapUsedPeak = Math.max(heapUsedPeak, usage.heapUsed);
-  };
-  const sampler = setInterval(sample, 2);
-  const invocations = [];
-  for (const [index, event] of events.entries()) {
-    invocations.push(await invoke(event, index));
-    sample();
-  }
-  clearInterval(sampler);
-  const kb = (bytes) => Math.round(bytes / 1024);
-  report({ maxRssInitKb: kb(rssInit), maxRssKb: kb(rssPeak), heapUsedPeakKb: kb(heapUsedPeak), invocations });
+// cold: the first call timed, then memory over the others; invoke: memory over every call. RSS is sampled every 2 ms
+// and after each call, as a spawned child's maxRSS starts at its parent's peak on Linux.
+const peak = { rss: process.memoryUsage().rss, heapUsed: 0 };
+const rssInit = peak.rss;
+const sample = () => {
+  const usage = process.memoryUsage();
+  peak.rss = Math.max(peak.rss, usage.rss);
+  peak.heapUsed = Math.max(peak.heapUsed, usage.heapUsed);
+};
+const invocations = [];
+const callStarted = performance.now();
+if (mode === 'cold') invocations.push(await invoke(events[0], 0));
+const firstCallMs = performance.now() - callStarted;
+sample();
+const sampler = setInterval(sample, 2);
+for (const [index, event] of events.entries()) {
+  if (mode === 'cold' && index === 0) continue;
+  invocations.push(await invoke(event, index));
+  sample();
 }
-// After the report, so no figure includes it: the X-Ray SDK's last datagrams are sent on the event loop, and
-// exiting at once would drop them (a Lambda environment is frozen, not ended, after the response).
+clearInterval(sampler);
+const kb = (bytes) => Math.round(bytes / 1024);
+const result = {
+  initMs,
+  firstCallMs,
+  rssInitKb: kb(rssInit),
+  maxRssKb: kb(peak.rss),
+  heapKb: kb(peak.heapUsed),
+  invocations,
+};
+process.stdout.write(`\nPROBE_RESULT ${JSON.stringify(result)}\n`);
+// The X-Ray SDK's last datagrams leave on the event loop: a Lambda environment is frozen, not ended, after a call.
 setTimeout(() => process.exit(0), 100);

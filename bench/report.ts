@@ -1,15 +1,10 @@
-/** The results file and its tables, which `npm run bench` prints and `npm run bench:doc` writes into the docs. */
-import { type ColdStartResult, coldStartTable, coldStartTargets, type MemoryFigure, memoryTable } from './functions';
-import { type ListFigure, listTable, listTargets } from './list';
-import { BATCH_RATIOS, BATCH_SCENARIOS, patchTable, patchTargets, type ScenarioResult } from './patch';
-import { type ImportRateFigure, importRateLine, type ReadUnitsFigure, readTargets, readUnitsTable } from './read-units';
-import { type Target, targetsTable } from './stats';
+/** The results file and the report, which `npm run bench` prints and `npm run bench:doc` writes into the docs. */
+import { renderSection, type Section } from './measure';
 
-/** What one run measured, as written to its results file. */
+/** What one run measured, as written to its results file: each section by its name in docs/performance.md. */
 export interface BenchResults {
   meta: {
     profile: string;
-    /** The command that ran, e.g. `npm run bench`. */
     command: string;
     node: string;
     cpus: number;
@@ -19,72 +14,51 @@ export interface BenchResults {
     date: string;
     seconds: number;
   };
-  coldStart: ColdStartResult;
-  patch: ScenarioResult;
-  /** The batch against sequential PATCHes. */
-  batch: ScenarioResult;
-  list: ListFigure[];
-  memory: MemoryFigure[];
-  readUnits: ReadUnitsFigure[];
-  importRate: ImportRateFigure;
+  sections: Record<string, Section>;
 }
 
-/** Every target of a run, with its verdict. */
-export function benchTargets(results: BenchResults): Target[] {
-  return [
-    ...listTargets(results.list),
-    ...patchTargets(results.patch),
-    ...patchTargets(results.batch, BATCH_RATIOS),
-    ...coldStartTargets(results.coldStart),
-    ...readTargets(results.readUnits, results.importRate),
-  ];
-}
+/** Each section's name and heading, in the report's order; the run line comes first and the targets last. */
+const HEADINGS: Record<string, string> = {
+  'cold-start': 'Cold start',
+  patch: 'PATCH /inventory/{petId}',
+  batch: 'POST /inventory/changes against sequential PATCHes',
+  list: 'GET /inventory (half the ids 19 digits)',
+  memory: 'Peak memory per function (fresh process, its bundle)',
+  'read-units': 'Read units of a whole list',
+  'import-rate': 'Import into DynamoDB Local (the CLI writer, signed rows)',
+  feed: 'The change feed through npm start',
+};
 
-/** Each section of the report: its name (its marker in docs/performance.md), its heading as printed, its text. */
-const SECTIONS: [string, string, (results: BenchResults) => string][] = [
-  ['run', '', ({ meta }) => runLine(meta)],
-  ['cold-start', 'Cold start', (r) => coldStartTable(r.coldStart)],
-  ['patch', 'PATCH /inventory/{petId}', (r) => patchTable(r.patch)],
-  [
-    'batch',
-    'POST /inventory/changes against sequential PATCHes',
-    (r) => patchTable(r.batch, BATCH_SCENARIOS, BATCH_RATIOS),
-  ],
-  ['list', 'GET /inventory (medians; half the ids 19 digits)', (r) => listTable(r.list)],
-  ['memory', 'Peak memory per function (fresh process, its bundle)', (r) => memoryTable(r.memory)],
-  ['read-units', 'Read units of a whole list', (r) => readUnitsTable(r.readUnits)],
-  ['import-rate', 'Import into DynamoDB Local (the CLI writer, signed rows)', (r) => importRateLine(r.importRate)],
-  ['targets', 'Targets', (r) => targetsTable(benchTargets(r))],
-];
-
-function runLine(meta: BenchResults['meta']): string {
-  return (
+/** Every section as Markdown, by name, with the run line and the targets of every section with their verdicts. */
+export function renderSections({ meta, sections }: BenchResults): Record<string, string> {
+  const run =
     `Run of ${meta.date}: \`${meta.command}\` (profile ${meta.profile}, ${meta.seconds} s),\n` +
     `Node ${meta.node}, ${meta.cpus} × ${meta.cpuModel}, 1-minute load average ${meta.loadAverage[0]} at the start ` +
-    `and ${meta.loadAverage[1]} at the end.`
-  );
-}
-
-/** Each section of a run, by the name of its marked section in docs/performance.md. */
-export function renderSections(results: BenchResults): Record<string, string> {
-  return Object.fromEntries(SECTIONS.map(([name, , render]) => [name, render(results)]));
+    `and ${meta.loadAverage[1]} at the end.`;
+  const targets = Object.values(sections).flatMap((section) => section.targets ?? []);
+  const rows = targets.map((t) => [t.target, t.value, t.limit, t.met ? 'yes' : 'NO']);
+  const rendered = Object.keys(HEADINGS).map((name) => {
+    const section = sections[name] ?? { note: 'Not measured in this run.' };
+    return [name, renderSection(section)];
+  });
+  const verdicts = renderSection({ columns: ['target', 'value', 'limit', 'met'], rows });
+  return { run, ...Object.fromEntries(rendered), targets: verdicts };
 }
 
 /** The whole report, as `npm run bench` prints it. */
-export function renderReport(results: BenchResults): string {
-  return SECTIONS.map(([, heading, render]) => (heading ? `## ${heading}\n${render(results)}` : render(results))).join(
-    '\n\n',
-  );
-}
+export const renderReport = (results: BenchResults) =>
+  Object.entries(renderSections(results))
+    .map(([name, text]) => (name === 'run' ? text : `## ${HEADINGS[name] ?? 'Targets'}\n${text}`))
+    .join('\n\n');
 
-const MARKED = /<!-- bench:begin ([a-z-]+) -->\n[\s\S]*?<!-- bench:end -->/g;
-
-/** `doc` with each `<!-- bench:begin NAME -->` section rendered anew; an unknown NAME throws rather than go stale. */
+/** `doc` with each `<!-- bench:begin NAME -->` section rendered anew; it throws unless every section is marked once. */
 export function fillMarkedSections(doc: string, results: BenchResults): string {
   const sections = renderSections(results);
-  return doc.replace(MARKED, (_whole, name: string) => {
-    const section = sections[name];
-    if (section === undefined) throw new Error(`docs: no bench section named "${name}"`);
-    return `<!-- bench:begin ${name} -->\n${section}\n<!-- bench:end -->`;
-  });
+  const marked = [...doc.matchAll(/<!-- bench:begin ([a-z-]+) -->/g)].map((m) => m[1]);
+  if (marked.sort().join() !== Object.keys(sections).sort().join())
+    throw new Error(`docs/performance.md marks ${marked}, the report has ${Object.keys(sections)}`);
+  return doc.replace(
+    /<!-- bench:begin ([a-z-]+) -->\n[\s\S]*?<!-- bench:end -->/g,
+    (_whole, name: string) => `<!-- bench:begin ${name} -->\n${sections[name]}\n<!-- bench:end -->`,
+  );
 }

@@ -27,7 +27,7 @@ describe('check-node.mjs (the Node version guard)', () => {
     expect([result.status, result.stdout, result.stderr]).toEqual([0, '', '']);
   });
 
-  it.each(['start', 'cli', 'bench', 'bench:doc', 'bench:stage'])('runs before `npm run %s`', (script) => {
+  it.each(['start', 'cli', 'bench', 'bench:doc'])('runs before `npm run %s`', (script) => {
     expect(packageJson.scripts[`pre${script}`]).toBe('node check-node.mjs');
   });
 });
