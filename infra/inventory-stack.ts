@@ -38,7 +38,7 @@ import { keyAttribute, tableDefaults } from './constructs/table-defaults';
 import type { StageConfig } from './stage-config';
 
 export interface InventoryStackProps extends Omit<StackProps, 'env'> {
-  config: StageConfig;
+  config: StageConfig<string>;
 }
 
 /** DynamoDB actions on one resource of the stack. */
@@ -72,7 +72,7 @@ type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemova
  * `History/Table`) must never change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
-  private readonly config: StageConfig;
+  private readonly config: StageConfig<string>;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
   /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
