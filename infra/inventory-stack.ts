@@ -138,14 +138,12 @@ export class InventoryStack extends Stack {
       // The check is of the stage as clients reach it: after the web ACL is attached.
       after: firewall ? [firewall] : [],
       apiKeysTable: this.apiKeysTable,
-      alarmTopic: this.monitoring.topic,
-      alarmOnCallTopic: config.alarms.topicArn !== undefined,
-      alarmDeliveryRequired: config.alarms.destinationRequired,
       ...functionDefaults,
     });
 
     const preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
       ...functionDefaults,
+      apiKeysTable: this.apiKeysTable,
       targets: [...this.functions].map(([name, fn]) => ({ function: fn, probe: probeTarget(name) })),
     });
     this.rollout = new InventoryRollout(this, 'Rollout', {

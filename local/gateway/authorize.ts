@@ -3,7 +3,7 @@ import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
 import type { GatewayResponseType } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
 import { tokenAuthorizerEvent } from '../lambda/events';
-import { policyAllows } from '../policy';
+import { policyAllows } from '../../functions/api-keys/policy';
 import { type Functions, invokeFunction, TIMED_OUT } from './invoke';
 
 /** The stage's authorizer: its answer to a request, an authorizer result or the gateway response to send. */

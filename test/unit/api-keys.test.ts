@@ -10,7 +10,7 @@ import {
 } from '../../functions/api-keys/key';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { toApiKeyRecord } from '../../functions/store/api-key-table';
-import { policyAllows } from '../../local/policy';
+import { policyAllows } from '../../functions/api-keys/policy';
 import { InMemoryApiKeyRepository } from '../fixtures/builders';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/inventory';
