@@ -267,7 +267,9 @@ function methodArn(request: CheckRequest): string {
  * exactly what docs/api.md documents for their scope.
  */
 async function probeAuthorizer(invoker: Invoker, keys: ApiKeyRepository | undefined): Promise<string | undefined> {
-  const routed = CHECKS.map(({ request }) => request).filter((request) => routeOf(request) !== undefined);
+  const routed = [
+    ...new Map(CHECKS.filter(({ request }) => routeOf(request)).map(({ request: r }) => [`${r.method} ${r.path}`, r])),
+  ].map(([, request]) => request);
   const first = routed[0] as CheckRequest;
   const refused = await authorizerAnswer(invoker, unknownKey(), first);
   if (!(refused.FunctionError && refused.message === 'Unauthorized'))
