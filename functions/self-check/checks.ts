@@ -89,7 +89,7 @@ export const CHECKS: readonly Check[] = [
   {
     name: `PATCH /inventory/${PROBE_PET_ID} (a compare-and-set that changes nothing) answers 404 NOT_FOUND or 409 CONFLICT`,
     request: { method: 'PATCH', path: `/inventory/${PROBE_PET_ID}`, key: 'write', body: `{${UNCHANGING_SET}}` },
-    verify: (answer) => expectUnchangingWrite(answer),
+    verify: (answer) => expectUnchangingWrite(answer, (json) => json.value),
   },
   {
     name: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
@@ -104,12 +104,17 @@ export const CHECKS: readonly Check[] = [
       key: 'write',
       body: `{"changes":[{"petId":${PROBE_PET_ID},${UNCHANGING_SET}}]}`,
     },
-    verify: (answer) => expectUnchangingWrite(answer),
+    verify: (answer) => expectUnchangingWrite(answer, (json) => (json.value as { items?: unknown[] }).items?.[0]),
   },
   {
     name: `GET /inventory/${PROBE_PET_ID}/history answers 404 NOT_FOUND, or 200`,
     request: { method: 'GET', path: `/inventory/${PROBE_PET_ID}/history`, key: 'write' },
-    verify: (answer) => (answer.status === 200 ? undefined : expectError(answer, 404, 'NOT_FOUND')),
+    verify: (answer) =>
+      answer.status !== 200
+        ? expectError(answer, 404, 'NOT_FOUND')
+        : Array.isArray(parsed(answer.text)?.value)
+          ? undefined
+          : `the body is not an array of changes: ${excerpt(answer.text)}`,
   },
   {
     name: `GET /pets/${PROBE_PET_ID} answers 501 NOT_IMPLEMENTED`,
@@ -173,15 +178,15 @@ export interface ApiCheckOptions {
 /** Sends every check through the API, one after the other, and returns their outcomes. */
 export async function runApiChecks(options: ApiCheckOptions): Promise<CheckResult[]> {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const secrets = Object.values(options.keys).filter((key) => key.length > 0);
+  const keys: Partial<Record<CheckKey, string>> = { ...options.keys, unknown: unknownKey() };
+  const secrets = Object.values(keys).filter((key) => key.length > 0);
   // A broken target might echo the request back: the keys are taken out of every answer before it is read, so no
   // problem reported (and no log line or CloudFormation event made of it) can carry one.
   const redact = (text: string) => secrets.reduce((out, key) => out.replaceAll(key, '<the key>'), text);
   const results: CheckResult[] = [];
   for (const check of CHECKS) {
     const { request } = check;
-    const key =
-      request.key === 'none' ? undefined : request.key === 'unknown' ? unknownKey() : options.keys[request.key];
+    const key = keys[request.key];
     if (request.key !== 'none' && key === undefined) continue;
     const timeoutMs = check.timeoutMs ?? CHECK_REQUEST_TIMEOUT_MS;
     let problem: string | undefined;
@@ -237,10 +242,18 @@ function expectEntryOrAbsent(answer: Answer): string | undefined {
     : `unexpected body ${excerpt(answer.text)}`;
 }
 
-/** A write that changes nothing: 404 (no entry: a write never creates one), 409 (another stock), or 200 (the same). */
-function expectUnchangingWrite(answer: Answer): string | undefined {
-  if (answer.status === 200) return undefined;
-  return answer.status === 409 ? expectError(answer, 409, 'CONFLICT') : expectError(answer, 404, 'NOT_FOUND');
+/**
+ * A write that changes nothing: 404 (no entry: a write never creates one), 409 (another stock), or 200 with the probe
+ * pet's entry at the stock it already had (`entryOf` finds it in the answer).
+ */
+function expectUnchangingWrite(answer: Answer, entryOf: (json: JsonWithLiterals) => unknown): string | undefined {
+  if (answer.status === 409) return expectError(answer, 409, 'CONFLICT');
+  if (answer.status !== 200) return expectError(answer, 404, 'NOT_FOUND');
+  const json = parsed(answer.text);
+  const entry = json && readInventoryItem(json, entryOf(json));
+  return entry?.petId === PROBE_PET_ID && entry.quantity === MAX_QUANTITY
+    ? undefined
+    : `unexpected body ${excerpt(answer.text)}`;
 }
 
 /** Undefined when the answer is the Error body with this status and code, else what is wrong. */

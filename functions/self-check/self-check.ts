@@ -43,22 +43,26 @@ export async function withShortLivedKeys<T>(
   } catch (error) {
     outcome = { error };
   }
-  for (const record of created) await deleteKey(keys, record);
+  // Every key is deleted whatever happened; a key left behind fails the run even if every check passed.
+  const undeleted = (await Promise.all(created.map((record) => deleteKey(keys, record)))).flat();
+  if (undeleted.length > 0)
+    throw new SelfCheckFailedError(
+      `Could not delete the check keys ${undeleted.map(({ keyId, name }) => `${keyId} ("${name}")`).join(', ')}: ` +
+        `revoke each with "npm run cli -- keys revoke <keyId> --stage <stage>".`,
+    );
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 }
 
-async function deleteKey(keys: ApiKeyRepository, record: ApiKeyRecord): Promise<void> {
+/** Deletes a key's row: nothing, or the key when it could not. */
+async function deleteKey(keys: ApiKeyRepository, record: ApiKeyRecord): Promise<ApiKeyRecord[]> {
   try {
     await keys.delete(record.keyHash);
     logger.info('check key deleted', { keyId: record.keyId });
+    return [];
   } catch (error) {
     logger.error('check key not deleted', { keyId: record.keyId, error: error as Error });
-    throw new SelfCheckFailedError(
-      `Could not delete the check key ${record.keyId} ("${record.name}"): revoke it with ` +
-        `"npm run cli -- keys revoke ${record.keyId} --stage <stage>".`,
-      { cause: error },
-    );
+    return [record];
   }
 }
 
