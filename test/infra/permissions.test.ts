@@ -429,10 +429,10 @@ const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly 
     HistoryTable: ['PutItem'],
     'InventoryTable stream': ['DescribeStream', 'GetRecords', 'GetShardIterator'],
   },
-  // functions/self-check/self-check.ts: writes its short-lived key, deletes it.
+  // functions/self-check/self-check.ts: writes its short-lived keys, deletes them.
   SelfCheckFunction: { ApiKeysTable: ['DeleteItem', 'PutItem'] },
-  // functions/deploy/pre-traffic.ts: invokes the new versions and reports to CodeDeploy, no table.
-  PreTrafficHookFunction: {},
+  // functions/deploy/pre-traffic.ts: the same short-lived keys, for the authorizer's probe.
+  PreTrafficHookFunction: { ApiKeysTable: ['DeleteItem', 'PutItem'] },
   // aws-cdk-lib/triggers' provider: invokes the self-check, no table.
   AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler: {},
 };
@@ -537,6 +537,8 @@ edge('Function roles → tables', (_stage, stack) => {
     ['ListInventoryFunction', 'dynamodb:GetItem', 'IdempotencyTable'],
     ['SelfCheckFunction', 'dynamodb:Scan', 'InventoryTable'],
     ['SelfCheckFunction', 'dynamodb:GetItem', 'ApiKeysTable'],
+    ['PreTrafficHookFunction', 'dynamodb:GetItem', 'ApiKeysTable'],
+    ['PreTrafficHookFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
     ['AuthorizerFunction', 'dynamodb:PutItem', 'ApiKeysTable'],
     ['AuthorizerFunction', 'dynamodb:UpdateItem', 'ApiKeysTable'],
     ['HistoryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
@@ -752,38 +754,15 @@ edge('Deploy trigger → self-check', (_stage, stack) => {
   });
 });
 
-// The self-check reads who subscribes to the alarm topic (functions/self-check/alarm-delivery.ts):
-// ListSubscriptionsByTopic is authorized on the topic (Service Authorization Reference, Amazon SNS:
-// https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonsns.html). The topic policy's
-// enforceSSL statement denies only sns:Publish over plain HTTP (evaluated above), so the listing is not evaluated
-// without TLS: the SDK the self-check uses speaks HTTPS only.
-edge('Self-check → alarm topic', (stage, stack) => {
-  const selfCheckRole = (s: ResolvedStack) => s.functionRole(idByName(s, 'AWS::Lambda::Function', 'SelfCheckFunction'));
-  const request = (s: ResolvedStack, action: string, topic: ResolvedStack = s) => {
-    const topicId = onlyId(topic, 'AWS::SNS::Topic');
-    return evaluate({
-      ...asRole(s, selfCheckRole(s), action, topic.ref(topicId)),
-      resourceAccount: topic.account,
-      context: { 'aws:SecureTransport': 'true' },
-      resourcePolicy: attachedPolicy(topic, 'AWS::SNS::TopicPolicy', 'Topics', topicId),
-    });
+// DescribeStacks is authorized on the stack (Service Authorization Reference, AWS CloudFormation): the self-check
+// reads its own stack's status, so a rollback's run of the previous self-check only warns.
+edge('Self-check → its stack', (stage, stack) => {
+  const onStack = (action: string, stackArn: string) => {
+    const s = stack();
+    return evaluate(
+      asRole(s, s.functionRole(idByName(s, 'AWS::Lambda::Function', 'SelfCheckFunction')), action, stackArn),
+    );
   };
-
-  it("lets the self-check list the subscriptions of its stage's alarm topic over TLS", async () => {
-    expect(await request(stack(), 'sns:ListSubscriptionsByTopic')).toBe(ALLOWED);
-  });
-
-  it("refuses publishing, subscribing and changing the topic, and the other stage's topic", async () => {
-    const changes = ['sns:Publish', 'sns:Subscribe', 'sns:Unsubscribe', 'sns:SetTopicAttributes'];
-    await expectEach(changes, (action) => request(stack(), action), 'ImplicitlyDenied');
-    // The other stage's topic (another stack, its own account): its topic policy names CloudWatch only.
-    expect(await request(stack(), 'sns:ListSubscriptionsByTopic', otherStack(stage))).toBe('ImplicitlyDenied');
-  });
-
-  // DescribeStacks is authorized on the stack (Service Authorization Reference, AWS CloudFormation): the self-check
-  // reads its own stack's status, so a rollback's run of the previous self-check only warns.
-  const onStack = (action: string, stackArn: string) =>
-    evaluate(asRole(stack(), selfCheckRole(stack()), action, stackArn));
 
   it("lets the self-check read its own stack's status", async () => {
     expect(await onStack('cloudformation:DescribeStacks', stack().stackId)).toBe(ALLOWED);
