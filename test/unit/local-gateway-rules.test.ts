@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { matchPath, routeRequest } from '../../local/gateway';
 import { arnMatches, policyAllows } from '../../functions/api-keys/policy';
+import { matchPath, routeRequest } from '../../local/gateway';
 import { createThrottle, throttlingFromEnv } from '../../local/throttle';
 import { corsPreflightHeaders } from '../../service/gateway-responses';
 import type { Route } from '../../service/routes';
