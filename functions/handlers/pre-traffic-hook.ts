@@ -1,6 +1,6 @@
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import middy from '@middy/core';
-import { ENV, once, optionalEnv, requireEnv } from '../config';
+import { ENV, optionalEnv, requireEnv } from '../config';
 import {
   createProbeLambdaClient,
   type LifecycleHookEvent,
@@ -19,7 +19,7 @@ const lambda = createProbeLambdaClient();
 const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, ProbeTarget>;
 const stackId = optionalEnv(ENV.stackId);
 const rollingBack = stackId ? stackRollingBack(stackId) : undefined;
-const keys = once(() => new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) }));
+const keys = new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) });
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook of every deployment group of the stage (see runPreTrafficCheck), behind the
@@ -31,7 +31,7 @@ export const handler = observed(middy<LifecycleHookEvent, void>(), { metrics: fa
       codeDeploy,
       lambda,
       targets,
-      keys: keys(),
+      keys,
       ...(rollingBack ? { rollingBack } : {}),
     });
     const fields = { ...verdict, deploymentId: event.DeploymentId };
