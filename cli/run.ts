@@ -56,7 +56,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     action: applyInventoryChanges,
   },
   smoke: {
-    usage: 'smoke --key KEY [--url URL] [--write]',
+    usage: 'smoke --key KEY [--url URL]',
     summary: 'call a running API as a client does and check the answers (after a deploy)',
     action: smoke,
   },

@@ -13,13 +13,7 @@ export const ENV = {
   petsSunsetAt: 'PETS_SUNSET_AT',
   corsAllowedOrigins: 'CORS_ALLOWED_ORIGINS',
   selfCheckBaseUrl: 'SELF_CHECK_BASE_URL',
-  /** The stage's alarm topic, whose subscriptions the self-check reads (absent: no alarm-delivery check). */
-  alarmTopicArn: 'ALARM_TOPIC_ARN',
-  /** `true` when the alarms also publish to a configured on-call topic. */
-  alarmOnCallTopic: 'ALARM_ON_CALL_TOPIC',
-  /** `true` when alarms that reach no one fail the self-check (production). */
-  alarmDeliveryRequired: 'ALARM_DELIVERY_REQUIRED',
-  /** The stage's own CloudFormation stack (its ID), whose status tells the self-check a rollback from a deploy. */
+  /** The stage's own CloudFormation stack (its ID), whose status tells the deploy checks a rollback from a deploy. */
   stackId: 'STACK_ID',
   /** The pre-traffic hook's probe of each function, by function name (JSON). */
   preTrafficTargets: 'PRE_TRAFFIC_TARGETS',

@@ -39,7 +39,7 @@ import { Webhooks } from './constructs/webhooks';
 import type { StageConfig } from './stage-config';
 
 export interface InventoryStackProps extends Omit<StackProps, 'env'> {
-  config: StageConfig;
+  config: StageConfig<string>;
 }
 
 /** DynamoDB actions on one resource of the stack. */
@@ -73,7 +73,7 @@ type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemova
  * `History/Table`) must never change: a new ID is a new table.
  */
 export class InventoryStack extends Stack {
-  private readonly config: StageConfig;
+  private readonly config: StageConfig<string>;
   readonly inventoryTable: Table;
   readonly apiKeysTable: Table;
   /** The first answers to PATCHes sent with an Idempotency-Key (TTL 24 h). */
@@ -152,14 +152,12 @@ export class InventoryStack extends Stack {
       // The check is of the stage as clients reach it: after the web ACL is attached.
       after: firewall ? [firewall] : [],
       apiKeysTable: this.apiKeysTable,
-      alarmTopic: this.monitoring.topic,
-      alarmOnCallTopic: config.alarms.topicArn !== undefined,
-      alarmDeliveryRequired: config.alarms.destinationRequired,
       ...functionDefaults,
     });
 
     const preTrafficHook = new PreTrafficHook(this, 'PreTrafficHookFunction', {
       ...functionDefaults,
+      apiKeysTable: this.apiKeysTable,
       targets: [...this.functions].map(([name, fn]) => ({
         function: fn,
         probe: probeTarget(name, this.webhooks.functions),

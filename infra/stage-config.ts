@@ -85,8 +85,9 @@ export interface WebhookSubscriber {
 }
 
 /** Everything that differs between stages, in one typed place. */
-export interface StageConfig {
-  stage: StageName;
+export interface StageConfig<Name extends string = StageName> {
+  /** The stage's name: every function's `STAGE`, the `stage` dimension of its metrics and alarms. */
+  stage: Name;
   /** Explicit account and region of the stack. */
   env: { account: string; region: string };
   /** Stage-wide API Gateway throttling (steady requests per second and burst). */

@@ -11,13 +11,26 @@ import {
   LambdaClient,
   type LambdaClientConfig,
 } from '@aws-sdk/client-lambda';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { API_STAGE_NAME, ROUTES, type Route } from '../../service/routes';
-import { MAX_QUANTITY, MIN_PET_ID } from '../inventory/types';
-import { isRollingBack, NOT_FAILED_WHILE_ROLLING_BACK } from './stack-status';
+import { API_KEY_SCOPES } from '../api-keys/key';
+import { policyAllows } from '../api-keys/policy';
+import type { ApiKeyRepository } from '../api-keys/repository';
+import {
+  type Answer,
+  CHECKS,
+  type Check,
+  type CheckRequest,
+  documentedAllow,
+  requestHeaders,
+  unknownKey,
+} from '../self-check/checks';
+import { withShortLivedKeys } from '../self-check/self-check';
+import { waivedWhileRollingBack } from './stack-status';
 
 /**
- * What the pre-traffic hook sends a new version, by function name: a route by its operationId, the TOKEN
- * authorizer, or the history function.
+ * What the pre-traffic hook sends a new version, by function name: a route's deploy checks (by its operationId), the
+ * TOKEN authorizer the checks' keys, or the history function an empty batch.
  */
 export type ProbeTarget = { route: string } | { authorizer: true } | { history: true };
 
@@ -32,6 +45,8 @@ export interface PreTrafficDeps {
   codeDeploy: Pick<CodeDeployClient, 'send'>;
   lambda: Pick<LambdaClient, 'send'>;
   targets: Readonly<Record<string, ProbeTarget>>;
+  /** Where the authorizer's probe writes its short-lived write and read keys (the stage's keys table). */
+  keys?: ApiKeyRepository;
   /**
    * Whether CloudFormation is rolling the stack back (deploy/stack-status.ts): a failed probe of a deployment back to
    * an OLDER version then only warns; a forward one's always fails (another group's failure may start the rollback
@@ -85,13 +100,11 @@ export interface PreTrafficVerdict {
   waived?: true;
 }
 
-/** A pet id no import creates in practice; the probe's PATCH changes nothing unless it exists with this stock. */
-const PROBE_PET_ID = String(MIN_PET_ID);
-
 /**
- * CodeDeploy's BeforeAllowTraffic hook: invokes the version the deployment moves `live` to (never the alias) with a
- * request that changes nothing; anything but a working answer by the deadline reports Failed, before traffic moves
- * (a rollback's move back to an older version excepted: see {@link PreTrafficDeps.rollingBack}).
+ * CodeDeploy's BeforeAllowTraffic hook: sends the version the deployment moves `live` to (never the alias) the deploy
+ * checks its function would serve (functions/self-check/checks.ts); anything but a working answer by the deadline
+ * reports Failed, before traffic moves (a rollback's move back to an older version excepted: see
+ * {@link PreTrafficDeps.rollingBack}).
  */
 export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTrafficDeps): Promise<PreTrafficVerdict> {
   let verdict: PreTrafficVerdict;
@@ -104,9 +117,12 @@ export async function runPreTrafficCheck(event: LifecycleHookEvent, deps: PreTra
   } catch (error) {
     verdict = { status: 'Failed', reason: error instanceof Error ? error.message : String(error) };
   }
-  // Asked only after a failed probe of an older version, so a deploy's checks make no CloudFormation call.
-  if (verdict.status === 'Failed' && movesBack(found.target) && (await isRollingBack(deps.rollingBack)))
-    verdict = { status: 'Succeeded', reason: `${verdict.reason} ${NOT_FAILED_WHILE_ROLLING_BACK}`, waived: true };
+  // Only a move back to an older version is a rollback's: a forward deployment's failure always stands.
+  const warning =
+    verdict.status === 'Failed' && movesBack(found.target)
+      ? await waivedWhileRollingBack(verdict.reason, deps.rollingBack)
+      : undefined;
+  if (warning) verdict = { status: 'Succeeded', reason: warning, waived: true };
   await deps.codeDeploy.send(
     new PutLifecycleEventHookExecutionStatusCommand({
       deploymentId: event.DeploymentId,
@@ -139,7 +155,11 @@ async function probeVerdict(
   const probe = deps.targets[target.functionName];
   if (!probe) throw new Error(`no probe for function ${target.functionName}`);
   const qualified = `${target.functionName}:${target.version}`;
-  const problem = await runProbe(qualified, probe, deps.lambda, signal);
+  const invoker = { lambda: deps.lambda, qualified, signal };
+  let problem: string | undefined;
+  if ('authorizer' in probe) problem = await probeAuthorizer(invoker, deps.keys);
+  else if ('history' in probe) problem = await probeHistory(invoker);
+  else problem = await probeRoute(invoker, probe.route);
   return problem
     ? { status: 'Failed', reason: `${qualified}: ${problem}` }
     : { status: 'Succeeded', reason: `${qualified} answered as expected` };
@@ -187,100 +207,149 @@ async function deploymentTarget(
   };
 }
 
-/** Invokes the version with its probe: undefined when it answered as expected, else what was wrong. */
-async function runProbe(
-  qualified: string,
-  probe: ProbeTarget,
-  lambda: PreTrafficDeps['lambda'],
-  signal: AbortSignal,
-): Promise<string | undefined> {
-  if ('authorizer' in probe) {
-    // A well-formed key nobody holds: the authorizer must look it up and refuse it with `Unauthorized`.
-    const event = {
-      type: 'TOKEN',
-      authorizationToken: `Bearer psk_${randomBytes(32).toString('base64url')}`,
-      methodArn: `arn:aws:execute-api:us-east-1:000000000000:probe/${API_STAGE_NAME}/GET/inventory`,
-    };
-    const { FunctionError, payload } = await invoke(lambda, qualified, event, signal);
-    const message = (payload as { errorMessage?: unknown } | undefined)?.errorMessage;
-    return FunctionError && message === 'Unauthorized'
-      ? undefined
-      : `an unknown key was not refused with Unauthorized (${describe(FunctionError, payload)})`;
+/** How to reach the version under test. */
+interface Invoker {
+  lambda: PreTrafficDeps['lambda'];
+  qualified: string;
+  signal: AbortSignal;
+}
+
+/** The history function's probe: an empty batch, accepted with no failure. */
+async function probeHistory({ lambda, qualified, signal }: Invoker): Promise<string | undefined> {
+  const { FunctionError, payload } = await invoke(lambda, qualified, { Records: [] }, signal);
+  const failures = (payload as { batchItemFailures?: unknown[] } | undefined)?.batchItemFailures;
+  return !FunctionError && Array.isArray(failures) && failures.length === 0
+    ? undefined
+    : `an empty batch was not accepted (${describe(FunctionError, payload)})`;
+}
+
+/** The checks a route's function serves: its method and path, with a key its documented policy lets through. */
+function checksOfRoute(route: Route): Check[] {
+  return CHECKS.filter(
+    ({ request }) =>
+      routeOf(request) === route &&
+      request.key !== 'none' &&
+      request.key !== 'unknown' &&
+      documentedAllow(request.key, request.method),
+  );
+}
+
+/** The route that serves a request, undefined for one API Gateway answers itself (an unknown path or method). */
+function routeOf(request: CheckRequest): Route | undefined {
+  return ROUTES.find(
+    (route) =>
+      route.method === request.method &&
+      new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(request.path),
+  );
+}
+
+/** Sends the route's function each of its checks, as API Gateway would after the authorizer; the first problem. */
+async function probeRoute(invoker: Invoker, operationId: string): Promise<string | undefined> {
+  const route = ROUTES.find((candidate) => candidate.operationId === operationId);
+  if (!route) return `no route ${operationId}`;
+  for (const check of checksOfRoute(route)) {
+    const event = proxyEvent(route, check.request);
+    const answer = route.streaming ? await streamedAnswer(invoker, event) : await bufferedAnswer(invoker, event);
+    const problem = typeof answer === 'string' ? answer : check.verify(answer);
+    if (problem) return `[${check.name}] ${problem}`;
   }
-  if ('history' in probe) {
-    const { FunctionError, payload } = await invoke(lambda, qualified, { Records: [] }, signal);
-    const failures = (payload as { batchItemFailures?: unknown[] } | undefined)?.batchItemFailures;
-    return !FunctionError && Array.isArray(failures) && failures.length === 0
-      ? undefined
-      : `an empty batch was not accepted (${describe(FunctionError, payload)})`;
-  }
-  const route = ROUTES.find((candidate) => candidate.operationId === probe.route);
-  if (!route) return `no route ${probe.route}`;
-  const event = probeEvent(route.method, route.path, route.streaming);
-  const status = route.streaming
-    ? await streamedStatus(lambda, qualified, event, signal)
-    : await invoke(lambda, qualified, event, signal).then(({ FunctionError, payload }) => {
-        const code = (payload as { statusCode?: unknown } | undefined)?.statusCode;
-        return FunctionError || typeof code !== 'number'
-          ? `no proxy answer (${describe(FunctionError, payload)})`
-          : code;
-      });
-  if (typeof status === 'string') return status;
-  const expected = expectedStatuses(route);
-  return expected.includes(status) ? undefined : `answered ${status}, expected ${expected.join(' or ')}`;
+  return undefined;
+}
+
+/** The method ARN of a request, as API Gateway sends it to a TOKEN authorizer. */
+function methodArn(request: CheckRequest): string {
+  return `arn:aws:execute-api:us-east-1:000000000000:probe/${API_STAGE_NAME}/${request.method}${request.path}`;
 }
 
 /**
- * What a working version answers the probe: 501 for a route not implemented; for a route on one pet, 404 (the probe
- * pet is absent in practice) or, were it present, 200 (a read) or 409 (a write's condition); 200 for the list.
+ * The authorizer's probe, from the checks' keys: a key nobody holds is refused with `Unauthorized`; a write and a read
+ * key (short-lived, in the keys table) get a policy that, reused for every route as API Gateway caches it, allows
+ * exactly what docs/api.md documents for their scope.
  */
-function expectedStatuses(route: Pick<Route, 'method' | 'path' | 'notImplemented'>): number[] {
-  if (route.notImplemented) return [501];
-  if (route.method !== 'GET') return [200, 404, 409];
-  return route.path.includes('{petId}') ? [200, 404] : [200];
+async function probeAuthorizer(invoker: Invoker, keys: ApiKeyRepository | undefined): Promise<string | undefined> {
+  const routed = [
+    ...new Map(CHECKS.filter(({ request }) => routeOf(request)).map(({ request: r }) => [`${r.method} ${r.path}`, r])),
+  ].map(([, request]) => request);
+  const first = routed[0] as CheckRequest;
+  const refused = await authorizerAnswer(invoker, unknownKey(), first);
+  if (!(refused.FunctionError && refused.message === 'Unauthorized'))
+    return `a key nobody holds was not refused with Unauthorized (${describe(refused.FunctionError, refused.payload)})`;
+  if (!keys) return 'no keys table to write its probe keys to';
+  return withShortLivedKeys(keys, 'pre-traffic hook', async (secrets) => {
+    for (const scope of API_KEY_SCOPES) {
+      const { FunctionError, payload } = await authorizerAnswer(invoker, secrets[scope], first);
+      if (FunctionError) return `a ${scope} key was refused (${describe(FunctionError, payload)})`;
+      const wrong = routed.filter(
+        (request) =>
+          policyAllows(payload as APIGatewayAuthorizerResult, methodArn(request)) !==
+          documentedAllow(scope, request.method),
+      );
+      if (wrong.length > 0)
+        return `a ${scope} key's policy does not decide as documented for ${wrong.map((r) => `${r.method} ${r.path}`).join(', ')}`;
+    }
+    return undefined;
+  });
 }
 
-/** The REST proxy event (payload 1.0) of the route's probe, as API Gateway would send it after the authorizer. */
-function probeEvent(method: string, path: string, streaming = false): Record<string, unknown> {
-  const petId = path.includes('{petId}') ? PROBE_PET_ID : undefined;
-  const concretePath = petId ? path.replace('{petId}', petId) : path;
-  const write = method !== 'GET';
-  // A write goes through the idempotency store too (its table, grants and bundled utility), under a key of its own:
-  // the kept answer (a 404 or 409) expires with the key's 24 hours.
-  const headers: Record<string, string> = write
-    ? { 'Content-Type': 'application/json', 'Idempotency-Key': `pre-traffic-${randomBytes(8).toString('hex')}` }
-    : { 'Accept-Encoding': 'gzip' };
+/** The authorizer's answer to a TOKEN event with this key for this request. */
+async function authorizerAnswer(invoker: Invoker, key: string, request: CheckRequest) {
+  const event = { type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn: methodArn(request) };
+  const answer = await invoke(invoker.lambda, invoker.qualified, event, invoker.signal);
+  return { ...answer, message: (answer.payload as { errorMessage?: unknown } | undefined)?.errorMessage };
+}
+
+/** The REST proxy event (payload 1.0) of a check's request, as API Gateway sends it after the authorizer. */
+function proxyEvent(route: Route, request: CheckRequest): Record<string, unknown> {
+  const templates = route.path.split('/');
+  const segments = request.path.split('/');
+  const pathParameters = Object.fromEntries(
+    templates.flatMap((part, index) => (/^\{.+\}$/.test(part) ? [[part.slice(1, -1), segments[index] ?? '']] : [])),
+  );
+  const headers = requestHeaders(request, undefined);
+  const query = request.query ?? null;
   return {
-    resource: path,
-    path: concretePath,
-    httpMethod: method,
+    resource: route.path,
+    path: request.path,
+    httpMethod: request.method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    // The list: one page of one entry, which the probe reads whole.
-    queryStringParameters: streaming ? { limit: '1' } : null,
-    multiValueQueryStringParameters: streaming ? { limit: ['1'] } : null,
-    pathParameters: petId ? { petId } : null,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: query && Object.fromEntries(Object.entries(query).map(([n, v]) => [n, [v]])),
+    pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
     stageVariables: null,
-    body: write ? probeBody(method) : null,
+    body: request.body ?? null,
     isBase64Encoded: false,
     requestContext: {
-      authorizer: { principalId: 'pre-traffic-hook', keyId: 'pre-traffic-hook' },
-      httpMethod: method,
-      path: `/${API_STAGE_NAME}${concretePath}`,
+      authorizer: { principalId: 'pre-traffic-hook', keyId: 'pre-traffic-hook', scope: request.key },
+      httpMethod: request.method,
+      path: `/${API_STAGE_NAME}${request.path}`,
       stage: API_STAGE_NAME,
       requestId: `pre-traffic-${randomBytes(8).toString('hex')}`,
       requestTimeEpoch: Date.now(),
-      resourcePath: path,
+      resourcePath: route.path,
       identity: { sourceIp: '127.0.0.1', userAgent: 'pre-traffic-hook' },
       protocol: 'HTTP/1.1',
     },
   };
 }
 
-/** Sets the probe pet's stock only if it already is this value: a 404 or 409 otherwise (the batch: of one change). */
-function probeBody(method: string): string {
-  const change = `"quantity":${MAX_QUANTITY},"expectedQuantity":${MAX_QUANTITY}`;
-  return method === 'PATCH' ? `{${change}}` : `{"changes":[{"petId":${PROBE_PET_ID},${change}}]}`;
+/** A buffered function's proxy answer as a client would read it; a string saying what is wrong if it is none. */
+async function bufferedAnswer({ lambda, qualified, signal }: Invoker, event: unknown): Promise<Answer | string> {
+  const { FunctionError, payload } = await invoke(lambda, qualified, event, signal);
+  const answer = payload as {
+    statusCode?: unknown;
+    headers?: Record<string, string>;
+    body?: string;
+    isBase64Encoded?: boolean;
+  };
+  if (FunctionError || typeof answer?.statusCode !== 'number')
+    return `no proxy answer (${describe(FunctionError, payload)})`;
+  const body = answer.body ?? '';
+  return {
+    status: answer.statusCode,
+    headers: new Headers(answer.headers ?? {}),
+    text: answer.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body,
+  };
 }
 
 async function invoke(
@@ -303,13 +372,11 @@ async function invoke(
   return { ...(result.FunctionError ? { FunctionError: result.FunctionError } : {}), payload };
 }
 
-/** The status of a streamed answer: its prelude (JSON, then 8 NUL bytes), read before the body is given up. */
-async function streamedStatus(
-  lambda: PreTrafficDeps['lambda'],
-  qualified: string,
-  event: unknown,
-  deadline: AbortSignal,
-): Promise<number | string> {
+/**
+ * A streamed function's answer: its prelude (JSON, then 8 NUL bytes) and its body, read to the end (a stream left
+ * unread could count as a failed invocation, and a failure after the status, InvokeComplete's ErrorCode, is seen).
+ */
+async function streamedAnswer({ lambda, qualified, signal }: Invoker, event: unknown): Promise<Answer | string> {
   const abort = new AbortController();
   try {
     const result = await lambda.send(
@@ -317,25 +384,26 @@ async function streamedStatus(
         FunctionName: qualified,
         Payload: new TextEncoder().encode(JSON.stringify(event)),
       }),
-      { abortSignal: AbortSignal.any([abort.signal, deadline]) },
+      { abortSignal: AbortSignal.any([abort.signal, signal]) },
     );
-    // The probe asks for a page of one entry and reads it to the end: a stream left unread could count as a failed
-    // invocation of the version, and a failure after the status (InvokeComplete's ErrorCode) is still seen.
-    let head = Buffer.alloc(0);
-    let status: number | string = 'the stream ended before its prelude';
-    let prelude = false;
+    let received = Buffer.alloc(0);
     for await (const item of result.EventStream ?? []) {
       if (item.InvokeComplete?.ErrorCode)
         return `the stream failed: ${item.InvokeComplete.ErrorCode} ${item.InvokeComplete.ErrorDetails ?? ''}`;
-      if (prelude || !item.PayloadChunk?.Payload) continue;
-      head = Buffer.concat([head, item.PayloadChunk.Payload]);
-      const end = head.indexOf(Buffer.alloc(8));
-      if (end < 0) continue;
-      prelude = true;
-      const answer = JSON.parse(head.subarray(0, end).toString('utf8')) as { statusCode?: unknown };
-      status = typeof answer.statusCode === 'number' ? answer.statusCode : 'a prelude without a status';
+      if (item.PayloadChunk?.Payload) received = Buffer.concat([received, item.PayloadChunk.Payload]);
     }
-    return status;
+    const end = received.indexOf(Buffer.alloc(8));
+    if (end < 0) return 'the stream ended before its prelude';
+    const prelude = JSON.parse(received.subarray(0, end).toString('utf8')) as {
+      statusCode?: unknown;
+      headers?: Record<string, string>;
+    };
+    if (typeof prelude.statusCode !== 'number') return 'a prelude without a status';
+    return {
+      status: prelude.statusCode,
+      headers: new Headers(prelude.headers ?? {}),
+      text: received.subarray(end + 8).toString('utf8'),
+    };
   } finally {
     abort.abort();
   }

@@ -1,22 +1,23 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { tracer } from '../observability/tracer';
 
-// An update rollback may run the checks again on the versions being restored, where a failure would only stop the
-// rollback (UPDATE_ROLLBACK_FAILED): after a failure both checks ask the stack's status, and then only warn.
+/** What a failure says when it is waived during a rollback. */
+const NOT_FAILED_WHILE_ROLLING_BACK = '(not failed: the stack is rolling back)';
 
-/** What a warning that would have been a failure says during a rollback. */
-export const NOT_FAILED_WHILE_ROLLING_BACK = '(not failed: the stack is rolling back)';
-
-/** A rollback goes on whatever is asked: only a stack status that says so counts, never a failed question. */
-export async function isRollingBack(ask: (() => Promise<boolean>) | undefined): Promise<boolean> {
-  try {
-    return (await ask?.()) ?? false;
-  } catch {
-    return false;
-  }
+/**
+ * The one waiver of the deploy gates: an update rollback may run them again on what it restores, where a failure
+ * would only stop the rollback (UPDATE_ROLLBACK_FAILED). Asked after a failure: the warning that replaces it while the
+ * stack rolls back, else undefined (the failure stands). Only a status that says so counts, never a failed question.
+ */
+export async function waivedWhileRollingBack(
+  reason: string,
+  rollingBack: (() => Promise<boolean>) | undefined,
+): Promise<string | undefined> {
+  const waived = await (rollingBack?.() ?? Promise.resolve(false)).catch(() => false);
+  return waived ? `${reason} ${NOT_FAILED_WHILE_ROLLING_BACK}` : undefined;
 }
 
-/** Bounds of the deploy checks' AWS clients (CloudFormation, SNS, CodeDeploy): a hang becomes a named failure. */
+/** Bounds of the deploy checks' AWS clients (CloudFormation, CodeDeploy): a hang becomes a named failure. */
 export const DEPLOY_CLIENT_BOUNDS = {
   maxAttempts: 3,
   requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true },

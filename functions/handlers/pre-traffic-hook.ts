@@ -10,6 +10,8 @@ import {
 import { DEPLOY_CLIENT_BOUNDS, stackRollingBack } from '../deploy/stack-status';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
+import { ApiKeyTable } from '../store/api-key-table';
+import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 // Bounded, so the verdict is reported within the margin the hook keeps past its check's deadline.
 const codeDeploy = new CodeDeployClient(DEPLOY_CLIENT_BOUNDS);
@@ -17,6 +19,7 @@ const lambda = createProbeLambdaClient();
 const targets = JSON.parse(requireEnv(ENV.preTrafficTargets)) as Record<string, ProbeTarget>;
 const stackId = optionalEnv(ENV.stackId);
 const rollingBack = stackId ? stackRollingBack(stackId) : undefined;
+const keys = new ApiKeyTable({ client: lambdaDynamoClient(), tableName: requireEnv(ENV.apiKeysTable) });
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook of every deployment group of the stage (see runPreTrafficCheck), behind the
@@ -28,6 +31,7 @@ export const handler = observed(middy<LifecycleHookEvent, void>(), { metrics: fa
       codeDeploy,
       lambda,
       targets,
+      keys,
       ...(rollingBack ? { rollingBack } : {}),
     });
     const fields = { ...verdict, deploymentId: event.DeploymentId };

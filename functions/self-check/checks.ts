@@ -1,111 +1,207 @@
-// The smoke checks the CLI's `smoke` and the deploy self-check run: a client's calls that prove a deployment works.
+// The deploy checks: a client's requests and what a working deployment answers. The self-check and the CLI's `smoke`
+// send them through the API; the pre-traffic hook sends each to the new version of the function (or the authorizer)
+// that would serve it, before that version takes traffic.
 
+import { randomBytes } from 'node:crypto';
+import { API_KEY_PREFIX, type ApiKeyScope } from '../api-keys/key';
 import { readInventoryItem } from '../inventory/json';
 import { type JsonWithLiterals, parseJsonWithLiterals } from '../inventory/json-literals';
-import { type InventoryItem, MIN_PET_ID } from '../inventory/types';
+import { MAX_QUANTITY, MIN_PET_ID } from '../inventory/types';
 
 /** Milliseconds each request may take: room for the cold start of the function it reaches. */
-const SMOKE_REQUEST_TIMEOUT_MS = 10_000;
+const CHECK_REQUEST_TIMEOUT_MS = 10_000;
 
-/** Milliseconds the list check's page of one entry may take: a cold start, the authorizer and a paced Query. */
-const SMOKE_LIST_TIMEOUT_MS = 30_000;
+/** Milliseconds the list's page of one entry may take: a cold start, the authorizer and a paced Query. */
+const CHECK_LIST_TIMEOUT_MS = 30_000;
 
-/** The pets the 404 checks may use, in order: the smallest int64s; one that has an entry is skipped, never changed. */
-export const ABSENT_PET_CANDIDATES: readonly string[] = Array.from({ length: 8 }, (_, index) =>
-  String(MIN_PET_ID + BigInt(index)),
-);
+/** A pet no import creates in practice (the smallest int64): the checks' writes change it only if it has this stock. */
+export const PROBE_PET_ID = String(MIN_PET_ID);
 
-/** The first of {@link ABSENT_PET_CANDIDATES}: the smallest int64. */
-export const ABSENT_PET_ID = ABSENT_PET_CANDIDATES[0] as string;
+/** A compare-and-set that applies only if the pet exists with {@link MAX_QUANTITY}: it then rewrites that stock. */
+const UNCHANGING_SET = `"quantity":${MAX_QUANTITY},"expectedQuantity":${MAX_QUANTITY}`;
 
-/** Compare-and-set on 0: an entry created between the GET and the PATCH keeps its stock. */
-const ABSENT_PET_PATCH = '{"quantity":0,"expectedQuantity":0}';
+/** The key a check sends: none, one nobody holds, or a key of a scope. */
+export type CheckKey = 'none' | 'unknown' | ApiKeyScope;
 
-/** Each check's name in the reports, in running order; `compareAndSet` runs only with `write: true`. */
-export const SMOKE_CHECK_NAMES = {
-  unauthorized: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
-  list: 'GET /inventory?limit=1 with the key answers 200 and a JSON array of at most one {petId, quantity, status}',
-  absentPet: `GET and PATCH of a pet with no entry (from ${ABSENT_PET_ID} up) answer 404 NOT_FOUND and change nothing`,
-  readOne: 'GET /inventory/{petId} of the first listed entry answers 200 with that entry',
-  unknownPath: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
-  methodNotAllowed: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
-  invalidQuantity: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
-  compareAndSet: 'PATCH of the first entry with its own quantity (compare-and-set) answers 200 and the same entry',
-} as const;
-
-/** The longest one run without `write` can take, every request taking its whole time-out. */
-export function worstSmokeRunMs(): number {
-  const checks = Object.keys(SMOKE_CHECK_NAMES).length - 1;
-  const otherRequests = checks - 2 + ABSENT_PET_CANDIDATES.length + 1;
-  return SMOKE_LIST_TIMEOUT_MS + otherRequests * SMOKE_REQUEST_TIMEOUT_MS;
+/** One request of a check, relative to the API's `/v1` base. */
+export interface CheckRequest {
+  method: string;
+  path: string;
+  query?: Record<string, string>;
+  key: CheckKey;
+  body?: string;
 }
 
-export interface SmokeCheckOptions {
-  /** The API's base URL, ending in `/v1` (a trailing slash is ignored). */
-  baseUrl: string;
-  /** An API key of the target; sent only in the Authorization header, never reported. */
-  key: string;
-  /** Also set the first entry's quantity to the value it already has (an UpdateItem). @default false */
-  write?: boolean;
-  /** Called after each check, in order, for callers that report as they go. @default none */
-  onResult?: (result: SmokeCheckResult) => void;
-}
-
-/** The outcome of one check: passed when `problem` is undefined. */
-export interface SmokeCheckResult {
-  name: string;
-  /** What was wrong, with no key in it. */
-  problem?: string;
-}
-
-interface Answer {
+/** An answer, from API Gateway or from a function invoked directly. */
+export interface Answer {
   status: number;
   headers: Headers;
   text: string;
 }
 
-/** What the checks of one run share: how to call the API, and the list the second check read. */
-interface SmokeRun {
-  auth: Record<string, string>;
-  json: Record<string, string>;
-  send(method: string, path: string, headers?: Record<string, string>, body?: string, waitMs?: number): Promise<Answer>;
-  /** The list as read by the list check: its first entry, if any; undefined when it could not be read. */
-  listed?: { first?: InventoryItem };
-}
-
-interface Check {
+/** A check: what is wrong with the answer to its request, undefined when it is what a working deployment gives. */
+export interface Check {
   name: string;
-  run(run: SmokeRun): Promise<string | undefined>;
+  request: CheckRequest;
+  verify(answer: Answer): string | undefined;
+  /** Milliseconds the request may take. @default {@link CHECK_REQUEST_TIMEOUT_MS} */
+  timeoutMs?: number;
 }
 
-/** Runs every check in order (each finishes or times out before the next starts) and returns their outcomes. */
-export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeCheckResult[]> {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const auth = { Authorization: `Bearer ${options.key}` };
-  // A broken target might echo the request back: the key is taken out of every answer before it is read, so
-  // no problem reported (and no log line or CloudFormation event made of it) can carry it.
-  const redact = (text: string) => (options.key.length > 0 ? text.replaceAll(options.key, '<the key>') : text);
-  const run: SmokeRun = {
-    auth,
-    json: { ...auth, 'Content-Type': 'application/json' },
-    send: async (method, path, headers = {}, body = undefined, waitMs = SMOKE_REQUEST_TIMEOUT_MS) => {
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(waitMs),
-      });
-      return { status: response.status, headers: response.headers, text: redact(await response.text()) };
+/**
+ * Whether a key of `scope` may call `method`, as docs/api.md documents the authorizer's policy: a write key every
+ * route, a read key the GET routes.
+ */
+export function documentedAllow(scope: ApiKeyScope, method: string): boolean {
+  return scope === 'write' || method === 'GET';
+}
+
+/** Every check, in running order. */
+export const CHECKS: readonly Check[] = [
+  {
+    name: 'GET /inventory without a key answers 401 UNAUTHORIZED with WWW-Authenticate',
+    request: { method: 'GET', path: '/inventory', key: 'none' },
+    verify: (answer) =>
+      expectError(answer, 401, 'UNAUTHORIZED') ??
+      (answer.headers.get('www-authenticate') === 'Bearer' ? undefined : 'no WWW-Authenticate: Bearer'),
+  },
+  {
+    name: 'GET /inventory with a key nobody holds answers 401 UNAUTHORIZED (the authorizer refuses it)',
+    request: { method: 'GET', path: '/inventory', key: 'unknown' },
+    verify: (answer) => expectError(answer, 401, 'UNAUTHORIZED'),
+  },
+  {
+    name: 'GET /inventory?limit=1 with a write key answers 200 and a JSON array of at most one {petId, quantity, status}',
+    request: { method: 'GET', path: '/inventory', query: { limit: '1' }, key: 'write' },
+    verify: verifyListPage,
+    timeoutMs: CHECK_LIST_TIMEOUT_MS,
+  },
+  {
+    name: `GET /inventory/${PROBE_PET_ID} with a read key answers 404 NOT_FOUND, or 200 with that pet`,
+    request: { method: 'GET', path: `/inventory/${PROBE_PET_ID}`, key: 'read' },
+    verify: (answer) => expectEntryOrAbsent(answer),
+  },
+  {
+    name: `PATCH /inventory/${PROBE_PET_ID} with a read key answers 403 ACCESS_DENIED`,
+    request: { method: 'PATCH', path: `/inventory/${PROBE_PET_ID}`, key: 'read', body: `{${UNCHANGING_SET}}` },
+    verify: (answer) => expectError(answer, 403, 'ACCESS_DENIED'),
+  },
+  {
+    name: `PATCH /inventory/${PROBE_PET_ID} (a compare-and-set that changes nothing) answers 404 NOT_FOUND or 409 CONFLICT`,
+    request: { method: 'PATCH', path: `/inventory/${PROBE_PET_ID}`, key: 'write', body: `{${UNCHANGING_SET}}` },
+    verify: (answer) => expectUnchangingWrite(answer, (json) => json.value),
+  },
+  {
+    name: 'PATCH with a negative quantity answers 400 VALIDATION_FAILED and writes nothing',
+    request: { method: 'PATCH', path: '/inventory/1', key: 'write', body: '{"quantity":-1}' },
+    verify: (answer) => expectError(answer, 400, 'VALIDATION_FAILED'),
+  },
+  {
+    name: `POST /inventory/changes of pet ${PROBE_PET_ID} (a compare-and-set that changes nothing) answers 404 or 409`,
+    request: {
+      method: 'POST',
+      path: '/inventory/changes',
+      key: 'write',
+      body: `{"changes":[{"petId":${PROBE_PET_ID},${UNCHANGING_SET}}]}`,
     },
+    verify: (answer) => expectUnchangingWrite(answer, (json) => (json.value as { items?: unknown[] }).items?.[0]),
+  },
+  {
+    name: `GET /inventory/${PROBE_PET_ID}/history answers 404 NOT_FOUND, or 200`,
+    request: { method: 'GET', path: `/inventory/${PROBE_PET_ID}/history`, key: 'write' },
+    verify: (answer) =>
+      answer.status !== 200
+        ? expectError(answer, 404, 'NOT_FOUND')
+        : Array.isArray(parsed(answer.text)?.value)
+          ? undefined
+          : `the body is not an array of changes: ${excerpt(answer.text)}`,
+  },
+  {
+    name: `GET /pets/${PROBE_PET_ID} answers 501 NOT_IMPLEMENTED`,
+    request: { method: 'GET', path: `/pets/${PROBE_PET_ID}`, key: 'write' },
+    verify: (answer) => expectError(answer, 501, 'NOT_IMPLEMENTED'),
+  },
+  {
+    name: 'GET /store/orders answers 501 NOT_IMPLEMENTED',
+    request: { method: 'GET', path: '/store/orders', key: 'write' },
+    verify: (answer) => expectError(answer, 501, 'NOT_IMPLEMENTED'),
+  },
+  {
+    name: 'an unknown path answers 404 NOT_FOUND (API Gateway)',
+    request: { method: 'GET', path: '/no-such-route', key: 'write' },
+    verify: (answer) => expectError(answer, 404, 'NOT_FOUND'),
+  },
+  {
+    name: 'DELETE /inventory answers 405 METHOD_NOT_ALLOWED with Allow: GET (API Gateway)',
+    request: { method: 'DELETE', path: '/inventory', key: 'write' },
+    verify: (answer) =>
+      expectError(answer, 405, 'METHOD_NOT_ALLOWED') ??
+      (answer.headers.get('allow') === 'GET' ? undefined : 'no Allow: GET'),
+  },
+];
+
+/** The longest one run can take, every request taking its whole time-out. */
+export function worstCheckRunMs(): number {
+  return CHECKS.reduce((sum, check) => sum + (check.timeoutMs ?? CHECK_REQUEST_TIMEOUT_MS), 0);
+}
+
+/** The outcome of one check: passed when `problem` is undefined. */
+export interface CheckResult {
+  name: string;
+  /** What was wrong, with no key in it. */
+  problem?: string;
+}
+
+/** A key nobody holds, of the shape the authorizer accepts for a lookup. */
+export function unknownKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** The headers of a check's request: its key, JSON for a body, and a fresh Idempotency-Key for a write. */
+export function requestHeaders(request: CheckRequest, key: string | undefined): Record<string, string> {
+  return {
+    ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }),
+    ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    ...(request.method === 'GET' ? {} : { 'Idempotency-Key': `deploy-check-${randomBytes(8).toString('hex')}` }),
   };
-  const results: SmokeCheckResult[] = [];
-  for (const check of options.write === true ? [...CHECKS, COMPARE_AND_SET] : CHECKS) {
+}
+
+export interface ApiCheckOptions {
+  /** The API's base URL, ending in `/v1` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** The keys the checks send, by scope; the checks of a scope without a key are not run. Never reported. */
+  keys: Partial<Record<ApiKeyScope, string>>;
+  /** Called after each check, in order, for callers that report as they go. @default none */
+  onResult?: (result: CheckResult) => void;
+}
+
+/** Sends every check through the API, one after the other, and returns their outcomes. */
+export async function runApiChecks(options: ApiCheckOptions): Promise<CheckResult[]> {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const keys: Partial<Record<CheckKey, string>> = { ...options.keys, unknown: unknownKey() };
+  const secrets = Object.values(keys).filter((key) => key.length > 0);
+  // A broken target might echo the request back: the keys are taken out of every answer before it is read, so no
+  // problem reported (and no log line or CloudFormation event made of it) can carry one.
+  const redact = (text: string) => secrets.reduce((out, key) => out.replaceAll(key, '<the key>'), text);
+  const results: CheckResult[] = [];
+  for (const check of CHECKS) {
+    const { request } = check;
+    const key = keys[request.key];
+    if (request.key !== 'none' && key === undefined) continue;
+    const timeoutMs = check.timeoutMs ?? CHECK_REQUEST_TIMEOUT_MS;
     let problem: string | undefined;
     try {
-      problem = await check.run(run);
+      const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
+      const response = await fetch(`${baseUrl}${request.path}${query}`, {
+        method: request.method,
+        headers: requestHeaders(request, key),
+        body: request.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      problem = check.verify({ status: response.status, headers: response.headers, text: await response.text() });
     } catch (error) {
-      problem = describeRequestError(error, SMOKE_REQUEST_TIMEOUT_MS);
+      problem = describeRequestError(error, timeoutMs);
     }
     const result = problem === undefined ? { name: check.name } : { name: check.name, problem: redact(problem) };
     results.push(result);
@@ -114,103 +210,7 @@ export async function runSmokeChecks(options: SmokeCheckOptions): Promise<SmokeC
   return results;
 }
 
-const CHECKS: readonly Check[] = [
-  {
-    name: SMOKE_CHECK_NAMES.unauthorized,
-    run: async ({ send }) => {
-      const answer = await send('GET', '/inventory');
-      return (
-        expectError(answer, 401, 'UNAUTHORIZED') ??
-        (answer.headers.get('www-authenticate') === 'Bearer' ? undefined : 'no WWW-Authenticate: Bearer')
-      );
-    },
-  },
-  { name: SMOKE_CHECK_NAMES.list, run: checkList },
-  { name: SMOKE_CHECK_NAMES.absentPet, run: checkAbsentPet },
-  {
-    name: SMOKE_CHECK_NAMES.readOne,
-    run: async ({ send, auth, listed }) => {
-      if (!listed) return 'not sent: the list could not be read';
-      const first = listed.first;
-      if (!first) return undefined;
-      const answer = await send('GET', `/inventory/${first.petId}`, auth);
-      if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-      // The entry may have changed since the list; its petId and shape may not.
-      return entryIn(answer.text)?.petId === first.petId ? undefined : `unexpected body ${excerpt(answer.text)}`;
-    },
-  },
-  {
-    name: SMOKE_CHECK_NAMES.unknownPath,
-    run: async ({ send, auth }) => expectError(await send('GET', '/no-such-route', auth), 404, 'NOT_FOUND'),
-  },
-  {
-    name: SMOKE_CHECK_NAMES.methodNotAllowed,
-    run: async ({ send, auth }) => {
-      const answer = await send('DELETE', '/inventory', auth);
-      return (
-        expectError(answer, 405, 'METHOD_NOT_ALLOWED') ??
-        (answer.headers.get('allow') === 'GET' ? undefined : 'no Allow: GET')
-      );
-    },
-  },
-  {
-    name: SMOKE_CHECK_NAMES.invalidQuantity,
-    run: async ({ send, json }) =>
-      expectError(await send('PATCH', '/inventory/1', json, '{"quantity":-1}'), 400, 'VALIDATION_FAILED'),
-  },
-];
-
-/** One page of one entry, read whole: the same time for any store, and no stream left unread. */
-async function checkList(run: SmokeRun): Promise<string | undefined> {
-  let answer: Answer;
-  try {
-    answer = await run.send('GET', '/inventory?limit=1', run.auth, undefined, SMOKE_LIST_TIMEOUT_MS);
-  } catch (error) {
-    return describeRequestError(error, SMOKE_LIST_TIMEOUT_MS);
-  }
-  if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-  if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';
-  const page = onePage(answer.text);
-  if (!page) return `the body is not an array of at most one InventoryItem: ${excerpt(answer.text)}`;
-  run.listed = page;
-  return undefined;
-}
-
-/** The GET reads strongly consistently (the list does not), so a pet it answers 404 for has no entry now. */
-async function checkAbsentPet({ send, auth, json }: SmokeRun): Promise<string | undefined> {
-  for (const petId of ABSENT_PET_CANDIDATES) {
-    const read = await send('GET', `/inventory/${petId}`, auth);
-    if (read.status === 200) {
-      if (entryIn(read.text)?.petId === petId) continue;
-      return `GET of pet ${petId}: unexpected body ${excerpt(read.text)}`;
-    }
-    const absent = expectError(read, 404, 'NOT_FOUND');
-    if (absent) return `GET of pet ${petId}: ${absent}`;
-    const patched = expectError(await send('PATCH', `/inventory/${petId}`, json, ABSENT_PET_PATCH), 404, 'NOT_FOUND');
-    return patched ? `PATCH of pet ${petId}: ${patched}` : undefined;
-  }
-  const last = ABSENT_PET_CANDIDATES[ABSENT_PET_CANDIDATES.length - 1];
-  return `not sent: pets ${ABSENT_PET_ID} to ${last} all have entries, which this check must not change`;
-}
-
-const COMPARE_AND_SET: Check = {
-  name: SMOKE_CHECK_NAMES.compareAndSet,
-  run: async ({ send, json, listed }) => {
-    const first = listed?.first;
-    if (!first) return listed ? 'the inventory is empty: nothing to update' : 'not sent: the list could not be read';
-    // Compare-and-set: a stock change made since the list was read is never overwritten.
-    const body = `{"quantity":${first.quantity},"expectedQuantity":${first.quantity}}`;
-    const answer = await send('PATCH', `/inventory/${first.petId}`, json, body);
-    if (answer.status === 409 && expectError(answer, 409, 'CONFLICT') === undefined) return undefined;
-    if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
-    const entry = entryIn(answer.text);
-    return entry?.petId === first.petId && entry.quantity === first.quantity
-      ? undefined
-      : `unexpected body ${excerpt(answer.text)}`;
-  },
-};
-
-export function failedChecks(results: readonly SmokeCheckResult[]): SmokeCheckResult[] {
+export function failedChecks(results: readonly CheckResult[]): CheckResult[] {
   return results.filter((result) => result.problem !== undefined);
 }
 
@@ -220,6 +220,40 @@ function describeRequestError(error: unknown, timeoutMs: number): string {
   if (failure.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const cause = failure.cause?.code ?? failure.cause?.message;
   return `no answer: ${failure.message}${cause ? ` (${cause})` : ''}`;
+}
+
+/** A page of at most one entry, not to be stored: read whole, whatever the store's size. */
+function verifyListPage(answer: Answer): string | undefined {
+  if (answer.status !== 200) return `status ${answer.status}: ${excerpt(answer.text)}`;
+  if (answer.headers.get('cache-control') !== 'no-store') return 'no Cache-Control: no-store';
+  const json = parsed(answer.text);
+  const page = json?.value;
+  const valid =
+    Array.isArray(page) && page.length <= 1 && page.every((entry) => json && readInventoryItem(json, entry));
+  return valid ? undefined : `the body is not an array of at most one InventoryItem: ${excerpt(answer.text)}`;
+}
+
+/** 404 for the probe pet, or 200 with its entry (an operator may have imported it). */
+function expectEntryOrAbsent(answer: Answer): string | undefined {
+  if (answer.status !== 200) return expectError(answer, 404, 'NOT_FOUND');
+  const json = parsed(answer.text);
+  return json && readInventoryItem(json, json.value)?.petId === PROBE_PET_ID
+    ? undefined
+    : `unexpected body ${excerpt(answer.text)}`;
+}
+
+/**
+ * A write that changes nothing: 404 (no entry: a write never creates one), 409 (another stock), or 200 with the probe
+ * pet's entry at the stock it already had (`entryOf` finds it in the answer).
+ */
+function expectUnchangingWrite(answer: Answer, entryOf: (json: JsonWithLiterals) => unknown): string | undefined {
+  if (answer.status === 409) return expectError(answer, 409, 'CONFLICT');
+  if (answer.status !== 200) return expectError(answer, 404, 'NOT_FOUND');
+  const json = parsed(answer.text);
+  const entry = json && readInventoryItem(json, entryOf(json));
+  return entry?.petId === PROBE_PET_ID && entry.quantity === MAX_QUANTITY
+    ? undefined
+    : `unexpected body ${excerpt(answer.text)}`;
 }
 
 /** Undefined when the answer is the Error body with this status and code, else what is wrong. */
@@ -233,21 +267,6 @@ function expectError(answer: Answer, status: number, code: string): string | und
     return `not a JSON Error body: ${excerpt(answer.text)}`;
   }
   return undefined;
-}
-
-/** The entry an answer's text is, as the API writes it (petId digits exact); undefined when it is not one. */
-function entryIn(text: string): InventoryItem | undefined {
-  const json = parsed(text);
-  return json && readInventoryItem(json, json.value);
-}
-
-/** The page of at most one entry an answer's text is; undefined when it is not one. */
-function onePage(text: string): { first?: InventoryItem } | undefined {
-  const json = parsed(text);
-  if (!json || !Array.isArray(json.value) || json.value.length > 1) return undefined;
-  if (json.value.length === 0) return {};
-  const first = readInventoryItem(json, json.value[0]);
-  return first && { first };
 }
 
 function parsed(text: string): JsonWithLiterals | undefined {

@@ -1,5 +1,6 @@
 import { Arn, ArnFormat, type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { LambdaApplication } from 'aws-cdk-lib/aws-codedeploy';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
@@ -17,6 +18,8 @@ export interface PreTrafficTarget {
 export interface PreTrafficHookProps extends Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'> {
   /** Every function behind a `live` alias. */
   targets: readonly PreTrafficTarget[];
+  /** Where the authorizer's probe writes its short-lived write and read keys, and deletes them. */
+  apiKeysTable: ITable;
 }
 
 /**
@@ -39,16 +42,20 @@ export class PreTrafficHook extends InventoryFunction {
       environment: {
         // Its own stack, whose status tells a rollback (functions/deploy/stack-status.ts).
         [ENV.stackId]: stack.stackId,
+        [ENV.apiKeysTable]: props.apiKeysTable.tableName,
         [ENV.preTrafficTargets]: stack.toJsonString(
           Object.fromEntries(props.targets.map((target) => [target.function.functionName, target.probe])),
         ),
       },
     });
     this.targets = props.targets.map((target) => target.function);
+    // A new authorizer version must allow a valid key: keys that live for one probe, as the self-check's do; a key
+    // kept in a secret would be a standing credential of the stage. Nothing else on the table, not even a read.
+    props.apiKeysTable.grant(this, 'dynamodb:PutItem', 'dynamodb:DeleteItem');
   }
 
   /**
-   * Grants what the hook does once CodeDeploy calls it: read its stack's status, invoke the versions it checks, read
+   * Grants what the hook does once CodeDeploy calls it (its probe keys are granted at construction): read its stack's status, invoke the versions it checks, read
    * which version a deployment moves, and report its verdict to the deployment groups of `application`.
    */
   allowVerdicts(application: LambdaApplication): void {

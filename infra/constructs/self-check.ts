@@ -4,7 +4,6 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
@@ -24,14 +23,8 @@ export interface SelfCheckProps extends Pick<InventoryFunctionProps, 'logRetenti
   functions: Iterable<IFunction>;
   /** What else the stage must have in place first (the web ACL association, where there is one). */
   after: readonly Construct[];
-  /** Where the short-lived key is written. */
+  /** Where the short-lived keys are written. */
   apiKeysTable: ITable;
-  /** The check asks SNS whether the alarms reach anyone (functions/self-check/alarm-delivery.ts). */
-  alarmTopic: ITopic;
-  /** The alarms also publish to a configured on-call topic. */
-  alarmOnCallTopic: boolean;
-  /** Alarms that reach no one fail the deployment; elsewhere they are a warning. */
-  alarmDeliveryRequired: boolean;
 }
 
 /** The construct ID under which aws-cdk-lib/triggers adds its provider to the stack. */
@@ -49,7 +42,7 @@ export class SelfCheck extends Construct {
     const stack = Stack.of(this);
     this.function = new InventoryFunction(this, 'Function', {
       handler: 'self-check',
-      description: 'Deploy self-check: calls the stage as a client with a short-lived key, after each deployment',
+      description: 'Deploy self-check: calls the stage as a client with short-lived keys, after each deployment',
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
       // Requests of up to 10 s each (the list's 30 s), the cold starts of a first deploy, and a minute of retries
@@ -62,32 +55,19 @@ export class SelfCheck extends Construct {
         // A rollback runs the previous self-check again; its stack's status tells it so, and then a failed check
         // only warns (a failure could only leave the stack UPDATE_ROLLBACK_FAILED).
         [ENV.stackId]: stack.stackId,
-        [ENV.alarmTopicArn]: props.alarmTopic.topicArn,
-        [ENV.alarmOnCallTopic]: String(props.alarmOnCallTopic),
-        [ENV.alarmDeliveryRequired]: String(props.alarmDeliveryRequired),
       },
     });
-    // It writes its short-lived key and deletes it: nothing else, not even a read.
+    // It writes its short-lived keys and deletes them: nothing else, not even a read.
     props.apiKeysTable.grant(this.function, 'dynamodb:PutItem', 'dynamodb:DeleteItem');
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...STACK_STATUS_ACTIONS], resources: [stack.stackId] }),
-    );
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['sns:ListSubscriptionsByTopic'], resources: [props.alarmTopic.topicArn] }),
     );
 
     const functions = [...props.functions];
     const trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
       timeout: Duration.minutes(7),
-      executeAfter: [
-        props.api,
-        ...functions,
-        ...functions.flatMap((fn) => (fn.role ? [fn.role] : [])),
-        ...props.after,
-        // Its subscriptions too.
-        props.alarmTopic,
-      ],
+      executeAfter: [props.api, ...functions, ...functions.flatMap((fn) => (fn.role ? [fn.role] : [])), ...props.after],
     });
     // The trigger's provider, a function CDK adds once per stack, would log to a group Lambda creates and keeps
     // forever; it logs into one the stack owns instead (its role, AWSLambdaBasicExecutionRole, may write to any).

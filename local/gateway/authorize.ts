@@ -1,9 +1,9 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { BEARER_VALIDATION_REGEX } from '../../functions/api-keys/key';
+import { policyAllows } from '../../functions/api-keys/policy';
 import type { GatewayResponseType } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
 import { tokenAuthorizerEvent } from '../lambda/events';
-import { policyAllows } from '../policy';
 import { type Functions, invokeFunction, TIMED_OUT } from './invoke';
 
 /** The stage's authorizer: its answer to a request, an authorizer result or the gateway response to send. */

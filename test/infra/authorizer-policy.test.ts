@@ -1,6 +1,6 @@
 import { authorize } from '../../functions/api-keys/authorize';
 import { generateApiKey } from '../../functions/api-keys/key';
-import { policyAllows } from '../../local/policy';
+import { policyAllows } from '../../functions/api-keys/policy';
 import { InMemoryApiKeyRepository } from '../fixtures/builders';
 import { evaluate, type PolicyDocument } from './policy-evaluation';
 
@@ -8,7 +8,7 @@ import { evaluate, type PolicyDocument } from './policy-evaluation';
  * The authorizer's policy as AWS evaluates it, not as our local gateway reads it: API Gateway evaluates the returned
  * policy for `execute-api:Invoke` on the method ARN and answers ACCESS_DENIED (403) when it does not allow it
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-output.html). Each
- * decision is asked of an IAM policy evaluator, and local/policy.ts must agree with it.
+ * decision is asked of an IAM policy evaluator, and functions/api-keys/policy.ts must agree with it.
  */
 const ACCOUNT = '123456789012';
 const arn = (method: string, path: string, api = 'abc123') =>

@@ -1,11 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../functions/config';
+import { CHECKS } from '../../functions/self-check/checks';
 import type { InventoryStack } from '../../infra/inventory-stack';
 import { cdkJsonContext } from '../../infra/synthesized-assets';
-import { createIntegApp, INTEG_REVISION_CONTEXT } from '../integ/integ-app';
+import { STAGE_DIMENSION } from '../../service/metric-names';
+import { createIntegApp, INTEG_REVISION_CONTEXT, INTEG_STAGE } from '../integ/integ-app';
 
 interface Resource {
   Type: string;
@@ -14,8 +18,8 @@ interface Resource {
 
 /**
  * The integ app synthesized offline (no bundling), with the given context on top of cdk.json's. Without the
- * built-in CloudFormation validation, which never changes a template and costs seconds a synth: `npm run
- * integ:synth` runs it on this app.
+ * built-in CloudFormation validation, which never changes a template and costs seconds a synth: `npm run integ --
+ * --dry-run` runs it on this app.
  */
 function synthesize(context: Record<string, unknown> = {}) {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-integ-test-'));
@@ -58,7 +62,7 @@ function rolePolicies(stack: Stack): string {
 /**
  * What CI can check of `npm run integ` without credentials: the integ app synthesizes (the throwaway stage and the
  * assertion stacks integ-tests fills), every assertion is there and fails the deploy when it fails; tsc type-checks
- * them. `npm run integ:synth` synthesizes it with the CLI that deploys it.
+ * them. `npm run integ -- --dry-run` synthesizes it with the CLI that deploys it.
  */
 describe('The integ app of npm run integ', () => {
   const { app, stack, assertionStack, rolloutStack, dispose } = synthesize();
@@ -75,6 +79,18 @@ describe('The integ app of npm run integ', () => {
       FilterPolicyScope: 'MessageBody',
       FilterPolicy: { AlarmName: [{ Ref: Match.anyValue() }], NewStateValue: ['ALARM'] },
     });
+  });
+
+  it(`names its stage ${INTEG_STAGE} in every function, metric dimension and alarm, never staging or production`, () => {
+    const template = JSON.stringify(Template.fromStack(stack).toJSON());
+    const stageValues = (pattern: RegExp) => [...template.matchAll(pattern)].map((match) => match[1]);
+    // Every function's STAGE, and every `stage` dimension of an alarm's or a dashboard's metric.
+    const functionStages = stageValues(new RegExp(`"${ENV.stage}":"([^"]*)"`, 'g'));
+    const dimensions = stageValues(new RegExp(`\\{"Name":"${STAGE_DIMENSION}","Value":"([^"]*)"\\}`, 'g'));
+    expect(functionStages.length).toBeGreaterThan(5);
+    expect(dimensions.length).toBeGreaterThan(0);
+    expect(new Set([...functionStages, ...dimensions])).toEqual(new Set([INTEG_STAGE]));
+    expect(template).not.toMatch(/\bstaging\b|\bproduction\b/);
   });
 
   it('leaves the shared account stack out: the run destroys every stack of the app, and the stages need it', () => {
@@ -99,7 +115,7 @@ describe('The integ app of npm run integ', () => {
     expect(silent).toEqual([]);
   });
 
-  it('expects the self-check to answer its report with the checks that passed, not null', () => {
+  it('expects the self-check to answer its report with every deploy check passed', () => {
     const invoke = expectations(assertionStack).find(
       (call) => call.type === 'Custom::DeployAssert@SdkCallLambdainvoke',
     );
@@ -107,7 +123,7 @@ describe('The integ app of npm run integ', () => {
       $ObjectLike: {
         StatusCode: 200,
         Payload: {
-          $SerializedJson: { $ObjectLike: { passed: { $ArrayWith: [expect.any(String), expect.any(String)] } } },
+          $SerializedJson: { $ObjectLike: { passed: { $ArrayWith: CHECKS.map(({ name }) => name) } } },
         },
       },
     });
@@ -132,12 +148,12 @@ describe('The integ app of npm run integ', () => {
     ]);
   });
 
-  it('lists the entry gzipped through the streamed route, then replays an adjustBy by its Idempotency-Key', () => {
+  it('lists the entry gzipped and streamed (chunked, as a buffered answer is not), then replays an adjustBy by its Idempotency-Key', () => {
     const [list, first, replayed] = clientCalls;
     expect(list?.expected).toEqual({
       $ObjectLike: {
         status: 200,
-        headers: { $ObjectLike: { 'content-encoding': ['gzip'] } },
+        headers: { $ObjectLike: { 'content-encoding': ['gzip'], 'transfer-encoding': ['chunked'] } },
         body: [{ petId: 4242, quantity: 5, status: 'available' }],
       },
     });
@@ -218,5 +234,63 @@ describe('The integ app of npm run integ', () => {
     } finally {
       revised.dispose();
     }
+  });
+});
+
+/**
+ * `npm run integ` as an operator runs it, with credentials in the environment: the CDK CLI it spawns is a stand-in
+ * first on PATH that records each run's arguments and whether it saw a credential, so a deploy or a destroy cannot
+ * go unnoticed.
+ */
+describe('npm run integ: its arguments', () => {
+  const bin = mkdtempSync(join(tmpdir(), 'petstore-integ-cdk-'));
+  const calls = join(bin, 'calls');
+  writeFileSync(
+    join(bin, 'cdk'),
+    `#!/bin/sh\necho "$1 credentials=\${AWS_ACCESS_KEY_ID:-none}/\${AWS_PROFILE:-none}" >> "${calls}"\n`,
+  );
+  chmodSync(join(bin, 'cdk'), 0o755);
+
+  afterAll(() => rmSync(bin, { recursive: true, force: true }));
+
+  function integ(...args: string[]) {
+    rmSync(calls, { force: true });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'test/integ/run.ts', ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${bin}${delimiter}${process.env.PATH}`,
+        AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+        AWS_PROFILE: 'integ',
+      },
+    });
+    let spawned: string[] = [];
+    try {
+      spawned = readFileSync(calls, 'utf8').trim().split('\n');
+    } catch {
+      // No CLI run at all.
+    }
+    return { status: result.status, stderr: result.stderr, spawned };
+  }
+
+  it('with --dry-run only synthesizes, and the CLI gets no credential: no account is reached', () => {
+    const { status, spawned } = integ('--dry-run');
+    expect(status).toBe(0);
+    expect(spawned).toEqual(['synth credentials=none/none']);
+  });
+
+  it('without arguments deploys twice, then destroys, with the credentials', () => {
+    const { status, spawned } = integ();
+    expect(status).toBe(0);
+    const withCredentials = 'credentials=AKIAIOSFODNN7EXAMPLE/integ';
+    expect(spawned).toEqual([`deploy ${withCredentials}`, `deploy ${withCredentials}`, `destroy ${withCredentials}`]);
+  });
+
+  it.each(['--dryrun', 'synth', '--dry-run --force'])('refuses `%s` with a usage line, running nothing', (args) => {
+    const { status, stderr, spawned } = integ(...args.split(' '));
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/^usage: npm run integ \[-- --dry-run\]$/m);
+    expect(spawned).toEqual([]);
   });
 });

@@ -116,43 +116,26 @@ describe.each(STAGES)('Deploy self-check of the %s stage', (stage) => {
     });
   });
 
-  it("may only PutItem and DeleteItem on the keys table, list the alarm topic's subscriptions and read its stack's status: no read, no inventory, no execute-api", () => {
+  it("may only PutItem and DeleteItem on the keys table and read its stack's status: no read, no inventory, no execute-api", () => {
     expect(dataStatements(template(), 'SelfCheckFunction')).toEqual([
       {
         actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
         resource: { 'Fn::GetAtt': [logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable'), 'Arn'] },
       },
       { actions: ['cloudformation:DescribeStacks'], resource: { Ref: 'AWS::StackId' } },
-      {
-        actions: ['sns:ListSubscriptionsByTopic'],
-        resource: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
-      },
     ]);
+    // Its own stack, whose status tells a rollback (which runs the previous self-check again) from a deploy.
+    expect(functionEnvironment(template(), 'SelfCheckFunction')[ENV.stackId]).toEqual({ Ref: 'AWS::StackId' });
   });
 
-  it(`checks alarm delivery on its stage's alarm topic, ${stage === 'production' ? 'failing' : 'warning'} when alarms reach no one`, () => {
-    const variables = functionEnvironment(template(), 'SelfCheckFunction');
-    expect(variables).toMatchObject({
-      [ENV.alarmTopicArn]: { Ref: logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic') },
-      [ENV.alarmOnCallTopic]: 'false',
-      [ENV.alarmDeliveryRequired]: String(stage === 'production'),
-      // Its own stack, whose status tells a rollback (which runs the previous self-check again) from a deploy.
-      [ENV.stackId]: { Ref: 'AWS::StackId' },
-    });
-  });
-
-  // DependsOn: CloudFormation creates (and updates) a resource only after every resource it names
-  // (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-dependson.html), so the check
-  // lists subscriptions that exist.
-  it('runs after the alarm topic, its policy and its subscriptions are deployed', () => {
-    const subscriptions = Object.keys(resourcesOfType(template(), 'AWS::SNS::Subscription'));
-    const expected = [
-      logicalIdStartingWith(template(), 'AWS::SNS::Topic', 'MonitoringAlarmTopic'),
-      ...Object.keys(resourcesOfType(template(), 'AWS::SNS::TopicPolicy')),
-      ...subscriptions,
-    ];
-    expect(expected.length).toBeGreaterThanOrEqual(2);
-    expect(triggerOf(template()).dependsOn).toEqual(expect.arrayContaining(expected));
+  it("gives the pre-traffic hook the keys table for its authorizer probe's keys, to put and delete only", () => {
+    const keysTable = logicalIdStartingWith(template(), 'AWS::DynamoDB::Table', 'ApiKeysTable');
+    expect(functionEnvironment(template(), 'PreTrafficHookFunction')[ENV.apiKeysTable]).toEqual({ Ref: keysTable });
+    expect(
+      dataStatements(template(), 'PreTrafficHookFunction').filter(({ actions }) => actions[0]?.startsWith('dynamodb:')),
+    ).toEqual([
+      { actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'], resource: { 'Fn::GetAtt': [keysTable, 'Arn'] } },
+    ]);
   });
 
   it('lets the trigger invoke the self-check function and no other', () => {
@@ -229,23 +212,5 @@ describe('Deploy self-check: when a deploy runs it again', () => {
       stacks.staging?.api.api.root.resourceForPath('/inventory').addResource('extra').addMethod('GET'),
     );
     expect(changed.staging).not.toBe(unchanged.staging);
-  });
-});
-
-describe('Deploy self-check of a production stage with an alarm e-mail and an on-call topic', () => {
-  const withDestinations = synthesizeBeforeAll({
-    'production:alarmEmail': 'oncall@example.com',
-    'production:alarmTopicArn': 'arn:aws:sns:eu-west-1:000000000000:on-call',
-    // The assets are not read here: no bundling.
-    'aws:cdk:bundling-stacks': [],
-  });
-
-  it('runs after the e-mail subscription exists, and knows the alarms also reach the on-call topic', () => {
-    const template = withDestinations().templates.production;
-    const subscriptions = Object.keys(resourcesOfType(template, 'AWS::SNS::Subscription'));
-    expect(subscriptions).toHaveLength(1);
-    expect(triggerOf(template).dependsOn).toEqual(expect.arrayContaining(subscriptions));
-    const variables = functionEnvironment(template, 'SelfCheckFunction');
-    expect(variables).toMatchObject({ [ENV.alarmOnCallTopic]: 'true', [ENV.alarmDeliveryRequired]: 'true' });
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { type PreTrafficDeps, type ProbeTarget, runPreTrafficCheck } from '../../functions/deploy/pre-traffic';
+import { ApiKeyTable } from '../../functions/store/api-key-table';
 import { importHandler } from '../../local/gateway';
 import { lambdaContext } from '../../local/lambda/events';
 import { invokeStreamingHandler, isStreamingHandler } from '../../local/lambda/streaming';
@@ -73,24 +74,27 @@ afterAll(async () => {
 
 describe('Pre-traffic hook: the probe of every deployed function, answered by the real handlers', () => {
   const targets = Object.fromEntries(FUNCTIONS.map(({ name, probe }) => [name, probe]));
+  const keys = () => new ApiKeyTable({ client: stack.client, tableName: stack.tables.apiKeys });
 
   it.each(FUNCTIONS.map(({ name }) => [name]))(
-    'reports Succeeded for a working version of %s, so its deployment goes on',
+    'reports Succeeded for a working version of %s, so its deployment goes on, and leaves no probe key',
     async (name) => {
       // Prepare
       const deploy = codeDeployStandIn(name);
+      const keysBefore = await snapshotTable(stack.client, stack.tables.apiKeys);
       // Act
       const verdict = await runPreTrafficCheck(
         { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' },
-        { codeDeploy: deploy, lambda: realLambda(), targets },
+        { codeDeploy: deploy, lambda: realLambda(), targets, keys: keys() },
       );
       // Assess
       expect(verdict).toMatchObject({ status: 'Succeeded' });
       expect(deploy.reported.map(({ status }) => status)).toEqual(['Succeeded']);
+      expect(await snapshotTable(stack.client, stack.tables.apiKeys)).toBe(keysBefore);
     },
   );
 
-  it('sends the PATCH probe through the idempotency store under a key of its own, and changes no entry', async () => {
+  it('sends the PATCH checks through the idempotency store under keys of their own, and changes no entry', async () => {
     // Prepare
     const lambda = realLambda();
     const before = await snapshotTable(stack.client, stack.tables.inventory);
@@ -102,7 +106,7 @@ describe('Pre-traffic hook: the probe of every deployed function, answered by th
     // Assess
     expect(verdict.status).toBe('Succeeded');
     const [event] = lambda.events as { headers: Record<string, string> }[];
-    expect(event?.headers['Idempotency-Key']).toMatch(/^pre-traffic-[0-9a-f]{16}$/);
+    expect(event?.headers['Idempotency-Key']).toMatch(/^deploy-check-[0-9a-f]{16}$/);
     const kept = await stack.client.send(new ScanCommand({ TableName: stack.tables.idempotency }));
     expect(kept.Items?.map((item) => item.status?.S)).toContain('COMPLETED');
     expect(await snapshotTable(stack.client, stack.tables.inventory)).toBe(before);

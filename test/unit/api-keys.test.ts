@@ -8,9 +8,9 @@ import {
   isWellFormedApiKey,
   parseBearerToken,
 } from '../../functions/api-keys/key';
+import { policyAllows } from '../../functions/api-keys/policy';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { toApiKeyRecord } from '../../functions/store/api-key-table';
-import { policyAllows } from '../../local/policy';
 import { InMemoryApiKeyRepository } from '../fixtures/builders';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/inventory';

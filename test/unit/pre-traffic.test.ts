@@ -1,3 +1,5 @@
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { authorize } from '../../functions/api-keys/authorize';
 import {
   PRE_TRAFFIC_DEADLINE_MS,
   PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS,
@@ -5,6 +7,8 @@ import {
   type PreTrafficDeps,
   runPreTrafficCheck,
 } from '../../functions/deploy/pre-traffic';
+import { waivedWhileRollingBack } from '../../functions/deploy/stack-status';
+import { InMemoryApiKeyRepository } from '../fixtures/builders';
 import { codeDeployStandIn } from '../helpers/codedeploy';
 
 const EVENT = { DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'hook-1' };
@@ -46,20 +50,35 @@ const reported = (status: 'Succeeded' | 'Failed') => [
   { deploymentId: 'd-1', lifecycleEventHookExecutionId: 'hook-1', status },
 ];
 
+/** A function's Error answer, as every handler writes it. */
+const errorAnswer = (status: number, code: string) => ({
+  payload: { statusCode: status, headers: {}, body: JSON.stringify({ code, message: code, status }) },
+});
+
+/** The update function of a working version: 400 for a negative quantity, else 404 (the probe pet has no entry). */
+const workingUpdate = (_: string, event: Record<string, unknown>) =>
+  String(event.body).includes('-1') ? errorAnswer(400, 'VALIDATION_FAILED') : errorAnswer(404, 'NOT_FOUND');
+
 describe('Function: pre-traffic hook', () => {
-  it('invokes the new version itself with a PATCH that changes nothing and reports Succeeded on its 404', async () => {
+  it("invokes the new version itself with its route's checks, writes that change nothing, and reports Succeeded", async () => {
     // Prepare
     const cd = codeDeploy();
-    const fn = lambda((_, event) => {
-      expect(JSON.parse(event.body as string)).toEqual({ quantity: 2147483647, expectedQuantity: 2147483647 });
-      return { payload: { statusCode: 404, body: '{}' } };
+    const events: Record<string, unknown>[] = [];
+    const fn = lambda((name, event) => {
+      events.push(event);
+      return workingUpdate(name, event);
     });
 
     // Act
     const verdict = await check(cd, fn);
 
-    // Assess
-    expect(fn.invoked).toEqual(['stage-UpdateInventoryFunction-abc:7']);
+    // Assess: the write key's PATCHes reach the function; the read key's is the authorizer's to refuse.
+    expect(fn.invoked).toEqual(['stage-UpdateInventoryFunction-abc:7', 'stage-UpdateInventoryFunction-abc:7']);
+    expect(events.map((event) => JSON.parse(event.body as string))).toEqual([
+      { quantity: 2147483647, expectedQuantity: 2147483647 },
+      { quantity: -1 },
+    ]);
+    expect(events[0]?.headers).toMatchObject({ 'Idempotency-Key': expect.stringMatching(/^deploy-check-/) });
     expect(verdict.status).toBe('Succeeded');
     expect(verdict.waived).toBeUndefined();
     expect(cd.reported).toEqual(reported('Succeeded'));
@@ -68,6 +87,7 @@ describe('Function: pre-traffic hook', () => {
   it.each([
     ['a 500', { payload: { statusCode: 500, body: '{}' } }],
     ['a crash', { payload: { errorMessage: 'boom' }, error: 'Unhandled' }],
+    ['a 404 without the Error body', { payload: { statusCode: 404, body: 'Not Found' } }],
   ])('reports Failed when the new version answers with %s, so no traffic moves to it', async (_, answer) => {
     const cd = codeDeploy();
 
@@ -109,38 +129,102 @@ describe('Function: pre-traffic hook', () => {
       expect(verdict.status).toBe('Failed');
     });
 
-    it('reports Failed when the stack is not rolling back, or its status cannot be read', async () => {
-      for (const status of [
-        async () => false,
-        async () => {
-          throw new Error('AccessDenied');
-        },
-      ]) {
-        const verdict = await check(back(), lambda(crash), { rollingBack: status });
-        expect(verdict.status).toBe('Failed');
-      }
-    });
-
     it('never asks the stack status when the probe passes or the deployment moves forward', async () => {
       let asked = 0;
       const count = async () => {
         asked++;
         return true;
       };
-      const passing = lambda(() => ({ payload: { statusCode: 404, body: '{}' } }));
+      const passing = lambda(workingUpdate);
       await check(back(), passing, { rollingBack: count });
       await check(codeDeploy(), lambda(crash), { rollingBack: count });
       expect(asked).toBe(0);
     });
   });
 
-  it('passes an authorizer that refuses an unknown key with Unauthorized, and fails one that cannot check keys', async () => {
-    const refuses = lambda(() => ({ payload: { errorMessage: 'Unauthorized' }, error: 'Unhandled' }));
-    const broken = lambda(() => ({ payload: { errorMessage: 'AccessDeniedException' }, error: 'Unhandled' }));
-    const authorizer = () => codeDeploy('stage-AuthorizerFunction-abc');
+  describe('the authorizer, with a short-lived write and read key of its own', () => {
+    const authorizerOnly = () => codeDeploy('stage-AuthorizerFunction-abc');
+    type Decide = (token: string, methodArn: string) => Promise<APIGatewayAuthorizerResult>;
 
-    expect((await check(authorizer(), refuses)).status).toBe('Succeeded');
-    expect((await check(authorizer(), broken)).status).toBe('Failed');
+    /** An authorizer version deciding with `decide`, which throws `Unauthorized` as the real one does. */
+    function authorizerVersion(decide: Decide) {
+      return {
+        send: async (command: { input: { Payload: Uint8Array } }) => {
+          const event = JSON.parse(new TextDecoder().decode(command.input.Payload));
+          try {
+            const result = await decide(event.authorizationToken, event.methodArn);
+            return { Payload: new TextEncoder().encode(JSON.stringify(result)) };
+          } catch (error) {
+            const payload = { errorMessage: (error as Error).message, errorType: 'Error' };
+            return { Payload: new TextEncoder().encode(JSON.stringify(payload)), FunctionError: 'Unhandled' };
+          }
+        },
+      } as unknown as PreTrafficDeps['lambda'];
+    }
+
+    it('reports Succeeded for the real policy code: an unknown key refused, write and read keys as documented, no key left', async () => {
+      const keys = new InMemoryApiKeyRepository();
+      const verdict = await check(
+        authorizerOnly(),
+        authorizerVersion((token, arn) => authorize(keys, token, arn)),
+        { keys },
+      );
+      expect(verdict).toMatchObject({ status: 'Succeeded' });
+      expect(keys.lookups).toBe(3);
+      expect(keys.records.size).toBe(0);
+    });
+
+    it.each<[string, (keys: InMemoryApiKeyRepository) => Decide, RegExp]>([
+      [
+        'refuses every valid key',
+        () => async () => {
+          throw new Error('Unauthorized');
+        },
+        /a read key was refused \(Unhandled error/,
+      ],
+      [
+        'cannot check keys',
+        () => async () => {
+          throw new Error('AuthorizerFailure');
+        },
+        /a key nobody holds was not refused with Unauthorized/,
+      ],
+      [
+        'scopes its policy to the one method asked (a cached answer would refuse every other route)',
+        (keys) => async (token, arn) => {
+          const result = await authorize(keys, token, arn);
+          return {
+            ...result,
+            policyDocument: {
+              ...result.policyDocument,
+              Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: arn }],
+            },
+          };
+        },
+        /a read key's policy does not decide as documented for GET \/inventory\/-9223372036854775808, /,
+      ],
+      [
+        "gives a read key a write key's policy",
+        (keys) => async (token, arn) => {
+          const result = await authorize(keys, token, arn);
+          const stage = arn.split('/').slice(0, 2).join('/');
+          return {
+            ...result,
+            policyDocument: {
+              ...result.policyDocument,
+              Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${stage}/*/*` }],
+            },
+          };
+        },
+        /a read key's policy does not decide as documented for PATCH \/inventory\/-9223372036854775808, PATCH \/inventory\/1, POST \/inventory\/changes$/,
+      ],
+    ])('reports Failed for a version that %s, and leaves no key behind', async (_, version, reason) => {
+      const keys = new InMemoryApiKeyRepository();
+      const verdict = await check(authorizerOnly(), authorizerVersion(version(keys)), { keys });
+      expect(verdict.status).toBe('Failed');
+      expect(verdict.reason).toMatch(reason);
+      expect(keys.records.size).toBe(0);
+    });
   });
 
   it('reports Failed for a function it has no probe for, rather than letting it through', async () => {
@@ -168,9 +252,11 @@ describe('Function: pre-traffic hook', () => {
         send: async (command: { input: { FunctionName: string; Payload: Uint8Array } }) => {
           sent.push(JSON.parse(new TextDecoder().decode(command.input.Payload)));
           async function* events() {
-            const prelude = JSON.stringify({ statusCode: 200, headers: { 'Content-Type': 'application/json' } });
+            const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+            const prelude = JSON.stringify({ statusCode: 200, headers });
             yield { PayloadChunk: { Payload: Buffer.concat([Buffer.from(prelude), Buffer.alloc(8)]) } };
-            yield { PayloadChunk: { Payload: Buffer.from('[{"petId":1,"quantity":2,"status":"available"}]') } };
+            yield { PayloadChunk: { Payload: Buffer.from('[{"petId":1,"quantity":2,') } };
+            yield { PayloadChunk: { Payload: Buffer.from('"status":"available"}]') } };
             yield { InvokeComplete: failAfterStatus ? { ErrorCode: failAfterStatus, ErrorDetails: 'boom' } : {} };
             state.readToEnd = true;
           }
@@ -180,7 +266,7 @@ describe('Function: pre-traffic hook', () => {
     }
     const listTargets: PreTrafficDeps['targets'] = { 'stage-ListInventoryFunction-abc': { route: 'listInventory' } };
 
-    it('asks for a page of one entry, reads the stream to its end and reports Succeeded on its 200', async () => {
+    it('asks for a page of one entry, reads the stream to its end and reports Succeeded on that page', async () => {
       // Prepare
       const fn = streamingLambda();
       // Act
@@ -244,5 +330,26 @@ describe('Function: pre-traffic hook', () => {
       expect(verdict).toEqual({ status: 'Failed', reason: "no verdict within the check's deadline of 0.05 s" });
       expect(cd.reported).toEqual(reported('Failed'));
     });
+  });
+});
+
+/**
+ * The one waiver of the deploy gates (the hook's and the self-check's): an update rollback runs them again on what it
+ * restores, where a failure would only stop it (UPDATE_ROLLBACK_FAILED; CloudFormation User Guide, "Continue rolling
+ * back an update").
+ */
+describe('Deploy gates: the waiver while the stack rolls back', () => {
+  it('turns a failure into a warning saying why, while the stack rolls back', async () => {
+    expect(await waivedWhileRollingBack('3 checks failed', async () => true)).toBe(
+      '3 checks failed (not failed: the stack is rolling back)',
+    );
+  });
+
+  it('lets the failure stand when the stack is not rolling back, its status cannot be read, or there is no stack', async () => {
+    const unreadable = async () => {
+      throw new Error('AccessDenied');
+    };
+    for (const status of [async () => false, unreadable, undefined])
+      expect(await waivedWhileRollingBack('3 checks failed', status)).toBeUndefined();
   });
 });
