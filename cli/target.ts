@@ -35,8 +35,8 @@ export interface TargetOptions {
 /** Target options that {@link checkTargetOptions} passed: a known stage, or an endpoint, or neither. */
 export type CheckedTargetOptions = { stage: Stage; endpoint?: undefined } | { stage?: undefined; endpoint?: string };
 
-/** The stack outputs the CLI reads (every one but the custom domain's). */
-const { customDomainTarget: _, ...READ_OUTPUTS } = STACK_OUTPUTS;
+/** The stack outputs the CLI reads (all but the custom domain and the event bus, which no command uses). */
+const { customDomainTarget: _, changeEventBus: __, ...READ_OUTPUTS } = STACK_OUTPUTS;
 
 /** Reads a stack's outputs; injected in tests (there is no AWS here). */
 export type StackOutputsReader = (stack: string) => Promise<{ region: string; outputs: Record<string, string> }>;

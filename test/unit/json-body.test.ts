@@ -12,6 +12,9 @@ import {
 
 const json = { 'Content-Type': 'application/json' };
 
+/** A body as an encoder that escapes every non-ASCII character writes it (`\\ud83d\\udc1f`). */
+const escaped = (body: string) => body.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+
 describe('HTTP: readJsonBody', () => {
   it('returns the body of a JSON request', () => {
     expect(readJsonBody({ body: '{"quantity":1}', headers: json })).toBe('{"quantity":1}');
@@ -52,22 +55,37 @@ describe('HTTP: readJsonBody', () => {
     expect(readJsonBody({ body, headers: json })).toBe(body);
   });
 
-  it('takes the longest valid PATCH body and the longest valid batch, also from an encoder that escapes non-ASCII', () => {
+  it('takes the longest valid PATCH body, also from an encoder that escapes non-ASCII', () => {
     // Prepare: every member at its longest, the reference 255 characters past U+FFFF (4 bytes in UTF-8, 12 escaped).
     const reference = '\u{1F41F}'.repeat(MAX_REFERENCE_CHARACTERS);
     const update = { quantity: MAX_QUANTITY, expectedQuantity: MAX_QUANTITY, reason: 'correction', reference };
-    const change = (i: number) => ({ petId: -9223372036854775808n + BigInt(i), ...update });
-    const escaped = (body: string) => body.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
     const bodies = [stringifyExactJson(update), escaped(stringifyExactJson(update))];
-    const batch = stringifyExactJson({ changes: Array.from({ length: MAX_CHANGES }, (_, i) => change(i)) });
-    const batches = [batch, escaped(batch)];
     // Act
     const read = bodies.map((body) => parseInventoryUpdate(readJsonBody({ body, headers: json })));
-    const readBatches = batches.map((body) => parseInventoryChanges(readJsonBody({ body, headers: json }, BATCH_BODY)));
     // Assess
     expect(Buffer.byteLength(bodies[1] ?? '')).toBeGreaterThan(3000);
     for (const change of read) expect(change.reference).toBe(reference);
-    for (const changes of readBatches) expect(changes).toHaveLength(MAX_CHANGES);
+  });
+
+  it('takes a batch of the longest changes with 2-byte references and refuses one with 4-byte references, 413', () => {
+    // Prepare: 100 changes, every member at its longest (docs/api.md, "Limits").
+    const batch = (character: string) => {
+      const reference = character.repeat(MAX_REFERENCE_CHARACTERS);
+      const change = (i: number) => ({
+        petId: -9223372036854775808n + BigInt(i),
+        quantity: MAX_QUANTITY,
+        expectedQuantity: MAX_QUANTITY,
+        reason: 'correction',
+        reference,
+      });
+      return stringifyExactJson({ changes: Array.from({ length: MAX_CHANGES }, (_, i) => change(i)) });
+    };
+    // Act
+    const changes = parseInventoryChanges(readJsonBody({ body: batch('\u00e9'), headers: json }, BATCH_BODY));
+    const refused = () => readJsonBody({ body: batch('\u{1F41F}'), headers: json }, BATCH_BODY);
+    // Assess
+    expect(changes).toHaveLength(MAX_CHANGES);
+    expect(refused).toThrow(expect.objectContaining({ code: 'PAYLOAD_TOO_LARGE' }));
   });
 
   it('reads a literal U+FFFD as the character it is: a reference may hold one', () => {
