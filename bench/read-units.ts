@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { importActor, importAttributes } from '../cli/commands/inventory';
+import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
+import { importRows } from '../cli/inventory/import-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-row';
 import { InventoryTable } from '../functions/store/inventory-table';
@@ -20,7 +21,12 @@ export interface ReadUnitsFigure {
   unitsPerMillionEntries: number;
 }
 
-const importToItem = () => importAttributes(importActor('stock.csv', process.env));
+const importActorOf = () => importActor('stock.csv', process.env);
+const importToItem = () => {
+  const actor = importActorOf();
+  return (item: InventoryItem) =>
+    signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
+};
 
 /**
  * On a table of its own: the list's read units for `entries` entries as each writer stores them, then the import
@@ -32,7 +38,12 @@ export async function measureReads(client: DynamoDBClient, entries: number) {
   const readUnits = await measureReadUnits(client, tables.inventory, benchInventory(0, entries));
   const imported = benchInventory(entries, 2 * entries);
   const started = performance.now();
-  await writeInventory(imported, { client, tableName: tables.inventory, toItem: importToItem() });
+  const actor = importActorOf();
+  await importRows(imported, {
+    client,
+    tableName: tables.inventory,
+    origin: () => ({ source: 'import', actor, at: new Date().toISOString() }),
+  });
   const seconds = (performance.now() - started) / 1000;
   const rowsPerSecond = Math.round(imported.length / seconds);
   return { readUnits, importRate: { entries: imported.length, seconds: round(seconds, 2), rowsPerSecond } };

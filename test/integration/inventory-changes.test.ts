@@ -57,8 +57,9 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
 
     expect(response.status).toBe(200);
     expect(response.text).toBe(
-      '{"items":[{"petId":3,"quantity":13,"status":"available"},{"petId":1,"quantity":0,"status":"available"},' +
-        '{"petId":2,"quantity":6,"status":"available"}]}',
+      '{"items":[{"petId":3,"quantity":13,"status":"available","version":2},' +
+        '{"petId":1,"quantity":0,"status":"available","version":2},' +
+        '{"petId":2,"quantity":6,"status":"available","version":2}]}',
     );
     expect((await stored('3')).lastChange).toMatchObject({
       source: 'api',
@@ -75,7 +76,9 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
   it('keeps every digit of an int64 petId, in and out', async () => {
     const response = await post('{"changes":[{"petId":9223372036854775807,"adjustBy":1}]}');
     expect(response.status).toBe(200);
-    expect(response.text).toBe('{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending"}]}');
+    expect(response.text).toBe(
+      '{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending","version":2}]}',
+    );
   });
 
   it.each([
@@ -269,8 +272,8 @@ describe('Function: applyInventoryChanges when another request crosses its trans
     expect(resent.headers).not.toHaveProperty('Idempotent-Replayed');
     expect(JSON.parse(resent.body)).toEqual({
       items: [
-        { petId: 123, quantity: 11, status: 'available' },
-        { petId: 124, quantity: 11, status: 'available' },
+        { petId: 123, quantity: 11, status: 'available', version: 2 },
+        { petId: 124, quantity: 11, status: 'available', version: 2 },
       ],
     });
     for (const answer of [first, resent])
