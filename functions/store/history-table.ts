@@ -1,6 +1,7 @@
 import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
 import { marshall, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
-import { HISTORY_TABLE_KEY } from '../../service/names';
+import { HISTORY_FEED_INDEX, HISTORY_TABLE_KEY } from '../../service/names';
+import type { ChangeEvent } from '../inventory/change-event';
 import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
 import { CHANGE_REASONS, type ChangeReason, isPetStatus, type PetStatus } from '../inventory/types';
 import type { TableOptions } from './dynamo-client';
@@ -153,6 +154,17 @@ export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntr
     ...(reason === undefined ? {} : { reason }),
     ...optionalMembers(row),
   };
+}
+
+/** Converts a stored history row of the feed (with its `feedSequence` and `version`); a broken row is a MalformedRowError. */
+export function toChangeEvent(row: Record<string, AttributeValue>): ChangeEvent {
+  const id = row[HISTORY_FEED_INDEX.sort.name]?.N;
+  const version = row.version?.N;
+  const refuse = (attribute: string) =>
+    new MalformedRowError('ChangeEvent', `${row[PET_ID]?.N ?? '?'}/${row[SEQUENCE]?.S ?? '?'}`, attribute);
+  if (id === undefined || !/^[1-9][0-9]*$/.test(id)) throw refuse(HISTORY_FEED_INDEX.sort.name);
+  if (version === undefined || !/^[1-9][0-9]{0,14}$/.test(version)) throw refuse('version');
+  return { ...toHistoryEntry(row), id, version: Number(version) };
 }
 
 /** The members of a change that may be absent (a change without them stored none), as stored. */
