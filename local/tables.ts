@@ -9,6 +9,7 @@ import {
 import type { TableNames } from '../service/local-dynamodb';
 import {
   API_KEYS_TABLE_KEY,
+  HISTORY_FEED_INDEX,
   HISTORY_TABLE_KEY,
   IDEMPOTENCY_TABLE_KEY,
   INVENTORY_LIST_INDEX,
@@ -23,7 +24,8 @@ interface TableShape {
   /** The partition key, then the sort key if any. */
   keys: readonly Key[];
   stream?: boolean;
-  listIndex?: boolean;
+  /** Its global secondary index, as the stack defines it, and the index's key attributes that are not the table's. */
+  index?: { definition: GlobalSecondaryIndex; keys: readonly Key[] };
 }
 
 /** Creates the missing tables as the stack defines them, but the idempotency table's TTL: Powertools checks the
@@ -34,9 +36,18 @@ export async function ensureTables(
   options: { inventoryStream?: boolean } = {},
 ): Promise<void> {
   const wanted: TableShape[] = [
-    { name: names.inventory, keys: [INVENTORY_TABLE_KEY], listIndex: true, stream: options.inventoryStream !== false },
+    {
+      name: names.inventory,
+      keys: [INVENTORY_TABLE_KEY],
+      index: { definition: LIST_INDEX, keys: [INVENTORY_LIST_INDEX.partition] },
+      stream: options.inventoryStream !== false,
+    },
     { name: names.apiKeys, keys: [API_KEYS_TABLE_KEY] },
-    { name: names.history, keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort] },
+    {
+      name: names.history,
+      keys: [HISTORY_TABLE_KEY.partition, HISTORY_TABLE_KEY.sort],
+      index: { definition: FEED_INDEX, keys: [HISTORY_FEED_INDEX.partition, HISTORY_FEED_INDEX.sort] },
+    },
     ...(names.idempotency ? [{ name: names.idempotency, keys: [IDEMPOTENCY_TABLE_KEY] }] : []),
   ];
   for (const table of wanted) await createTable(client, table);
@@ -55,8 +66,15 @@ const LIST_INDEX: GlobalSecondaryIndex = {
   Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...INVENTORY_LIST_INDEX.projected] },
 };
 
+/** The feed index as the stack defines it (infra/constructs/inventory-history.ts). */
+const FEED_INDEX: GlobalSecondaryIndex = {
+  IndexName: HISTORY_FEED_INDEX.name,
+  KeySchema: keySchema([HISTORY_FEED_INDEX.partition, HISTORY_FEED_INDEX.sort]),
+  Projection: { ProjectionType: 'ALL' },
+};
+
 async function createTable(client: DynamoDBClient, table: TableShape): Promise<void> {
-  const attributes = table.listIndex ? [...table.keys, INVENTORY_LIST_INDEX.partition] : table.keys;
+  const attributes = [...table.keys, ...(table.index?.keys ?? [])];
   try {
     await client.send(
       new CreateTableCommand({
@@ -67,7 +85,7 @@ async function createTable(client: DynamoDBClient, table: TableShape): Promise<v
         ...(table.stream
           ? { StreamSpecification: { StreamEnabled: true, StreamViewType: INVENTORY_STREAM_VIEW } }
           : {}),
-        ...(table.listIndex ? { GlobalSecondaryIndexes: [LIST_INDEX] } : {}),
+        ...(table.index ? { GlobalSecondaryIndexes: [table.index.definition] } : {}),
       }),
     );
   } catch (error) {
