@@ -131,8 +131,8 @@ export class HistoryTable implements HistoryRecorder {
   }
 
   /**
-   * Up to `limit` events after feed sequence number `after`, oldest first: only the run of numbers right after it, up
-   * to the first gap. The index is eventually consistent and a transaction's rows may show there one by one, so a gap
+   * Up to `limit` events after feed sequence number `after` (0: from the oldest kept), oldest first: only the run of
+   * numbers right after it, up to the first gap. The index is eventually consistent and a transaction's rows may show there one by one, so a gap
    * is a row not visible yet (the counter and its rows commit together), which a later read finds; never skipped.
    */
   async feedAfter(after: number, limit: number): Promise<ChangeEvent[]> {
@@ -152,10 +152,13 @@ export class HistoryTable implements HistoryRecorder {
       return translateStorageError(error, 'Query');
     }
     const events: ChangeEvent[] = [];
+    // From the start (0), the oldest event kept is the first: older ones have expired.
+    let next = after;
     for (const row of page.Items ?? []) {
       const event = toChangeEvent(row);
-      if (Number(event.id) !== after + events.length + 1) break;
+      if (next !== 0 && Number(event.id) !== next + 1) break;
       events.push(event);
+      next = Number(event.id);
     }
     return events;
   }

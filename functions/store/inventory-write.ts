@@ -133,7 +133,7 @@ export function entryUpdate(
  * An import's write of one entry: created at version 1, or given the row's quantity and status and its next version;
  * an entry that already holds them fails the condition and is left as it is (no version, no event).
  */
-export function importUpdate(tableName: string, item: InventoryItem, origin: ChangeOrigin): UpdateItemCommandInput {
+export function importUpdate(tableName: string, item: InventoryItem, origin: ChangeOrigin): Update {
   return {
     TableName: tableName,
     Key: { [PET_ID]: { N: item.petId } },

@@ -8,6 +8,7 @@ import { LAST_CHANGE } from '../../functions/store/inventory-row';
 import { freePort } from '../../local/dynamodb-local';
 import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
 import type { TableNames } from '../../service/local-dynamodb';
+import { aFeedAt } from '../fixtures/builders';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, snapshotTable, startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
 import { entriesBreakingAt } from '../helpers/streaming';
@@ -22,7 +23,10 @@ const EXTREMES: readonly InventoryItem[] = [
 ];
 
 /** A list function whose body fails past its first chunks, as a deployed one failing mid-stream. */
-const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
+const BREAKING_LIST = createList({
+  feed: aFeedAt(),
+  repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK),
+});
 
 // Export reads GET /inventory through the API (the streamed, gzipped list); import writes to DynamoDB Local.
 describe('CLI: inventory export', () => {

@@ -15,6 +15,7 @@ import {
   type UnshapedGatewayAnswer,
 } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
+import { aFeedAt } from '../fixtures/builders';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawHttp, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 import { entriesBreakingAt } from '../helpers/streaming';
@@ -87,7 +88,10 @@ const httpResponseStream = (stream: unknown, prelude: Record<string, unknown>) =
   ).awslambda.HttpResponseStream.from(stream, prelude);
 
 /** Entries whose serialization fails past the first chunks: a list function failing after its first byte. */
-const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
+const BREAKING_LIST = createList({
+  feed: aFeedAt(),
+  repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK),
+});
 
 /**
  * The real handlers, with the authorizer, a buffered function (GET /pets/{petId}) and the streaming list function
