@@ -338,10 +338,14 @@ describe('API: who may send a batch, and how (local gateway routing)', () => {
     expect(await snapshot()).toBe(before);
   });
 
-  it('answers GET /inventory/changes 405 with Allow: POST: the static path wins over {petId}', async () => {
-    const response = await call(stack.url, 'GET', '/inventory/changes', { headers: stack.authHeader, route: ROUTE });
+  it('answers PATCH /inventory/changes 405 with Allow: GET, POST: the static path wins over {petId}', async () => {
+    const response = await call(stack.url, 'PATCH', '/inventory/changes', {
+      headers: { ...stack.authHeader, 'Content-Type': 'application/json' },
+      body: '{"quantity":1}',
+      route: ROUTE,
+    });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('allow')).toBe('GET, POST');
     expect((response.json as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
   });
 });
