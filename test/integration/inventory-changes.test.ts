@@ -76,9 +76,7 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
   it('keeps every digit of an int64 petId, in and out', async () => {
     const response = await post('{"changes":[{"petId":9223372036854775807,"adjustBy":1}]}');
     expect(response.status).toBe(200);
-    expect(response.text).toBe(
-      '{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending","version":2}]}',
-    );
+    expect(response.text).toBe('{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending","version":2}]}');
   });
 
   it.each([

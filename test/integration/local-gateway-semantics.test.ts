@@ -445,7 +445,7 @@ describe('Local gateway: API Gateway semantics, each following the AWS page it n
         ),
       );
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":1,"quantity":5,"status":"available"}');
+      expect(response.text).toBe('{"petId":1,"quantity":5,"status":"available","version":2}');
     });
   });
 
@@ -746,7 +746,7 @@ describe('Local gateway: function timeouts, enforced as Lambda does', () => {
       body: Buffer.from('{"quantity":4}'),
     });
     expect(response.status).toBe(200);
-    expect(response.text).toBe('{"petId":2,"quantity":4,"status":"pending"}');
+    expect(response.text).toBe('{"petId":2,"quantity":4,"status":"pending","version":2}');
   });
 
   it.each([
