@@ -279,7 +279,6 @@ export interface components {
             quantity: number;
             status: components["schemas"]["PetStatus"];
             /**
-             * Format: int64
              * @description One more with each change of the entry (1 for the change that created it), the `version` of its last
              *     change event on the feed (listInventoryChanges). A set to the quantity the entry holds is no change: it
              *     writes nothing and keeps the version. A follower applies an event only when its version is above the
@@ -426,7 +425,6 @@ export interface components {
              */
             petId: number;
             /**
-             * Format: int64
              * @description The entry's version after this change (InventoryItem.version), one more than before it.
              * @example 5
              */
