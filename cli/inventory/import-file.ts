@@ -97,7 +97,7 @@ function parseJsonItem(text: string): InventoryItem {
   if (!isJsonObject(value)) throw new Error(`expected an object {${FIELD_NAMES}}, got ${describeJsonType(value)}`);
   const record = value;
   const errors: string[] = [];
-  const unknown = Object.keys(record).filter((name) => !CSV_COLUMNS.includes(name));
+  const unknown = Object.keys(record).filter((name) => !CSV_COLUMNS.includes(name) && !OPTIONAL_COLUMNS.includes(name));
   if (unknown.length > 0)
     errors.push(`unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}`);
   if (topLevelParts(text).length !== Object.keys(record).length) errors.push('a member is repeated');

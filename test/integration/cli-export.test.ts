@@ -71,12 +71,12 @@ describe('CLI: inventory export', () => {
     expect(outcome.stdout).toBe(
       [
         '[',
-        '  {"petId":-9223372036854775808,"quantity":0,"status":"sold"},',
-        '  {"petId":-1,"quantity":3,"status":"pending"},',
-        '  {"petId":9,"quantity":2,"status":"available"},',
-        '  {"petId":10,"quantity":1,"status":"available"},',
-        '  {"petId":9007199254740993,"quantity":7,"status":"available"},',
-        '  {"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}',
+        '  {"petId":-9223372036854775808,"quantity":0,"status":"sold","version":1},',
+        '  {"petId":-1,"quantity":3,"status":"pending","version":1},',
+        '  {"petId":9,"quantity":2,"status":"available","version":1},',
+        '  {"petId":10,"quantity":1,"status":"available","version":1},',
+        '  {"petId":9007199254740993,"quantity":7,"status":"available","version":1},',
+        '  {"petId":9223372036854775807,"quantity":2147483647,"status":"pending","version":1}',
         ']',
         '',
       ].join('\n'),
@@ -91,11 +91,11 @@ describe('CLI: inventory export', () => {
     // Assess
     expect(outcome.code).toBe(0);
     expect(outcome.stdout.split('\n').slice(0, 3)).toEqual([
-      'petId,quantity,status',
-      '-9223372036854775808,0,sold',
-      '-1,3,pending',
+      'petId,quantity,status,version',
+      '-9223372036854775808,0,sold,1',
+      '-1,3,pending,1',
     ]);
-    expect(outcome.stdout.trimEnd().split('\n').at(-1)).toBe('9223372036854775807,2147483647,pending');
+    expect(outcome.stdout.trimEnd().split('\n').at(-1)).toBe('9223372036854775807,2147483647,pending,1');
   });
 
   it.each(['json', 'csv'])(

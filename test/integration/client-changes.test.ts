@@ -42,8 +42,8 @@ describe('Typed client through the local gateway: applyInventoryChanges and inve
     const again = await applyInventoryChanges(client, changes, { idempotencyKey });
     // Assess
     const stored = [
-      { petId: 9223372036854775807n, quantity: 8, status: 'available' },
-      { petId: 7n, quantity: 0, status: 'pending' },
+      { petId: 9223372036854775807n, quantity: 8, status: 'available', version: 2 },
+      { petId: 7n, quantity: 0, status: 'pending', version: 2 },
     ];
     expect(first).toEqual(stored);
     expect(again).toEqual(stored);
