@@ -4,6 +4,7 @@ import {
   type DynamoDBClient,
   type GlobalSecondaryIndex,
   ResourceInUseException,
+  UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { TableNames } from '../service/local-dynamodb';
@@ -90,8 +91,24 @@ async function createTable(client: DynamoDBClient, table: TableShape): Promise<v
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndex(client, table, attributes);
   }
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table.name });
+}
+
+/** Gives a table kept from an earlier `npm start` (its data folder) the index the stack defines, if it lacks it. */
+async function addMissingIndex(client: DynamoDBClient, table: TableShape, attributes: readonly Key[]): Promise<void> {
+  const index = table.index?.definition;
+  if (!index) return;
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+  if (Table?.GlobalSecondaryIndexes?.some((existing) => existing.IndexName === index.IndexName)) return;
+  await client.send(
+    new UpdateTableCommand({
+      TableName: table.name,
+      AttributeDefinitions: attributes.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
+      GlobalSecondaryIndexUpdates: [{ Create: index }],
+    }),
+  );
 }
 
 /** The ARN of the inventory table's stream. @throws Error when the table has no stream. */

@@ -1,7 +1,14 @@
-import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { ChangeEvent } from '../../functions/inventory/change-event';
 import type { StreamChange } from '../../functions/inventory/history';
 import { HistoryTable, historySortKey } from '../../functions/store/history-table';
+import { ensureTables } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aHistoryEntry } from '../fixtures/builders';
 import { freshTables, testClient } from '../helpers/local-stack';
@@ -202,6 +209,31 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
       expect(after.map((event) => event.id)).toEqual(['3', '4']);
       expect(await history.feedAfter(1, 2)).toEqual(before.slice(1).concat(after.slice(0, 1)));
     });
+  });
+
+  it('gives a history table kept from an earlier npm start the feed index, and its rows to the feed from then on', async () => {
+    // Prepare: a history table as it was made before the feed (no index).
+    const names = { ...tables, history: `${tables.history}-kept` };
+    await client.send(
+      new CreateTableCommand({
+        TableName: names.history,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'petId', AttributeType: 'N' },
+          { AttributeName: 'sequence', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'petId', KeyType: 'HASH' },
+          { AttributeName: 'sequence', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    // Act
+    await ensureTables(client, names);
+    const history = new HistoryTable({ client, tableName: names.history, clock: () => now });
+    await history.record([{ entry: aHistoryEntry(), sequenceNumber: '1', version: 1 }]);
+    // Assess
+    expect((await history.feedAfter(0, 10)).map((event) => event.id)).toEqual(['1']);
   });
 
   it('refuses a sort key that is not a stream sequence number', () => {
