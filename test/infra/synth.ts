@@ -215,6 +215,7 @@ export interface PolicyStatement {
   Action: string | string[];
   Effect: string;
   Resource: unknown;
+  Condition?: unknown;
 }
 
 /** One API Gateway method of a template, with its full resource path. */
