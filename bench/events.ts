@@ -73,6 +73,8 @@ export function functionCalls(key: string): Record<string, FunctionCalls> {
     'get-inventory-entry': calls('5 GET', 5, get('/inventory/{petId}', '/inventory/1')),
     // The bench runs without the history poller: the pet's history is empty, the entry read anyway.
     'list-inventory-history': calls('5 GET', 5, get('/inventory/{petId}/history', '/inventory/1/history')),
+    // The bench runs without the history poller: the feed is empty, its index read anyway.
+    'list-inventory-changes': calls('5 GET', 5, get('/inventory/changes', '/inventory/changes')),
     'get-pet': calls('5 GET (501)', 5, get('/pets/{petId}', '/pets/1')),
     'list-store-orders': calls('5 GET (501)', 5, get('/store/orders', '/store/orders')),
     // The deploy self-check: one run writes a key and calls the stage (npm start) six times.
