@@ -109,6 +109,14 @@ async function addMissingIndex(client: DynamoDBClient, table: TableShape, attrib
       GlobalSecondaryIndexUpdates: [{ Create: index }],
     }),
   );
+  // Writes and reads wait until the index is built (DynamoDB Local: the table's rows, within a second or so).
+  for (let waited = 0; ; waited += 100) {
+    const { Table: updated } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+    const status = updated?.GlobalSecondaryIndexes?.find((existing) => existing.IndexName === index.IndexName);
+    if (updated?.TableStatus === 'ACTIVE' && status?.IndexStatus === 'ACTIVE') return;
+    if (waited > 30_000) throw new Error(`${table.name}: index ${index.IndexName} not built within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The ARN of the inventory table's stream. @throws Error when the table has no stream. */
