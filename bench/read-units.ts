@@ -1,8 +1,9 @@
 /** A whole list's read units for entries as each writer stores them, and the CLI import's rate, on a table of its own. */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { importActor, importAttributes } from '../cli/commands/inventory';
+import { importActor } from '../cli/commands/inventory';
 import { writeInventory } from '../cli/inventory/batch-writer';
+import { importRows } from '../cli/inventory/import-writer';
 import type { InventoryItem } from '../functions/inventory/types';
 import { inventoryAttributes, signedInventoryAttributes } from '../functions/store/inventory-row';
 import { InventoryTable } from '../functions/store/inventory-table';
@@ -19,6 +20,7 @@ export async function measureReads(client: DynamoDBClient, entries: number): Pro
   const tableName = `${LOCAL_TABLE_NAMES.inventory}-read-units`;
   await ensureTables(client, { ...LOCAL_TABLE_NAMES, inventory: tableName }, { streams: false });
   const items = benchInventory(0, entries);
+  const actor = importActor('stock.csv', process.env);
   const origin = () => ({
     source: 'api' as const,
     actor: 'key_0123456789abcdef',
@@ -28,7 +30,7 @@ export async function measureReads(client: DynamoDBClient, entries: number): Pro
   const writers: [string, (item: InventoryItem) => Record<string, AttributeValue>][] = [
     ['no one (petId, quantity, status only)', inventoryAttributes],
     ['the API (PATCH)', (item) => signedInventoryAttributes(item, origin())],
-    ['an import', importAttributes(importActor('stock.csv', process.env))],
+    ['an import', (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() })],
   ];
   const rows: (string | number)[][] = [];
   const targets: Target[] = [];
@@ -57,8 +59,11 @@ export async function measureReads(client: DynamoDBClient, entries: number): Pro
   }
   const imported = benchInventory(entries, 2 * entries);
   const started = performance.now();
-  const toItem = importAttributes(importActor('stock.csv', process.env));
-  await writeInventory(imported, { client, tableName, toItem });
+  await importRows(imported, {
+    client,
+    tableName,
+    origin: () => ({ source: 'import', actor, at: new Date().toISOString() }),
+  });
   const seconds = (performance.now() - started) / 1000;
   const rowsPerSecond = Math.round(entries / seconds);
   const readUnits = {

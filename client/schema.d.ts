@@ -126,7 +126,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Follow every change of every entry, oldest first, from a cursor
+         * @description The change feed: every change of every entry's quantity or status (creations by an import included), in one
+         *     order, oldest first, each as a `ChangeEvent` (its history row, plus `id`, `petId` and the entry's `version`
+         *     after it). A follower saves the cursor of the answer's `Link` rel="next", which is always there (the cursor
+         *     it sent when nothing new came), and asks again: it sees each change exactly once, in feed order, whatever the
+         *     order in which the table's stream delivered them. Start from the list's `Link` rel="changes"
+         *     (listInventory); without a cursor the feed starts at its oldest event kept.
+         *
+         *     **Nothing missed, nothing twice.** The feed serves only the events numbered right after the cursor, and stops
+         *     at the first that is not readable yet (the feed index is eventually consistent): it waits such a gap out,
+         *     never skips it. A change is on the feed within about a second of its answer. Apply an event only when its
+         *     `version` is above the one you hold for that pet (the list and the entry carry `version`), and keep events by
+         *     `id` if you store them: late or repeated deliveries (a webhook's, a replay) are then harmless.
+         *
+         *     **Kept** as long as the history: 90 days on staging, 2 years in production. A cursor whose last event is
+         *     older than that is 410 `CURSOR_EXPIRED`: list `GET /inventory` again and follow from its `rel="changes"`.
+         *     A `read` key may call it.
+         */
+        get: operations["listInventoryChanges"];
         put?: never;
         /**
          * Apply several stock changes, all or nothing (experimental)
@@ -147,7 +166,7 @@ export interface paths {
          *     The `Idempotency-Key` works exactly as on `PATCH`: the first answer (200, 404 or 409) is kept 24 hours and
          *     a repeat of the same request replays it with `Idempotent-Replayed: true`, applying nothing; the same key
          *     with another body is 422. Each change is its own history row (`GET /inventory/{petId}/history`) with its
-         *     `reason` and `reference`. A `read` key gets 403. The body is at most 524,288 bytes.
+         *     `reason` and `reference`. A `read` key gets 403. The body is at most 65,536 bytes.
          */
         post: operations["applyInventoryChanges"];
         delete?: never;
@@ -267,7 +286,10 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description The stock entry of one pet. Exactly these three members. */
+        /**
+         * @description The stock entry of one pet: exactly these members. `version` is on every entry this service has written (an
+         *     entry no writer of the service has changed since has none).
+         */
         InventoryItem: {
             /**
              * Format: int64
@@ -283,6 +305,14 @@ export interface components {
              */
             quantity: number;
             status: components["schemas"]["PetStatus"];
+            /**
+             * @description One more with each change of the entry (1 for the change that created it), the `version` of its last
+             *     change event on the feed (listInventoryChanges). A set to the quantity the entry holds is no change: it
+             *     writes nothing and keeps the version. A follower applies an event only when its version is above the
+             *     one it holds.
+             * @example 3
+             */
+            version?: number;
         };
         /**
          * @description The request body of updateInventory: `quantity`, and optionally `expectedQuantity`, `reason` and
@@ -367,7 +397,8 @@ export interface components {
         HistoryEntry: {
             /**
              * Format: date-time
-             * @description When the change was made (ISO 8601, UTC, milliseconds).
+             * @description When the change took its place in the history and the feed (ISO 8601, UTC, milliseconds): within about a
+             *     second of its answer, and never before a change that precedes it there.
              */
             at: string;
             /**
@@ -404,18 +435,26 @@ export interface components {
             reference: components["schemas"]["ChangeReference"] | null;
         };
         /**
-         * @description One change as the feed and the webhooks carry it: the history entry's members, with the change's `id` in
-         *     the feed, the pet's `petId` and the entry's `version` after it.
+         * @description One change of one entry, as the feed, the webhooks and the event bus carry it: `id`, `petId`, the entry's
+         *     `version` after it, and the members of its history row (HistoryEntry), in this order.
          */
         ChangeEvent: {
-            /** @description The change's place in the feed, as digits; stable and unique, the same wherever it appears. */
+            /**
+             * @description The event's place in the feed, as decimal digits: stable, unique, the same wherever the event appears
+             *     (feed, webhook, bus). Apply events by `version`, not by `id`.
+             * @example 42
+             */
             id: string;
             /**
              * Format: int64
-             * @description The pet, as an int64 with all its digits.
+             * @description The pet whose entry changed, all its digits (see Large petIds).
+             * @example 7
              */
             petId: number;
-            /** @description The entry's version after the change, one more than before it (1 for its creation). */
+            /**
+             * @description The entry's version after this change (InventoryItem.version), one more than before it.
+             * @example 5
+             */
             version: number;
             at: components["schemas"]["HistoryEntry"]["at"];
             source: components["schemas"]["HistoryEntry"]["source"];
@@ -424,10 +463,14 @@ export interface components {
             quantity: components["schemas"]["HistoryEntry"]["quantity"];
             previousQuantity: components["schemas"]["HistoryEntry"]["previousQuantity"];
             adjustBy?: components["schemas"]["HistoryEntry"]["adjustBy"];
-            status: components["schemas"]["PetStatus"];
+            status: components["schemas"]["HistoryEntry"]["status"];
             previousStatus: components["schemas"]["HistoryEntry"]["previousStatus"];
             reason: components["schemas"]["HistoryEntry"]["reason"];
             reference: components["schemas"]["HistoryEntry"]["reference"];
+        };
+        /** @description One answer of the change feed. */
+        ChangeEventPage: {
+            items: components["schemas"]["ChangeEvent"][];
         };
         /**
          * @description Status of the pet. No transition between states is defined; updates leave it unchanged.
@@ -440,11 +483,11 @@ export interface components {
              * @description Machine-readable error code; each code belongs to one HTTP status:
              *     `VALIDATION_FAILED`, `MALFORMED_JSON`, `BAD_REQUEST` (400), `UNAUTHORIZED` (401), `ACCESS_DENIED` (403),
              *     `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NOT_ACCEPTABLE` (406), `CONFLICT` (409),
-             *     `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED`
+             *     `CURSOR_EXPIRED` (410), `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `UNSUPPORTED_MEDIA_TYPE` (415), `THROTTLED`
              *     (429), `INTERNAL` (500), `NOT_IMPLEMENTED` (501), `SERVICE_UNAVAILABLE` (503), `GATEWAY_TIMEOUT` (504).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNAUTHORIZED" | "ACCESS_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "THROTTLED" | "INTERNAL" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
             /** @description Human-readable description; for 400 it names the field and the rule. Not for parsing. */
             message: string;
             /**
@@ -502,6 +545,13 @@ export interface components {
             code?: "CONFLICT";
             /** @constant */
             status?: 409;
+        };
+        /** @description An Error answered with 410. */
+        CursorExpiredError: components["schemas"]["Error"] & {
+            /** @constant */
+            code?: "CURSOR_EXPIRED";
+            /** @constant */
+            status?: 410;
         };
         /** @description An Error answered with 422. */
         IdempotencyKeyReusedError: components["schemas"]["Error"] & {
@@ -667,6 +717,20 @@ export interface components {
             };
         };
         /**
+         * @description The cursor's last event is older than the feed keeps events (90 days on staging, 2 years in production), so
+         *     some after it may be gone. Start again: list `GET /inventory`, then follow the feed from its `Link`
+         *     rel="changes".
+         */
+        CursorExpired: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CursorExpiredError"];
+            };
+        };
+        /**
          * @description Nothing was changed, because: the body's `expectedQuantity` is not the stored quantity (another update came
          *     first: read the entry again and retry with the quantity read); or the `adjustBy` would take the stock below 0
          *     or above 2147483647 (the message names the current quantity); or a request with the same `Idempotency-Key`
@@ -715,7 +779,7 @@ export interface components {
             };
         };
         /**
-         * @description The body is over 4096 bytes (524,288 for `POST /inventory/changes`): the Error body, from the function or
+         * @description The body is over 4096 bytes (65,536 for `POST /inventory/changes`): the Error body, from the function or
          *     production's firewall. Header values over
          *     10,240 bytes in total and a body over 10 MB are refused by API Gateway itself, with its own plain text and
          *     no `Cache-Control` (see "Errors": AWS does not let that 413 be customized).
@@ -891,11 +955,14 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description With `limit`, when more entries follow: the next page, `</v1/inventory?limit=N&after=LAST>; rel="next"`
-                     *     (RFC 8288). Absent on the last page and without `limit`.
-                     * @example </v1/inventory?limit=5000&after=9007199254740993>; rel="next"
+                     * @description Always the change feed's position at the moment the list began,
+                     *     `</v1/inventory/changes?cursor=C>; rel="changes"`: follow the feed from there (listInventoryChanges)
+                     *     and no change made after the list began is missed. With `limit`, when more entries follow, also the
+                     *     next page, `</v1/inventory?limit=N&after=LAST>; rel="next"` (RFC 8288), the two comma-separated. A
+                     *     paged reader follows the feed from its first page's `rel="changes"`.
+                     * @example </v1/inventory?limit=5000&after=9007199254740993>; rel="next", </v1/inventory/changes?cursor=NDIuMTc5NTQzMDAwMDAwMA>; rel="changes"
                      */
-                    Link?: string;
+                    Link: string;
                     "Cache-Control": components["headers"]["CacheControl"];
                     /** @description `gzip` when the body is gzipped; absent for identity. */
                     "Content-Encoding"?: "gzip";
@@ -1021,6 +1088,57 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    listInventoryChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description At most this many events, an integer from 1 to 1000; anything else (0, negative, larger, a fraction,
+                 *     empty, given twice) is 400 VALIDATION_FAILED naming `limit`. Default 100.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description Where to go on: the `cursor` of the previous answer's `Link` rel="next", or of the list's rel="changes",
+                 *     as given. Anything this API did not give (empty, altered, given twice) is 400 VALIDATION_FAILED naming
+                 *     `cursor`; one older than the retention is 410 CURSOR_EXPIRED. Without it, from the oldest event kept.
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{"items": [...]}`: the events after the cursor, oldest first; `{"items": []}` when none is there yet. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /**
+                     * @description Always: where to go on, `</v1/inventory/changes?cursor=C>; rel="next"` (RFC 8288), after the last
+                     *     event of the answer, or the cursor sent when the answer is empty.
+                     * @example </v1/inventory/changes?cursor=NDIuMTc5NTQzMDAwMDAwMA>; rel="next"
+                     */
+                    Link: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeEventPage"];
+                };
+            };
+            400: components["responses"]["ListQueryRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            410: components["responses"]["CursorExpired"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     applyInventoryChanges: {
         parameters: {
             query?: never;
@@ -1037,7 +1155,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The changes, 1 to 100, each with its petId (at most once). At most 524,288 bytes. */
+        /** @description The changes, 1 to 100, each with its petId (at most once). At most 65,536 bytes. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InventoryChanges"];

@@ -1,11 +1,13 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Grant } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/config';
 import type { ProbeTarget } from '../functions/deploy/pre-traffic';
 import {
   API_KEYS_TABLE_KEY,
+  FEED_COUNTER_KEY,
+  HISTORY_FEED_INDEX,
   IDEMPOTENCY_TABLE_KEY,
   INVENTORY_LIST_INDEX,
   INVENTORY_STREAM_VIEW,
@@ -45,7 +47,9 @@ export interface InventoryStackProps extends Omit<StackProps, 'env'> {
 /** DynamoDB actions on one resource of the stack. */
 interface TableGrant {
   actions: readonly string[];
-  on: 'table' | 'listIndex' | 'idempotencyTable' | 'historyTable';
+  on: 'table' | 'listIndex' | 'idempotencyTable' | 'historyTable' | 'feedIndex';
+  /** Only the items of these partition keys (`dynamodb:LeadingKeys`). @default every item */
+  leadingKeys?: readonly string[];
 }
 
 /** The DynamoDB actions each kind of table access makes, and on what: the list only Queries its index. */
@@ -63,7 +67,16 @@ export const TABLE_ACTIONS: Readonly<Record<TableAccess, readonly TableGrant[]>>
   ],
   // One pet's changes, a page at a time: a Query of its partition, nothing else of the table.
   'history:read': [{ actions: ['dynamodb:Query'], on: 'historyTable' }],
+  // The change feed: a Query of the feed index, nothing of the table.
+  'history:feed': [{ actions: ['dynamodb:Query'], on: 'feedIndex' }],
+  // The feed's position: a GetItem of the counter row, no other row.
+  'history:position': [{ actions: ['dynamodb:GetItem'], on: 'historyTable', leadingKeys: [FEED_COUNTER_KEY.petId] }],
 };
+
+/** The IAM condition that limits DynamoDB item actions to the items under these partition keys. */
+function leadingKeysCondition(keys: readonly string[]): Record<string, Record<string, string[]>> {
+  return { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [...keys] } };
+}
 
 /** The stage-wide settings every function of the stack shares. */
 type FunctionDefaults = Pick<InventoryFunctionProps, 'logRetention' | 'logRemovalPolicy'>;
@@ -204,6 +217,7 @@ export class InventoryStack extends Stack {
       listIndex: `${this.inventoryTable.tableArn}/index/${INVENTORY_LIST_INDEX.name}`,
       idempotencyTable: this.idempotencyTable.tableArn,
       historyTable: this.history.table.tableArn,
+      feedIndex: `${this.history.table.tableArn}/index/${HISTORY_FEED_INDEX.name}`,
     };
     const concurrency = this.config.listReservedConcurrency;
     const listSizing = {
@@ -221,8 +235,14 @@ export class InventoryStack extends Stack {
       });
       // Not `table.grant`: on a table with an index it grants `index/*` too, and only the list reads the index.
       for (const access of route.access)
-        for (const { actions, on } of TABLE_ACTIONS[access])
-          Grant.addToPrincipal({ grantee: fn, actions: [...actions], resourceArns: [grantResources[on]] });
+        for (const { actions, on, leadingKeys } of TABLE_ACTIONS[access])
+          fn.addToRolePolicy(
+            new PolicyStatement({
+              actions: [...actions],
+              resources: [grantResources[on]],
+              ...(leadingKeys ? { conditions: leadingKeysCondition(leadingKeys) } : {}),
+            }),
+          );
       this.functions.set(route.operationId, fn);
     }
   }
@@ -234,7 +254,10 @@ export class InventoryStack extends Stack {
     if (route.access.some((access) => access.startsWith('inventory:')))
       environment[ENV.inventoryTable] = this.inventoryTable.tableName;
     if (route.access.includes('idempotency:write')) environment[ENV.idempotencyTable] = this.idempotencyTable.tableName;
-    if (route.access.includes('history:read')) environment[ENV.historyTable] = this.history.table.tableName;
+    if (route.access.some((access) => access.startsWith('history:')))
+      environment[ENV.historyTable] = this.history.table.tableName;
+    if (route.access.includes('history:feed'))
+      environment[ENV.historyRetentionDays] = String(config.history.retentionDays);
     if (config.corsOrigins.length > 0) environment[ENV.corsAllowedOrigins] = config.corsOrigins.join(',');
     if (route.access.includes('inventory:read'))
       environment[ENV.listReadUnitsPerSecond] = String(config.listReadUnitsPerSecond);

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
   CONFLICT: 409,
+  /** A change feed cursor older than the events the feed keeps. */
+  CURSOR_EXPIRED: 410,
   /** The same Idempotency-Key was sent with another request. */
   IDEMPOTENCY_KEY_REUSED: 422,
   PAYLOAD_TOO_LARGE: 413,

@@ -83,5 +83,5 @@ export const INVENTORY_LIST_INDEX = {
   name: 'byListShard',
   partition: { name: 'listShard', type: 'N' },
   sort: { name: 'petId', type: 'N' },
-  projected: ['quantity', 'status'],
+  projected: ['quantity', 'status', 'version'],
 } as const;

@@ -1,5 +1,12 @@
 /** Which DynamoDB access a route's function is granted (least privilege). */
-export type TableAccess = 'inventory:read' | 'inventory:get' | 'inventory:write' | 'idempotency:write' | 'history:read';
+export type TableAccess =
+  | 'inventory:read'
+  | 'inventory:get'
+  | 'inventory:write'
+  | 'idempotency:write'
+  | 'history:read'
+  | 'history:feed'
+  | 'history:position';
 
 export interface Route {
   /** The OpenAPI operationId; also names the function in the stack. */
@@ -40,7 +47,8 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/inventory',
     handler: 'list-inventory',
-    access: ['inventory:read'],
+    // The entries, and the feed's position when the list began (its Link rel="changes").
+    access: ['inventory:read', 'history:position'],
     streaming: true,
     // The largest inventory at its read pace and the stream's bandwidth, with room (docs/performance.md, "Timeout").
     timeoutSeconds: LIST_INVENTORY_TIMEOUT_SECONDS,
@@ -58,6 +66,13 @@ export const ROUTES: readonly Route[] = [
     path: '/inventory/{petId}',
     handler: 'update-inventory',
     access: ['inventory:write', 'idempotency:write'],
+  },
+  {
+    operationId: 'listInventoryChanges',
+    method: 'GET',
+    path: '/inventory/changes',
+    handler: 'list-inventory-changes',
+    access: ['history:feed'],
   },
   {
     operationId: 'applyInventoryChanges',

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createInventoryClient, InventoryApiError } from '../../client/index';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import { INVENTORY_ITEM_FIELD_LIST, type InventoryItem } from '../../functions/inventory/types';
-import { signedInventoryAttributes } from '../../functions/store/inventory-row';
 import { stackName } from '../../service/names';
 import { CliError, UsageError } from '../errors';
-import { type IncompleteWriteError, writeInventory } from '../inventory/batch-writer';
+import type { IncompleteWriteError } from '../inventory/batch-writer';
 import { detectFormat, type ImportFormat, parseImport } from '../inventory/import-file';
+import { importRows } from '../inventory/import-writer';
 import { createProgress } from '../progress';
 import { onTable, storageError } from '../target';
 import {
@@ -65,12 +64,12 @@ export async function importInventory(context: CommandContext): Promise<void> {
   const actor = importActor(file, io.env);
   const result = await onTable(target, tableName, async () => {
     try {
-      return await writeInventory(items, {
+      return await importRows(items, {
         client: target.client,
         tableName,
         concurrency,
-        toItem: importAttributes(actor),
-        onProgress: (written) => progress.update(written),
+        origin: () => ({ source: 'import', actor, at: new Date().toISOString() }),
+        onProgress: (done) => progress.update(done),
       });
     } catch (error) {
       const { written, total, cause } = error as IncompleteWriteError;
@@ -86,8 +85,8 @@ export async function importInventory(context: CommandContext): Promise<void> {
   const seconds = Math.max(Date.now() - started, 1) / 1000;
   writeLine(
     io.stdout,
-    `Imported ${result.written} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
-      `${Math.round(result.written / seconds)} rows/s${result.retries > 0 ? `, ${result.retries} retried batches` : ''}.`,
+    `Imported ${items.length} rows from ${file} into ${tableName} (${target.description}) in ${seconds.toFixed(1)} s, ` +
+      `${Math.round(items.length / seconds)} rows/s${result.unchanged > 0 ? `, ${result.unchanged} already as listed` : ''}.`,
   );
 }
 
@@ -102,11 +101,6 @@ export function importActor(file: string, env: Record<string, string | undefined
     }
   }
   return `import ${file} by ${user}@${hostname()} run ${randomUUID()}`;
-}
-
-/** The stored form of an imported row, signed with the run's actor at the time its batch is sent. */
-export function importAttributes(actor: string): (item: InventoryItem) => Record<string, AttributeValue> {
-  return (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() });
 }
 
 /** `inventory export`: every entry to stdout, read from `GET /inventory` (a list cut off fails the export). */

@@ -12,11 +12,16 @@ import { check, type LineProblem, readCsvTable, repeatedPetId, stripBom } from '
 export type ImportFormat = 'csv' | 'json';
 
 /**
- * The columns of a CSV file and the members of a JSON entry: the entry's fields. A CSV names every column (an
- * optional field's cell may be empty); a JSON entry may leave an optional member out.
+ * The columns of a CSV file and the members of a JSON entry: the entry's fields. A CSV names every required column
+ * and may name an optional one (its cells may be empty); a JSON entry may leave an optional member out.
  */
-const CSV_COLUMNS: readonly string[] = INVENTORY_ITEM_FIELD_LIST.map(([name]) => name);
-const FIELD_NAMES = CSV_COLUMNS.map((name) => JSON.stringify(name)).join(',');
+const CSV_COLUMNS: readonly string[] = INVENTORY_ITEM_FIELD_LIST.filter(([, field]) => !field.optional).map(
+  ([name]) => name,
+);
+const OPTIONAL_COLUMNS: readonly string[] = INVENTORY_ITEM_FIELD_LIST.filter(([, field]) => field.optional).map(
+  ([name]) => name,
+);
+const FIELD_NAMES = INVENTORY_ITEM_FIELD_LIST.map(([name]) => JSON.stringify(name)).join(',');
 
 /** Picks the format: `.csv` / `.json` by extension, else JSON when the text starts with `[`, else CSV. */
 export function detectFormat(path: string, text: string): ImportFormat {
@@ -45,13 +50,13 @@ interface LocatedItem {
 }
 
 function parseCsvImport(text: string): { rows: LocatedItem[]; problems: LineProblem[] } {
-  const { rows: records, problems } = readCsvTable(text, CSV_COLUMNS);
+  const { rows: records, problems } = readCsvTable(text, CSV_COLUMNS, OPTIONAL_COLUMNS);
   const rows: LocatedItem[] = [];
   for (const { line, fields } of records) {
     const errors: string[] = [];
     const item = readItemFields((name, field) => {
-      // readCsvTable gives every column of the header, so each field has its cell.
-      const cell = fields[name] ?? '';
+      // readCsvTable gives every column of the header; an optional column the header leaves out has no cell.
+      const cell = (fields as Record<string, string | undefined>)[name] ?? '';
       // An optional field's empty cell leaves it out; a required one's is refused by its rule.
       return cell === '' && field.optional ? undefined : parseFieldText(name, field, cell);
     }, errors);
@@ -92,7 +97,7 @@ function parseJsonItem(text: string): InventoryItem {
   if (!isJsonObject(value)) throw new Error(`expected an object {${FIELD_NAMES}}, got ${describeJsonType(value)}`);
   const record = value;
   const errors: string[] = [];
-  const unknown = Object.keys(record).filter((name) => !CSV_COLUMNS.includes(name));
+  const unknown = Object.keys(record).filter((name) => !CSV_COLUMNS.includes(name) && !OPTIONAL_COLUMNS.includes(name));
   if (unknown.length > 0)
     errors.push(`unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => JSON.stringify(m)).join(', ')}`);
   if (topLevelParts(text).length !== Object.keys(record).length) errors.push('a member is repeated');

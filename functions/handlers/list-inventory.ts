@@ -3,13 +3,15 @@ import type { Context } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { LIST_NEAR_TIMEOUT_SHARE, METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, numberEnv, once, requireEnv, resolveDeps } from '../config';
-import { nextPageLink, type StreamedApiResult } from '../http/responses';
+import { changesLink, nextPageLink, type StreamedApiResult } from '../http/responses';
 import { createStreamingApiHandler } from '../http/streaming';
+import { FEED_START } from '../inventory/feed-query';
 import { batchesOf, inventoryListChunks } from '../inventory/json';
 import { parseListQuery } from '../inventory/list-query';
 import type { InventoryRepository, ListOptions } from '../inventory/repository';
 import type { InventoryItem } from '../inventory/types';
 import { metrics } from '../observability/metrics';
+import { HistoryTable } from '../store/history-table';
 import { InventoryTable } from '../store/inventory-table';
 import { createLambdaDynamoClient } from '../store/lambda-dynamo-client';
 
@@ -29,15 +31,25 @@ const THROTTLE_WINDOW_MS = 60_000;
  * `GET /inventory`: the entries in petId order, streamed as read (the first batch before the status, so a storage
  * failure is still a 503); with `limit` (and `after`), one page read whole, with a `Link` when more follow.
  */
-export function createHandler(deps: Deps<{ repository: Pick<InventoryRepository, 'list'> }>) {
+export function createHandler(
+  deps: Deps<{ repository: Pick<InventoryRepository, 'list'>; feed: Pick<HistoryTable, 'feedPosition'> }>,
+) {
   const resolve = resolveDeps(deps);
   return createStreamingApiHandler(async function listInventory(event, context) {
     const stopWatch = watchTimeBudget(context);
     try {
       const query = parseListQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
+      const { repository, feed } = resolve();
+      // The feed's position as the list begins, read beside its first page (rel="changes").
+      const position = feed.feedPosition();
+      position.catch(() => undefined);
       const { chunks, ...answer } = await (query.limit === undefined
-        ? wholeList(resolve().repository, query)
-        : onePage(resolve().repository, { ...query, limit: query.limit }));
+        ? wholeList(repository, query)
+        : onePage(repository, { ...query, limit: query.limit }));
+      const { sequence, at } = await position;
+      const changes = changesLink(sequence === 0 ? FEED_START : { sequence, at: Date.parse(at ?? '') || 0 }, 'changes');
+      const link = answer.headers?.Link;
+      answer.headers = { ...answer.headers, Link: link === undefined ? changes : `${link}, ${changes}` };
       return { ...answer, body: Readable.from(endingWith(chunks, stopWatch), { objectMode: false }) };
     } catch (error) {
       stopWatch();
@@ -128,12 +140,16 @@ async function* countedBatches(
 
 // The list's table, paced to its share of the index's read cap, on a client that slows down when throttled.
 export const handler = createHandler(
-  once(() => ({
-    repository: new InventoryTable({
-      client: createLambdaDynamoClient({ retryMode: 'adaptive' }),
-      tableName: requireEnv(ENV.inventoryTable),
-      readUnitsPerSecond: numberEnv(ENV.listReadUnitsPerSecond, 0),
-      throttleWindowMs: THROTTLE_WINDOW_MS,
-    }),
-  })),
+  once(() => {
+    const client = createLambdaDynamoClient({ retryMode: 'adaptive' });
+    return {
+      repository: new InventoryTable({
+        client,
+        tableName: requireEnv(ENV.inventoryTable),
+        readUnitsPerSecond: numberEnv(ENV.listReadUnitsPerSecond, 0),
+        throttleWindowMs: THROTTLE_WINDOW_MS,
+      }),
+      feed: new HistoryTable({ client, tableName: requireEnv(ENV.historyTable) }),
+    };
+  }),
 );

@@ -3,7 +3,14 @@ import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { type Deps, ENV, numberEnv, once, requireEnv, resolveDeps } from '../config';
-import { type EntryWrite, type HistoryRecorder, historyEntryFor, type StoredEntry } from '../inventory/history';
+import {
+  type EntryWrite,
+  type HistoryRecorder,
+  historyEntryFor,
+  IncompleteHistoryError,
+  type StoredEntry,
+  type StreamChange,
+} from '../inventory/history';
 import { observed } from '../observability/chain';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
@@ -13,40 +20,46 @@ import { toChangeOrigin, toInventoryItem } from '../store/inventory-row';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /**
- * The history function: one row per change of quantity or status in a batch of the table's stream, written in
- * parallel; records it could not write are batch item failures, which the event source mapping retries.
+ * The history function: the changes of quantity or status in a batch of the table's stream, recorded in stream order
+ * with their places in the feed. A record it cannot read, and every change from the first it could not record on, are
+ * batch item failures, which the event source mapping retries from the lowest.
  */
 export function createHandler(deps: Deps<{ history: HistoryRecorder }>) {
   const resolve = resolveDeps(deps);
   return observed(middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()).handler(async function recordHistory(event) {
     const { history } = resolve();
-    let recorded = 0;
-    const outcomes = await Promise.allSettled(
-      event.Records.map(async (record) => {
-        const sequenceNumber = record.dynamodb?.SequenceNumber;
-        if (sequenceNumber === undefined) throw new Error(`Stream record ${record.eventID} has no sequence number`);
-        const entry = historyEntryFor(entryWriteOf(record));
-        if (entry) {
-          await history.record(entry, sequenceNumber);
-          recorded++;
-        }
-      }),
-    );
-    const batchItemFailures = outcomes.flatMap((outcome, index) => {
-      if (outcome.status === 'fulfilled') return [];
-      const record = event.Records[index];
-      logger.error('stream record not recorded', {
-        eventID: record?.eventID,
-        sequenceNumber: record?.dynamodb?.SequenceNumber,
-        error: outcome.reason as Error,
-      });
-      return [{ itemIdentifier: record?.dynamodb?.SequenceNumber ?? '' }];
+    const changes: StreamChange[] = [];
+    const failed: string[] = [];
+    for (const record of event.Records) {
+      const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+      try {
+        if (sequenceNumber === '') throw new Error(`Stream record ${record.eventID} has no sequence number`);
+        const write = entryWriteOf(record);
+        const entry = historyEntryFor(write);
+        if (entry) changes.push({ entry, sequenceNumber, ...versionOf(write.after) });
+      } catch (error) {
+        logger.error('stream record not recorded', { eventID: record.eventID, sequenceNumber, error: error as Error });
+        failed.push(sequenceNumber);
+      }
+    }
+    let recorded = changes.length;
+    await history.record(changes).catch((error: unknown) => {
+      if (!(error instanceof IncompleteHistoryError)) throw error;
+      recorded = error.recorded;
+      logger.error('stream records not recorded', { first: changes[recorded]?.sequenceNumber, error });
+      failed.push(...changes.slice(recorded).map((change) => change.sequenceNumber));
     });
+    const batchItemFailures = failed.map((itemIdentifier) => ({ itemIdentifier }));
     metrics.addMetric(METRIC_NAMES.historyEntriesRecorded, 'Count', recorded);
     metrics.addMetric(METRIC_NAMES.historyRecordsFailed, 'Count', batchItemFailures.length);
     annotateTrace({ route: 'inventory stream', outcome: batchItemFailures.length === 0 ? 'recorded' : 'partial' });
     return { batchItemFailures };
   });
+}
+
+/** The entry's version after the change, where its writer counts one. */
+function versionOf(after: StoredEntry | undefined): { version?: number } {
+  return after?.version === undefined ? {} : { version: after.version };
 }
 
 /** The entry before and after the write a stream record reports (its images are the table's attribute maps). */

@@ -3,6 +3,7 @@ import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
   AdjustmentConflictError,
   ConcurrentChangeError,
+  CursorExpiredError,
   InventoryItemNotFoundError,
   QuantityConflictError,
   StorageUnavailableError,
@@ -16,6 +17,7 @@ export function toErrorResponse(error: unknown, requestId: string): APIGatewayPr
   if (error instanceof HttpError) return errorResponse(error.code, error.message, error.options.headers);
   if (error instanceof ValidationError) return errorResponse(error.code, error.message);
   if (error instanceof InventoryItemNotFoundError) return errorResponse('NOT_FOUND', error.message);
+  if (error instanceof CursorExpiredError) return errorResponse('CURSOR_EXPIRED', error.message);
   if (error instanceof QuantityConflictError || error instanceof AdjustmentConflictError)
     return errorResponse('CONFLICT', error.message);
   if (error instanceof ConcurrentChangeError)

@@ -3,6 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { COMMON_HEADERS } from '../../service/common-headers';
 import { ERROR_CODES, type ErrorCode } from '../../service/error-codes';
 import { API_STAGE_NAME } from '../../service/routes';
+import { encodeFeedCursor, type FeedCursor } from '../inventory/feed-query';
 
 /** Lambda's synchronous invocation payload limit, request and response alike ("Lambda quotas"): 6 MB, as 6 MiB. */
 export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -23,10 +24,18 @@ export function jsonResponse(
   return { statusCode, headers: { ...COMMON_HEADERS, ...headers }, body };
 }
 
-/** A paged answer's `Link` to its next page (RFC 8288): `path` under the stage, relative to the API's host. */
-export function nextPageLink(path: string, query: Readonly<Record<string, string | number>>): string {
+/**
+ * A `Link` (RFC 8288) to `path` under the stage, relative to the API's host: a paged answer's next page, or what
+ * `rel` names.
+ */
+export function nextPageLink(path: string, query: Readonly<Record<string, string | number>>, rel = 'next'): string {
   const parameters = Object.entries(query).map(([name, value]) => `${name}=${value}`);
-  return `</${API_STAGE_NAME}${path}?${parameters.join('&')}>; rel="next"`;
+  return `</${API_STAGE_NAME}${path}?${parameters.join('&')}>; rel="${rel}"`;
+}
+
+/** The `Link` to the change feed from `cursor` on: a feed page's rel="next", the list's rel="changes". */
+export function changesLink(cursor: FeedCursor, rel: 'next' | 'changes'): string {
+  return nextPageLink('/inventory/changes', { cursor: encodeFeedCursor(cursor) }, rel);
 }
 
 /** The spec's Error body `{code, message, status}` as a JSON string. */

@@ -13,6 +13,17 @@ export class ValidationError extends Error {
   }
 }
 
+/** A feed cursor points at events older than the history keeps: some after it may be gone. */
+export class CursorExpiredError extends Error {
+  override readonly name = 'CursorExpiredError';
+  constructor(retentionDays: number) {
+    super(
+      `cursor is older than the ${retentionDays} days the feed keeps events, so some after it may be gone: list ` +
+        'GET /inventory again and follow the feed from its Link rel="changes".',
+    );
+  }
+}
+
 /** No inventory entry exists for the pet. */
 export class InventoryItemNotFoundError extends Error {
   override readonly name = 'InventoryItemNotFoundError';

@@ -67,8 +67,30 @@ export function historyEntryFor(write: EntryWrite): HistoryEntry | undefined {
   };
 }
 
-/** The storage port of the history: one row per change, keyed by the change's position in the table's stream. */
+/** One change read from the table's stream: its row, its stream record's sequence number, the entry's version after it. */
+export interface StreamChange {
+  entry: HistoryEntry;
+  sequenceNumber: string;
+  /** Absent when the entry's writer counts no versions: the change is history, not on the feed. */
+  version?: number;
+}
+
+/**
+ * The storage port of the history: one row per change, keyed by the change's position in the table's stream, each
+ * given the next place in the feed in the order given; a change recorded before keeps its row and its place.
+ */
 export interface HistoryRecorder {
-  /** Writes the row of one change; writing the same change twice leaves one row. */
-  record(entry: HistoryEntry, sequenceNumber: string): Promise<void>;
+  /** @throws IncompleteHistoryError naming how many of the changes, in order, are recorded */
+  record(changes: readonly StreamChange[]): Promise<void>;
+}
+
+/** The first `recorded` changes are recorded and the rest are not (`cause`: why). */
+export class IncompleteHistoryError extends Error {
+  override readonly name = 'IncompleteHistoryError';
+  constructor(
+    readonly recorded: number,
+    options: { cause: unknown },
+  ) {
+    super(`recorded ${recorded} changes, then failed: ${(options.cause as Error | undefined)?.message}`, options);
+  }
 }

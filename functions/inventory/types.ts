@@ -28,6 +28,12 @@ export const INVENTORY_ITEM_FIELDS = {
   petId: { kind: 'int64' },
   quantity: { kind: 'integer', min: 0, max: MAX_QUANTITY },
   status: { kind: 'enum', values: PET_STATUSES },
+  /**
+   * One more with each change of the entry (1 for the change that created it), the number its change event carries;
+   * a file to import may leave it out (the import continues the stored one), and an entry no writer of this service
+   * has changed has none.
+   */
+  version: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, optional: true },
 } as const satisfies Record<string, ItemField>;
 
 type Fields = typeof INVENTORY_ITEM_FIELDS;

@@ -1,15 +1,42 @@
-import { type AttributeValue, type DynamoDBClient, PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type AttributeValue,
+  type CancellationReason,
+  type DynamoDBClient,
+  GetItemCommand,
+  paginateQuery,
+  QueryCommand,
+  type QueryCommandOutput,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import { marshall, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
-import { HISTORY_TABLE_KEY } from '../../service/names';
+import { FEED_COUNTER_KEY, FEED_PARTITION, HISTORY_FEED_INDEX, HISTORY_TABLE_KEY } from '../../service/names';
 import type { ChangeEvent } from '../inventory/change-event';
-import type { HistoryEntry, HistoryRecorder, HistorySource } from '../inventory/history';
+import {
+  type HistoryEntry,
+  type HistoryRecorder,
+  type HistorySource,
+  IncompleteHistoryError,
+  type StreamChange,
+} from '../inventory/history';
+import { batchesOf } from '../inventory/json';
 import { CHANGE_REASONS, type ChangeReason, isPetStatus, type PetStatus } from '../inventory/types';
+import { backoffDelayMs } from './backoff';
 import type { TableOptions } from './dynamo-client';
 import { MalformedRowError, translateStorageError } from './storage-errors';
 
 export interface HistoryTableOptions extends TableOptions {
   /** Days a row is kept (the table's TTL attribute). @default 90 */
   retentionDays?: number;
+  /** The time a change takes its place in the feed (epoch ms). @default Date.now */
+  clock?: () => number;
+}
+
+/** Where the feed stands: the last sequence number given (0 before the first) and its time (ISO 8601 UTC). */
+export interface FeedPosition {
+  sequence: number;
+  at?: string;
 }
 
 /** Which of one pet's changes {@link HistoryTable.changes} reads, and in what order. */
@@ -28,6 +55,21 @@ export interface HistoryRow {
   position: string;
 }
 
+/** A transaction's 100 actions: the counter and 99 rows. */
+const ROWS_PER_TRANSACTION = 99;
+/** Attempts at one transaction that lost the counter to other shards' batches before the batch is retried whole. */
+const MAX_SEQUENCE_ATTEMPTS = 12;
+/** The counter row's attributes: the last sequence number given, and its time. */
+const COUNTER_LAST = 'last';
+/** A row's place in the feed (the feed index's sort key). */
+const FEED_SEQUENCE = HISTORY_FEED_INDEX.sort.name;
+const COUNTER_LAST_AT = 'lastAt';
+
+/** The counter row's key (service/names.ts). */
+function feedCounterKey(): Record<string, AttributeValue> {
+  return { [PET_ID]: { N: FEED_COUNTER_KEY.petId }, [SEQUENCE]: { S: FEED_COUNTER_KEY.sequence } };
+}
+
 /** Digits of the longest stream sequence number (DynamoDB Streams `StreamRecord.SequenceNumber`: 21 to 40). */
 const SEQUENCE_DIGITS = 40;
 const SECONDS_PER_DAY = 86_400;
@@ -43,35 +85,154 @@ export class HistoryTable implements HistoryRecorder {
   private readonly client: DynamoDBClient;
   private readonly tableName: string;
   private readonly retentionSeconds: number;
+  private readonly clock: () => number;
 
   constructor(options: HistoryTableOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
     this.retentionSeconds = (options.retentionDays ?? 90) * SECONDS_PER_DAY;
+    this.clock = options.clock ?? Date.now;
   }
 
-  /** Writes the row of one change; `sequenceNumber` is its stream record's. */
-  async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
-    const expiresAt = Math.floor(Date.parse(entry.at) / 1000) + this.retentionSeconds;
+  /**
+   * Records the changes in the order given, at most 99 to a transaction with the feed's counter: each row gets the next
+   * `feedSequence` and the time it took it, never before the last one's, so the feed's order and times agree. A lost
+   * race for the counter (another shard's batch) goes again after a jittered back-off; a row already there (a record
+   * delivered twice) keeps its place and is left out.
+   */
+  async record(changes: readonly StreamChange[]): Promise<void> {
+    let recorded = 0;
     try {
-      await this.client.send(
-        new PutItemCommand({
+      for (const chunk of batchesOf(changes, ROWS_PER_TRANSACTION)) {
+        await this.sequence(chunk);
+        recorded += chunk.length;
+      }
+    } catch (error) {
+      throw new IncompleteHistoryError(recorded, { cause: error });
+    }
+  }
+
+  /** The feed's position: the last sequence number given (0 before the first) and its time. Strongly consistent. */
+  async feedPosition(): Promise<FeedPosition> {
+    try {
+      const { Item } = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: feedCounterKey(),
+          ConsistentRead: true,
+          ProjectionExpression: '#last, #lastAt',
+          ExpressionAttributeNames: { '#last': COUNTER_LAST, '#lastAt': COUNTER_LAST_AT },
+        }),
+      );
+      return { sequence: Number(Item?.[COUNTER_LAST]?.N ?? 0), at: Item?.[COUNTER_LAST_AT]?.S };
+    } catch (error) {
+      return translateStorageError(error, 'GetItem');
+    }
+  }
+
+  /**
+   * Up to `limit` events after feed sequence number `after` (0: from the oldest kept), oldest first: only the run of
+   * numbers right after it, up to the first gap. The index is eventually consistent and a transaction's rows may show there one by one, so a gap
+   * is a row not visible yet (the counter and its rows commit together), which a later read finds; never skipped.
+   */
+  async feedAfter(after: number, limit: number): Promise<ChangeEvent[]> {
+    let page: QueryCommandOutput;
+    try {
+      page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: HISTORY_FEED_INDEX.name,
+          KeyConditionExpression: '#feed = :feed AND #sequence > :after',
+          ExpressionAttributeNames: { '#feed': HISTORY_FEED_INDEX.partition.name, '#sequence': FEED_SEQUENCE },
+          ExpressionAttributeValues: { ':feed': { N: FEED_PARTITION }, ':after': { N: String(after) } },
+          Limit: limit,
+        }),
+      );
+    } catch (error) {
+      return translateStorageError(error, 'Query');
+    }
+    const events: ChangeEvent[] = [];
+    // From the start (0), the oldest event kept is the first: older ones have expired.
+    let next = after;
+    for (const row of page.Items ?? []) {
+      const event = toChangeEvent(row);
+      if (next !== 0 && Number(event.id) !== next + 1) break;
+      events.push(event);
+      next = Number(event.id);
+    }
+    return events;
+  }
+
+  /** One transaction of the counter and a chunk's rows, again until it lands or every row is found recorded. */
+  private async sequence(chunk: readonly StreamChange[]): Promise<void> {
+    let pending = chunk;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const position = await this.feedPosition();
+      const at = new Date(Math.max(this.clock(), Date.parse(position.at ?? '') || 0)).toISOString();
+      try {
+        await this.client.send(
+          new TransactWriteItemsCommand({ TransactItems: this.feedWrites(pending, position, at) }),
+        );
+        return;
+      } catch (error) {
+        if ((error as Error | undefined)?.name !== 'TransactionCanceledException' || attempt >= MAX_SEQUENCE_ATTEMPTS)
+          translateStorageError(error, 'TransactWriteItems');
+        const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+        const recorded = pending.filter((_, index) => reasons[index + 1]?.Code === 'ConditionalCheckFailed');
+        const lost = reasons.some(
+          (reason, index) =>
+            reason.Code === 'TransactionConflict' || (index === 0 && reason.Code === 'ConditionalCheckFailed'),
+        );
+        if (recorded.length === 0 && !lost) translateStorageError(error, 'TransactWriteItems');
+        pending = pending.filter((change) => !recorded.includes(change));
+        if (lost) await sleep(backoffDelayMs(attempt, 10, 1000));
+      }
+    }
+  }
+
+  /** The counter's move and each change's row, numbered after `position`; a change with no version gets no number. */
+  private feedWrites(changes: readonly StreamChange[], position: FeedPosition, at: string): TransactWriteItem[] {
+    let last = position.sequence;
+    const rows = changes.map(({ entry, sequenceNumber, version }): TransactWriteItem => {
+      const feed =
+        version === undefined
+          ? {}
+          : { [HISTORY_FEED_INDEX.partition.name]: Number(FEED_PARTITION), [FEED_SEQUENCE]: ++last, version };
+      return {
+        Put: {
           TableName: this.tableName,
           // The entry's members as they are (null a NULL attribute), its petId a Number of the same digits.
           Item: marshall(
             {
               ...entry,
+              ...feed,
+              at,
               [PET_ID]: NumberValue.from(entry.petId),
               [SEQUENCE]: historySortKey(sequenceNumber),
-              [HISTORY_TABLE_KEY.timeToLive]: expiresAt,
+              [HISTORY_TABLE_KEY.timeToLive]: Math.floor(Date.parse(at) / 1000) + this.retentionSeconds,
             },
             { removeUndefinedValues: true },
           ),
-        }),
-      );
-    } catch (error) {
-      translateStorageError(error, 'PutItem');
-    }
+          ConditionExpression: 'attribute_not_exists(#sequence)',
+          ExpressionAttributeNames: { '#sequence': SEQUENCE },
+        },
+      };
+    });
+    const counter: TransactWriteItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: feedCounterKey(),
+        UpdateExpression: 'SET #last = :last, #lastAt = :at',
+        ConditionExpression: `${position.sequence === 0 ? 'attribute_not_exists(#last) OR ' : ''}#last = :previous`,
+        ExpressionAttributeNames: { '#last': COUNTER_LAST, '#lastAt': COUNTER_LAST_AT },
+        ExpressionAttributeValues: {
+          ':last': { N: String(last) },
+          ':at': { S: at },
+          ':previous': { N: String(position.sequence) },
+        },
+      },
+    };
+    return [counter, ...rows];
   }
 
   /**
@@ -156,6 +317,17 @@ export function toHistoryEntry(row: Record<string, AttributeValue>): HistoryEntr
   };
 }
 
+/** Converts a stored history row of the feed (with its `feedSequence` and `version`); a broken row is a MalformedRowError. */
+export function toChangeEvent(row: Record<string, AttributeValue>): ChangeEvent {
+  const id = row[FEED_SEQUENCE]?.N;
+  const version = row.version?.N;
+  const refuse = (attribute: string) =>
+    new MalformedRowError('ChangeEvent', `${row[PET_ID]?.N ?? '?'}/${row[SEQUENCE]?.S ?? '?'}`, attribute);
+  if (id === undefined || !/^[1-9][0-9]*$/.test(id)) throw refuse(FEED_SEQUENCE);
+  if (version === undefined || !/^[1-9][0-9]{0,14}$/.test(version)) throw refuse('version');
+  return { ...toHistoryEntry(row), id, version: Number(version) };
+}
+
 /** The members of a change that may be absent (a change without them stored none), as stored. */
 function optionalMembers(
   row: Record<string, AttributeValue>,
@@ -174,13 +346,4 @@ function isHistorySource(value: unknown): value is HistorySource {
 
 function isChangeReason(value: string): value is ChangeReason {
   return (CHANGE_REASONS as readonly string[]).includes(value);
-}
-
-/** A history row with its place in the feed as the change event the feed, the bus and the webhooks carry. */
-export function toChangeEvent(row: Record<string, AttributeValue>): ChangeEvent {
-  const id = row.feedSequence?.N;
-  const version = row.version?.N;
-  if (id === undefined || version === undefined)
-    throw new MalformedRowError('ChangeEvent', `${row[PET_ID]?.N ?? '?'}/${row[SEQUENCE]?.S ?? '?'}`, 'feedSequence');
-  return { ...toHistoryEntry(row), id, version: Number(version) };
 }

@@ -69,9 +69,12 @@ export function toChangeOrigin(row: Record<string, AttributeValue>): ChangeOrigi
   };
 }
 
-/** An entry as the attribute map the table stores, with its list partition: every whole-entry writer uses this. */
+/**
+ * An entry as the attribute map the table stores, with its list partition: what a writer of a new entry puts (version
+ * 1 unless the item says another), with no condition, so only into a table that cannot hold it yet.
+ */
 export function inventoryAttributes(item: InventoryItem): Record<string, AttributeValue> {
-  const attributes: Record<string, AttributeValue> = {};
+  const attributes: Record<string, AttributeValue> = { version: { N: '1' } };
   for (const [name, field] of INVENTORY_ITEM_FIELD_LIST) {
     const value = item[name];
     if (value !== undefined) attributes[attributeName(name)] = fieldAttribute(field, value);

@@ -22,7 +22,7 @@ import type { InventoryRepository, ListOptions } from '../inventory/repository';
 import type { ChangeNote, ChangeOrigin, InventoryChange, InventoryItem, PetChange } from '../inventory/types';
 import type { TableOptions } from './dynamo-client';
 import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
-import { changeWrite, entryUpdate } from './inventory-write';
+import { changeWrite, type ChangeWrite as EntryChange, entryUpdate } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
 import { isThrottling, translateStorageError } from './storage-errors';
 
@@ -171,7 +171,7 @@ export class InventoryTable implements InventoryRepository {
    * item, which tells a landed repeat, a conflict and a 404 apart without a second read.
    */
   async applyChange(petId: string, change: InventoryChange & ChangeNote, origin: ChangeOrigin): Promise<InventoryItem> {
-    const { write, signed, refused } = changeWrite(petId, change, origin);
+    const { write, signed, unchanged, refused } = changeWrite(petId, change, origin);
     const { input, landed } = entryUpdate(this.tableName, petId, signed, write);
     try {
       const result = await this.client.send(new UpdateItemCommand(input));
@@ -180,8 +180,9 @@ export class InventoryTable implements InventoryRepository {
     } catch (error) {
       if ((error as Error | undefined)?.name === 'ConditionalCheckFailedException') {
         const stored = (error as { Item?: Record<string, AttributeValue> }).Item;
-        if (stored && landed(stored)) return toInventoryItem(stored);
-        const refusal = stored ? refused(toInventoryItem(stored)) : undefined;
+        const entry = stored ? toInventoryItem(stored) : undefined;
+        if (stored && entry && (landed(stored) || unchanged(entry))) return entry;
+        const refusal = entry ? refused(entry) : undefined;
         throw refusal ?? new InventoryItemNotFoundError(petId);
       }
       return translateStorageError(error, 'UpdateItem');
@@ -193,10 +194,10 @@ export class InventoryTable implements InventoryRepository {
    * strongly consistent); a cancelled transaction is told apart by its first failing change's stored item.
    */
   async applyChanges(changes: readonly PetChange[], origin: ChangeOrigin): Promise<InventoryItem[]> {
-    const writes = changes.map(({ petId, ...change }): ChangeWrite => {
-      const { write, signed, refused } = changeWrite(petId, change, origin);
+    let writes = changes.map(({ petId, ...change }, index): ChangeWrite => {
+      const { write, signed, unchanged, refused } = changeWrite(petId, change, origin);
       const { update, landed } = entryUpdate(this.tableName, petId, signed, write);
-      return { petId, update, landed, refused };
+      return { index, petId, update, landed, unchanged, refused };
     });
     const transaction = (token: string | undefined) =>
       this.client.send(
@@ -205,40 +206,52 @@ export class InventoryTable implements InventoryRepository {
           ...(token === undefined ? {} : { ClientRequestToken: token }),
         }),
       );
-    try {
-      // Named after the change, so a request's attempts are one transaction; a resend carries another `at`, which
-      // DynamoDB refuses under the same token, so it goes again without one and each entry's changeId tells it apart.
-      const token = origin.changeId === undefined ? undefined : clientRequestToken(origin.changeId);
-      await transaction(token).catch((error: unknown) => {
-        if ((error as Error | undefined)?.name !== 'IdempotentParameterMismatchException') throw error;
-        return transaction(undefined);
-      });
-    } catch (error) {
-      this.refuseCancelled(error, writes);
+    // Named after the change, so a request's attempts are one transaction; a resend carries another `at`, which
+    // DynamoDB refuses under the same token, so it goes again without one and each entry's changeId tells it apart.
+    let token = origin.changeId === undefined ? undefined : clientRequestToken(origin.changeId);
+    while (writes.length > 0) {
+      try {
+        await transaction(token).catch((error: unknown) => {
+          if ((error as Error | undefined)?.name !== 'IdempotentParameterMismatchException') throw error;
+          return transaction(undefined);
+        });
+        break;
+      } catch (error) {
+        const unchanged = this.refuseCancelled(error, writes);
+        if (unchanged.length === 0) break;
+        // Only changes the entries already match failed: the others go again, as one transaction.
+        writes = writes.filter((write) => !unchanged.includes(write));
+        token = undefined;
+      }
     }
     return this.readEntries(changes);
   }
 
   /**
    * Throws the error of the first change that cancelled the transaction, unless an entry has this change as its last:
-   * all or none applied, so then it landed (a repeat) and the caller reads the entries.
+   * all or none applied, so then it landed (a repeat) and the caller reads the entries. Returns the changes that
+   * failed only because their entries already are what they ask (empty when the transaction landed).
    */
-  private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): void {
+  private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): ChangeWrite[] {
     if ((error as Error | undefined)?.name !== 'TransactionCanceledException')
       translateStorageError(error, 'TransactWriteItems');
     const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
     const landed = reasons.some(
       (reason, index) => reason.Item !== undefined && writes[index]?.landed(reason.Item) === true,
     );
-    if (landed) return;
+    if (landed) return [];
+    const unchanged: ChangeWrite[] = [];
     for (const [index, reason] of reasons.entries()) {
       const write = writes[index];
       if (write === undefined) break;
       const refusal = cancellationError(reason, write);
       if (refusal === 'passed') continue;
-      if (refusal === 'unknown') throw error;
-      throw atChange(refusal ?? new InventoryItemNotFoundError(write.petId), index, write.petId);
+      if (refusal === 'unchanged') unchanged.push(write);
+      else if (refusal === 'unknown') throw error;
+      else throw atChange(refusal ?? new InventoryItemNotFoundError(write.petId), write.index, write.petId);
     }
+    if (unchanged.length === 0) throw error;
+    return unchanged;
   }
 
   /** The entries of the changes, in their order, as one TransactGetItems reads them. */
@@ -275,22 +288,28 @@ function clientRequestToken(changeId: string): string {
 }
 
 /** One change of a transaction: its update, what tells its repeat, and the error its failed condition means. */
-interface ChangeWrite {
+interface ChangeWrite extends Pick<EntryChange, 'unchanged' | 'refused'> {
+  /** Its place in the request. */
+  index: number;
   petId: string;
   update: Update;
   landed: ReturnType<typeof entryUpdate>['landed'];
-  refused: (stored: InventoryItem) => Error | undefined;
 }
 
 /**
- * What one change's cancellation reason means: `passed` (its write would have held), its error (undefined: the entry
- * is missing, 404), or `unknown` (a fault: the original error is thrown).
+ * What one change's cancellation reason means: `passed` (its write would have held), `unchanged` (the entry already
+ * is what it asks), its error (undefined: the entry is missing, 404), or `unknown` (a fault: the original error).
  */
-function cancellationError(reason: CancellationReason, write: ChangeWrite): Error | undefined | 'passed' | 'unknown' {
+function cancellationError(
+  reason: CancellationReason,
+  write: ChangeWrite,
+): Error | undefined | 'passed' | 'unchanged' | 'unknown' {
   const code = reason.Code ?? 'None';
   if (code === 'None') return 'passed';
   if (code === 'ConditionalCheckFailed') {
-    return reason.Item ? write.refused(toInventoryItem(reason.Item)) : undefined;
+    if (!reason.Item) return undefined;
+    const stored = toInventoryItem(reason.Item);
+    return write.unchanged(stored) ? 'unchanged' : write.refused(stored);
   }
   if (code === 'TransactionConflict') return new ConcurrentChangeError(write.petId);
   if (/Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(code))

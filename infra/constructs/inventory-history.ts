@@ -1,12 +1,19 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { type ITable, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITable, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/config';
-import { HISTORY_STREAM_MAPPING, HISTORY_STREAM_VIEW, HISTORY_TABLE_KEY } from '../../service/names';
+import {
+  FEED_COUNTER_KEY,
+  HISTORY_FEED_INDEX,
+  HISTORY_STREAM_MAPPING,
+  HISTORY_STREAM_VIEW,
+  HISTORY_TABLE_KEY,
+} from '../../service/names';
 import { InventoryFunction } from './inventory-function';
 import { keyAttribute, tableDefaults } from './table-defaults';
 
@@ -45,6 +52,14 @@ export class InventoryHistory extends Construct {
       // Each new row to the webhooks publisher (infra/constructs/webhooks.ts).
       stream: StreamViewType[HISTORY_STREAM_VIEW],
     });
+    // The change feed's read path: every row in feed order under one partition (the counter row has no `feed`).
+    this.table.addGlobalSecondaryIndex({
+      indexName: HISTORY_FEED_INDEX.name,
+      partitionKey: keyAttribute(HISTORY_FEED_INDEX.partition),
+      sortKey: keyAttribute(HISTORY_FEED_INDEX.sort),
+      projectionType: ProjectionType.ALL,
+      maxReadRequestUnits: props.maxReadRequestUnits,
+    });
 
     this.function = new InventoryFunction(this, 'Function', {
       handler: 'record-history',
@@ -58,8 +73,18 @@ export class InventoryHistory extends Construct {
         [ENV.stage]: props.stage,
       },
     });
-    // One row per change, nothing else: not even a read.
-    this.table.grant(this.function, 'dynamodb:PutItem');
+    // One row per change (TransactWriteItems' puts are governed by PutItem), and the feed's counter row: read it,
+    // move it; no other row is read or updated ("Using IAM with DynamoDB transactions").
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [this.table.tableArn] }),
+    );
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [FEED_COUNTER_KEY.petId] } },
+      }),
+    );
 
     this.failedRecords = new Queue(this, 'FailedRecords', {
       encryption: QueueEncryption.SQS_MANAGED,

@@ -72,7 +72,7 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
     expect(resources()[logicalId]?.Properties.OnDemandThroughput).toEqual({ MaxReadRequestUnits: caps[id] });
   });
 
-  it('gives the inventory table the list index: shard and petId (Numbers), only quantity and status projected, its own read cap', () => {
+  it('gives the inventory table the list index: shard and petId (Numbers), only quantity, status and version projected, its own read cap', () => {
     const properties = resources().InventoryTableFD135387?.Properties as Record<string, unknown>;
     expect(properties.AttributeDefinitions).toEqual(
       expect.arrayContaining([
@@ -87,7 +87,7 @@ describe.each(STAGES)('Tables of the %s stage', (stage) => {
           { AttributeName: 'listShard', KeyType: 'HASH' },
           { AttributeName: 'petId', KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['quantity', 'status'] },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['quantity', 'status', 'version'] },
         OnDemandThroughput: { MaxReadRequestUnits: stage === 'production' ? 2000 : 500 },
       },
     ]);

@@ -10,7 +10,7 @@ import {
 import { AUTHORIZER_ALL_FAILED_INVOCATIONS } from '../../infra/constructs/rollout';
 import { functionId } from '../../infra/inventory-stack';
 import { STAGES } from '../../infra/stage-config';
-import { INVENTORY_LIST_INDEX } from '../../service/names';
+import { FEED_COUNTER_KEY, HISTORY_FEED_INDEX, INVENTORY_LIST_INDEX } from '../../service/names';
 import {
   AUTHORIZER_TIMEOUT_SECONDS,
   LIST_INVENTORY_TIMEOUT_SECONDS,
@@ -122,11 +122,25 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
     ]);
   });
 
-  it('grants the list function Query on the list index and nothing else (it never reads the table itself)', () => {
+  it("grants the list function Query on the list index and GetItem of the feed's counter row, nothing else", () => {
     expect(dataStatements(template(), 'ListInventoryFunction')).toEqual([
       {
         actions: ['dynamodb:Query'],
         resource: { 'Fn::Join': ['', [tableArn(template(), 'InventoryTable'), `/index/${INVENTORY_LIST_INDEX.name}`]] },
+      },
+      {
+        actions: ['dynamodb:GetItem'],
+        resource: tableArn(template(), 'HistoryTable'),
+        condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [FEED_COUNTER_KEY.petId] } },
+      },
+    ]);
+  });
+
+  it('grants the feed function Query on the feed index and nothing else', () => {
+    expect(dataStatements(template(), 'ListInventoryChangesFunction')).toEqual([
+      {
+        actions: ['dynamodb:Query'],
+        resource: { 'Fn::Join': ['', [tableArn(template(), 'HistoryTable'), `/index/${HISTORY_FEED_INDEX.name}`]] },
       },
     ]);
   });
@@ -183,7 +197,8 @@ describe.each(STAGES)('Functions of the %s stage', (stage) => {
       return Object.fromEntries(names.map((name) => [name, environment[name]]));
     };
     expect(Object.fromEntries(FUNCTION_IDS.map((id) => [id, tablesTold(id)]))).toEqual({
-      ListInventoryFunction: inventory,
+      ListInventoryFunction: { ...inventory, [ENV.historyTable]: tableRef(template(), 'HistoryTable') },
+      ListInventoryChangesFunction: { [ENV.historyTable]: tableRef(template(), 'HistoryTable') },
       GetInventoryEntryFunction: inventory,
       UpdateInventoryFunction: inventory,
       ApplyInventoryChangesFunction: inventory,

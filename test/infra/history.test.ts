@@ -2,7 +2,13 @@ import { rmSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
 import { STAGES } from '../../infra/stage-config';
-import { HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../service/names';
+import {
+  FEED_COUNTER_KEY,
+  HISTORY_FEED_INDEX,
+  HISTORY_STREAM_MAPPING,
+  HISTORY_TABLE_KEY,
+  STACK_OUTPUTS,
+} from '../../service/names';
 import {
   buildApp,
   functionEnvironment,
@@ -46,12 +52,28 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
       AttributeDefinitions: [
         { AttributeName: 'petId', AttributeType: 'N' },
         { AttributeName: 'sequence', AttributeType: 'S' },
+        { AttributeName: 'feed', AttributeType: 'N' },
+        { AttributeName: 'feedSequence', AttributeType: 'N' },
       ],
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true },
       OnDemandThroughput: { MaxReadRequestUnits: production ? 500 : 100 },
     });
+  });
+
+  it('gives the history table the feed index: every row under `feed`, in feedSequence order, whole, with a read cap', () => {
+    expect(resources()[historyTableId()]?.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: HISTORY_FEED_INDEX.name,
+        KeySchema: [
+          { AttributeName: 'feed', KeyType: 'HASH' },
+          { AttributeName: 'feedSequence', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+        OnDemandThroughput: { MaxReadRequestUnits: production ? 500 : 100 },
+      },
+    ]);
   });
 
   it('expires history rows through TTL on expiresAt, after the stage retention the function is told', () => {
@@ -116,10 +138,11 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
     });
   });
 
-  it('lets the history function read the stream, write history rows and report failures, and nothing else', () => {
+  it('lets the history function read the stream, write history rows, move the counter row and report failures, and nothing else', () => {
     const byResource = new Map<string, string[]>();
     for (const statement of statements()) {
-      const key = JSON.stringify(statement.Resource);
+      const key =
+        JSON.stringify(statement.Resource) + (statement.Condition ? ` if ${JSON.stringify(statement.Condition)}` : '');
       byResource.set(key, [...(byResource.get(key) ?? []), ...[statement.Action].flat()].sort());
     }
     const logs = [...byResource.entries()].find(([, actions]) => actions.includes('logs:PutLogEvents'));
@@ -132,6 +155,9 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
         'dynamodb:GetShardIterator',
       ],
       [JSON.stringify({ 'Fn::GetAtt': [historyTableId(), 'Arn'] })]: ['dynamodb:PutItem'],
+      [`${JSON.stringify({ 'Fn::GetAtt': [historyTableId(), 'Arn'] })} if ${JSON.stringify({
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [FEED_COUNTER_KEY.petId] },
+      })}`]: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       [JSON.stringify({ 'Fn::GetAtt': [queueId(), 'Arn'] })]: [
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',

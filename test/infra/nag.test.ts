@@ -46,6 +46,7 @@ describe('cdk-nag AwsSolutions checks', () => {
       'AwsSolutions-IAM5[Resource::<GetInventoryEntryFunction7FBF0032.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<GetPetByIdFunction2378D4F4.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<HistoryFunction20D4D2CA.Arn>:*]',
+      'AwsSolutions-IAM5[Resource::<ListInventoryChangesFunctionA2DB0263.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<ListInventoryFunction23564031.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<ListInventoryHistoryFunction755ED507.Arn>:*]',
       'AwsSolutions-IAM5[Resource::<ListStoreOrdersFunction9C42BF96.Arn>:*]',

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import { STAGES, type StageName } from '../../infra/stage-config';
-import { INVENTORY_LIST_INDEX, STACK_OUTPUTS, stackName } from '../../service/names';
+import {
+  FEED_COUNTER_KEY,
+  HISTORY_FEED_INDEX,
+  INVENTORY_LIST_INDEX,
+  STACK_OUTPUTS,
+  stackName,
+} from '../../service/names';
 import { evaluate, type PolicyDocument, type PolicyRequest, ResolvedStack, refersTo } from './policy-evaluation';
 import { synthesizeBeforeAll, templateMethods } from './synth';
 
@@ -258,11 +264,13 @@ edge('API Gateway → route functions', (stage, stack) => {
   });
 
   /**
-   * Whether `other` is the same method on a path below `own`'s last path parameter (`GET /inventory/{petId}/history`
-   * below `GET /inventory/{petId}`): the permission's ARN has `*` for the parameter, and IAM's `*` spans `/`. API
-   * Gateway invokes only the integration a method names, so no request of `other` reaches `own`'s alias.
+   * Whether `other` is the same method on a path `own`'s path parameters cover (`GET /inventory/{petId}/history` and
+   * `GET /inventory/changes` for `GET /inventory/{petId}`): the permission's ARN has `*` for a parameter, and IAM's `*`
+   * spans `/`. API Gateway invokes only the integration a method names, so no request of `other` reaches `own`'s alias.
    */
-  const below = (own: string, other: string) => own.endsWith('}') && other.startsWith(`${own}/`);
+  const covered = (own: string, other: string) =>
+    other !== own &&
+    new RegExp(`^${own.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '.+')}$`).test(other);
 
   it("lets API Gateway invoke each alias for its own method's ARN and no other method of the API", async () => {
     const all = methods();
@@ -270,7 +278,11 @@ edge('API Gateway → route functions', (stage, stack) => {
     const expected: Record<string, string[]> = {};
     for (const { target, key } of all) {
       if (!target) continue;
-      expected[target] = [...(expected[target] ?? []), key, ...all.filter((m) => below(key, m.key)).map((m) => m.key)];
+      expected[target] = [
+        ...(expected[target] ?? []),
+        key,
+        ...all.filter((m) => covered(key, m.key)).map((m) => m.key),
+      ];
       results[target] ??= [];
     }
     for (const target of Object.keys(results)) {
@@ -399,8 +411,14 @@ edge('Stream mapping → on-failure queue', (_stage, stack) => {
  * states here what it may do.
  */
 const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  // functions/store/inventory-table.ts: the paced, ordered Query pages of the list index's one partition.
-  ListInventoryFunction: { [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'] },
+  // functions/store/inventory-table.ts: the paced, ordered Query pages of the list index's one partition; and
+  // functions/store/history-table.ts: the GetItem of the feed's counter row, no other row (dynamodb:LeadingKeys, below).
+  ListInventoryFunction: {
+    [`InventoryTable index ${INVENTORY_LIST_INDEX.name}`]: ['Query'],
+    HistoryTable: ['GetItem'],
+  },
+  // functions/store/history-table.ts: the Query of the feed index's one partition.
+  ListInventoryChangesFunction: { [`HistoryTable index ${HISTORY_FEED_INDEX.name}`]: ['Query'] },
   // functions/store/inventory-table.ts: the strongly consistent GetItem of one entry.
   GetInventoryEntryFunction: { InventoryTable: ['GetItem'] },
   // functions/store/inventory-table.ts: the conditional UpdateItem of a PATCH (set or adjustBy, the request built by
@@ -426,9 +444,10 @@ const DYNAMODB_ACCESS: Readonly<Record<string, Readonly<Record<string, readonly 
   ListStoreOrdersFunction: {},
   // functions/store/api-key-table.ts: the key lookup by hash.
   AuthorizerFunction: { ApiKeysTable: ['GetItem'] },
-  // Its stream mapping reads the stream; functions/store/history-table.ts writes one row per change.
+  // Its stream mapping reads the stream; functions/store/history-table.ts writes one row per change (PutItem, in a
+  // TransactWriteItems), reads and moves the feed's counter row (GetItem, UpdateItem: that row only, below).
   HistoryFunction: {
-    HistoryTable: ['PutItem'],
+    HistoryTable: ['GetItem', 'PutItem', 'UpdateItem'],
     'InventoryTable stream': ['DescribeStream', 'GetRecords', 'GetShardIterator'],
   },
   // Its stream mapping reads the history table's stream (functions/handlers/publish-changes.ts).
@@ -552,11 +571,45 @@ edge('Function roles → tables', (_stage, stack) => {
     ['ListInventoryHistoryFunction', 'dynamodb:UpdateItem', 'InventoryTable'],
     ['ListInventoryHistoryFunction', 'dynamodb:GetItem', 'ApiKeysTable'],
     ['GetInventoryEntryFunction', 'dynamodb:Query', 'HistoryTable'],
+    ['ListInventoryChangesFunction', 'dynamodb:Query', 'HistoryTable'],
+    ['ListInventoryChangesFunction', 'dynamodb:GetItem', 'HistoryTable'],
+    ['ListInventoryFunction', 'dynamodb:Query', 'HistoryTable'],
   ])('refuses %s %s on the %s', async (fn, action, table) => {
     const s = stack();
     const roleId = s.functionRole(idByName(s, 'AWS::Lambda::Function', fn));
     const tableArn = s.getAtt(idByName(s, 'AWS::DynamoDB::Table', table), 'Arn');
     expect(await evaluate(asRole(s, roleId, action, tableArn))).toBe('ImplicitlyDenied');
+  });
+});
+
+// DynamoDB puts the partition key of every item an item action reaches in dynamodb:LeadingKeys
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
+edge("Function roles → the feed's counter row", (_stage, stack) => {
+  const onHistory = (fn: string, action: string, petId: string): PolicyRequest => {
+    const s = stack();
+    const roleId = s.functionRole(idByName(s, 'AWS::Lambda::Function', fn));
+    const tableArn = s.getAtt(idByName(s, 'AWS::DynamoDB::Table', 'HistoryTable'), 'Arn');
+    return { ...asRole(s, roleId, action, tableArn), context: { 'dynamodb:LeadingKeys': [petId] } };
+  };
+
+  it.each([
+    ['ListInventoryFunction', 'dynamodb:GetItem'],
+    ['HistoryFunction', 'dynamodb:GetItem'],
+    ['HistoryFunction', 'dynamodb:UpdateItem'],
+  ])('lets %s %s the counter row', async (fn, action) => {
+    expect(await evaluate(onHistory(fn, action, FEED_COUNTER_KEY.petId))).toBe(ALLOWED);
+  });
+
+  it.each([
+    ['ListInventoryFunction', 'dynamodb:GetItem'],
+    ['HistoryFunction', 'dynamodb:GetItem'],
+    ['HistoryFunction', 'dynamodb:UpdateItem'],
+  ])("refuses %s %s on a pet's history rows", async (fn, action) => {
+    expect(await evaluate(onHistory(fn, action, '7'))).toBe('ImplicitlyDenied');
+  });
+
+  it("lets the history function put any row, a pet's as well as the counter's", async () => {
+    expect(await evaluate(onHistory('HistoryFunction', 'dynamodb:PutItem', '7'))).toBe(ALLOWED);
   });
 });
 
@@ -815,6 +868,8 @@ const OPERATOR_REFUSED = (t: OperatorTargets, stack: ResolvedStack): OperatorReq
   ['dynamodb:DeleteTable', t.history],
   ['dynamodb:UpdateTable', t.inventory],
   ['dynamodb:DeleteItem', t.inventory],
+  // An unconditional put would start an entry's version again.
+  ['dynamodb:BatchWriteItem', t.inventory],
   ['dynamodb:UpdateItem', t.inventory],
   ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'quantity'] }],
   ['dynamodb:UpdateItem', t.inventory, { 'dynamodb:Attributes': ['petId', 'listShard'] }],

@@ -215,6 +215,7 @@ export interface PolicyStatement {
   Action: string | string[];
   Effect: string;
   Resource: unknown;
+  Condition?: unknown;
 }
 
 /** One API Gateway method of a template, with its full resource path. */
@@ -309,8 +310,15 @@ export function functionEnvironment(template: Template, id: string): Record<stri
 }
 
 /** What that function's role may do beyond writing its own logs and X-Ray traces: what it may do to data. */
-export function dataStatements(template: Template, id: string): { actions: string[]; resource: unknown }[] {
+export function dataStatements(
+  template: Template,
+  id: string,
+): { actions: string[]; resource: unknown; condition?: unknown }[] {
   return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', id))
-    .map((statement) => ({ actions: [statement.Action].flat().sort(), resource: statement.Resource }))
+    .map((statement) => ({
+      actions: [statement.Action].flat().sort(),
+      resource: statement.Resource,
+      ...(statement.Condition ? { condition: statement.Condition } : {}),
+    }))
     .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
 }

@@ -272,7 +272,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     const { result, error } = await invoke('list-inventory', LIST_INVENTORY);
     expect(error).toBeUndefined();
     expect(result?.statusCode).toBe(200);
-    expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+    expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending","version":1}');
   });
 
   /** The list bundle's GET /inventory through a stand-in endpoint, at a stage's pace. */
@@ -297,13 +297,14 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       // Assess: the whole list; every page asked for its consumed capacity, which the pace counts.
       expect(error).toBeUndefined();
       expect(result?.statusCode).toBe(200);
-      expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
-      expect(endpoint.calls.map((call) => [call.operation, call.throttled])).toEqual([
-        ...Array.from({ length: 4 }, () => ['Query', true]),
-        ['Query', false],
-      ]);
-      for (const call of endpoint.calls)
-        expect(JSON.parse(call.body)).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
+      expect(String(result?.body)).toContain(
+        '{"petId":9223372036854775807,"quantity":2,"status":"pending","version":1}',
+      );
+      // Beside the pages, the one read of the feed's counter (the list's rel="changes").
+      const queries = endpoint.calls.filter((call) => call.operation === 'Query');
+      expect(endpoint.calls.map((call) => call.operation).sort()).toEqual(['GetItem', ...queries.map(() => 'Query')]);
+      expect(queries.map((call) => call.throttled)).toEqual([true, true, true, true, false]);
+      for (const call of queries) expect(JSON.parse(call.body)).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
     } finally {
       await endpoint.close();
     }
@@ -311,7 +312,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
 
   it('updates an entry and answers the stored item', async () => {
     const { result } = await invoke('update-inventory', SET_PET_2_TO_31);
-    expect(result).toMatchObject({ statusCode: 200, body: '{"petId":2,"quantity":31,"status":"pending"}' });
+    expect(result).toMatchObject({ statusCode: 200, body: '{"petId":2,"quantity":31,"status":"pending","version":2}' });
   });
 
   it('authorizes a known key with a stage-wide policy and refuses an unknown one with exactly "Unauthorized"', async () => {
@@ -386,6 +387,7 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
       ],
     };
     // Act
+    const started = new Date().toISOString();
     const { result, error } = await invoke('record-history', event);
     // Assess
     expect(error).toBeUndefined();
@@ -393,9 +395,10 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     const rows = await new HistoryTable({ client: stack.client, tableName: stack.tables.history }).listFor(
       '9223372036854775807',
     );
-    // The API answers the row as stored, without the petId its path names.
+    // The API answers the row as stored, without the petId its path names; its time, when it took its place.
+    expect((rows[0]?.at ?? '') >= started).toBe(true);
     const recorded = {
-      at: '2026-11-23T10:00:00.000Z',
+      at: rows[0]?.at,
       previousQuantity: 2,
       quantity: 5,
       previousStatus: 'pending',

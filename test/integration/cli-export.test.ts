@@ -8,6 +8,7 @@ import { LAST_CHANGE } from '../../functions/store/inventory-row';
 import { freePort } from '../../local/dynamodb-local';
 import { importHandler, type LocalGateway, startLocalGateway } from '../../local/gateway';
 import type { TableNames } from '../../service/local-dynamodb';
+import { aFeedAt } from '../fixtures/builders';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { freshTables, snapshotTable, startTestStack, type TestStack, testEndpoint } from '../helpers/local-stack';
 import { entriesBreakingAt } from '../helpers/streaming';
@@ -22,7 +23,10 @@ const EXTREMES: readonly InventoryItem[] = [
 ];
 
 /** A list function whose body fails past its first chunks, as a deployed one failing mid-stream. */
-const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
+const BREAKING_LIST = createList({
+  feed: aFeedAt(),
+  repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK),
+});
 
 // Export reads GET /inventory through the API (the streamed, gzipped list); import writes to DynamoDB Local.
 describe('CLI: inventory export', () => {
@@ -67,12 +71,12 @@ describe('CLI: inventory export', () => {
     expect(outcome.stdout).toBe(
       [
         '[',
-        '  {"petId":-9223372036854775808,"quantity":0,"status":"sold"},',
-        '  {"petId":-1,"quantity":3,"status":"pending"},',
-        '  {"petId":9,"quantity":2,"status":"available"},',
-        '  {"petId":10,"quantity":1,"status":"available"},',
-        '  {"petId":9007199254740993,"quantity":7,"status":"available"},',
-        '  {"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}',
+        '  {"petId":-9223372036854775808,"quantity":0,"status":"sold","version":1},',
+        '  {"petId":-1,"quantity":3,"status":"pending","version":1},',
+        '  {"petId":9,"quantity":2,"status":"available","version":1},',
+        '  {"petId":10,"quantity":1,"status":"available","version":1},',
+        '  {"petId":9007199254740993,"quantity":7,"status":"available","version":1},',
+        '  {"petId":9223372036854775807,"quantity":2147483647,"status":"pending","version":1}',
         ']',
         '',
       ].join('\n'),
@@ -87,11 +91,11 @@ describe('CLI: inventory export', () => {
     // Assess
     expect(outcome.code).toBe(0);
     expect(outcome.stdout.split('\n').slice(0, 3)).toEqual([
-      'petId,quantity,status',
-      '-9223372036854775808,0,sold',
-      '-1,3,pending',
+      'petId,quantity,status,version',
+      '-9223372036854775808,0,sold,1',
+      '-1,3,pending,1',
     ]);
-    expect(outcome.stdout.trimEnd().split('\n').at(-1)).toBe('9223372036854775807,2147483647,pending');
+    expect(outcome.stdout.trimEnd().split('\n').at(-1)).toBe('9223372036854775807,2147483647,pending,1');
   });
 
   it.each(['json', 'csv'])(

@@ -90,12 +90,32 @@ describe('CLI: inventory import', () => {
     );
     expect(first.stderr).toBe('');
     expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/, 3000 already as listed\.$/m);
     expect(afterSecond).toBe(afterFirst);
     const rows = afterFirst.split('\n');
     expect(rows).toHaveLength(3_000);
     expect(afterFirst).toContain('"petId",{"N":"9223372036854775807"}');
     expect(afterFirst).toContain(`"petId",{"N":"${items[2_999]?.petId}"}`);
   }, 60_000);
+
+  it("creates entries at version 1 and continues an entry's version when a row changes it, whatever the file's version says", async () => {
+    // Prepare: pet 1 created, then changed twice by imports; the second file carries a version of its own.
+    const first = aFile('v1.csv', 'petId,quantity,status\n1,5,available\n2,1,sold\n');
+    const second = aFile('v2.csv', 'petId,quantity,status,version\n1,6,available,1\n2,1,sold,7\n');
+    const third = aFile('v3.json', '[{"petId":1,"quantity":6,"status":"pending"}]');
+    const table = new InventoryTable({ client, tableName: tables.inventory });
+
+    // Act
+    const codes = [await cli(tables, ['inventory', 'import', first])];
+    const created = [await table.get('1'), await table.get('2')];
+    codes.push(await cli(tables, ['inventory', 'import', second]), await cli(tables, ['inventory', 'import', third]));
+
+    // Assess: pet 2's row matched its entry, so nothing was written (no new version).
+    expect(codes.map((outcome) => outcome.code)).toEqual([0, 0, 0]);
+    expect(created.map((item) => item?.version)).toEqual([1, 1]);
+    expect(await table.get('1')).toEqual({ petId: '1', quantity: 6, status: 'pending', version: 3 });
+    expect(await table.get('2')).toEqual({ petId: '2', quantity: 1, status: 'sold', version: 1 });
+  });
 
   it('writes nothing when any row is bad and names each bad line on stderr', async () => {
     // Prepare
@@ -155,7 +175,7 @@ describe('CLI: inventory import', () => {
     // Assess
     expect(imported.code).toBe(0);
     expect(exported).toBe(
-      'petId,quantity,status\n-9223372036854775808,2,pending\n42,3,sold\n9223372036854775807,1,available\n',
+      'petId,quantity,status,version\n-9223372036854775808,2,pending,1\n42,3,sold,1\n9223372036854775807,1,available,1\n',
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/comma\.csv:2: petId must be a decimal integer/);
@@ -182,7 +202,9 @@ describe('CLI: inventory import', () => {
 
   it('signs every row it writes with who and why for the history: import, the file, the operator and a run id per run', async () => {
     // Prepare
-    const file = aFile('signed.csv', csvOf(manyItems(40)));
+    const items = manyItems(40);
+    const file = aFile('signed.csv', csvOf(items));
+    const changed = aFile('changed.csv', csvOf(items.map((item) => ({ ...item, quantity: item.quantity + 1 }))));
     const origins = async () => {
       const page = await client.send(new ScanCommand({ TableName: tables.inventory, ConsistentRead: true }));
       return (page.Items ?? []).map((item) => toChangeOrigin(item));
@@ -192,7 +214,7 @@ describe('CLI: inventory import', () => {
     const started = new Date().toISOString();
     await cli(tables, ['inventory', 'import', file], { env: { USER: 'ops-anna' } });
     const first = await origins();
-    await cli(tables, ['inventory', 'import', file], { env: { USER: 'ops-anna' } });
+    await cli(tables, ['inventory', 'import', changed], { env: { USER: 'ops-anna' } });
     const second = await origins();
 
     // Assess

@@ -42,8 +42,8 @@ describe('Typed client through the local gateway: applyInventoryChanges and inve
     const again = await applyInventoryChanges(client, changes, { idempotencyKey });
     // Assess
     const stored = [
-      { petId: 9223372036854775807n, quantity: 8, status: 'available' },
-      { petId: 7n, quantity: 0, status: 'pending' },
+      { petId: 9223372036854775807n, quantity: 8, status: 'available', version: 2 },
+      { petId: 7n, quantity: 0, status: 'pending', version: 2 },
     ];
     expect(first).toEqual(stored);
     expect(again).toEqual(stored);
@@ -71,22 +71,24 @@ describe('Typed client through the local gateway: applyInventoryChanges and inve
     // Prepare: the rows the history function writes from the stream, straight into the history table.
     const history = new HistoryTable({ client: stack.client, tableName: stack.tables.history });
     for (let i = 0; i < 250; i++)
-      await history.record(
+      await history.record([
         {
-          petId: '9223372036854775807',
-          at: new Date(Date.UTC(2026, 10, 28, 10, 0, i)).toISOString(),
-          previousQuantity: i,
-          quantity: i + 1,
-          previousStatus: 'available',
-          status: 'available',
-          source: 'import',
-          actor: 'import delivery.csv by ops@host run 1',
-          adjustBy: 1,
-          reason: 'received',
-          reference: `delivery ${i}`,
+          entry: {
+            petId: '9223372036854775807',
+            at: new Date(Date.UTC(2026, 10, 28, 10, 0, i)).toISOString(),
+            previousQuantity: i,
+            quantity: i + 1,
+            previousStatus: 'available',
+            status: 'available',
+            source: 'import',
+            actor: 'import delivery.csv by ops@host run 1',
+            adjustBy: 1,
+            reason: 'received',
+            reference: `delivery ${i}`,
+          },
+          sequenceNumber: String(10n ** 20n + BigInt(i)),
         },
-        String(10n ** 20n + BigInt(i)),
-      );
+      ]);
     // Act
     const pages = [];
     for await (const page of inventoryHistoryPages(client, 9223372036854775807n, { limit: 100 })) pages.push(page);

@@ -57,8 +57,9 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
 
     expect(response.status).toBe(200);
     expect(response.text).toBe(
-      '{"items":[{"petId":3,"quantity":13,"status":"available"},{"petId":1,"quantity":0,"status":"available"},' +
-        '{"petId":2,"quantity":6,"status":"available"}]}',
+      '{"items":[{"petId":3,"quantity":13,"status":"available","version":2},' +
+        '{"petId":1,"quantity":0,"status":"available","version":2},' +
+        '{"petId":2,"quantity":6,"status":"available","version":2}]}',
     );
     expect((await stored('3')).lastChange).toMatchObject({
       source: 'api',
@@ -75,7 +76,7 @@ describe('API: POST /inventory/changes applies a delivery all or nothing (local 
   it('keeps every digit of an int64 petId, in and out', async () => {
     const response = await post('{"changes":[{"petId":9223372036854775807,"adjustBy":1}]}');
     expect(response.status).toBe(200);
-    expect(response.text).toBe('{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending"}]}');
+    expect(response.text).toBe('{"items":[{"petId":9223372036854775807,"quantity":3,"status":"pending","version":2}]}');
   });
 
   it.each([
@@ -250,8 +251,8 @@ describe('Function: applyInventoryChanges when another request crosses its trans
     expect(resent.headers).not.toHaveProperty('Idempotent-Replayed');
     expect(JSON.parse(resent.body)).toEqual({
       items: [
-        { petId: 123, quantity: 11, status: 'available' },
-        { petId: 124, quantity: 11, status: 'available' },
+        { petId: 123, quantity: 11, status: 'available', version: 2 },
+        { petId: 124, quantity: 11, status: 'available', version: 2 },
       ],
     });
     for (const answer of [first, resent])
@@ -316,10 +317,14 @@ describe('API: who may send a batch, and how (local gateway routing)', () => {
     expect(await snapshot()).toBe(before);
   });
 
-  it('answers GET /inventory/changes 405 with Allow: POST: the static path wins over {petId}', async () => {
-    const response = await call(stack.url, 'GET', '/inventory/changes', { headers: stack.authHeader, route: ROUTE });
+  it('answers PATCH /inventory/changes 405 with Allow: GET, POST: the static path wins over {petId}', async () => {
+    const response = await call(stack.url, 'PATCH', '/inventory/changes', {
+      headers: { ...stack.authHeader, 'Content-Type': 'application/json' },
+      body: '{"quantity":1}',
+      route: ROUTE,
+    });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('allow')).toBe('GET, POST');
     expect((response.json as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
   });
 });

@@ -96,7 +96,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       '9007199254740993',
       '9223372036854775807',
     ]);
-    expect(updated).toEqual({ petId: '9223372036854775807', quantity: 42, status: 'available' });
+    expect(updated).toEqual({ petId: '9223372036854775807', quantity: 42, status: 'available', version: 2 });
   });
 
   it('lists entries in numeric petId order whatever the storage order: negatives first, then by magnitude', async () => {
@@ -165,7 +165,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it('updates only the quantity and leaves status and other attributes as they were', async () => {
     await putItems(client, tables.inventory, [{ petId: '5', quantity: 1, status: 'sold', padding: 'keep me' }]);
     const updated = await table.applyChange('5', { quantity: 0 }, ORIGIN);
-    expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold' });
+    expect(updated).toEqual({ petId: '5', quantity: 0, status: 'sold', version: 2 });
     expect(await snapshotTable(client, tables.inventory)).toContain('keep me');
   });
 
@@ -188,7 +188,7 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
   it('applies a compare-and-set update when the stored quantity is the expected one', async () => {
     await putItems(client, tables.inventory, [{ petId: '7', quantity: 12, status: 'pending' }]);
     const updated = await table.applyChange('7', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
-    expect(updated).toEqual({ petId: '7', quantity: 13, status: 'pending' });
+    expect(updated).toEqual({ petId: '7', quantity: 13, status: 'pending', version: 2 });
   });
 
   it('refuses a stale compare-and-set with the current quantity from the failed condition, changing nothing', async () => {
@@ -251,7 +251,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
         const answer = await repository.applyChange(entry.petId, change, ORIGIN);
         // Assess: two attempts went out, the first answer was lost after DynamoDB Local applied it.
         expect(updates().map((call) => call.lost)).toEqual([true, false]);
-        expect(answer).toEqual({ ...entry, quantity });
+        // One version more: the retry found its change landed and wrote nothing.
+        expect(answer).toEqual({ ...entry, quantity, version: 2 });
         expect(Number((await storedItem(entry.petId))?.quantity?.N)).toBe(quantity);
       } finally {
         await close();
@@ -268,8 +269,8 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       const repeat = await table.applyChange('13', { adjustBy: -4 }, { ...origin, at: '2026-11-23T10:00:05.000Z' });
       const set = await table.applyChange('13', { quantity: 99 }, origin);
       // Assess
-      expect(repeat).toEqual({ petId: '13', quantity: 6, status: 'sold' });
-      expect(set).toEqual({ petId: '13', quantity: 6, status: 'sold' });
+      expect(repeat).toEqual({ petId: '13', quantity: 6, status: 'sold', version: 2 });
+      expect(set).toEqual({ petId: '13', quantity: 6, status: 'sold', version: 2 });
       expect(await snapshotTable(client, tables.inventory)).toBe(before);
     });
 
@@ -327,9 +328,9 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       );
       // Assess
       expect(items).toEqual([
-        { petId: '9223372036854775807', quantity: 5, status: 'sold' },
-        { petId: '21', quantity: 0, status: 'available' },
-        { petId: '22', quantity: 6, status: 'pending' },
+        { petId: '9223372036854775807', quantity: 5, status: 'sold', version: 2 },
+        { petId: '21', quantity: 0, status: 'available', version: 2 },
+        { petId: '22', quantity: 6, status: 'pending', version: 2 },
       ]);
       expect(await lastChangeOf('9223372036854775807')).toEqual({
         ...ORIGIN,
@@ -339,6 +340,30 @@ describe('Store: InventoryTable against DynamoDB Local', () => {
       });
       expect(await lastChangeOf('21')).toEqual({ ...ORIGIN, reason: 'sold' });
       expect(await lastChangeOf('22')).toEqual(ORIGIN);
+    });
+
+    it('writes nothing for a set to the quantity an entry holds and applies the others, each one version more', async () => {
+      // Prepare
+      await putItems(client, tables.inventory, stock);
+      const before = await storedItem('22');
+      // Act: pet 22 already holds 5, also as a compare-and-set.
+      const items = await table.applyChanges(
+        [
+          { petId: '21', adjustBy: -1 },
+          { petId: '22', quantity: 5, expectedQuantity: 5 },
+          { petId: '9223372036854775807', quantity: 2 },
+        ],
+        ORIGIN,
+      );
+      const alone = await table.applyChange('22', { quantity: 5 }, ORIGIN);
+      // Assess
+      expect(items.map((item) => [item.quantity, item.version])).toEqual([
+        [9, 2],
+        [5, 1],
+        [2, 2],
+      ]);
+      expect(alone).toEqual({ petId: '22', quantity: 5, status: 'pending', version: 1 });
+      expect(await storedItem('22')).toEqual(before);
     });
 
     it("applies none when one cannot be applied, and throws the first failing change's error, naming it", async () => {
@@ -613,7 +638,7 @@ describe('Store: InventoryTable lists 2,000 entries against DynamoDB Local', () 
     }
     // Assess
     expect(listed.map((item) => item.petId)).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
-    expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available' });
+    expect(listed[0]).toEqual({ petId: '1', quantity: 49, status: 'available', version: 1 });
     expect(batches).toEqual(Array.from({ length: 100 }, () => 20));
   });
 

@@ -11,6 +11,7 @@ import {
   renderTemplate,
 } from '../../service/gateway-responses';
 import { AUTHORIZER_HANDLER } from '../../service/routes';
+import { aFeedAt } from '../fixtures/builders';
 import { snapshotTable, startTestStack, type TestStack } from '../helpers/local-stack';
 import { closeRawAgent, rawHttp, rawRequest, type SocketResponse, socketExchange } from '../helpers/raw-http';
 import { entriesBreakingAt } from '../helpers/streaming';
@@ -63,7 +64,10 @@ const httpResponseStream = (stream: unknown, prelude: Record<string, unknown>) =
   ).awslambda.HttpResponseStream.from(stream, prelude);
 
 /** Entries whose serialization fails past the first chunks: a list function failing after its first byte. */
-const BREAKING_LIST = createList({ repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK) });
+const BREAKING_LIST = createList({
+  feed: aFeedAt(),
+  repository: entriesBreakingAt(40 * ENTRIES_PER_CHUNK, 30 * ENTRIES_PER_CHUNK),
+});
 
 /** The real handlers; the authorizer counted, GET /pets/{petId} and the streaming list able to fail as deployed. */
 async function loadHandler(name: string) {

@@ -22,15 +22,16 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
   const list = () => call(stack.url, 'GET', '/inventory', { headers: stack.authHeader, route: '/inventory' });
 
   describe('GET /inventory', () => {
-    it('answers 200 with every entry as exactly {petId, quantity, status}, ordered by petId, int64 digits exact', async () => {
+    it('answers 200 with every entry as exactly {petId, quantity, status, version}, ordered by petId, int64 digits exact', async () => {
       const response = await list();
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.text).toBe(
-        '[{"petId":-5,"quantity":4,"status":"available"},{"petId":1,"quantity":12,"status":"available"},' +
-          '{"petId":2,"quantity":3,"status":"pending"},{"petId":10,"quantity":0,"status":"sold"},' +
-          '{"petId":9007199254740993,"quantity":7,"status":"available"},' +
-          '{"petId":9223372036854775807,"quantity":2,"status":"pending"}]',
+        '[{"petId":-5,"quantity":4,"status":"available","version":1},' +
+          '{"petId":1,"quantity":12,"status":"available","version":1},' +
+          '{"petId":2,"quantity":3,"status":"pending","version":1},{"petId":10,"quantity":0,"status":"sold","version":1},' +
+          '{"petId":9007199254740993,"quantity":7,"status":"available","version":1},' +
+          '{"petId":9223372036854775807,"quantity":2,"status":"pending","version":1}]',
       );
     });
   });
@@ -39,18 +40,20 @@ describe('Local gateway: the /v1 API over HTTP, real handlers, real DynamoDB Loc
     it('sets the quantity of the largest int64 pet, keeps its status, and the next list shows it', async () => {
       const response = await patch('9223372036854775807', '{"quantity":11}');
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":9223372036854775807,"quantity":11,"status":"pending"}');
-      expect((await list()).text).toContain('{"petId":9223372036854775807,"quantity":11,"status":"pending"}');
+      expect(response.text).toBe('{"petId":9223372036854775807,"quantity":11,"status":"pending","version":2}');
+      expect((await list()).text).toContain(
+        '{"petId":9223372036854775807,"quantity":11,"status":"pending","version":2}',
+      );
     });
 
     it('keeps 9007199254740993 exact (a JavaScript number would round it to ...992)', async () => {
       const response = await patch('9007199254740993', '{"quantity":8}');
-      expect(response.text).toBe('{"petId":9007199254740993,"quantity":8,"status":"available"}');
+      expect(response.text).toBe('{"petId":9007199254740993,"quantity":8,"status":"available","version":2}');
     });
 
     it('treats leading zeros as the same pet', async () => {
       const response = await patch('0001', '{"quantity":13}');
-      expect(response.text).toBe('{"petId":1,"quantity":13,"status":"available"}');
+      expect(response.text).toBe('{"petId":1,"quantity":13,"status":"available","version":2}');
     });
 
     it('answers 404 NOT_FOUND and creates nothing for a pet with no entry', async () => {

@@ -71,7 +71,7 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
     it('answers 200 with the entry, every digit of an int64 petId kept', async () => {
       const response = await get('9223372036854775807');
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+      expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending","version":1}');
       expect(response.headers.get('cache-control')).toBe('no-store');
     });
 
@@ -97,9 +97,9 @@ describe('API: read one entry, adjust it, retry safely (local gateway, DynamoDB 
     it('adds the delta to the stored quantity and answers the entry as stored', async () => {
       const response = await patch('2', '{"adjustBy":4}');
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":2,"quantity":7,"status":"pending"}');
+      expect(response.text).toBe('{"petId":2,"quantity":7,"status":"pending","version":2}');
       const back = await patch('2', '{"adjustBy":-4}');
-      expect(back.text).toBe('{"petId":2,"quantity":3,"status":"pending"}');
+      expect(back.text).toBe('{"petId":2,"quantity":3,"status":"pending","version":3}');
     });
 
     it('answers 409 CONFLICT naming the current quantity and changes nothing when the stock would go below 0', async () => {
@@ -291,7 +291,7 @@ describe('CLI: inventory get', () => {
   it('prints one entry as JSON with every digit of its petId', async () => {
     const outcome = await cli(['inventory', 'get', '9223372036854775807', '--url', stack.url, '--key', stack.key]);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}\n');
+    expect(outcome.stdout).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending","version":1}\n');
   });
 
   it('exits 1 naming the 404 for a pet without an entry', async () => {
@@ -462,14 +462,14 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       expect(throttledCalls()).toEqual(['UpdateItem']);
       // The change landed and its answer is known: the client gets it, not a 503 that would send it to retry.
       expect(first.statusCode).toBe(200);
-      expect(JSON.parse(first.body)).toEqual({ petId: 77, quantity: 15, status: 'available' });
+      expect(JSON.parse(first.body)).toEqual({ petId: 77, quantity: 15, status: 'available', version: 2 });
       expect(first.headers).not.toHaveProperty('Idempotent-Replayed');
       expect(notKept).toHaveLength(1);
       expect(quantityAfterFirst).toBe(15);
       expect(whileClaimed.statusCode).toBe(409);
       expect(whileClaimed.headers).toMatchObject({ 'Retry-After': '1' });
       expect(afterClaim.statusCode).toBe(200);
-      expect(JSON.parse(afterClaim.body)).toEqual({ petId: 77, quantity: 15, status: 'available' });
+      expect(JSON.parse(afterClaim.body)).toEqual({ petId: 77, quantity: 15, status: 'available', version: 2 });
       expect(replay.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
       expect(replay.body).toBe(afterClaim.body);
       expect(await stored()).toBe(15);
@@ -484,7 +484,7 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       await firstThenClaimLapse('{"adjustBy":5}');
       const other = await send('{"adjustBy":7}');
       expect(other.statusCode).toBe(200);
-      expect(JSON.parse(other.body)).toEqual({ petId: 77, quantity: 22, status: 'available' });
+      expect(JSON.parse(other.body)).toEqual({ petId: 77, quantity: 22, status: 'available', version: 3 });
       expect(await stored()).toBe(22);
     } finally {
       await close();
@@ -504,7 +504,7 @@ describe('Function: the idempotent runner on DynamoDB Local', () => {
       expect(failed.statusCode).toBe(503);
       expect(JSON.parse(failed.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
       expect(repeat.statusCode).toBe(200);
-      expect(JSON.parse(repeat.body)).toEqual({ petId: 78, quantity: 15, status: 'available' });
+      expect(JSON.parse(repeat.body)).toEqual({ petId: 78, quantity: 15, status: 'available', version: 2 });
       expect(repeat.headers).not.toHaveProperty('Idempotent-Replayed');
       expect(third.statusCode).toBe(200);
       expect(third.body).toBe(repeat.body);

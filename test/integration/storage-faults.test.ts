@@ -69,7 +69,7 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
     // Act: heal resumes the process and polls until the list answers 200 (or fails the test).
     await stack.heal();
     // Assess
-    expect(JSON.parse((await stack.update(4)).text)).toEqual({ petId: 1, quantity: 4, status: 'available' });
+    expect(JSON.parse((await stack.update(4)).text)).toMatchObject({ petId: 1, quantity: 4, status: 'available' });
   });
 
   it('answers 503 while DynamoDB is stopped, and recovers when it is started again on the same port', async () => {
@@ -82,7 +82,7 @@ describe('Reliability: DynamoDB paused, stopped and back, through the local gate
     // Assess: the gateway and its handlers, never restarted, reach storage again on its port.
     expectUnavailable(listed);
     expectUnavailable(updated);
-    expect(JSON.parse((await stack.update(6)).text)).toEqual({ petId: 1, quantity: 6, status: 'available' });
+    expect(JSON.parse((await stack.update(6)).text)).toMatchObject({ petId: 1, quantity: 6, status: 'available' });
   });
 
   it('answers with a JSON Error body (503 SERVICE_UNAVAILABLE) when the keys table cannot be read during authorization', async () => {

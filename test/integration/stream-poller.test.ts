@@ -156,6 +156,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     });
     const inventory = new InventoryTable({ client, tableName: tables.inventory });
     // Act
+    const changed = new Date().toISOString();
     await inventory.applyChange('42', { quantity: 13, expectedQuantity: 12 }, ORIGIN);
     await waitFor(async () => (await history.listFor('42')).length === 2);
     // Assess
@@ -164,6 +165,8 @@ describe('Local runner: the stream poller that stands in for the history event s
       [null, 12, 'unknown'],
       [12, 13, 'api'],
     ]);
-    expect(rows[1]).toMatchObject({ actor: 'key_1', requestId: 'req-1', at: ORIGIN.at });
+    // Its time is when it took its place in the history: after the change, never before the row before it.
+    expect(rows[1]).toMatchObject({ actor: 'key_1', requestId: 'req-1' });
+    expect((rows[1]?.at ?? '') >= changed && (rows[1]?.at ?? '') >= (rows[0]?.at ?? '')).toBe(true);
   });
 });

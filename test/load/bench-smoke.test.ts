@@ -17,6 +17,7 @@ const DEPLOYED_FUNCTIONS = [
   'apply-inventory-changes',
   'get-inventory-entry',
   'list-inventory-history',
+  'list-inventory-changes',
   'get-pet',
   'list-store-orders',
   'authorizer',

@@ -7,6 +7,7 @@ import { StorageUnavailableError } from '../../functions/inventory/errors';
 import { invokeStreamingHandler } from '../../local/lambda/streaming';
 import { LIST_NEAR_TIMEOUT_SHARE, METRIC_NAMES } from '../../service/metric-names';
 import {
+  aFeedAt,
   aLambdaContext,
   anApiGatewayEvent,
   anInventoryItem,
@@ -105,7 +106,7 @@ describe('Function: listInventory, a list near its time-out', () => {
     // Prepare: a list whose second batch comes only when the test lets it.
     const { repository, release } = listHeldAfterFirstBatch();
     const { response, completion } = invokeStreamingHandler(
-      createList({ repository }),
+      createList({ feed: aFeedAt(), repository }),
       anApiGatewayEvent({ httpMethod: 'GET', body: null }),
       context(),
     );
@@ -131,7 +132,7 @@ describe('Function: listInventory, a list near its time-out', () => {
   ])('sends nothing for %s that ended before its budget share', async (_, query) => {
     // Act
     const outcome = await callStreaming(
-      createList({ repository: new InMemoryInventoryRepository([anInventoryItem()]) }),
+      createList({ feed: aFeedAt(), repository: new InMemoryInventoryRepository([anInventoryItem()]) }),
       anApiGatewayEvent({
         httpMethod: 'GET',
         body: null,

@@ -63,6 +63,7 @@ describe('Function: writeInventory', () => {
           petId: { N: '9223372036854775807' },
           quantity: { N: '0' },
           status: { S: 'available' },
+          version: { N: '1' },
           listShard: { N: '0' },
         },
       },

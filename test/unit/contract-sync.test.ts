@@ -1,8 +1,9 @@
 import { deprecationHeaders } from '../../functions/handlers/get-pet';
 import { cursorOf, DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../functions/handlers/list-inventory-history';
 import { MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES } from '../../functions/http/json-body';
-import { nextPageLink } from '../../functions/http/responses';
+import { changesLink, nextPageLink } from '../../functions/http/responses';
 import { ValidationError } from '../../functions/inventory/errors';
+import { DEFAULT_FEED_LIMIT, encodeFeedCursor, MAX_FEED_LIMIT } from '../../functions/inventory/feed-query';
 import { MAX_LIST_LIMIT } from '../../functions/inventory/list-query';
 import { CHANGE_REASONS, INVENTORY_ITEM_FIELDS, MAX_QUANTITY, PET_STATUSES } from '../../functions/inventory/types';
 import { MAX_CHANGES, MAX_REFERENCE_CHARACTERS, parseInventoryChanges } from '../../functions/inventory/update';
@@ -271,7 +272,8 @@ describe('Contract: openapi.yaml and the code agree', () => {
     expect(query.after?.schema).toMatchObject({ type: 'integer', format: 'int64' });
     expect(Object.values(query).every((p) => p.required !== true)).toBe(true);
     const link = (response(list, '200').headers?.Link ?? {}) as { example?: string };
-    expect(link.example).toBe(nextPageLink('/inventory', { limit: 5000, after: '9007199254740993' }));
+    const changes = changesLink({ sequence: 42, at: 1_795_430_000_000 }, 'changes');
+    expect(link.example).toBe(`${nextPageLink('/inventory', { limit: 5000, after: '9007199254740993' })}, ${changes}`);
     expect(link.example).toMatch(new RegExp(`^</${API_STAGE_NAME}/inventory\\?limit=`));
   });
 
@@ -293,5 +295,21 @@ describe('Contract: openapi.yaml and the code agree', () => {
     expect(link.example).toBe(nextPageLink('/inventory/7/history', { limit: 100, cursor }));
     expect(cursor).toMatch(new RegExp(query.cursor?.schema?.pattern ?? '^$'));
     expect(cursor.length).toBeLessThanOrEqual(query.cursor?.schema?.maxLength ?? 0);
+  });
+
+  it("documents the feed's page parameters with the code's bounds, the Link it always sends and the longest cursor", () => {
+    // Prepare
+    const feed = operationWithId('listInventoryChanges');
+    const query = queryParameters(feed);
+    // Assess
+    expect(Object.keys(query).sort()).toEqual(['cursor', 'limit']);
+    expect(query.limit?.schema).toMatchObject({ minimum: 1, maximum: MAX_FEED_LIMIT, default: DEFAULT_FEED_LIMIT });
+    const link = (response(feed, '200').headers?.Link ?? {}) as { example?: string; required?: boolean };
+    expect(link.required).toBe(true);
+    expect(link.example).toBe(changesLink({ sequence: 42, at: 1_795_430_000_000 }, 'next'));
+    const longest = encodeFeedCursor({ sequence: Number.MAX_SAFE_INTEGER, at: 8.64e15 });
+    expect(longest).toMatch(new RegExp(query.cursor?.schema?.pattern ?? '^$'));
+    expect(longest.length).toBeLessThanOrEqual(query.cursor?.schema?.maxLength ?? 0);
+    expect(response(feed, '410')).toBeDefined();
   });
 });

@@ -4,6 +4,7 @@ import { deprecationHeaders, handler as getPet } from '../../functions/handlers/
 import { createHandler as createList, ENTRIES_PER_CHUNK } from '../../functions/handlers/list-inventory';
 import { createHandler as createUpdate } from '../../functions/handlers/update-inventory';
 import { StorageUnavailableError } from '../../functions/inventory/errors';
+import { encodeFeedCursor, FEED_START } from '../../functions/inventory/feed-query';
 import { inventoryItemJson } from '../../functions/inventory/json';
 import type { InventoryRepository } from '../../functions/inventory/repository';
 import type { InventoryItem } from '../../functions/inventory/types';
@@ -13,6 +14,7 @@ import { invokeStreamingHandler } from '../../local/lambda/streaming';
 import { METRIC_NAMES } from '../../service/metric-names';
 import { ROUTES } from '../../service/routes';
 import {
+  aFeedAt,
   aLambdaContext,
   anApiGatewayEvent,
   anInventoryItem,
@@ -171,7 +173,11 @@ describe('Function: listInventory (streamed)', () => {
     headers: Record<string, string> = {},
     context = aLambdaContext(),
   ) =>
-    callStreaming(createList({ repository }), anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }), context);
+    callStreaming(
+      createList({ feed: aFeedAt(), repository }),
+      anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }),
+      context,
+    );
 
   // Ordering is the repository's (InventoryTable, tested against DynamoDB Local); the handler keeps its order.
   it('streams every entry the repository lists, in petId order, with exact int64 digits and no-store', async () => {
@@ -382,7 +388,7 @@ describe('Function: listInventory, a client that hangs up mid-list', () => {
         }
       });
       const { response, completion } = invokeStreamingHandler(
-        createList({ repository }),
+        createList({ feed: aFeedAt(), repository }),
         anApiGatewayEvent({ httpMethod: 'GET', body: null, headers }),
         aLambdaContext(),
       );
@@ -415,14 +421,16 @@ describe('Function: listInventory, the stream and its pages', () => {
   const repository = new InMemoryInventoryRepository(ids.map((petId) => anInventoryItem({ petId })));
   const petIds = (text: string | undefined) => [...(text ?? '').matchAll(/"petId":(-?\d+)/g)].map((m) => m[1]);
   const page = (query: Record<string, string>, multi?: Record<string, string[]>) =>
-    callStreaming(createList({ repository }), event(query, multi), aLambdaContext());
+    callStreaming(createList({ feed: aFeedAt(), repository }), event(query, multi), aLambdaContext());
+  /** The list's Link to the feed when the feed has no change yet: its start. */
+  const FEED_START_LINK = `</v1/inventory/changes?cursor=${encodeFeedCursor(FEED_START)}>; rel="changes"`;
 
   it('sends the first batch before the repository has read the next one', async () => {
     // Prepare: a repository whose second batch waits until the test lets it go.
     const { repository: slow, release } = listHeldAfterFirstBatch();
     // Act
     const { response, completion } = invokeStreamingHandler(
-      createList({ repository: slow }),
+      createList({ feed: aFeedAt(), repository: slow }),
       event(null),
       aLambdaContext(),
     );
@@ -446,23 +454,35 @@ describe('Function: listInventory, the stream and its pages', () => {
     // Assess
     expect(first.statusCode).toBe(200);
     expect(petIds(first.text)).toEqual(ids.slice(0, 4));
-    expect(first.headers.Link).toBe('</v1/inventory?limit=4&after=7>; rel="next"');
+    expect(first.headers.Link).toBe(`</v1/inventory?limit=4&after=7>; rel="next", ${FEED_START_LINK}`);
     expect(petIds(last.text)).toEqual(ids.slice(4));
-    expect(last.headers.Link).toBeUndefined();
+    expect(last.headers.Link).toBe(FEED_START_LINK);
     expect(petIds(exact.text)).toEqual(ids.slice(4));
-    expect(exact.headers.Link).toBeUndefined();
+    expect(exact.headers.Link).toBe(FEED_START_LINK);
   });
 
   it('lists everything after `after` without `limit`, as one stream with no Link', async () => {
     const outcome = await page({ after: '-0005' });
     expect(petIds(outcome.text)).toEqual(ids.slice(2));
-    expect(outcome.headers.Link).toBeUndefined();
+    expect(outcome.headers.Link).toBe(FEED_START_LINK);
   });
 
-  it('answers an empty page as [] with no Link', async () => {
+  it('answers an empty page as [] with no Link but the feed position', async () => {
     const outcome = await page({ limit: '10', after: '9223372036854775807' });
     expect(outcome.text).toBe('[]');
-    expect(outcome.headers.Link).toBeUndefined();
+    expect(outcome.headers.Link).toBe(FEED_START_LINK);
+  });
+
+  it('names the feed position at the moment the list began (its counter), as a Link rel="changes"', async () => {
+    // Act
+    const outcome = await callStreaming(
+      createList({ feed: aFeedAt(42, '2026-11-23T10:00:00.000Z'), repository }),
+      event(null),
+      aLambdaContext(),
+    );
+    // Assess
+    const cursor = encodeFeedCursor({ sequence: 42, at: Date.parse('2026-11-23T10:00:00.000Z') });
+    expect(outcome.headers.Link).toBe(`</v1/inventory/changes?cursor=${cursor}>; rel="changes"`);
   });
 
   it.each([
@@ -483,7 +503,11 @@ describe('Function: listInventory, the stream and its pages', () => {
     const failing = new InMemoryInventoryRepository();
     failing.failWith = new Error('the repository must not be read');
     // Act
-    const outcome = await callStreaming(createList({ repository: failing }), event(query), aLambdaContext());
+    const outcome = await callStreaming(
+      createList({ feed: aFeedAt(), repository: failing }),
+      event(query),
+      aLambdaContext(),
+    );
     // Assess
     expect(outcome.statusCode).toBe(400);
     const error = JSON.parse(outcome.text ?? '{}');

@@ -6,7 +6,9 @@ import {
   type HistoryEntry,
   type HistoryRecorder,
   historyEntryFor,
+  IncompleteHistoryError,
   type StoredEntry,
+  type StreamChange,
 } from '../../functions/inventory/history';
 import type { ChangeOrigin } from '../../functions/inventory/types';
 import { changeOriginAttribute, inventoryAttributes, LAST_CHANGE } from '../../functions/store/inventory-row';
@@ -34,7 +36,7 @@ function importCreation(petId: string): HistoryEntry {
 }
 
 function anEntry(overrides: Partial<StoredEntry> = {}): StoredEntry {
-  return { petId: '1', quantity: 3, status: 'available', ...overrides };
+  return { petId: '1', quantity: 3, status: 'available', version: 1, ...overrides };
 }
 
 /** A stream record as Lambda delivers it (images as the inventory table stores entries). */
@@ -65,10 +67,15 @@ function aStreamRecord(
 
 class RecordingHistory implements HistoryRecorder {
   readonly rows = new Map<string, HistoryEntry>();
+  readonly versions = new Map<string, number | undefined>();
   constructor(private readonly failOn = new Set<string>()) {}
-  async record(entry: HistoryEntry, sequenceNumber: string): Promise<void> {
-    if (this.failOn.has(sequenceNumber)) throw new Error('ProvisionedThroughputExceededException');
-    this.rows.set(sequenceNumber, entry);
+  async record(changes: readonly StreamChange[]): Promise<void> {
+    for (const [index, { entry, sequenceNumber, version }] of changes.entries()) {
+      if (this.failOn.has(sequenceNumber))
+        throw new IncompleteHistoryError(index, { cause: new Error('ProvisionedThroughputExceededException') });
+      this.rows.set(sequenceNumber, entry);
+      this.versions.set(sequenceNumber, version);
+    }
   }
 }
 
@@ -76,7 +83,7 @@ class RecordingHistory implements HistoryRecorder {
 async function recordBatch(records: DynamoDBRecord[], failOn: string[] = []) {
   const history = new RecordingHistory(new Set(failOn));
   const response = await createHandler({ history })({ Records: records }, aLambdaContext());
-  return { response, rows: history.rows };
+  return { response, rows: history.rows, versions: history.versions };
 }
 
 describe('Domain: historyEntryFor', () => {
@@ -160,11 +167,11 @@ describe('Domain: historyEntryFor', () => {
 describe('Function: recordHistory', () => {
   it('reads the entry before and after from the stream images, and the record time from ApproximateCreationDateTime', () => {
     const write = entryWriteOf(
-      aStreamRecord('101', anEntry({ origin: IMPORT }), anEntry({ quantity: 5, origin: API })),
+      aStreamRecord('101', anEntry({ origin: IMPORT }), anEntry({ quantity: 5, version: 2, origin: API })),
     );
     expect(write).toEqual({
-      before: { petId: '1', quantity: 3, status: 'available', origin: IMPORT },
-      after: { petId: '1', quantity: 5, status: 'available', origin: API },
+      before: { petId: '1', quantity: 3, status: 'available', version: 1, origin: IMPORT },
+      after: { petId: '1', quantity: 5, status: 'available', version: 2, origin: API },
       recordedAt: new Date(1_795_430_000 * 1000).toISOString(),
     });
   });
@@ -223,16 +230,30 @@ describe('Function: recordHistory', () => {
     expect(rows.get('101')).toMatchObject({ previousQuantity: 3, quantity: 4, actor: 'key_1' });
   });
 
-  it('reports the records it could not write by sequence number, so Lambda retries from the lowest', async () => {
+  it('reports every record from the first it could not write on, so Lambda retries them in stream order', async () => {
     // Prepare
     const records = ['200', '201', '202', '203'].map((sequence, i) =>
       aStreamRecord(sequence, anEntry({ quantity: i, origin: IMPORT }), anEntry({ quantity: i + 1, origin: API })),
     );
     // Act
-    const { response, rows } = await recordBatch(records, ['201', '203']);
+    const { response, rows } = await recordBatch(records, ['201']);
     // Assess
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '201' }, { itemIdentifier: '203' }] });
-    expect([...rows.keys()].sort()).toEqual(['200', '202']);
+    expect(response).toEqual({
+      batchItemFailures: [{ itemIdentifier: '201' }, { itemIdentifier: '202' }, { itemIdentifier: '203' }],
+    });
+    expect([...rows.keys()]).toEqual(['200']);
+  });
+
+  it("hands each change on with the entry's version after it, in stream order", async () => {
+    const records = [
+      aStreamRecord('400', undefined, anEntry({ version: 1, origin: IMPORT })),
+      aStreamRecord('401', anEntry({ version: 1, origin: IMPORT }), anEntry({ quantity: 4, version: 2, origin: API })),
+    ];
+    const { versions } = await recordBatch(records);
+    expect([...versions.entries()]).toEqual([
+      ['400', 1],
+      ['401', 2],
+    ]);
   });
 
   it('reports a record whose image breaks the model instead of crashing the batch', async () => {
