@@ -29,13 +29,8 @@ const loadedHandlers = new Map<string, Promise<LambdaHandler<unknown, unknown>>>
 
 /** Imports a handler module by the route table's name: the very modules the stack bundles. */
 export function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
-  let loaded = loadedHandlers.get(name);
-  if (!loaded) {
-    loaded = loadHandlerModule(name);
-    loadedHandlers.set(name, loaded);
-    // A failed init is tried again on the next invocation, as Lambda does.
-    loaded.catch(() => loadedHandlers.delete(name));
-  }
+  const loaded = loadedHandlers.get(name) ?? loadHandlerModule(name);
+  loadedHandlers.set(name, loaded);
   return loaded;
 }
 
