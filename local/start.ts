@@ -19,6 +19,9 @@ const tables = LOCAL_TABLE_NAMES;
 async function main(): Promise<void> {
   const started = Date.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // Tracing is off outside Lambda, but in automatic mode the X-Ray SDK the functions load puts an async hook on every
+  // promise of this process, the gateway's too; manual mode leaves it off, as in the tests.
+  process.env.AWS_XRAY_MANUAL_MODE ??= 'true';
   const inMemory = process.env.PETSTORE_IN_MEMORY === '1';
   const dataDir = inMemory ? undefined : join(import.meta.dirname, '..', '.local', 'dynamodb');
   const recordHistory = process.env.PETSTORE_HISTORY !== '0';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { LAMBDA_MAX_PAYLOAD_BYTES } from '../../functions/http/responses';
@@ -25,8 +24,17 @@ export type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 export type HandlerLoader = (name: string) => Promise<LambdaHandler<unknown, unknown>>;
 
 const HANDLERS_DIR = join(import.meta.dirname, '..', '..', 'functions', 'handlers');
+// Loaded once, as a Lambda instance loads its function: a repeated import() still runs tsx's resolve hooks.
+const loadedHandlers = new Map<string, Promise<LambdaHandler<unknown, unknown>>>();
+
 /** Imports a handler module by the route table's name: the very modules the stack bundles. */
-export async function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
+export function importHandler(name: string): Promise<LambdaHandler<unknown, unknown>> {
+  const loaded = loadedHandlers.get(name) ?? loadHandlerModule(name);
+  loadedHandlers.set(name, loaded);
+  return loaded;
+}
+
+async function loadHandlerModule(name: string): Promise<LambdaHandler<unknown, unknown>> {
   // As the Lambda runtime does before loading a function: a streaming handler reads `awslambda` at import.
   installLambdaStreamingRuntime();
   const mod: { handler?: unknown } = await import(pathToFileURL(join(HANDLERS_DIR, `${name}.ts`)).href);
@@ -43,15 +51,18 @@ export function defaultFunctionTimeoutMs(name: string): number {
 
 export const TIMED_OUT = Symbol('timed out');
 
-// A late result or error is dropped, as a stopped Lambda instance never delivers one.
+// A late result or error is dropped, as a stopped Lambda instance never delivers one. A plain timer, as the streaming
+// path's: aborting a timers/promises sleep builds an AbortError with its stack on every invocation.
 async function invokeWithin<T>(invoke: () => Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
-  const returned = new AbortController();
-  // Unref'd and ended on return: a pending timeout never keeps the process (or a test run) alive.
-  const timedOut = sleep(timeoutMs, TIMED_OUT, { ref: false, signal: returned.signal });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+    // Unref'd and cleared on return: a pending timeout never keeps the process (or a test run) alive.
+    timer = setTimeout(resolve, timeoutMs, TIMED_OUT).unref();
+  });
   try {
     return await Promise.race([Promise.resolve().then(invoke), timedOut]);
   } finally {
-    returned.abort();
+    clearTimeout(timer);
   }
 }
 
