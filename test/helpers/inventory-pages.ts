@@ -56,9 +56,12 @@ export function describeInventoryPages(
         expect(response.status).toBe(200);
         const text = await response.text();
         seen.push(...[...text.matchAll(/"petId":(-?\d+)/g)].map((match) => match[1] as string));
-        const link = response.headers.get('link');
-        links.push(link);
-        const target = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
+        // Each answer also links the change feed (rel="changes"): only its rel="next" is the next page.
+        const link = (response.headers.get('link') ?? '')
+          .split(/,\s*(?=<)/)
+          .find((value) => value.endsWith('rel="next"'));
+        links.push(link ?? null);
+        const target = link === undefined ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
         next = target === undefined ? undefined : new URL(target, stack.url).toString();
       }
 

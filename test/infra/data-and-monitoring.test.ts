@@ -651,7 +651,8 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     const throttleAlarms = evaluated().filter(
       ({ name }) => /^\w+ThrottlesAlarm$/.test(name) && !/Table|Index/.test(name),
     );
-    expect(throttleAlarms).toHaveLength(ROUTES.length + 2);
+    // Every route's function, the authorizer, the history function and the webhooks publisher.
+    expect(throttleAlarms).toHaveLength(ROUTES.length + 3);
     for (const { name, alarm: evaluatedThrottles } of throttleAlarms) {
       const period = alarm(name).Period as number;
       const arrives = Math.floor((period - 1 + PUBLISHING_DELAY_SECONDS) / period);

@@ -144,7 +144,13 @@ describe('The integ app of npm run integ', () => {
     expect(puts).toEqual([
       expect.objectContaining({ scope: { S: 'write' } }),
       expect.objectContaining({ scope: { S: 'read' } }),
-      { petId: { N: '4242' }, quantity: { N: '5' }, status: { S: 'available' }, listShard: { N: '0' } },
+      {
+        petId: { N: '4242' },
+        quantity: { N: '5' },
+        status: { S: 'available' },
+        version: { N: '1' },
+        listShard: { N: '0' },
+      },
     ]);
   });
 

@@ -163,6 +163,7 @@ describe('Function: authorizer decision', () => {
     expect(allowedResources('read', methodArn)).toEqual([
       `${stage}/GET/inventory`,
       `${stage}/GET/inventory/*`,
+      `${stage}/GET/inventory/changes`,
       `${stage}/GET/inventory/*/history`,
       `${stage}/GET/pets/*`,
       `${stage}/GET/store/orders`,

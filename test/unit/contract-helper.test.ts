@@ -35,7 +35,12 @@ describe('Helper: assertMatchesContract', () => {
     const text =
       '[{"petId":-9223372036854775808,"quantity":0,"status":"sold"},{"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}]';
     // Act & Assess
-    expect(checking('GET', '/inventory', 200, text)).not.toThrow();
+    expect(
+      checking('GET', '/inventory', 200, text, {
+        ...JSON_HEADERS,
+        Link: '</v1/inventory/changes?cursor=0>; rel="changes"',
+      }),
+    ).not.toThrow();
   });
 
   it.each([
