@@ -955,9 +955,10 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description Always the change feed's position at the moment the list began,
-                     *     `</v1/inventory/changes?cursor=C>; rel="changes"`: follow the feed from there (listInventoryChanges)
-                     *     and no change made after the list began is missed. With `limit`, when more entries follow, also the
+                     * @description Always a change feed position from before the list began (the newest at least 5 s old, since the
+                     *     list's index may lag a change by a moment), `</v1/inventory/changes?cursor=C>; rel="changes"`: follow
+                     *     the feed from there (listInventoryChanges) and no change is missed; the few the list already shows
+                     *     come again with versions the client holds. With `limit`, when more entries follow, also the
                      *     next page, `</v1/inventory?limit=N&after=LAST>; rel="next"` (RFC 8288), the two comma-separated. A
                      *     paged reader follows the feed from its first page's `rel="changes"`.
                      * @example </v1/inventory?limit=5000&after=9007199254740993>; rel="next", </v1/inventory/changes?cursor=NDIuMTc5NTQzMDAwMDAwMA>; rel="changes"

@@ -11,7 +11,7 @@ import { parseListQuery } from '../inventory/list-query';
 import type { InventoryRepository, ListOptions } from '../inventory/repository';
 import type { InventoryItem } from '../inventory/types';
 import { metrics } from '../observability/metrics';
-import { HistoryTable } from '../store/history-table';
+import { HistoryTable, settledMark } from '../store/history-table';
 import { InventoryTable } from '../store/inventory-table';
 import { createLambdaDynamoClient } from '../store/lambda-dynamo-client';
 
@@ -46,7 +46,7 @@ export function createHandler(
       const { chunks, ...answer } = await (query.limit === undefined
         ? wholeList(repository, query)
         : onePage(repository, { ...query, limit: query.limit }));
-      const { sequence, at } = await position;
+      const { sequence, at } = settledMark(await position, Date.now());
       const changes = changesLink(sequence === 0 ? FEED_START : { sequence, at: Date.parse(at ?? '') || 0 }, 'changes');
       const link = answer.headers?.Link;
       answer.headers = { ...answer.headers, Link: link === undefined ? changes : `${link}, ${changes}` };

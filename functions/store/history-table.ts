@@ -33,10 +33,33 @@ export interface HistoryTableOptions extends TableOptions {
   clock?: () => number;
 }
 
-/** Where the feed stands: the last sequence number given (0 before the first) and its time (ISO 8601 UTC). */
-export interface FeedPosition {
+/** A place in the feed: a sequence number (0 before the first) and the time it was given (ISO 8601 UTC). */
+export interface FeedMark {
   sequence: number;
   at?: string;
+}
+
+/**
+ * Where the feed stands (its last mark), with two older marks the counter keeps for the list: `settled`, the newest
+ * known to be {@link SETTLE_MS} old, and `pending`, the next to become it.
+ */
+export interface FeedPosition extends FeedMark {
+  pending?: FeedMark;
+  settled?: FeedMark;
+}
+
+/**
+ * How old a feed position must be before the list names it: the list's index is eventually consistent, so a change
+ * numbered moments before the list began may not show in it yet; from an older position the feed brings it again.
+ */
+export const SETTLE_MS = 5_000;
+
+/** The newest of a position's marks at least {@link SETTLE_MS} old at `now`: where a list started then may follow. */
+export function settledMark(position: FeedPosition, now: number): FeedMark {
+  const old = (mark: FeedMark | undefined) => mark !== undefined && (Date.parse(mark.at ?? '') || 0) <= now - SETTLE_MS;
+  if (old(position)) return { sequence: position.sequence, at: position.at };
+  if (old(position.pending)) return position.pending as FeedMark;
+  return position.settled ?? { sequence: 0 };
 }
 
 /** Which of one pet's changes {@link HistoryTable.changes} reads, and in what order. */
@@ -64,6 +87,24 @@ const COUNTER_LAST = 'last';
 /** A row's place in the feed (the feed index's sort key). */
 const FEED_SEQUENCE = HISTORY_FEED_INDEX.sort.name;
 const COUNTER_LAST_AT = 'lastAt';
+/** The counter's older marks (FeedPosition), each a Map of `sequence` and `at`. */
+const COUNTER_PENDING = 'pending';
+const COUNTER_SETTLED = 'settled';
+
+/**
+ * The counter's older marks after a write at `now`: `pending` becomes `settled` once it is {@link SETTLE_MS} old and
+ * the last mark before this write takes its place, so under steady writes `settled` is 5 to 10 seconds behind.
+ */
+function marksAfter(position: FeedPosition, now: number): Record<':pending' | ':settled', AttributeValue> {
+  const head = { sequence: position.sequence, at: position.at };
+  const pending = position.pending ?? head;
+  const promote = (Date.parse(pending.at ?? '') || 0) <= now - SETTLE_MS;
+  const settled = promote ? pending : (position.settled ?? { sequence: 0 });
+  return {
+    ':pending': { M: marshall(promote ? head : pending, { removeUndefinedValues: true }) },
+    ':settled': { M: marshall(settled, { removeUndefinedValues: true }) },
+  };
+}
 
 /** The counter row's key (service/names.ts). */
 function feedCounterKey(): Record<string, AttributeValue> {
@@ -120,11 +161,18 @@ export class HistoryTable implements HistoryRecorder {
           TableName: this.tableName,
           Key: feedCounterKey(),
           ConsistentRead: true,
-          ProjectionExpression: '#last, #lastAt',
-          ExpressionAttributeNames: { '#last': COUNTER_LAST, '#lastAt': COUNTER_LAST_AT },
         }),
       );
-      return { sequence: Number(Item?.[COUNTER_LAST]?.N ?? 0), at: Item?.[COUNTER_LAST_AT]?.S };
+      const mark = (attribute: AttributeValue | undefined): FeedMark | undefined =>
+        attribute?.M === undefined
+          ? undefined
+          : { sequence: Number(attribute.M.sequence?.N ?? 0), at: attribute.M.at?.S };
+      return {
+        sequence: Number(Item?.[COUNTER_LAST]?.N ?? 0),
+        at: Item?.[COUNTER_LAST_AT]?.S,
+        pending: mark(Item?.[COUNTER_PENDING]),
+        settled: mark(Item?.[COUNTER_SETTLED]),
+      };
     } catch (error) {
       return translateStorageError(error, 'GetItem');
     }
@@ -222,13 +270,19 @@ export class HistoryTable implements HistoryRecorder {
       Update: {
         TableName: this.tableName,
         Key: feedCounterKey(),
-        UpdateExpression: 'SET #last = :last, #lastAt = :at',
+        UpdateExpression: 'SET #last = :last, #lastAt = :at, #pending = :pending, #settled = :settled',
         ConditionExpression: `${position.sequence === 0 ? 'attribute_not_exists(#last) OR ' : ''}#last = :previous`,
-        ExpressionAttributeNames: { '#last': COUNTER_LAST, '#lastAt': COUNTER_LAST_AT },
+        ExpressionAttributeNames: {
+          '#last': COUNTER_LAST,
+          '#lastAt': COUNTER_LAST_AT,
+          '#pending': COUNTER_PENDING,
+          '#settled': COUNTER_SETTLED,
+        },
         ExpressionAttributeValues: {
           ':last': { N: String(last) },
           ':at': { S: at },
           ':previous': { N: String(position.sequence) },
+          ...marksAfter(position, Date.parse(at)),
         },
       },
     };

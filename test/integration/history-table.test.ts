@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { ChangeEvent } from '../../functions/inventory/change-event';
 import type { StreamChange } from '../../functions/inventory/history';
-import { HistoryTable, historySortKey } from '../../functions/store/history-table';
+import { HistoryTable, historySortKey, SETTLE_MS, settledMark } from '../../functions/store/history-table';
 import { ensureTables } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 import { aHistoryEntry } from '../fixtures/builders';
@@ -135,7 +135,23 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
       expect(events.map((event) => event.id)).toEqual(Array.from({ length: 151 }, (_, i) => String(i + 1)));
       expect(events.slice(1).map((event) => event.version)).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
       expect(new Set(events.map((event) => event.at))).toEqual(new Set([aHistoryEntry().at]));
-      expect(await history.feedPosition()).toEqual({ sequence: 151, at: aHistoryEntry().at });
+      expect(await history.feedPosition()).toMatchObject({ sequence: 151, at: aHistoryEntry().at });
+    });
+
+    it('names for a list the newest position at least 5 s old, never one a lagging list index may not show', async () => {
+      // Prepare: changes 1 to 4 at t, t+1 s, t+6 s and t+7 s.
+      const history = new HistoryTable({ client, tableName: tables.history, clock: () => now });
+      const t = now;
+      for (const [index, offset] of [0, 1000, 6000, 7000].entries()) {
+        now = t + offset;
+        await history.record(changesOf('7', 1, index + 1).map((change) => ({ ...change, version: index + 1 })));
+      }
+      // Act
+      const position = await history.feedPosition();
+      const at = (ms: number) => settledMark(position, t + ms).sequence;
+      // Assess: each mark once it is SETTLE_MS old; before that, the one before it.
+      expect(SETTLE_MS).toBe(5000);
+      expect([at(7500), at(11_000), at(12_000)]).toEqual([2, 3, 4]);
     });
 
     it('keeps the place of a record delivered again, and gives the next number to the new one beside it', async () => {
