@@ -155,21 +155,6 @@ function stackOutputs(stage: string, region: string) {
 describe('Function: resolveTarget (--stage)', () => {
   const outputs = stackOutputs('staging', 'eu-west-1');
 
-  it('says to redeploy when the stack lacks an output the command reads (the history table)', async () => {
-    // Prepare
-    const { InventoryHistoryTableName: _, ...older } = outputs;
-    const io = aCapturedIo({ env: {} });
-    // Act
-    const code = await run(['inventory', 'history', '1', '--stage', 'staging'], io, {
-      readStackOutputs: async () => ({ region: 'eu-west-1', outputs: older }),
-    });
-    // Assess
-    expect(code).toBe(1);
-    expect(io.stderr.text).toBe(
-      'error: Stack PetStoreInventory-staging in eu-west-1 has no output InventoryHistoryTableName: redeploy it with this version\n',
-    );
-  });
-
   it('takes the table names and the authorizer cache TTL from the stack outputs of the stage', async () => {
     // Prepare
     const asked: string[] = [];
