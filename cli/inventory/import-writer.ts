@@ -8,7 +8,7 @@ import { batchesOf } from '../../functions/inventory/json';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { backoffDelayMs } from '../../functions/store/backoff';
 import { importUpdate } from '../../functions/store/inventory-write';
-import { IncompleteWriteError } from './batch-writer';
+import { eachBatch, IncompleteWriteError } from './batch-writer';
 
 /** TransactWriteItems takes at most 100 actions. */
 const ROWS_PER_TRANSACTION = 100;
@@ -42,12 +42,9 @@ export async function importRows(
   items: readonly InventoryItem[],
   options: ImportRowsOptions,
 ): Promise<{ written: number; unchanged: number }> {
-  const batches = [...batchesOf(items, ROWS_PER_TRANSACTION)];
   const maxAttempts = options.maxAttempts ?? 10;
   let written = 0;
   let unchanged = 0;
-  let next = 0;
-  let failure: unknown;
   const writeBatch = async (batch: readonly InventoryItem[]) => {
     let pending = batch;
     for (let attempt = 1; pending.length > 0; attempt++) {
@@ -69,17 +66,7 @@ export async function importRows(
     }
     options.onProgress?.(written + unchanged);
   };
-  const worker = async () => {
-    while (failure === undefined && next < batches.length) {
-      try {
-        await writeBatch(batches[next++] as InventoryItem[]);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  const concurrency = Math.max(1, options.concurrency ?? 8);
-  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  const failure = await eachBatch([...batchesOf(items, ROWS_PER_TRANSACTION)], options.concurrency, writeBatch);
   if (failure !== undefined) throw new IncompleteWriteError(written + unchanged, items.length, { cause: failure });
   return { written, unchanged };
 }
