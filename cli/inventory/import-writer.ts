@@ -1,13 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type CancellationReason,
-  TransactWriteItemsCommand,
-  type TransactWriteItemsCommandOutput,
-} from '@aws-sdk/client-dynamodb';
+import { TransactWriteItemsCommand, type TransactWriteItemsCommandOutput } from '@aws-sdk/client-dynamodb';
 import { batchesOf } from '../../functions/inventory/json';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { backoffDelayMs } from '../../functions/store/backoff';
 import { importUpdate } from '../../functions/store/inventory-write';
+import { cancellationReasons } from '../../functions/store/storage-errors';
 import { eachBatch, IncompleteWriteError } from './batch-writer';
 
 /** TransactWriteItems takes at most 100 actions. */
@@ -69,10 +66,4 @@ export async function importRows(
   const failure = await eachBatch([...batchesOf(items, ROWS_PER_TRANSACTION)], options.concurrency, writeBatch);
   if (failure !== undefined) throw new IncompleteWriteError(written + unchanged, items.length, { cause: failure });
   return { written, unchanged };
-}
-
-/** The per-row reasons of a cancelled transaction; undefined for any other error. */
-function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if ((error as Error | undefined)?.name !== 'TransactionCanceledException') return undefined;
-  return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
 }
