@@ -30,7 +30,7 @@ import type { StreamedHttpResponse } from './lambda/streaming';
 import { createThrottle } from './throttle';
 
 export { defaultFunctionTimeoutMs, importHandler } from './gateway/invoke';
-export { matchPath, routeRequest } from './gateway/routing';
+export { routeRequest } from './gateway/routing';
 
 /** API Gateway's payload limit for a REST API ("Amazon API Gateway quotas"). */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;

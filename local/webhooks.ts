@@ -9,7 +9,7 @@ import {
   type WebhookTarget,
 } from '../functions/webhooks/send';
 import { LOCAL_WEBHOOK_RETRY_DELAYS_SECONDS, webhookRetryDelaySeconds } from '../service/webhooks';
-import type { StreamHandler } from './lambda/stream-batches';
+import type { StreamHandler } from './lambda/stream-poller';
 
 /** `npm start`'s one webhook receiver and its signing secret (docs/development.md). */
 export const WEBHOOK_ENV = { url: 'PETSTORE_WEBHOOK_URL', secret: 'PETSTORE_WEBHOOK_SECRET' } as const;

@@ -64,18 +64,14 @@ export async function writeInventory<T extends InventoryItem>(
   items: readonly T[],
   options: WriteInventoryOptions<T>,
 ): Promise<WriteResult> {
-  const concurrency = Math.max(1, options.concurrency ?? 8);
   const maxAttempts = Math.max(1, options.maxAttempts ?? 10);
   const baseDelayMs = options.baseDelayMs ?? 50;
   const maxDelayMs = options.maxDelayMs ?? 5000;
   const wait = options.sleep ?? sleep;
   const random = options.random ?? Math.random;
   const toItem = options.toItem ?? inventoryAttributes;
-  const batches = [...batchesOf(items, BATCH_SIZE)];
   let written = 0;
   let retries = 0;
-  let next = 0;
-  let failure: unknown;
 
   const writeBatch = async (batch: readonly T[]) => {
     let pending: WriteRequest[] = batch.map((item) => ({ PutRequest: { Item: toItem(item) } }));
@@ -95,17 +91,27 @@ export async function writeInventory<T extends InventoryItem>(
     }
   };
 
-  const worker = async () => {
-    while (failure === undefined && next < batches.length) {
-      const batch = batches[next++] as T[];
-      try {
-        await writeBatch(batch);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  const failure = await eachBatch([...batchesOf(items, BATCH_SIZE)], options.concurrency, writeBatch);
   if (failure !== undefined) throw new IncompleteWriteError(written, items.length, { cause: failure });
   return { written, retries };
+}
+
+/** Writes each batch, `concurrency` (default 8) in flight; none starts after a failure. @returns the first failure */
+export async function eachBatch<B>(
+  batches: readonly B[],
+  concurrency: number | undefined,
+  write: (batch: B) => Promise<void>,
+): Promise<unknown> {
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (failure === undefined && next < batches.length) {
+      await write(batches[next++] as B).catch((error: unknown) => {
+        failure ??= error;
+      });
+    }
+  };
+  const workers = Math.min(Math.max(1, concurrency ?? 8), batches.length);
+  await Promise.all(Array.from({ length: workers }, worker));
+  return failure;
 }

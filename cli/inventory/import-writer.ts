@@ -1,14 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type CancellationReason,
-  TransactWriteItemsCommand,
-  type TransactWriteItemsCommandOutput,
-} from '@aws-sdk/client-dynamodb';
+import { TransactWriteItemsCommand, type TransactWriteItemsCommandOutput } from '@aws-sdk/client-dynamodb';
 import { batchesOf } from '../../functions/inventory/json';
 import type { ChangeOrigin, InventoryItem } from '../../functions/inventory/types';
 import { backoffDelayMs } from '../../functions/store/backoff';
 import { importUpdate } from '../../functions/store/inventory-write';
-import { IncompleteWriteError } from './batch-writer';
+import { cancellationReasons } from '../../functions/store/storage-errors';
+import { eachBatch, IncompleteWriteError } from './batch-writer';
 
 /** TransactWriteItems takes at most 100 actions. */
 const ROWS_PER_TRANSACTION = 100;
@@ -42,12 +39,9 @@ export async function importRows(
   items: readonly InventoryItem[],
   options: ImportRowsOptions,
 ): Promise<{ written: number; unchanged: number }> {
-  const batches = [...batchesOf(items, ROWS_PER_TRANSACTION)];
   const maxAttempts = options.maxAttempts ?? 10;
   let written = 0;
   let unchanged = 0;
-  let next = 0;
-  let failure: unknown;
   const writeBatch = async (batch: readonly InventoryItem[]) => {
     let pending = batch;
     for (let attempt = 1; pending.length > 0; attempt++) {
@@ -69,23 +63,7 @@ export async function importRows(
     }
     options.onProgress?.(written + unchanged);
   };
-  const worker = async () => {
-    while (failure === undefined && next < batches.length) {
-      try {
-        await writeBatch(batches[next++] as InventoryItem[]);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  const concurrency = Math.max(1, options.concurrency ?? 8);
-  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+  const failure = await eachBatch([...batchesOf(items, ROWS_PER_TRANSACTION)], options.concurrency, writeBatch);
   if (failure !== undefined) throw new IncompleteWriteError(written + unchanged, items.length, { cause: failure });
   return { written, unchanged };
-}
-
-/** The per-row reasons of a cancelled transaction; undefined for any other error. */
-function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if ((error as Error | undefined)?.name !== 'TransactionCanceledException') return undefined;
-  return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
 }

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 
 /** Matches an IAM resource pattern (`*` any run of characters, `?` one character) against an ARN. */
-export function arnMatches(pattern: string, arn: string): boolean {
+function arnMatches(pattern: string, arn: string): boolean {
   let regex = '^';
   for (const ch of pattern) regex += ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\/]/g, '\\$&');
   return new RegExp(`${regex}$`).test(arn);

@@ -11,11 +11,12 @@ import {
   LambdaClient,
   type LambdaClientConfig,
 } from '@aws-sdk/client-lambda';
-import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
 import { API_STAGE_NAME, ROUTES, type Route } from '../../service/routes';
 import { API_KEY_SCOPES } from '../api-keys/key';
 import { policyAllows } from '../api-keys/policy';
 import type { ApiKeyRepository } from '../api-keys/repository';
+import { apiGatewayProxyEvent } from '../http/proxy-event';
 import {
   type Answer,
   CHECKS,
@@ -299,7 +300,7 @@ async function authorizerAnswer(invoker: Invoker, key: string, request: CheckReq
 }
 
 /** The REST proxy event (payload 1.0) of a check's request, as API Gateway sends it after the authorizer. */
-function proxyEvent(route: Route, request: CheckRequest): Record<string, unknown> {
+function proxyEvent(route: Route, request: CheckRequest): APIGatewayProxyEvent {
   const templates = route.path.split('/');
   const segments = request.path.split('/');
   const pathParameters = Object.fromEntries(
@@ -307,7 +308,7 @@ function proxyEvent(route: Route, request: CheckRequest): Record<string, unknown
   );
   const headers = requestHeaders(request, undefined);
   const query = request.query ?? null;
-  return {
+  return apiGatewayProxyEvent({
     resource: route.path,
     path: request.path,
     httpMethod: request.method,
@@ -316,21 +317,12 @@ function proxyEvent(route: Route, request: CheckRequest): Record<string, unknown
     queryStringParameters: query,
     multiValueQueryStringParameters: query && Object.fromEntries(Object.entries(query).map(([n, v]) => [n, [v]])),
     pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
-    stageVariables: null,
     body: request.body ?? null,
-    isBase64Encoded: false,
     requestContext: {
       authorizer: { principalId: 'pre-traffic-hook', keyId: 'pre-traffic-hook', scope: request.key },
-      httpMethod: request.method,
-      path: `/${API_STAGE_NAME}${request.path}`,
-      stage: API_STAGE_NAME,
       requestId: `pre-traffic-${randomBytes(8).toString('hex')}`,
-      requestTimeEpoch: Date.now(),
-      resourcePath: route.path,
-      identity: { sourceIp: '127.0.0.1', userAgent: 'pre-traffic-hook' },
-      protocol: 'HTTP/1.1',
     },
-  };
+  });
 }
 
 /** A buffered function's proxy answer as a client would read it; a string saying what is wrong if it is none. */

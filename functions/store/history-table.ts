@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type AttributeValue,
-  type CancellationReason,
   type DynamoDBClient,
   GetItemCommand,
   paginateQuery,
@@ -24,7 +23,7 @@ import { batchesOf } from '../inventory/json';
 import { CHANGE_REASONS, type ChangeReason, isPetStatus, type PetStatus } from '../inventory/types';
 import { backoffDelayMs } from './backoff';
 import type { TableOptions } from './dynamo-client';
-import { MalformedRowError, translateStorageError } from './storage-errors';
+import { cancellationReasons, MalformedRowError, translateStorageError } from './storage-errors';
 
 export interface HistoryTableOptions extends TableOptions {
   /** Days a row is kept (the table's TTL attribute). @default 90 */
@@ -223,9 +222,9 @@ export class HistoryTable implements HistoryRecorder {
         );
         return;
       } catch (error) {
-        if ((error as Error | undefined)?.name !== 'TransactionCanceledException' || attempt >= MAX_SEQUENCE_ATTEMPTS)
+        const reasons = cancellationReasons(error);
+        if (reasons === undefined || attempt >= MAX_SEQUENCE_ATTEMPTS)
           translateStorageError(error, 'TransactWriteItems');
-        const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
         const recorded = pending.filter((_, index) => reasons[index + 1]?.Code === 'ConditionalCheckFailed');
         const lost = reasons.some(
           (reason, index) =>

@@ -24,7 +24,7 @@ import type { TableOptions } from './dynamo-client';
 import { LIST_PARTITION, MODEL_PROJECTION, PET_ID, toInventoryItem } from './inventory-row';
 import { changeWrite, type ChangeWrite as EntryChange, entryUpdate } from './inventory-write';
 import { type PaceClock, ReadPace, SYSTEM_CLOCK } from './read-pace';
-import { isThrottling, translateStorageError } from './storage-errors';
+import { cancellationReasons, isThrottling, translateStorageError } from './storage-errors';
 
 /** What one list's pages share: where it starts, the signal that stops its reads, and its pace. */
 interface ListRead {
@@ -233,9 +233,7 @@ export class InventoryTable implements InventoryRepository {
    * failed only because their entries already are what they ask (empty when the transaction landed).
    */
   private refuseCancelled(error: unknown, writes: readonly ChangeWrite[]): ChangeWrite[] {
-    if ((error as Error | undefined)?.name !== 'TransactionCanceledException')
-      translateStorageError(error, 'TransactWriteItems');
-    const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    const reasons = cancellationReasons(error) ?? translateStorageError(error, 'TransactWriteItems');
     const landed = reasons.some(
       (reason, index) => reason.Item !== undefined && writes[index]?.landed(reason.Item) === true,
     );

@@ -1,3 +1,4 @@
+import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { StorageUnavailableError } from '../inventory/errors';
 
 const THROTTLING_NAMES = new Set([
@@ -47,6 +48,12 @@ export function translateStorageError(error: unknown, operation: string): never 
   if (isStorageUnavailable(error))
     throw new StorageUnavailableError(`${operation} failed: storage unavailable`, { cause: error });
   throw error;
+}
+
+/** The per-action reasons of a cancelled transaction, in the order of its actions; undefined for any other error. */
+export function cancellationReasons(error: unknown): CancellationReason[] | undefined {
+  if ((error as Error | undefined)?.name !== 'TransactionCanceledException') return undefined;
+  return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
 }
 
 /** A stored row that breaks its table's model: a data defect, refused (500) rather than filled with a default. */

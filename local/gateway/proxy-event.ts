@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
+import { apiGatewayProxyEvent } from '../../functions/http/proxy-event';
 import type { Route } from '../../service/routes';
-import { apiGatewayProxyEvent } from '../lambda/events';
 
 /** What the route's function is invoked with. */
 export interface RouteRequest {
@@ -21,8 +21,7 @@ export function proxyEvent(request: RouteRequest): APIGatewayProxyEvent {
   const headers = valueMaps(
     Array.from({ length: rawHeaders.length / 2 }, (_, i) => rawHeaders.slice(2 * i, 2 * i + 2)),
   );
-  // "The semicolon character (;) ... results in the data being split" (API Gateway important notes, REST APIs).
-  const query = valueMaps([...new URLSearchParams(request.rawQuery.replaceAll(';', '&'))]);
+  const query = valueMaps([...new URLSearchParams(request.rawQuery)]);
   return apiGatewayProxyEvent({
     resource: route.path,
     path: request.stagePath,

@@ -1,7 +1,7 @@
 import { ROUTES, type Route } from '../../service/routes';
 
 /** Matches a path (raw segments after `/v1`) against a route path; returns decoded path parameters. */
-export function matchPath(pattern: string, rawSegments: readonly string[]): Record<string, string> | undefined {
+function matchPath(pattern: string, rawSegments: readonly string[]): Record<string, string> | undefined {
   const parts = pattern.split('/').filter(Boolean);
   if (parts.length !== rawSegments.length) return undefined;
   const params: Record<string, string> = Object.create(null);

@@ -1,46 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import { apiGatewayProxyEvent, type ProxyEventOverrides } from '../../functions/http/proxy-event';
 import { API_STAGE_NAME } from '../../service/routes';
+
+export { apiGatewayProxyEvent, type ProxyEventOverrides };
 
 /** The method ARN prefix of the local API (account, region and API id as events carry them outside AWS). */
 export const LOCAL_METHOD_ARN_PREFIX = `arn:aws:execute-api:us-east-1:123456789012:local/${API_STAGE_NAME}`;
-
-/** Overrides of {@link apiGatewayProxyEvent}; `requestContext` members are merged over the defaults. */
-export type ProxyEventOverrides = Partial<Omit<APIGatewayProxyEvent, 'requestContext'>> & {
-  requestContext?: Partial<APIGatewayProxyEvent['requestContext']>;
-};
-
-/** A REST API Lambda proxy event, `GET /inventory` unless overridden; it leaves out the request context members no
- * function reads (identity, domain). */
-export function apiGatewayProxyEvent(overrides: ProxyEventOverrides = {}): APIGatewayProxyEvent {
-  const { requestContext, ...rest } = overrides;
-  const resource = rest.resource ?? '/inventory';
-  const path = rest.path ?? '/inventory';
-  const httpMethod = rest.httpMethod ?? 'GET';
-  return {
-    resource,
-    path,
-    httpMethod,
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    ...rest,
-    requestContext: {
-      authorizer: { principalId: 'key_local', keyId: 'key_local' },
-      httpMethod,
-      path: `/${API_STAGE_NAME}${path}`,
-      stage: API_STAGE_NAME,
-      requestId: 'req-local',
-      requestTimeEpoch: Date.now(),
-      resourcePath: resource,
-      ...requestContext,
-    } as APIGatewayProxyEvent['requestContext'],
-  };
-}
 
 /** The proxy event of `PATCH /inventory/{petId}` with a JSON body, as API Gateway sends it. */
 export function inventoryUpdateEvent(

@@ -6,9 +6,15 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamsRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { HISTORY_STREAM_MAPPING } from '../../service/names';
-import { deliverer, type PendingRecords, type StreamHandler } from './stream-batches';
+import { lambdaContext } from './events';
+
+/** A stream-triggered function, as the event source mapping invokes it. */
+export type StreamHandler = (
+  event: DynamoDBStreamEvent,
+  context: Context,
+) => Promise<DynamoDBBatchResponse | undefined | null>;
 
 /** Options of {@link startStreamPoller}; batch size and retries default to the deployed mapping's. */
 export interface StreamPollerOptions {
@@ -31,8 +37,11 @@ export interface StreamPoller {
   stop(): Promise<void>;
 }
 
-interface Shard extends PendingRecords {
+interface Shard {
   id: string;
+  /** Records read and not yet delivered, oldest first, and the attempts at the first batch of them. */
+  pending: DynamoDBRecord[];
+  attempts: number;
   parentId?: string;
   iterator?: string;
   /** The shard has no more records to give (its iterator ran out). */
@@ -82,6 +91,45 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       client.destroy();
     },
   };
+}
+
+/** A failed batch is retried whole, where Lambda resumes at the lowest failure: the history function keys each row
+ * by its record's sequence number, so a row written twice is the same row and the history ends the same. */
+function deliverer(options: Required<Pick<StreamPollerOptions, 'handler' | 'batchSize' | 'retryAttempts' | 'log'>>) {
+  const { handler, batchSize, retryAttempts, log } = options;
+  let invocation = 0;
+  return async (shard: Shard) => {
+    while (shard.pending.length > 0) {
+      const batch = shard.pending.slice(0, batchSize);
+      const context = lambdaContext({ functionName: 'record-history', requestId: `stream-${++invocation}` });
+      const failure = await invokeBatch(handler, batch, context, log);
+      if (failure !== undefined && ++shard.attempts <= retryAttempts) return;
+      if (failure !== undefined) {
+        const [first, last] = [batch[0]?.dynamodb?.SequenceNumber, batch.at(-1)?.dynamodb?.SequenceNumber];
+        log(
+          `history: gave up on a batch of ${batch.length} stream records (${first}..${last}) after ${shard.attempts} attempts: ${failure}`,
+        );
+      }
+      shard.pending.splice(0, batch.length);
+      shard.attempts = 0;
+    }
+  };
+}
+
+/** Invokes the handler with one batch: undefined when every record is done, else why it failed. */
+async function invokeBatch(
+  handler: StreamHandler,
+  batch: DynamoDBRecord[],
+  context: Context,
+  log: (line: string) => void,
+): Promise<string | undefined> {
+  try {
+    const failures = (await handler({ Records: batch }, context))?.batchItemFailures ?? [];
+    return failures.length === 0 ? undefined : 'batch item failures reported';
+  } catch (error) {
+    log(`history: the function failed on a batch of ${batch.length}: ${(error as Error).message}`);
+    return (error as Error).message;
+  }
 }
 
 async function addNewShards(client: DynamoDBStreamsClient, streamArn: string, shards: Map<string, Shard>) {

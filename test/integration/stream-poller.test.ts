@@ -26,7 +26,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
  * behaviour follows the AWS Lambda Developer Guide, "Using AWS Lambda with Amazon DynamoDB" (event shape, polling,
  * error handling), except that a batch with a reported failure is retried whole, where "Configuring partial batch
  * response with DynamoDB and Lambda" resumes at the lowest failure: the history ends the same either way, since a
- * record's row is keyed by its sequence number (local/lambda/stream-batches.ts).
+ * record's row is keyed by its sequence number (local/lambda/stream-poller.ts).
  */
 describe('Local runner: the stream poller that stands in for the history event source mapping', () => {
   let client: DynamoDBClient;
