@@ -153,7 +153,6 @@ describe.each(STAGES)('Alarms and dashboard of the %s stage', (stage) => {
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([topicRef()]);
       expect(alarm.OKActions).toEqual([topicRef()]);
-      expect(alarm.TreatMissingData).toBe('notBreaching');
     }
   });
 
