@@ -204,7 +204,8 @@ describe('What WAF does with a request to production', () => {
     // Act
     const last = evaluate({ requestsFromIpInWindow: LIMIT });
     const over = evaluate({ requestsFromIpInWindow: LIMIT + 1 });
-    // Assess
+    // Assess: the limit docs/deploying.md gives
+    expect(LIMIT).toBe(600);
     expect(last.action).toBe('ALLOW');
     expect(over).toMatchObject({ action: 'BLOCK', terminatingRule: 'RatePerIp' });
     expect(over.response).toEqual({

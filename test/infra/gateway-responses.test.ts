@@ -1,5 +1,4 @@
 import { STAGES } from '../../infra/stage-config';
-import { RETRY_AFTER_SECONDS } from '../../service/error-codes';
 import {
   CORS_EXPOSED_HEADERS,
   CORS_PREFLIGHT,
@@ -123,36 +122,6 @@ describe.each(STAGES)('Gateway responses of the %s stage', (stage) => {
       expect(spec.status).toBe(type === 'DEFAULT_4XX' ? 400 : 500);
     },
   );
-
-  it('answers an authorizer error (AUTHORIZER_CONFIGURATION_ERROR) and AUTHORIZER_FAILURE with 503 and Retry-After', () => {
-    for (const type of ['AUTHORIZER_CONFIGURATION_ERROR', 'AUTHORIZER_FAILURE']) {
-      // Assess
-      expect(byType(type)[0]).toMatchObject({
-        StatusCode: '503',
-        ResponseParameters: { 'gatewayresponse.header.Retry-After': `'${RETRY_AFTER_SECONDS}'` },
-      });
-    }
-  });
-
-  it('maps the answers a client most often sees: 401 with WWW-Authenticate, 404 for unknown routes, 429 with Retry-After', () => {
-    expect(byType('UNAUTHORIZED')[0]).toMatchObject({
-      StatusCode: '401',
-      ResponseParameters: { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" },
-    });
-    expect(byType('MISSING_AUTHENTICATION_TOKEN')[0]?.StatusCode).toBe('404');
-    expect(byType('THROTTLED')[0]).toMatchObject({
-      StatusCode: '429',
-      ResponseParameters: { 'gatewayresponse.header.Retry-After': `'${RETRY_AFTER_SECONDS}'` },
-    });
-  });
-
-  it('uses no $context variable a gateway response template cannot read (such as the access-log-only $context.status)', () => {
-    for (const props of responses()) {
-      // Assess: renderTemplate throws on any variable errorTemplate does not write.
-      expect(() => renderTemplate(props.ResponseTemplates?.['application/json'] ?? '', CONTEXT)).not.toThrow();
-    }
-    expect(() => renderTemplate('{"status":$context.status}', CONTEXT)).toThrow(/not available/);
-  });
 });
 
 describe('Gateway responses and preflight of a stage with CORS origins', () => {

@@ -2,13 +2,7 @@ import { rmSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
 import { STAGES } from '../../infra/stage-config';
-import {
-  FEED_COUNTER_KEY,
-  HISTORY_FEED_INDEX,
-  HISTORY_STREAM_MAPPING,
-  HISTORY_TABLE_KEY,
-  STACK_OUTPUTS,
-} from '../../service/names';
+import { HISTORY_FEED_INDEX, HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../service/names';
 import {
   buildApp,
   functionEnvironment,
@@ -16,7 +10,6 @@ import {
   only,
   type RawResource,
   resourcesOfType,
-  roleStatements,
   synthesizeBeforeAll,
 } from './synth';
 
@@ -35,7 +28,6 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
         JSON.stringify(props.EventSourceArn).includes('InventoryTable'),
       ),
     );
-  const statements = () => roleStatements(template(), historyFunctionId());
 
   it('turns on the stream of the inventory table (new and old images) and keeps its logical ID', () => {
     expect(resources().InventoryTableFD135387?.Properties.StreamSpecification).toEqual({
@@ -125,44 +117,11 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
     });
   });
 
-  it('encrypts the on-failure queue, refuses non-TLS access and keeps messages 14 days', () => {
+  // Its non-TLS deny is evaluated in test/infra/permissions.test.ts ("Stream mapping → on-failure queue").
+  it('encrypts the on-failure queue and keeps messages 14 days', () => {
     expect(resources()[queueId()]?.Properties).toMatchObject({
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 14 * 24 * 60 * 60,
-    });
-    template().hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: queueId() }],
-      PolicyDocument: {
-        Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }],
-      },
-    });
-  });
-
-  it('lets the history function read the stream, write history rows, move the counter row and report failures, and nothing else', () => {
-    const byResource = new Map<string, string[]>();
-    for (const statement of statements()) {
-      const key =
-        JSON.stringify(statement.Resource) + (statement.Condition ? ` if ${JSON.stringify(statement.Condition)}` : '');
-      byResource.set(key, [...(byResource.get(key) ?? []), ...[statement.Action].flat()].sort());
-    }
-    const logs = [...byResource.entries()].find(([, actions]) => actions.includes('logs:PutLogEvents'));
-    if (logs) byResource.delete(logs[0]);
-    expect(Object.fromEntries(byResource)).toEqual({
-      '"*"': ['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
-      [JSON.stringify({ 'Fn::GetAtt': ['InventoryTableFD135387', 'StreamArn'] })]: [
-        'dynamodb:DescribeStream',
-        'dynamodb:GetRecords',
-        'dynamodb:GetShardIterator',
-      ],
-      [JSON.stringify({ 'Fn::GetAtt': [historyTableId(), 'Arn'] })]: ['dynamodb:PutItem'],
-      [`${JSON.stringify({ 'Fn::GetAtt': [historyTableId(), 'Arn'] })} if ${JSON.stringify({
-        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [FEED_COUNTER_KEY.petId] },
-      })}`]: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      [JSON.stringify({ 'Fn::GetAtt': [queueId(), 'Arn'] })]: [
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-        'sqs:SendMessage',
-      ],
     });
   });
 

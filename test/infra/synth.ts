@@ -308,17 +308,3 @@ export function functionProperties(template: Template, id: string): Record<strin
 export function functionEnvironment(template: Template, id: string): Record<string, unknown> {
   return (functionProperties(template, id).Environment as { Variables: Record<string, unknown> }).Variables;
 }
-
-/** What that function's role may do beyond writing its own logs and X-Ray traces: what it may do to data. */
-export function dataStatements(
-  template: Template,
-  id: string,
-): { actions: string[]; resource: unknown; condition?: unknown }[] {
-  return roleStatements(template, logicalIdStartingWith(template, 'AWS::Lambda::Function', id))
-    .map((statement) => ({
-      actions: [statement.Action].flat().sort(),
-      resource: statement.Resource,
-      ...(statement.Condition ? { condition: statement.Condition } : {}),
-    }))
-    .filter(({ actions }) => !actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
-}
