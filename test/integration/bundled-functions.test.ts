@@ -268,13 +268,6 @@ describe('Bundles: every deployed function, as the stack bundles it (cdk synth a
     expect(String(result?.body)).not.toContain('credential');
   });
 
-  it('lists the inventory with credentials from the environment alone', async () => {
-    const { result, error } = await invoke('list-inventory', LIST_INVENTORY);
-    expect(error).toBeUndefined();
-    expect(result?.statusCode).toBe(200);
-    expect(String(result?.body)).toContain('{"petId":9223372036854775807,"quantity":2,"status":"pending","version":1}');
-  });
-
   /** The list bundle's GET /inventory through a stand-in endpoint, at a stage's pace. */
   const listAtStagePace = (endpointUrl: string) =>
     invoke(

@@ -43,12 +43,11 @@ describe('CLI: keys', () => {
     expect(response.status).toBe(200);
   });
 
-  it('creates a read key that lists and reads but whose PATCH is 403, and lists it with its scope', async () => {
+  // What a read key may do: safe-writes.test.ts.
+  it('creates a read key whose PATCH is 403, and lists it with its scope', async () => {
     // Act
     const created = await cli('keys', 'create', '--name', 'display', '--scope', 'read');
     const auth = { Authorization: `Bearer ${created.stdout.trim()}` };
-    const list = await call(stack.url, 'GET', '/inventory', { headers: auth, route: '/inventory' });
-    const one = await call(stack.url, 'GET', '/inventory/1', { headers: auth, route: '/inventory/{petId}' });
     const patch = await call(stack.url, 'PATCH', '/inventory/1', {
       headers: { ...auth, 'Content-Type': 'application/json' },
       body: '{"adjustBy":1}',
@@ -58,7 +57,6 @@ describe('CLI: keys', () => {
 
     // Assess
     expect(created.stderr).toMatch(/^Created read API key/);
-    expect([list.status, one.status, patch.status]).toEqual([200, 200, 403]);
     expect(patch.json).toMatchObject({ code: 'ACCESS_DENIED', status: 403 });
     expect(rows.find((row) => row.name === 'display')).toMatchObject({ scope: 'read' });
   });

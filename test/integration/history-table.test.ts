@@ -74,13 +74,6 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
     expect(older.map((row) => row.entry.quantity)).toEqual([2, 1]);
   });
 
-  it('keeps one row for a record delivered twice (the same sequence number)', async () => {
-    const history = new HistoryTable({ client, tableName: tables.history, clock: () => now });
-    await history.record([{ entry: aHistoryEntry(), sequenceNumber: '4242' }]);
-    await history.record([{ entry: aHistoryEntry(), sequenceNumber: '4242' }]);
-    expect(await history.listFor('9223372036854775807')).toEqual([aHistoryEntry()]);
-  });
-
   it('lists only the changes at or after --since, each at the time it took its place in the feed', async () => {
     const history = new HistoryTable({ client, tableName: tables.history, clock: () => now });
     for (const [at, quantity] of [
