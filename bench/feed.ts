@@ -77,7 +77,7 @@ async function followWrites(api: Api, iterations: number, deliveries: readonly D
     const why = cursor ? `GET /v1/inventory/changes answered ${probe}` : 'GET /v1/inventory has no rel="changes" link';
     return { note: `feed not available: ${why}` };
   }
-  const [visible, webhooks]: number[][] = [[], []];
+  const [visible, webhooks]: [number[], number[]] = [[], []];
   for (let i = 0; i < iterations; i++) {
     const started = performance.now();
     await send(api, 'PATCH', `/inventory/${PET}`, { quantity: i % 2 });

@@ -20,7 +20,7 @@ import { closeHttp } from './http';
 import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
 import { measureLists } from './list';
 import { progress, round, type Section } from './measure';
-import { type Api, BATCH_SIZE, measureBatch, measurePatch } from './patch';
+import { BATCH_SIZE, measureBatch, measurePatch, type Store } from './patch';
 import { measureReads } from './read-units';
 import { type BenchResults, renderReport } from './report';
 
@@ -103,8 +103,8 @@ async function measureAll(started: Awaited<ReturnType<typeof startApi>>): Promis
     // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
     const bundles = synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook');
     const tables = { inventory: LOCAL_TABLE_NAMES.inventory, idempotency: LOCAL_TABLE_NAMES.idempotency ?? '' };
-    const api: Api = { ...started, client, tables };
-    // The list's handler, the naive one and the update handler also run in this process.
+    const api: Store = { ...started, client, tables };
+    // The list's handler, the naive one and the update handler run in this process too; the probes get `env`.
     configureFunctionEnvironment(started.dynamoEndpoint, LOCAL_TABLE_NAMES);
     const env: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
     configureFunctionEnvironment(started.dynamoEndpoint, LOCAL_TABLE_NAMES, env);
@@ -124,11 +124,14 @@ async function measureAll(started: Awaited<ReturnType<typeof startApi>>): Promis
     const reads = await measureReads(client, profile.readUnits);
     const listed = { ...api, bundle: synthesized.bundle('list-inventory').file, env };
     const { section: list, largest } = await measureLists(listed, listSizes, seed, firstSize);
-    // The batch against sequential PATCHes, on the first entries, after the lists needed them whole.
+    // The batch on the first entries, after the lists needed them whole.
     await seed(0, BATCH_SIZE);
     progress(`batch: ${profile.batch[1]} rounds of each scenario (${BATCH_SIZE} PATCHes a round)`);
-    const pets = benchInventory(0, BATCH_SIZE).map((item) => item.petId);
-    const batch = await measureBatch(api, pets, profile.batch);
+    const batch = await measureBatch(
+      api,
+      benchInventory(0, BATCH_SIZE).map((item) => item.petId),
+      profile.batch,
+    );
     return { 'cold-start': coldStart, patch, batch, list, memory: memory(largest), ...reads };
   } finally {
     closeHttp();
