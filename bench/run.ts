@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
@@ -22,7 +21,7 @@ import { measureLists } from './list';
 import { progress, round, type Section } from './measure';
 import { BATCH_SIZE, measureBatch, measurePatch, type Store } from './patch';
 import { measureReads } from './read-units';
-import { type BenchResults, renderReport } from './report';
+import { type BenchResults, commandLine, renderReport } from './report';
 
 /**
  * Fresh processes per function; PATCH and batch rounds `[warm-up, measured]` (a batch round sends 100 PATCHes); list
@@ -43,21 +42,13 @@ const PROFILES = {
   smoke: { coldRuns: 1, patch: [1, 5], batch: [0, 1], lists: { 20: 1, 60: 1, 150: 1 }, readUnits: 100, feedWrites: 3 },
 };
 
-const USAGE = 'usage: npm run bench [-- --smoke | --large] [--out FILE]';
-const { values: args } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        smoke: { type: 'boolean', default: false },
-        large: { type: 'boolean', default: false },
-        out: { type: 'string', default: join(import.meta.dirname, 'results.json') },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-})();
+const { values: args } = commandLine('usage: npm run bench [-- --smoke | --large] [--out FILE]', {
+  options: {
+    smoke: { type: 'boolean', default: false },
+    large: { type: 'boolean', default: false },
+    out: { type: 'string', default: join(import.meta.dirname, 'results.json') },
+  },
+});
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
 const listSizes = Object.entries(profile.lists).map(([entries, rounds]): [number, number] => [Number(entries), rounds]);
