@@ -91,8 +91,10 @@ async function measureAll(started: Awaited<ReturnType<typeof startApi>>): Promis
   const synthesized = synthesizeDeployedBundles();
   const client = createDynamoClient({ endpoint: started.dynamoEndpoint, requestTimeoutMs: 30_000 });
   try {
-    // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
-    const bundles = synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook');
+    // The pre-traffic hook's first call is to CodeDeploy, the feed's publisher's to EventBridge and the webhook
+    // sender's to SQS and Secrets Manager: no stand-in here, and no client waits on them.
+    const unprobed = ['pre-traffic-hook', 'publish-changes', 'deliver-webhook'];
+    const bundles = synthesized.bundles.filter((bundle) => !unprobed.includes(bundle.handler));
     const tables = { inventory: LOCAL_TABLE_NAMES.inventory, idempotency: LOCAL_TABLE_NAMES.idempotency ?? '' };
     const api: Store = { ...started, client, tables };
     // The list's handler, the naive one and the update handler run in this process too; the probes get `env`.
