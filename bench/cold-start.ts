@@ -28,7 +28,7 @@ type ProbeOptions = {
   heapLimitMb?: number;
 };
 /** Peak memory of one function instance, in MB. */
-export type Memory = { maxRssMb: number; afterInitMb: number; heapPeakMb: number };
+export type Memory = Awaited<ReturnType<typeof runProbe>>['memory'];
 
 /** `bench/probe.mjs MODE FILE` in a fresh `node`: its report, or an error naming a failed call (501 is designed). */
 async function runProbe(mode: 'cold' | 'invoke', file: string, options: ProbeOptions) {
@@ -51,11 +51,7 @@ async function runProbe(mode: 'cold' | 'invoke', file: string, options: ProbeOpt
   );
   if (!report || failed) throw new Error(`${file} (${mode}) failed: ${JSON.stringify(failed)}\n${stdout.slice(-2000)}`);
   const mb = (kb: number) => round(kb / 1024);
-  const memory: Memory = {
-    maxRssMb: mb(report.maxRssKb),
-    afterInitMb: mb(report.rssInitKb),
-    heapPeakMb: mb(report.heapKb),
-  };
+  const memory = { maxRssMb: mb(report.maxRssKb), afterInitMb: mb(report.rssInitKb), heapPeakMb: mb(report.heapKb) };
   return { initMs: report.initMs as number, firstCallMs: report.firstCallMs as number, memory };
 }
 
@@ -115,60 +111,54 @@ export async function measureColdStarts(
 ) {
   const calls = functionCalls(options.apiKey);
   const subjects = [{ handler: 'naive', file: NAIVE_HANDLER }, ...bundles];
-  const init = new Map(subjects.map((s) => [s.handler, [] as number[]]));
-  const cold = new Map(subjects.map((s) => [s.handler, [] as number[]]));
-  const memory = new Map(subjects.map((s) => [s.handler, [] as Memory[]]));
+  const probes = new Map(subjects.map((s) => [s.handler, [] as Awaited<ReturnType<typeof runProbe>>[]]));
   const around = await lambdaSurroundings(options.dynamoEndpoint);
   const untraced = new Map<string, string>();
   const run = (handler: string, file: string) => async () => {
     const traceId = `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
     if (handler !== 'naive') untraced.set(traceId, handler);
     const events = calls[handler === 'naive' ? 'list-inventory' : handler]?.events ?? [];
-    const probe = await runProbe('cold', file, { env: { ...options.env, ...around.env(traceId) }, events });
-    init.get(handler)?.push(probe.initMs);
-    cold.get(handler)?.push(probe.initMs + probe.firstCallMs);
-    memory.get(handler)?.push(probe.memory);
+    probes
+      .get(handler)
+      ?.push(await runProbe('cold', file, { env: { ...options.env, ...around.env(traceId) }, events }));
   };
   try {
-    await interleaved(Object.fromEntries(subjects.map((s) => [s.handler, run(s.handler, s.file)])), options.runs, {
-      block: 1,
-    });
+    const tasks = Object.fromEntries(subjects.map((s) => [s.handler, run(s.handler, s.file)]));
+    await interleaved(tasks, options.runs, { block: 1 });
     await new Promise((resolve) => setTimeout(resolve, 200)); // the last process's datagrams
     for (const traceId of around.traces) untraced.delete(traceId);
     if (untraced.size > 0) throw new Error(`no trace in a cold start of ${[...new Set(untraced.values())]}`);
   } finally {
     around.close();
   }
-  const median = (times: Map<string, number[]>, handler: string) => round(quantile(times.get(handler) ?? [], 0.5));
-  const [naiveInit, naiveCold] = [median(init, 'naive'), median(cold, 'naive')];
+  const median = (handler: string) => {
+    const runs = probes.get(handler) ?? [];
+    const at = (time: (p: (typeof runs)[number]) => number) => round(quantile(runs.map(time), 0.5));
+    return { init: at((p) => p.initMs), cold: at((p) => p.initMs + p.firstCallMs) };
+  };
+  const naive = median('naive');
   const above = bundles.filter((b) => b.bytes > REFERENCE_BUNDLE_BYTES).map((b) => `${b.handler} (${b.bytes} B)`);
   const reference = `${REFERENCE_BUNDLE_BYTES / 1000} KB (the bundle of aws-samples' serverless-typescript-demo)`;
   const coldStart: Section = {
     note:
-      `Median of ${options.runs} fresh node processes; naive handler: init ${naiveInit} ms, cold path ${naiveCold} ms. ` +
+      `Median of ${options.runs} fresh node processes; naive handler: init ${naive.init} ms, cold path ${naive.cold} ms. ` +
       (above.length === 0 ? `No bundle is above ${reference}.` : `Above ${reference}: ${above.join(', ')}.`),
     columns: ['function', 'bundle', 'init ms', 'init vs naive', 'cold path ms', 'cold path vs naive'],
     rows: bundles.map(({ handler, bytes }) => {
-      const [i, c] = [median(init, handler), median(cold, handler)];
-      return [
-        handler,
-        `${bytes.toLocaleString('en-US')} B`,
-        i,
-        `${ratio(i, naiveInit)}x`,
-        c,
-        `${ratio(c, naiveCold)}x`,
-      ];
+      const { init, cold } = median(handler);
+      const size = `${bytes.toLocaleString('en-US')} B`;
+      return [handler, size, init, `${ratio(init, naive.init)}x`, cold, `${ratio(cold, naive.cold)}x`];
     }),
     // Every function a client waits on: the deploy's self-check serves none.
     targets: bundles
       .filter((b) => b.handler !== 'self-check')
-      .map((b) => target(`cold path ${b.handler}: bundle / naive`, ratio(median(cold, b.handler), naiveCold), 0.9)),
+      .map((b) => target(`cold path ${b.handler}: bundle / naive`, ratio(median(b.handler).cold, naive.cold), 0.9)),
   };
   // Each function's process of median peak RSS; the list's is taken at its largest size (bench/list.ts).
   const memorySection = (list: { scenario: string; memory: Memory }): Section => ({
     columns: ['function', 'scenario', 'max RSS', 'after init', 'heap peak'],
     rows: bundles.map(({ handler }) => {
-      const runs = [...(memory.get(handler) ?? [])].sort((a, b) => a.maxRssMb - b.maxRssMb);
+      const runs = (probes.get(handler) ?? []).map((p) => p.memory).sort((a, b) => a.maxRssMb - b.maxRssMb);
       const m = handler === 'list-inventory' ? list.memory : runs[Math.floor((runs.length - 1) / 2)];
       const scenario = handler === 'list-inventory' ? list.scenario : calls[handler]?.scenario;
       return [handler, scenario ?? '', `${m?.maxRssMb} MB`, `${m?.afterInitMb} MB`, `${m?.heapPeakMb} MB`];

@@ -5,23 +5,32 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BenchResults, fillMarkedSections } from './report';
+import { type BenchResults, commandLine, renderSections } from './report';
 
 const DOC = join(import.meta.dirname, '..', 'docs', 'performance.md');
 const RESULTS = join(import.meta.dirname, '..', 'docs', 'performance-results.json');
-const [argument] = process.argv.slice(2);
-const source = argument === '--check' ? RESULTS : (argument ?? join(import.meta.dirname, 'results.json'));
+const { values, positionals } = commandLine('usage: npm run bench:doc [-- FILE | --check]', {
+  options: { check: { type: 'boolean', default: false } },
+  allowPositionals: true,
+});
+const source = values.check ? RESULTS : (positionals[0] ?? join(import.meta.dirname, 'results.json'));
 const text = readFileSync(source, 'utf8');
 const results = JSON.parse(text) as BenchResults;
-const doc = readFileSync(DOC, 'utf8');
 if (results.meta.profile === 'smoke') throw new Error(`${source} is a --smoke run: its figures are not figures`);
-if (argument === '--check') {
-  if (fillMarkedSections(doc, results) !== doc) {
-    process.stderr.write('docs/performance.md: its tables differ from docs/performance-results.json\n');
-    process.exitCode = 1;
-  }
-} else {
-  writeFileSync(DOC, fillMarkedSections(doc, results));
+const doc = readFileSync(DOC, 'utf8');
+const sections = renderSections(results);
+const marked = [...doc.matchAll(/<!-- bench:begin ([a-z-]+) -->/g)].map((m) => m[1]);
+if (marked.sort().join() !== Object.keys(sections).sort().join())
+  throw new Error(`docs/performance.md marks ${marked}, the report has ${Object.keys(sections)}`);
+const filled = doc.replace(
+  /<!-- bench:begin ([a-z-]+) -->\n[\s\S]*?<!-- bench:end -->/g,
+  (_whole, name: string) => `<!-- bench:begin ${name} -->\n${sections[name]}\n<!-- bench:end -->`,
+);
+if (values.check && filled !== doc) {
+  process.stderr.write('docs/performance.md: its tables differ from docs/performance-results.json\n');
+  process.exitCode = 1;
+} else if (!values.check) {
+  writeFileSync(DOC, filled);
   if (source !== RESULTS) writeFileSync(RESULTS, text);
   process.stdout.write(`docs/performance.md: tables from ${source} (run of ${results.meta.date})\n`);
 }

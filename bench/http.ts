@@ -1,8 +1,12 @@
 /** The bench's client of `npm start`: one kept-alive connection, as a client SDK holds one. */
 import { Agent, request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
+import { stringifyExactJson } from '../client/index';
 
 let agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** `npm start`'s API and the key the bench calls it with. */
+export type Api = { baseUrl: string; apiKey: string };
 
 /**
  * One exchange, timed to the first body byte and the last; `bytes` as sent (compressed when gzip), `text` decoded.
@@ -12,7 +16,7 @@ export function call(url: string, method = 'GET', headers: Record<string, string
   const once = () =>
     new Promise<{
       status: number;
-      headers: Record<string, string | string[] | undefined>;
+      headers: Record<string, unknown>;
       ttfbMs: number;
       ttlbMs: number;
       bytes: number;
@@ -38,6 +42,21 @@ export function call(url: string, method = 'GET', headers: Record<string, string
       req.end(body);
     });
   return once().catch((error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? once() : Promise.reject(error)));
+}
+
+/** `method path` (under the API's base, or a whole URL) with the bench's key; throws unless it answers 2xx. */
+export async function send(
+  api: Api,
+  method: string,
+  path: string,
+  body?: object,
+  headers: Record<string, string> = {},
+) {
+  const auth = { Authorization: `Bearer ${api.apiKey}`, 'Content-Type': 'application/json', ...headers };
+  const url = path.startsWith('http') ? path : `${api.baseUrl}${path}`;
+  const answer = await call(url, method, auth, body === undefined ? undefined : stringifyExactJson(body));
+  if (answer.status < 200 || answer.status > 299) throw new Error(`${method} ${path} answered ${answer.status}`);
+  return answer;
 }
 
 /** Closes the kept-alive connection (after a pause longer than the server's keep-alive time-out). */

@@ -15,7 +15,7 @@ function longPetId(i: number): string {
   return String(1_000_000_000_000_000_000n + (z % 8_000_000_000_000_000_000n));
 }
 
-/** The benchmarks' inventory, entries from+1..to: odd entries have id i, even ones a 19-digit id. */
+/** The benchmarks' inventory, entries from+1..to: odd entries have id i, even ones a 19-digit id; new, at version 1. */
 export function benchInventory(from: number, to: number): InventoryItem[] {
   const items: InventoryItem[] = [];
   for (let i = from + 1; i <= to; i++) {
@@ -23,6 +23,7 @@ export function benchInventory(from: number, to: number): InventoryItem[] {
       petId: i % 2 === 1 ? String(i) : longPetId(i),
       quantity: (i * 7919) % 1000,
       status: STATUSES[i % 3] as PetStatus,
+      version: 1,
     });
   }
   return items;

@@ -5,10 +5,10 @@ import { LIST_INVENTORY_MEMORY_MB } from '../infra/constructs/inventory-function
 import { apiGatewayProxyEvent, lambdaContext } from '../local/lambda/events';
 import { installLambdaStreamingRuntime, invokeStreamingHandler } from '../local/lambda/streaming';
 import { type Memory, NAIVE_HANDLER, probeMemory } from './cold-start';
-import { call, closeHttp } from './http';
+import { closeHttp, send } from './http';
 import { benchInventory } from './inventory';
 import { interleaved, progress, quantile, ratio, round, type Section, type Target, target } from './measure';
-import type { Api } from './patch';
+import type { Store } from './patch';
 
 /** API Gateway streams the first 10 MB of a response unthrottled, then 2 MB/s: the largest list's gzip target. */
 const UNTHROTTLED_STREAM_BYTES = 10_000_000;
@@ -25,7 +25,7 @@ const COLUMNS = [
 ];
 
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
-type ListBench = Api & { bundle: string; env: Record<string, string>; handler: unknown; naive: Handler };
+type ListBench = Store & { handler: unknown; naive: Handler };
 
 /** The five paths at one size, `rounds` interleaved: each path's median first byte and last byte, and body sizes. */
 async function listTimes(bench: ListBench, entries: number, rounds: number) {
@@ -39,15 +39,13 @@ async function listTimes(bench: ListBench, entries: number, rounds: number) {
   const bytes = { identity: 0, gzip: 0 };
   const context = () => lambdaContext({ timeoutMs: 600_000, memoryMb: LIST_INVENTORY_MEMORY_MB });
   const viaNpmStart = (coding: 'identity' | 'gzip') => async () => {
-    const headers = { Authorization: `Bearer ${bench.apiKey}`, 'Accept-Encoding': coding };
-    const answer = await call(`${bench.baseUrl}/inventory`, 'GET', headers);
-    if (answer.status !== 200 || answer.text !== expected)
-      throw new Error(`GET /inventory (${coding}) at ${entries} entries: ${answer.status}, not the expected body`);
+    const answer = await send(bench, 'GET', '/inventory', undefined, { 'Accept-Encoding': coding });
+    if (answer.text !== expected) throw new Error(`GET /inventory (${coding}) at ${entries}: not the expected body`);
     first[coding]?.push(answer.ttfbMs);
     last[coding]?.push(answer.ttlbMs);
     bytes[coding] = answer.bytes;
   };
-  const table = new InventoryTable({ client: bench.client, tableName: bench.tables.inventory ?? '' });
+  const table = new InventoryTable({ client: bench.client, tableName: bench.tables.inventory });
   const tasks = {
     async handler() {
       const started = performance.now();
@@ -87,7 +85,7 @@ async function listTimes(bench: ListBench, entries: number, rounds: number) {
 
 /** The list at each `[entries, rounds]` of `sizes`, `seed(from, to)` adding entries as the size grows. */
 export async function measureLists(
-  api: Api & { bundle: string; env: Record<string, string> },
+  api: Store & { bundle: string; env: Record<string, string> },
   sizes: readonly [number, number][],
   seed: (from: number, to: number) => Promise<void>,
   seeded: number,
@@ -134,6 +132,8 @@ export async function measureLists(
     targets.push(target(name, ratio(capped[largest].maxRssMb, capped[100_000].maxRssMb), 1.1));
   }
   if (!memory) throw new Error('the profile lists no size');
-  const largestList = { scenario: `GET, ${sizes.at(-1)?.[0]} entries`, memory };
-  return { section: { note: NOTE, columns: COLUMNS, rows, targets }, largest: largestList };
+  return {
+    section: { note: NOTE, columns: COLUMNS, rows, targets },
+    largest: { scenario: `GET, ${largest} entries`, memory },
+  };
 }

@@ -43,6 +43,13 @@ export function quantile(values: readonly number[], q: number): number {
 
 export const round = (value: number, decimals = 1) => Math.round(value * 10 ** decimals) / 10 ** decimals;
 
+/** Each named set of samples' p50 and p99, in ms to 2 decimals. */
+export const percentiles = (name: string, samples: readonly number[]): [string, number, number] => [
+  name,
+  round(quantile(samples, 0.5), 2),
+  round(quantile(samples, 0.99), 2),
+];
+
 /** `value / baseline`, rounded to 2 decimals: the figure every target is stated in. */
 export const ratio = (value: number, baseline: number) => round(value / baseline, 2);
 

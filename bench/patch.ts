@@ -5,35 +5,29 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { stringifyExactJson } from '../client/index';
 import { idempotencyConfig, idempotencyPayload } from '../functions/http/idempotency';
 import { MAX_QUANTITY } from '../functions/inventory/types';
 import { idempotencyTable } from '../functions/store/idempotency-table';
 import { changeWrite, entryUpdate } from '../functions/store/inventory-write';
 import { inventoryUpdateEvent, lambdaContext } from '../local/lambda/events';
-import { call } from './http';
-import { interleaved, quantile, ratio, round, type Section, target } from './measure';
+import { type Api, send } from './http';
+import { interleaved, percentiles, ratio, type Section, target } from './measure';
 
-/** What the scenarios reach: the API of `npm start`, its key, and its DynamoDB Local. */
-export type Api = { baseUrl: string; apiKey: string; client: DynamoDBClient; tables: Record<string, string> };
+/** `npm start`'s API with its DynamoDB Local and tables, which the in-process scenarios reach. */
+export type Store = Api & { client: DynamoDBClient; tables: { inventory: string; idempotency: string } };
 
-/** A row `of / over` (of several rows: a sum of p50s), and the quantiles of it held to `limit`, if any. */
-type Ratio = { row: string; of: string[]; over: string; held?: [name: string, limit: number, ...q: ('p50' | 'p99')[]] };
+/** A row `of / over` (of several rows: a sum of p50s), its p50 held to `limit` when it has a target. */
+type Ratio = { row: string; of: string[]; over: string; held?: [name: string, limit: number] };
 
 const [PLAIN, RAW, HANDLER, ADJUST] = ['PATCH quantity', 'raw UpdateItem', 'the handler in-process', 'PATCH adjustBy'];
 const [CAS, KEYED] = ['PATCH quantity, with expectedQuantity', 'PATCH adjustBy + Idempotency-Key'];
 const UTILITY = "Idempotency utility's two writes alone (claim, store the answer)";
 const PATCH_RATIOS: Ratio[] = [
-  { row: 'gateway / raw', of: [PLAIN], over: RAW, held: ['gateway / raw UpdateItem', 1.3, 'p50', 'p99'] },
+  { row: 'gateway / raw', of: [PLAIN], over: RAW, held: ['gateway / raw UpdateItem', 1.5] },
   { row: 'handler in-process / raw: what a stage pays', of: [HANDLER], over: RAW },
   { row: "gateway / handler in-process: the stand-in's share", of: [PLAIN], over: HANDLER },
-  {
-    row: 'with / without expectedQuantity',
-    of: [CAS],
-    over: PLAIN,
-    held: ['with expectedQuantity / without', 1.05, 'p50'],
-  },
-  { row: 'adjustBy / plain', of: [ADJUST], over: PLAIN, held: ['adjustBy / plain PATCH', 1.05, 'p50'] },
+  { row: 'with / without expectedQuantity', of: [CAS], over: PLAIN, held: ['with expectedQuantity / without', 1.05] },
+  { row: 'adjustBy / plain', of: [ADJUST], over: PLAIN, held: ['adjustBy / plain PATCH', 1.05] },
   { row: 'adjustBy + Idempotency-Key / plain (no target)', of: [KEYED], over: PLAIN },
   // What a first-time key costs on the utility if every line of ours around it cost nothing.
   {
@@ -45,25 +39,13 @@ const PATCH_RATIOS: Ratio[] = [
 
 /** The most changes one batch may carry. */
 export const BATCH_SIZE = 100;
-const [BATCH, PATCHES, BATCH1] = [
-  `POST /inventory/changes, ${BATCH_SIZE} adjustBy`,
-  `${BATCH_SIZE} sequential PATCH adjustBy`,
-  'POST /inventory/changes, 1 adjustBy',
-];
+const BATCH = `POST /inventory/changes, ${BATCH_SIZE} adjustBy`;
+const [PATCHES, BATCH1] = [`${BATCH_SIZE} sequential PATCH adjustBy`, 'POST /inventory/changes, 1 adjustBy'];
 const BATCH_RATIO = `${BATCH_SIZE}-change batch / ${BATCH_SIZE} sequential PATCHes`;
 const BATCH_RATIOS: Ratio[] = [
-  { row: BATCH_RATIO, of: [BATCH], over: PATCHES, held: [BATCH_RATIO, 0.25, 'p50'] },
+  { row: BATCH_RATIO, of: [BATCH], over: PATCHES, held: [BATCH_RATIO, 0.25] },
   { row: '1-change batch / one PATCH (no target)', of: [BATCH1], over: ADJUST },
 ];
-
-/** One call with the bench's key; throws unless it answers 2xx. A batch's petIds are bigints, written exactly. */
-async function send(api: Api, method: string, path: string, body?: object, headers: Record<string, string> = {}) {
-  const auth = { Authorization: `Bearer ${api.apiKey}`, 'Content-Type': 'application/json', ...headers };
-  const text = body === undefined ? undefined : stringifyExactJson(body);
-  const answer = await call(`${api.baseUrl}${path}`, method, auth, text);
-  if (answer.status < 200 || answer.status > 299) throw new Error(`${method} ${path} answered ${answer.status}`);
-  return answer;
-}
 
 /** The pets' stock, and their next adjustment: +1 or −1 in turn, so each stays within one of where it began. */
 async function stockOf(api: Api, pets: readonly string[]) {
@@ -80,13 +62,13 @@ async function stockOf(api: Api, pets: readonly string[]) {
 }
 
 /** Every PATCH scenario on pet `petId`, `iterations` of each after `warmup`, interleaved. */
-export async function measurePatch(api: Api, petId: string, [warmup = 0, iterations = 1]: readonly number[]) {
+export async function measurePatch(api: Store, petId: string, [warmup = 0, iterations = 1]: readonly number[]) {
   const { quantity, adjust } = await stockOf(api, [petId]);
   // Imported once this process's environment points at npm start's tables (Powertools reads it at import).
   const { handler } = await import('../functions/handlers/update-inventory');
   const patch = (body: object, headers?: Record<string, string>) =>
     send(api, 'PATCH', `/inventory/${petId}`, body, headers);
-  const idempotency = idempotencyTable({ client: api.client, tableName: api.tables.idempotency ?? '' });
+  const idempotency = idempotencyTable({ client: api.client, tableName: api.tables.idempotency });
   idempotency.configure({ config: idempotencyConfig(), keyPrefix: 'bench' });
   const tasks = {
     [PLAIN]: () => patch({ quantity: quantity(petId) }),
@@ -101,18 +83,21 @@ export async function measurePatch(api: Api, petId: string, [warmup = 0, iterati
       const body = `{"petId":${petId},"quantity":1,"status":"available"}`;
       await idempotency.saveSuccess(payload, { statusCode: 200, headers: {}, body });
     },
-    // The deployed function's code in this process: the middy chain, validation, the same UpdateItem.
     async [HANDLER]() {
       const requestId = randomUUID();
       const event = inventoryUpdateEvent(petId, `{"quantity":${quantity(petId)}}`, { requestContext: { requestId } });
       const answer = await handler(event, lambdaContext({ requestId }));
       if (answer.statusCode !== 200) throw new Error(`the update handler answered ${answer.statusCode}`);
     },
-    // The very UpdateItem the handler sends for a plain PATCH, straight to DynamoDB Local.
+    // The very UpdateItem the handler sends for a plain PATCH.
     async [RAW]() {
       const origin = { source: 'api' as const, actor: 'bench', requestId: randomUUID(), at: new Date().toISOString() };
       const { write, signed } = changeWrite(petId, { quantity: quantity(petId) }, origin);
-      await api.client.send(new UpdateItemCommand(entryUpdate(api.tables.inventory ?? '', petId, signed, write).input));
+      const { input } = entryUpdate(api.tables.inventory, petId, signed, write);
+      // A set to the stock as it stands fails its condition (`quantity <> :quantity`): the handler answers unchanged.
+      await api.client.send(new UpdateItemCommand(input)).catch((error: Error) => {
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      });
     },
   };
   return scenarioSection(await interleaved(tasks, iterations, { warmup }), PATCH_RATIOS, iterations);
@@ -122,6 +107,7 @@ export async function measurePatch(api: Api, petId: string, [warmup = 0, iterati
 export async function measureBatch(api: Api, pets: readonly string[], [warmup = 0, iterations = 1]: readonly number[]) {
   const { adjust } = await stockOf(api, pets);
   const first = pets[0] ?? '';
+  const patch = (petId: string) => send(api, 'PATCH', `/inventory/${petId}`, { adjustBy: adjust(petId) });
   const post = (changing: readonly string[]) =>
     send(api, 'POST', '/inventory/changes', {
       changes: changing.map((petId) => ({ petId: BigInt(petId), adjustBy: adjust(petId) })),
@@ -129,33 +115,30 @@ export async function measureBatch(api: Api, pets: readonly string[], [warmup = 
   const tasks = {
     [BATCH]: () => post(pets),
     async [PATCHES]() {
-      for (const petId of pets) await send(api, 'PATCH', `/inventory/${petId}`, { adjustBy: adjust(petId) });
+      for (const petId of pets) await patch(petId);
     },
     [BATCH1]: () => post([first]),
-    [ADJUST]: () => send(api, 'PATCH', `/inventory/${first}`, { adjustBy: adjust(first) }),
+    [ADJUST]: () => patch(first),
   };
   return scenarioSection(await interleaved(tasks, iterations, { warmup, block: 10 }), BATCH_RATIOS, iterations);
 }
 
 /** Each task's p50 and p99, then each ratio: p50, and p99 for a ratio of one row. */
 function scenarioSection(samples: Record<string, number[]>, ratios: Ratio[], iterations: number): Section {
-  const at = (name: string, q: number) => round(quantile(samples[name] ?? [], q), 2);
-  const computed = ratios.map((r) => {
+  const rows = new Map(Object.entries(samples).map(([name, values]) => [name, percentiles(name, values)]));
+  const at = (name: string, q: 1 | 2) => rows.get(name)?.[q] ?? Number.NaN;
+  const computed = ratios.map(({ row, of, over, held }) => {
     const p50 = ratio(
-      r.of.reduce((sum, name) => sum + at(name, 0.5), 0),
-      at(r.over, 0.5),
+      of.reduce((sum, name) => sum + at(name, 1), 0),
+      at(over, 1),
     );
-    return { ...r, p50, p99: r.of.length === 1 ? ratio(at(r.of[0] ?? '', 0.99), at(r.over, 0.99)) : undefined };
+    const p99 = of.length === 1 ? `${ratio(at(of[0] ?? '', 2), at(over, 2))}x` : '-';
+    return { row: [row, `${p50}x`, p99], target: held && target(`PATCH p50: ${held[0]}`, p50, held[1]) };
   });
   return {
     note: `${iterations} of each, interleaved.`,
     columns: ['path', 'p50 ms', 'p99 ms'],
-    rows: [
-      ...Object.keys(samples).map((name) => [name, at(name, 0.5), at(name, 0.99)]),
-      ...computed.map((r) => [r.row, `${r.p50}x`, r.p99 === undefined ? '-' : `${r.p99}x`]),
-    ],
-    targets: computed.flatMap(({ held: [name, limit, ...quantiles] = ['', 0], p50, p99 }) =>
-      quantiles.map((q) => target(`PATCH ${q}: ${name}`, (q === 'p50' ? p50 : p99) ?? 0, limit)),
-    ),
+    rows: [...rows.values(), ...computed.map((r) => r.row)],
+    targets: computed.flatMap((r) => r.target ?? []),
   };
 }

@@ -12,6 +12,8 @@ import { LOCAL_TABLE_NAMES } from '../service/local-dynamodb';
 import { benchInventory } from './inventory';
 import { round, type Section, type Target, target } from './measure';
 
+const now = () => new Date().toISOString();
+
 /**
  * `entries` entries written by each writer in turn, each time listed twice on one adapter and the second counted
  * from its pages' `ConsumedCapacity`; then `entries` more imported as `inventory import` writes them, timed.
@@ -21,16 +23,12 @@ export async function measureReads(client: DynamoDBClient, entries: number): Pro
   await ensureTables(client, { ...LOCAL_TABLE_NAMES, inventory: tableName }, { streams: false });
   const items = benchInventory(0, entries);
   const actor = importActor('stock.csv', process.env);
-  const origin = () => ({
-    source: 'api' as const,
-    actor: 'key_0123456789abcdef',
-    requestId: randomUUID(),
-    at: new Date().toISOString(),
-  });
+  const byApi = () => ({ source: 'api' as const, actor: 'key_0123456789abcdef', requestId: randomUUID(), at: now() });
+  const byImport = () => ({ source: 'import' as const, actor, at: now() });
   const writers: [string, (item: InventoryItem) => Record<string, AttributeValue>][] = [
     ['no one (petId, quantity, status only)', inventoryAttributes],
-    ['the API (PATCH)', (item) => signedInventoryAttributes(item, origin())],
-    ['an import', (item) => signedInventoryAttributes(item, { source: 'import', actor, at: new Date().toISOString() })],
+    ['the API (PATCH)', (item) => signedInventoryAttributes(item, byApi())],
+    ['an import', (item) => signedInventoryAttributes(item, byImport())],
   ];
   const rows: (string | number)[][] = [];
   const targets: Target[] = [];
@@ -59,11 +57,7 @@ export async function measureReads(client: DynamoDBClient, entries: number): Pro
   }
   const imported = benchInventory(entries, 2 * entries);
   const started = performance.now();
-  await importRows(imported, {
-    client,
-    tableName,
-    origin: () => ({ source: 'import', actor, at: new Date().toISOString() }),
-  });
+  await importRows(imported, { client, tableName, origin: byImport });
   const seconds = (performance.now() - started) / 1000;
   const rowsPerSecond = Math.round(entries / seconds);
   const readUnits = {

@@ -1,4 +1,5 @@
 /** The results file and the report, which `npm run bench` prints and `npm run bench:doc` writes into the docs. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { renderSection, type Section } from './measure';
 
 /** What one run measured, as written to its results file: each section by its name in docs/performance.md. */
@@ -51,14 +52,12 @@ export const renderReport = (results: BenchResults) =>
     .map(([name, text]) => (name === 'run' ? text : `## ${HEADINGS[name] ?? 'Targets'}\n${text}`))
     .join('\n\n');
 
-/** `doc` with each `<!-- bench:begin NAME -->` section rendered anew; it throws unless every section is marked once. */
-export function fillMarkedSections(doc: string, results: BenchResults): string {
-  const sections = renderSections(results);
-  const marked = [...doc.matchAll(/<!-- bench:begin ([a-z-]+) -->/g)].map((m) => m[1]);
-  if (marked.sort().join() !== Object.keys(sections).sort().join())
-    throw new Error(`docs/performance.md marks ${marked}, the report has ${Object.keys(sections)}`);
-  return doc.replace(
-    /<!-- bench:begin ([a-z-]+) -->\n[\s\S]*?<!-- bench:end -->/g,
-    (_whole, name: string) => `<!-- bench:begin ${name} -->\n${sections[name]}\n<!-- bench:end -->`,
-  );
+/** The command line as `parseArgs` reads it; an unknown or malformed flag ends the process with `usage`. */
+export function commandLine<T extends ParseArgsConfig>(usage: string, config: T) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${usage}\n`);
+    process.exit(2);
+  }
 }

@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
@@ -20,9 +19,9 @@ import { closeHttp } from './http';
 import { benchInventory, COLD_PATH_INVENTORY } from './inventory';
 import { measureLists } from './list';
 import { progress, round, type Section } from './measure';
-import { type Api, BATCH_SIZE, measureBatch, measurePatch } from './patch';
+import { BATCH_SIZE, measureBatch, measurePatch, type Store } from './patch';
 import { measureReads } from './read-units';
-import { type BenchResults, renderReport } from './report';
+import { type BenchResults, commandLine, renderReport } from './report';
 
 /**
  * Fresh processes per function; PATCH and batch rounds `[warm-up, measured]` (a batch round sends 100 PATCHes); list
@@ -43,21 +42,13 @@ const PROFILES = {
   smoke: { coldRuns: 1, patch: [1, 5], batch: [0, 1], lists: { 20: 1, 60: 1, 150: 1 }, readUnits: 100, feedWrites: 3 },
 };
 
-const USAGE = 'usage: npm run bench [-- --smoke | --large] [--out FILE]';
-const { values: args } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        smoke: { type: 'boolean', default: false },
-        large: { type: 'boolean', default: false },
-        out: { type: 'string', default: join(import.meta.dirname, 'results.json') },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-})();
+const { values: args } = commandLine('usage: npm run bench [-- --smoke | --large] [--out FILE]', {
+  options: {
+    smoke: { type: 'boolean', default: false },
+    large: { type: 'boolean', default: false },
+    out: { type: 'string', default: join(import.meta.dirname, 'results.json') },
+  },
+});
 const profileName = args.smoke ? 'smoke' : args.large ? 'large' : 'full';
 const profile = PROFILES[profileName];
 const listSizes = Object.entries(profile.lists).map(([entries, rounds]): [number, number] => [Number(entries), rounds]);
@@ -100,11 +91,13 @@ async function measureAll(started: Awaited<ReturnType<typeof startApi>>): Promis
   const synthesized = synthesizeDeployedBundles();
   const client = createDynamoClient({ endpoint: started.dynamoEndpoint, requestTimeoutMs: 30_000 });
   try {
-    // The pre-traffic hook runs only in a deployment (its first call is to CodeDeploy): no client waits on it.
-    const bundles = synthesized.bundles.filter((bundle) => bundle.handler !== 'pre-traffic-hook');
+    // The pre-traffic hook's first call is to CodeDeploy, the feed's publisher's to EventBridge and the webhook
+    // sender's to SQS and Secrets Manager: no stand-in here, and no client waits on them.
+    const unprobed = ['pre-traffic-hook', 'publish-changes', 'deliver-webhook'];
+    const bundles = synthesized.bundles.filter((bundle) => !unprobed.includes(bundle.handler));
     const tables = { inventory: LOCAL_TABLE_NAMES.inventory, idempotency: LOCAL_TABLE_NAMES.idempotency ?? '' };
-    const api: Api = { ...started, client, tables };
-    // The list's handler, the naive one and the update handler also run in this process.
+    const api: Store = { ...started, client, tables };
+    // The list's handler, the naive one and the update handler run in this process too; the probes get `env`.
     configureFunctionEnvironment(started.dynamoEndpoint, LOCAL_TABLE_NAMES);
     const env: Record<string, string> = { [ENV.selfCheckBaseUrl]: api.baseUrl, POWERTOOLS_LOG_LEVEL: 'SILENT' };
     configureFunctionEnvironment(started.dynamoEndpoint, LOCAL_TABLE_NAMES, env);
@@ -124,11 +117,14 @@ async function measureAll(started: Awaited<ReturnType<typeof startApi>>): Promis
     const reads = await measureReads(client, profile.readUnits);
     const listed = { ...api, bundle: synthesized.bundle('list-inventory').file, env };
     const { section: list, largest } = await measureLists(listed, listSizes, seed, firstSize);
-    // The batch against sequential PATCHes, on the first entries, after the lists needed them whole.
+    // The batch on the first entries, after the lists needed them whole.
     await seed(0, BATCH_SIZE);
     progress(`batch: ${profile.batch[1]} rounds of each scenario (${BATCH_SIZE} PATCHes a round)`);
-    const pets = benchInventory(0, BATCH_SIZE).map((item) => item.petId);
-    const batch = await measureBatch(api, pets, profile.batch);
+    const batch = await measureBatch(
+      api,
+      benchInventory(0, BATCH_SIZE).map((item) => item.petId),
+      profile.batch,
+    );
     return { 'cold-start': coldStart, patch, batch, list, memory: memory(largest), ...reads };
   } finally {
     closeHttp();

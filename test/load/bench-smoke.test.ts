@@ -76,7 +76,6 @@ describe('Benchmark: npm run bench -- --smoke', () => {
     const targets = sections.patch?.targets?.map((t) => t.target);
     expect(targets).toEqual([
       'PATCH p50: gateway / raw UpdateItem',
-      'PATCH p99: gateway / raw UpdateItem',
       'PATCH p50: with expectedQuantity / without',
       'PATCH p50: adjustBy / plain PATCH',
     ]);
