@@ -3,7 +3,7 @@ import { createApiHandler } from '../http/middleware';
 import { changesLink, jsonResponse } from '../http/responses';
 import { changeEventJson } from '../inventory/change-event';
 import { type FeedCursor, parseFeedQuery } from '../inventory/feed-query';
-import { HistoryTable } from '../store/history-table';
+import { HistoryTable, SETTLE_MS } from '../store/history-table';
 import { lambdaDynamoClient } from '../store/lambda-dynamo-client';
 
 /** Dependencies of `GET /inventory/changes`. */
@@ -29,7 +29,12 @@ export function createHandler(deps: Deps<ListInventoryChangesDeps>) {
     });
     const events = await feed.feedAfter(cursor.sequence, limit);
     const last = events.at(-1);
-    const next: FeedCursor = last ? { sequence: Number(last.id), at: Date.parse(last.at) } : cursor;
+    // An empty page: nothing after the cursor came before this read, so it ages from now, not from its last event.
+    const next: FeedCursor = last
+      ? { sequence: Number(last.id), at: Date.parse(last.at) }
+      : cursor.sequence === 0
+        ? cursor
+        : { sequence: cursor.sequence, at: Math.max(cursor.at ?? 0, clock() - SETTLE_MS) };
     return jsonResponse(200, `{"items":[${events.map(changeEventJson).join(',')}]}`, {
       Link: changesLink(next, 'next'),
     });

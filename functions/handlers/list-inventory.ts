@@ -41,12 +41,13 @@ export function createHandler(
       const query = parseListQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
       const { repository, feed } = resolve();
       // The feed's position as the list begins, read beside its first page (rel="changes").
+      const began = Date.now();
       const position = feed.feedPosition();
       position.catch(() => undefined);
       const { chunks, ...answer } = await (query.limit === undefined
         ? wholeList(repository, query)
         : onePage(repository, { ...query, limit: query.limit }));
-      const { sequence, at } = settledMark(await position, Date.now());
+      const { sequence, at } = settledMark(await position, began);
       const changes = changesLink(sequence === 0 ? FEED_START : { sequence, at: Date.parse(at ?? '') || 0 }, 'changes');
       const link = answer.headers?.Link;
       answer.headers = { ...answer.headers, Link: link === undefined ? changes : `${link}, ${changes}` };

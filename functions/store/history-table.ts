@@ -56,7 +56,8 @@ export const SETTLE_MS = 5_000;
 /** The newest of a position's marks at least {@link SETTLE_MS} old at `now`: where a list started then may follow. */
 export function settledMark(position: FeedPosition, now: number): FeedMark {
   const old = (mark: FeedMark | undefined) => mark !== undefined && (Date.parse(mark.at ?? '') || 0) <= now - SETTLE_MS;
-  if (old(position)) return { sequence: position.sequence, at: position.at };
+  // An idle feed's head is as current as the read: no event after it can come with an earlier time.
+  if (old(position)) return { sequence: position.sequence, at: new Date(now - SETTLE_MS).toISOString() };
   if (old(position.pending)) return position.pending as FeedMark;
   return position.settled ?? { sequence: 0 };
 }
@@ -199,11 +200,14 @@ export class HistoryTable implements HistoryRecorder {
       return translateStorageError(error, 'Query');
     }
     const events: ChangeEvent[] = [];
-    // From the start (0), the oldest event kept is the first: older ones have expired.
+    // From the start (0), the first row is the oldest kept once it is 1 or settled (older ones expired); a newer one
+    // may be a later row of a transaction whose first is not showing yet.
     let next = after;
+    const settled = this.clock() - SETTLE_MS;
     for (const row of page.Items ?? []) {
       const event = toChangeEvent(row);
-      if (next !== 0 && Number(event.id) !== next + 1) break;
+      const first = next === 0 && (event.id === '1' || Date.parse(event.at) <= settled);
+      if (!first && Number(event.id) !== next + 1) break;
       events.push(event);
       next = Number(event.id);
     }

@@ -12,7 +12,8 @@ export async function failedItems<R>(
     onFailure?: (record: R, error: Error) => Promise<void>;
   },
 ): Promise<{ itemIdentifier: string }[]> {
-  const outcomes = await Promise.allSettled(records.map((record) => options.process(record)));
+  // Async, so a record whose processing throws at once fails alone, not the whole batch.
+  const outcomes = await Promise.allSettled(records.map(async (record) => options.process(record)));
   const failed = outcomes.flatMap((outcome, index) =>
     outcome.status === 'rejected' ? [{ record: records[index] as R, error: outcome.reason as Error }] : [],
   );

@@ -81,6 +81,15 @@ describe('Function: deliver-webhook', () => {
     ]);
   });
 
+  it('fails a message it cannot read alone, delivering the others of its batch once', async () => {
+    // Act
+    const unreadable = { ...aQueueRecord('2', 1), body: 'not json' };
+    const { failures } = await deliver(() => 204, [aQueueRecord('1', 1), unreadable, aQueueRecord('3', 1)]);
+    // Assess
+    expect(failures).toEqual(['message-2']);
+    expect(receiver.received.map((webhook) => webhook.headers['webhook-id']).sort()).toEqual(['1', '3']);
+  });
+
   it('fails an attempt the receiver does not answer in time', async () => {
     // Act
     const { failures, delays } = await deliver(() => 'hang', [aQueueRecord('7', 2)]);

@@ -218,6 +218,21 @@ describe('Store: HistoryTable against DynamoDB Local (tables made by ensureTable
       expect(after.map((event) => event.id)).toEqual(['3', '4']);
       expect(await history.feedAfter(1, 2)).toEqual(before.slice(1).concat(after.slice(0, 1)));
     });
+
+    it('serves from the start only once number 1 shows, or the first row is settled (older ones expired)', async () => {
+      // Prepare: numbers 1 and 2 written, 1 not showing yet.
+      const history = new HistoryTable({ client, tableName: tables.history, clock: () => now });
+      await history.record(changesOf('7', 2));
+      const key = { petId: { N: '7' }, sequence: { S: historySortKey('1') } };
+      await client.send(new DeleteItemCommand({ TableName: tables.history, Key: key }));
+      // Act
+      const fresh = await history.feedAfter(0, 10);
+      now += SETTLE_MS;
+      const settled = await history.feedAfter(0, 10);
+      // Assess
+      expect(fresh).toEqual([]);
+      expect(settled.map((event) => event.id)).toEqual(['2']);
+    });
   });
 
   it('gives a history table kept from an earlier npm start the feed index, and its rows to the feed from then on', async () => {

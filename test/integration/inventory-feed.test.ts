@@ -1,4 +1,5 @@
 import { encodeFeedCursor, FEED_START } from '../../functions/inventory/feed-query';
+import { SETTLE_MS } from '../../functions/store/history-table';
 import { call, jsonHeaders, type TestResponse } from '../helpers/http';
 import { startTestStack, TEST_INVENTORY, type TestStack } from '../helpers/local-stack';
 
@@ -89,13 +90,23 @@ describe('GET /inventory/changes (listInventoryChanges)', () => {
     expect(entry.json).toMatchObject({ quantity: 19, version: 6 });
   });
 
-  it('answers an empty page with the cursor it was given, so a follower asks again from the same place', async () => {
+  it('answers an empty page with a cursor at the same place, aged from the read, so a follower asks again from there', async () => {
+    // Prepare: a cursor after the last event, made older than the settle window (its event's time 2 s past it).
     const { cursor } = await follow(undefined, 6, 1000);
-    const settled = await follow(cursor, 0);
-    const empty = await get(`?cursor=${settled.cursor}`);
+    const [sequence, at] = Buffer.from(cursor ?? '', 'base64url')
+      .toString()
+      .split('.')
+      .map(Number);
+    const old = encodeFeedCursor({ sequence: sequence as number, at: (at as number) - SETTLE_MS - 2000 });
+    // Act
+    const empty = await get(`?cursor=${old}`);
+    // Assess: the same sequence number; its time no older than the read's settle window (no idle feed expires).
+    const next = cursorOf(empty) ?? '';
+    const [nextSequence, nextAt] = Buffer.from(next, 'base64url').toString().split('.').map(Number);
     expect(empty.json).toEqual({ items: [] });
-    expect(cursorOf(empty)).toBe(settled.cursor);
-    expect(empty.headers.get('link')).toBe(`</v1/inventory/changes?cursor=${settled.cursor}>; rel="next"`);
+    expect(nextSequence).toBe(sequence);
+    expect(nextAt).toBeGreaterThan((at as number) - SETTLE_MS - 2000);
+    expect(empty.headers.get('link')).toBe(`</v1/inventory/changes?cursor=${next}>; rel="next"`);
   });
 
   // Each rule of limit and cursor: test/unit/feed-query.test.ts.

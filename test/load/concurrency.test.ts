@@ -43,7 +43,12 @@ describe('Reliability: concurrent writers through the local gateway', () => {
     // Assess
     expect(responses.map((r) => r.status)).toEqual(written.map(() => 200));
     responses.forEach((response, i) => {
-      expect(JSON.parse(response.text)).toEqual({ petId: 100, quantity: written[i], status: 'available' });
+      expect(JSON.parse(response.text)).toEqual({
+        petId: 100,
+        quantity: written[i],
+        status: 'available',
+        version: expect.any(Number),
+      });
     });
     expect(written).toContain((await quantities()).get('100'));
   });

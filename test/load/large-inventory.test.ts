@@ -22,6 +22,8 @@ function largeInventory(): InventoryItem[] {
     petId: String(9_223_372_036_854_775_807n - BigInt(i) * 76_861_433_640_456n),
     quantity: (i * 7919) % 2_147_483_647,
     status: STATUSES[i % 3] as PetStatus,
+    // A bulk load's creation (functions/store/inventory-row.ts).
+    version: 1,
   }));
 }
 
