@@ -25,7 +25,12 @@ export async function interleaved(
       throws: true,
     });
     const order = Object.keys(tasks).map((name) => ({ name, key: Math.random() }));
-    for (const { name } of order.sort((a, b) => a.key - b.key)) bench.add(name, tasks[name] as () => Promise<unknown>);
+    // Each an async function: tinybench calls any other once, unawaited, to learn whether it returns a promise, and
+    // that extra call would race the task's next one (two writes of one pet in flight).
+    for (const { name } of order.sort((a, b) => a.key - b.key)) {
+      const task = tasks[name] as () => Promise<unknown>;
+      bench.add(name, async () => task());
+    }
     await bench.run();
     for (const task of bench.tasks) {
       if (task.result.state !== 'completed') throw new Error(`${task.name}: ${task.result.state}`);
