@@ -1,4 +1,5 @@
 import type { HistoryEntry } from './history';
+import { historyMembers } from './json';
 
 /**
  * One change as the feed (`GET /inventory/changes`), the webhooks and the event bus carry it: the pet's history row,
@@ -16,19 +17,6 @@ export interface ChangeEvent extends HistoryEntry {
  * history entry's members as the history route writes them (`null` for a missing request id, reason or reference).
  */
 export function changeEventJson(event: ChangeEvent): string {
-  const members = JSON.stringify({
-    version: event.version,
-    at: event.at,
-    source: event.source,
-    actor: event.actor,
-    requestId: event.requestId ?? null,
-    quantity: event.quantity,
-    previousQuantity: event.previousQuantity,
-    ...(event.adjustBy === undefined ? {} : { adjustBy: event.adjustBy }),
-    status: event.status,
-    previousStatus: event.previousStatus,
-    reason: event.reason ?? null,
-    reference: event.reference ?? null,
-  });
+  const members = JSON.stringify({ version: event.version, ...historyMembers(event) });
   return `{"id":${JSON.stringify(event.id)},"petId":${event.petId},${members.slice(1)}`;
 }

@@ -58,19 +58,22 @@ export function* batchesOf<T>(items: readonly T[], size: number): Generator<T[]>
  * request id, reason or reference; every number fits a JavaScript number, so JSON.stringify writes them.
  */
 export function historyEntriesJson(entries: readonly HistoryEntry[]): string {
-  return JSON.stringify(
-    entries.map((entry) => ({
-      at: entry.at,
-      source: entry.source,
-      actor: entry.actor,
-      requestId: entry.requestId ?? null,
-      quantity: entry.quantity,
-      previousQuantity: entry.previousQuantity,
-      ...(entry.adjustBy === undefined ? {} : { adjustBy: entry.adjustBy }),
-      status: entry.status,
-      previousStatus: entry.previousStatus,
-      reason: entry.reason ?? null,
-      reference: entry.reference ?? null,
-    })),
-  );
+  return JSON.stringify(entries.map(historyMembers));
+}
+
+/** A history entry's members as the API writes them, in order; the change feed's events carry the same. */
+export function historyMembers(entry: HistoryEntry) {
+  return {
+    at: entry.at,
+    source: entry.source,
+    actor: entry.actor,
+    requestId: entry.requestId ?? null,
+    quantity: entry.quantity,
+    previousQuantity: entry.previousQuantity,
+    ...(entry.adjustBy === undefined ? {} : { adjustBy: entry.adjustBy }),
+    status: entry.status,
+    previousStatus: entry.previousStatus,
+    reason: entry.reason ?? null,
+    reference: entry.reference ?? null,
+  };
 }

@@ -12,6 +12,7 @@ import { encodeFeedCursor } from '../../functions/inventory/feed-query';
 import { aCapturedIo } from '../fixtures/cli/capture-io';
 import { startTestStack, type TestStack } from '../helpers/local-stack';
 import { ROOT } from '../helpers/process';
+import { until } from '../helpers/until';
 
 const MAX = 9223372036854775807n;
 const MIN = -9223372036854775808n;
@@ -27,15 +28,6 @@ async function readAll(pages: AsyncGenerator<{ events: ChangeEvent[]; cursor: st
     cursors.push(page.cursor);
   }
   return { events, cursors };
-}
-
-/** Resolves once `condition` holds, checking every 20 ms; rejects after `limitMs` so a hang fails with a reason. */
-async function until(condition: () => boolean | Promise<boolean>, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 // The feed is the real route over the rows the history function writes from the inventory table's stream.

@@ -5,15 +5,7 @@ import { type StreamPoller, startStreamPoller } from '../../local/lambda/stream-
 import { tableStreamArn } from '../../local/tables';
 import type { TableNames } from '../../service/local-dynamodb';
 import { freshTables, testClient, testEndpoint } from '../helpers/local-stack';
-
-/** Polls until `condition` holds; the time limit only ends a run that would otherwise hang (the test's own timeout is 30 s). */
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+import { until } from '../helpers/until';
 
 /**
  * The local stand-in for Lambda's event source mapping on a DynamoDB stream hands the history function the event AWS
@@ -66,7 +58,7 @@ describe('Local runner: the stream poller that stands in for the history event s
     const streamArn = await tableStreamArn(client, tables.inventory);
     // Act
     await start();
-    await waitFor(() => events.flatMap((event) => event.Records).length >= 2);
+    await until(() => events.flatMap((event) => event.Records).length >= 2);
     // Assess
     const [created, modified] = events.flatMap((event) => event.Records);
     expect(created).toMatchObject({

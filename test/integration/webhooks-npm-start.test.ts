@@ -6,20 +6,12 @@ import { toChangeEvent } from '../../functions/store/history-table';
 import { LOCAL_TABLE_NAMES } from '../../service/local-dynamodb';
 import { type LocalApiProcess, startLocalApiProcess } from '../helpers/api-process';
 import { call } from '../helpers/http';
+import { until } from '../helpers/until';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 /** Each webhook id is refused this many times, then acknowledged. */
 const REFUSALS = 2;
-
-/** Polls until `condition` holds; the limit only ends a run that would otherwise hang. */
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 40_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * `npm start` with PETSTORE_WEBHOOK_URL and PETSTORE_WEBHOOK_SECRET, against a receiver on 127.0.0.1 that refuses each
@@ -83,10 +75,10 @@ describe('npm start: webhooks to PETSTORE_WEBHOOK_URL', () => {
 
     // Assess: the demo inventory's creation and the three changes, each as the feed has it.
     let feedRows: Record<string, AttributeValue>[] = [];
-    await waitFor(async () => {
+    await until(async () => {
       feedRows = (await historyRowsOf('10')).filter((row) => row.feedSequence !== undefined);
       return feedRows.length === 4 && feedRows.every((row) => acknowledged().has(row.feedSequence?.N ?? ''));
-    });
+    }, 40_000);
     for (const row of feedRows)
       expect(acknowledged().get(row.feedSequence?.N ?? '')).toBe(changeEventJson(toChangeEvent(row)));
     expectAllSigned();
