@@ -9,7 +9,8 @@ import { CHECKS } from '../../functions/self-check/checks';
 import type { InventoryStack } from '../../infra/inventory-stack';
 import { cdkJsonContext } from '../../infra/synthesized-assets';
 import { STAGE_DIMENSION } from '../../service/metric-names';
-import { createIntegApp, INTEG_REVISION_CONTEXT, INTEG_STAGE } from '../integ/integ-app';
+import { createIntegApp } from '../integ/integ-app';
+import { INTEG_REVISION_CONTEXT, INTEG_STAGE } from '../integ/names';
 
 interface Resource {
   Type: string;

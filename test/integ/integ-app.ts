@@ -11,20 +11,13 @@ import { CHECKS } from '../../functions/self-check/checks';
 import { inventoryAttributes, PET_ID } from '../../functions/store/inventory-row';
 import { InventoryStack } from '../../infra/inventory-stack';
 import { DEFAULT_REGION, PLACEHOLDER_ACCOUNT, stageConfig } from '../../infra/stage-config';
-
-/** The throwaway stage's stack name: its own tables, functions and API, destroyed after the run. */
-export const INTEG_STACK_NAME = 'PetStoreInventory-integ';
-/** The assertions of the first deploy, which creates the stage. */
-export const INTEG_ASSERTION_STACK_NAME = 'PetStoreInventory-integ-assertions';
-/** The assertion of the second deploy, which updates the stage: it reads the CodeDeploy deployment of that update. */
-export const INTEG_ROLLOUT_STACK_NAME = 'PetStoreInventory-integ-rollout';
-/**
- * The throwaway stage's name, in every function's `STAGE` and every metric's and alarm's `stage` dimension: run in
- * staging's account, it feeds none of staging's alarms or per-version gates.
- */
-export const INTEG_STAGE = 'integ';
-/** Context naming the stage's revision: set, it changes every function's configuration, so each gets a new version. */
-export const INTEG_REVISION_CONTEXT = 'integ:revision';
+import {
+  INTEG_ASSERTION_STACK_NAME,
+  INTEG_REVISION_CONTEXT,
+  INTEG_ROLLOUT_STACK_NAME,
+  INTEG_STACK_NAME,
+  INTEG_STAGE,
+} from './names';
 
 /** The one entry of the stage's inventory: seeded, listed, then adjusted by {@link ADJUST_BY}. */
 const PET = { petId: '4242', quantity: 5, status: 'available' } as const;

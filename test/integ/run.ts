@@ -18,7 +18,7 @@ import {
   INTEG_REVISION_CONTEXT,
   INTEG_ROLLOUT_STACK_NAME,
   INTEG_STACK_NAME,
-} from './integ-app';
+} from './names';
 
 const USAGE = 'usage: npm run integ [-- --dry-run]';
 
