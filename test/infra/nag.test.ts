@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
-import { Stack, Validations } from 'aws-cdk-lib';
+import { CloudFormationValidatePlugin, Stack, Validations } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
 import { buildApp, synthesizeBeforeAll } from './synth';
 
-const synthesized = synthesizeBeforeAll({}, { cloudFormationValidation: true });
+const synthesized = synthesizeBeforeAll();
 
 interface Acknowledgement {
   id: string;
@@ -121,5 +122,26 @@ describe('cdk-nag AwsSolutions checks', () => {
     } finally {
       rmSync(withFinding.outdir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("aws-cdk-lib's built-in CloudFormation validation (run by cdk synth and cdk deploy)", () => {
+  it('finds nothing in any stack of the app', () => {
+    // Prepare: every template of the cloud assembly and the app, as the synth hands them to the plugin.
+    const stackTemplates = new CloudAssembly(synthesized().assembly).stacks.map((stack) => ({
+      stackConstructPath: stack.hierarchicalId,
+      templatePath: stack.templateFullPath,
+      accountId: stack.environment.account,
+      region: stack.environment.region,
+    }));
+    // Act
+    const report = new CloudFormationValidatePlugin().validate({
+      templatePaths: stackTemplates.map((stack) => stack.templatePath),
+      stackTemplates,
+      appConstruct: synthesized().app,
+    });
+    // Assess
+    expect(report.violations.map((violation) => `${violation.ruleName}: ${violation.description}`)).toEqual([]);
+    expect(report.success).toBe(true);
   });
 });

@@ -17,18 +17,10 @@ export interface SynthesizedApp extends InventoryApp {
   accountTemplates: Record<string, Template>;
   /** The cloud assembly's validation report (cdk-nag findings that were not acknowledged). */
   validationReport: { pluginReports: { pluginName: string; violations?: { ruleName: string }[] }[] };
+  /** The cloud assembly's directory, until `dispose`. */
+  assembly: string;
   /** Removes the app's own cloud assembly; one read from the run's cache stays until the run ends. */
   dispose(): void;
-}
-
-/** How a test app is synthesized beyond its context. */
-export interface SynthOptions {
-  /**
-   * Runs aws-cdk-lib's built-in CloudFormation validation (the default rules `npm run synth` checks the templates
-   * against) as well as cdk-nag. It reads the templates and never changes them, and its WebAssembly engine takes
-   * most of a synth's time (seconds per file), so only the test of the validation report (nag.test.ts) asks for it.
-   */
-  cloudFormationValidation?: boolean;
 }
 
 interface Outdir {
@@ -37,14 +29,13 @@ interface Outdir {
 }
 
 /** Builds the app as {@link synthesizeApp} does, without synthesizing it yet; the caller removes `outdir`. */
-export function buildApp(
-  extraContext: Record<string, unknown> = {},
-  { cloudFormationValidation = false }: SynthOptions = {},
-): InventoryApp & Outdir {
+export function buildApp(extraContext: Record<string, unknown> = {}): InventoryApp & Outdir {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-infra-test-'));
   try {
     const inventoryApp = createInventoryApp(
-      { outdir, context: appContext(extraContext), builtinCloudFormationValidation: cloudFormationValidation },
+      // aws-cdk-lib's built-in CloudFormation validation reads the templates and never changes them, and its
+      // WebAssembly engine takes seconds: nag.test.ts runs it once, on the default context's templates.
+      { outdir, context: appContext(extraContext), builtinCloudFormationValidation: false },
       {},
     );
     return { ...inventoryApp, outdir };
@@ -71,28 +62,25 @@ function appContext(extraContext: Record<string, unknown>): Record<string, unkno
 
 /**
  * Synthesizes both stages as `npm run synth` does, with cdk-nag, but without bundling the functions (the asset
- * contents do not change the template), without the built-in CloudFormation validation unless asked for, and with
- * no AWS environment variables, as on a machine with no AWS config.
+ * contents do not change the template), without the built-in CloudFormation validation, and with no AWS environment
+ * variables, as on a machine with no AWS config.
  *
  * In a jest run of the infra project (test/infra/global-setup.ts) each context is synthesized once: the first file
  * that asks keeps a copy of the cloud assembly, and later files read its templates and validation report instead of
  * synthesizing again. Their `app`, `stacks` and `accountStacks` are built (never synthesized) when first read, so use
- * `templates` for what the templates say. A validated assembly serves a request without validation too (the
- * validation reads the templates and never changes them; its report then has the validation's findings as well).
+ * `templates` for what the templates say.
  */
-export function synthesizeApp(extraContext: Record<string, unknown> = {}, options: SynthOptions = {}): SynthesizedApp {
+export function synthesizeApp(extraContext: Record<string, unknown> = {}): SynthesizedApp {
   const cacheRoot = process.env[SYNTH_CACHE_ENV];
-  if (cacheRoot === undefined) return synthesizeFresh(extraContext, options);
+  if (cacheRoot === undefined) return synthesizeFresh(extraContext);
   const key = createHash('sha256')
     .update(stableJson(appContext(extraContext)))
     .digest('hex')
     .slice(0, 16);
-  const validated = join(cacheRoot, `${key}-validated`);
-  const candidates = options.cloudFormationValidation ? [validated] : [validated, join(cacheRoot, key)];
-  const cached = candidates.find((dir) => existsSync(dir));
-  if (cached !== undefined) return readSynthesized(cached, extraContext, options);
-  const synthesized = synthesizeFresh(extraContext, options);
-  publish(synthesized.outdir, options.cloudFormationValidation ? validated : join(cacheRoot, key));
+  const cached = join(cacheRoot, key);
+  if (existsSync(cached)) return readSynthesized(cached, extraContext);
+  const synthesized = synthesizeFresh(extraContext);
+  publish(synthesized.outdir, cached);
   return synthesized;
 }
 
@@ -100,13 +88,10 @@ export function synthesizeApp(extraContext: Record<string, unknown> = {}, option
  * Synthesizes the app (as {@link synthesizeApp}) in a beforeAll of the file or describe that calls it, and disposes
  * of it in an afterAll; tests read it through the returned function.
  */
-export function synthesizeBeforeAll(
-  extraContext: Record<string, unknown> = {},
-  options: SynthOptions = {},
-): () => SynthesizedApp {
+export function synthesizeBeforeAll(extraContext: Record<string, unknown> = {}): () => SynthesizedApp {
   let synthesized: SynthesizedApp | undefined;
   beforeAll(() => {
-    synthesized = synthesizeApp(extraContext, options);
+    synthesized = synthesizeApp(extraContext);
   });
   afterAll(() => synthesized?.dispose());
   return () => {
@@ -116,8 +101,8 @@ export function synthesizeBeforeAll(
 }
 
 /** Synthesizes the app into a cloud assembly of its own, which `dispose()` removes. */
-function synthesizeFresh(extraContext: Record<string, unknown>, options: SynthOptions): SynthesizedApp & Outdir {
-  const { outdir, ...inventoryApp } = buildApp(extraContext, options);
+function synthesizeFresh(extraContext: Record<string, unknown>): SynthesizedApp & Outdir {
+  const { outdir, ...inventoryApp } = buildApp(extraContext);
   try {
     inventoryApp.app.synth();
     return {
@@ -131,6 +116,7 @@ function synthesizeFresh(extraContext: Record<string, unknown>, options: SynthOp
         [...inventoryApp.accountStacks.values()].map((stack) => [stack.node.id, Template.fromStack(stack)]),
       ),
       validationReport: readValidationReport(outdir),
+      assembly: outdir,
       dispose: () => rmSync(outdir, { recursive: true, force: true }),
     };
   } catch (error) {
@@ -151,14 +137,14 @@ function publish(outdir: string, dir: string): void {
 }
 
 /** A synthesized app from a cached cloud assembly; its constructs are built when first read. */
-function readSynthesized(dir: string, extraContext: Record<string, unknown>, options: SynthOptions): SynthesizedApp {
+function readSynthesized(dir: string, extraContext: Record<string, unknown>): SynthesizedApp {
   const stageStacks = new Set<string>(STAGES.map(stackName));
   const assembly = new CloudAssembly(dir);
   const templateOf = (id: string) => Template.fromJSON(assembly.getStackArtifact(id).template);
   let built: InventoryApp | undefined;
   const constructs = (): InventoryApp => {
     if (built === undefined) {
-      const { outdir, ...inventoryApp } = buildApp(extraContext, options);
+      const { outdir, ...inventoryApp } = buildApp(extraContext);
       rmSync(outdir, { recursive: true, force: true });
       built = inventoryApp;
     }
@@ -181,6 +167,7 @@ function readSynthesized(dir: string, extraContext: Record<string, unknown>, opt
         .map((stack) => [stack.hierarchicalId, Template.fromJSON(stack.template)]),
     ),
     validationReport: readValidationReport(dir),
+    assembly: dir,
     // The cache outlives the file: test/infra/global-teardown.ts removes it after the run.
     dispose: () => undefined,
   };
