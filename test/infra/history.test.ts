@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../functions/config';
 import { STAGES } from '../../infra/stage-config';
 import { HISTORY_FEED_INDEX, HISTORY_STREAM_MAPPING, HISTORY_TABLE_KEY, STACK_OUTPUTS } from '../../service/names';
@@ -182,22 +180,6 @@ describe.each(STAGES)('The stock change history of the %s stage', (stage) => {
 });
 
 describe('History retention', () => {
-  it('reads the retention days of a stage from its context key', () => {
-    // Prepare
-    const { app, stacks, outdir } = buildApp({ 'staging:historyRetentionDays': '30' });
-    try {
-      // Act
-      const template = Template.fromStack(stacks.staging);
-      // Assess
-      template.hasResourceProperties('AWS::Lambda::Function', {
-        Environment: { Variables: { [ENV.historyRetentionDays]: '30' } },
-      });
-      expect(app).toBeDefined();
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
-  });
-
   it('refuses a retention that is not a positive number of days', () => {
     expect(() => buildApp({ 'production:historyRetentionDays': '0' })).toThrow(
       /production:historyRetentionDays must be a positive integer \(days\); got "0"/,

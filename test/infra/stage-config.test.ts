@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ENV } from '../../functions/config';
 import { createInventoryApp } from '../../infra/constructs/inventory-app';
 import { functionId, InventoryStack } from '../../infra/inventory-stack';
 import {
@@ -218,6 +219,7 @@ describe('A staging stage with every optional setting (and production in an acco
     'staging:hostedZoneId': 'Z123',
     'staging:hostedZoneName': 'example.com',
     'staging:listReservedConcurrency': '10',
+    'staging:historyRetentionDays': '30',
   });
 
   const template = () => synthesized().templates.staging;
@@ -272,6 +274,13 @@ describe('A staging stage with every optional setting (and production in an acco
 
   it('tells the deprecated pets function its sunset date', () => {
     expect(functionEnvironment(template(), 'GetPetByIdFunction').PETS_SUNSET_AT).toBe('2027-06-30');
+  });
+
+  it('tells the history function the retention days of its stage', () => {
+    expect(functionEnvironment(template(), 'HistoryFunction')[ENV.historyRetentionDays]).toBe('30');
+    expect(functionEnvironment(synthesized().templates.production, 'HistoryFunction')[ENV.historyRetentionDays]).toBe(
+      '730',
+    );
   });
 
   // Preflights and the origin on gateway responses are tested in test/infra/gateway-responses.test.ts.
