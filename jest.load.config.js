@@ -9,5 +9,12 @@ export default {
   testTimeout: 120_000,
   // One file at a time: load tests would otherwise measure each other.
   maxWorkers: 1,
-  projects: [{ ...withDynamoDbLocal, displayName: 'load', testMatch: ['<rootDir>/test/load/**/*.test.ts'] }],
+  projects: [
+    {
+      ...withDynamoDbLocal,
+      displayName: 'load',
+      testMatch: ['<rootDir>/test/load/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/load/global-setup.ts',
+    },
+  ],
 };
