@@ -34,6 +34,7 @@ export default {
   // Two workers even on two cores (Jest's default would be one): most integration time is spent waiting on DynamoDB
   // Local, npm start processes and time-outs, which a second file fills.
   maxWorkers: 2,
+  testSequencer: '<rootDir>/test/helpers/slow-first.ts',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...withDynamoDbLocal, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
